@@ -1,0 +1,72 @@
+/* arena.c — the per-compilation bump allocator: everything is freed at once. */
+#include <stdlib.h>
+#include <string.h>
+#include "ir.h"
+
+struct ArenaBlock {
+    ArenaBlock *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
+enum { ARENA_MIN_BLOCK = 64 * 1024 };
+
+static ArenaBlock *block_new(size_t size)
+{
+    ArenaBlock *b = malloc(sizeof *b + size);
+    if (!b) {
+        fputs("cakec: internal error: out of memory\n", stderr);
+        exit(2);
+    }
+    b->next = NULL;
+    b->size = size;
+    b->used = 0;
+    return b;
+}
+
+void *arena_alloc(Arena *a, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    ArenaBlock *b = a->head;
+    if (!b || b->size - b->used < size) {
+        size_t want = size > ARENA_MIN_BLOCK ? size : ARENA_MIN_BLOCK;
+        b = block_new(want);
+        b->next = a->head;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += size;
+    a->used_total += size;
+    memset(p, 0, size);
+    return p;
+}
+
+void *arena_realloc(Arena *a, void *p, size_t old, size_t size)
+{
+    if (size <= old)
+        return p;
+    void *q = arena_alloc(a, size);
+    if (p && old)
+        memcpy(q, p, old);
+    return q;
+}
+
+char *arena_strndup(Arena *a, const char *s, size_t n)
+{
+    char *p = arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+void arena_free(Arena *a)
+{
+    ArenaBlock *b = a->head;
+    while (b) {
+        ArenaBlock *next = b->next;
+        free(b);
+        b = next;
+    }
+    a->head = NULL;
+    a->used_total = 0;
+}

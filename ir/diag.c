@@ -1,0 +1,149 @@
+/* diag.c — collecting diagnostics and rendering them as text with a caret.
+ * (The JSON rendering lives in frontend/, which may use cJSON.) */
+#include <stdarg.h>
+#include <string.h>
+#include "ir.h"
+
+const DiagInfo ir_diag_info[DIAG__COUNT] = {
+#define DIAG(code, sev, title) {#code, sev, title},
+#include "diagcodes.h"
+#undef DIAG
+};
+
+Diag *diag_report(CakeCtx *ctx, DiagCode code, Span span, const char *fmt, ...)
+{
+    static Diag sink; /* over the limit: collected nowhere, never read */
+    uint8_t sev = ir_diag_info[code].severity;
+    uint32_t limit = ctx->max_errors ? ctx->max_errors : 200;
+    if (sev == SEV_ERROR && ctx->nerrors >= limit) {
+        memset(&sink, 0, sizeof sink);
+        ctx->nerrors++;
+        return &sink;
+    }
+    if (ctx->ndiags == ctx->capdiags) {
+        uint32_t cap = ctx->capdiags ? ctx->capdiags * 2 : 16;
+        ctx->diags = arena_realloc(&ctx->arena, ctx->diags, ctx->capdiags * sizeof *ctx->diags,
+                                   cap * sizeof *ctx->diags);
+        ctx->capdiags = cap;
+    }
+    Diag *d = &ctx->diags[ctx->ndiags++];
+    memset(d, 0, sizeof *d);
+    d->code = (uint16_t)code;
+    d->severity = sev;
+    d->span = span;
+    va_list ap;
+    va_start(ap, fmt);
+    d->msg = ir_vfmt(ctx, fmt, ap);
+    va_end(ap);
+    if (sev == SEV_ERROR)
+        ctx->nerrors++;
+    else if (sev == SEV_WARNING)
+        ctx->nwarnings++;
+    return d;
+}
+
+void diag_note(CakeCtx *ctx, Diag *d, Span span, const char *fmt, ...)
+{
+    if (!d->msg)
+        return;
+    d->notes = arena_realloc(&ctx->arena, d->notes, d->nnotes * sizeof *d->notes,
+                             (d->nnotes + 1) * sizeof *d->notes);
+    va_list ap;
+    va_start(ap, fmt);
+    d->notes[d->nnotes].span = span;
+    d->notes[d->nnotes].msg = ir_vfmt(ctx, fmt, ap);
+    va_end(ap);
+    d->nnotes++;
+}
+
+void diag_help(CakeCtx *ctx, Diag *d, const char *fmt, ...)
+{
+    if (!d->msg)
+        return;
+    d->helps = arena_realloc(&ctx->arena, d->helps, d->nhelps * sizeof *d->helps,
+                             (d->nhelps + 1) * sizeof *d->helps);
+    va_list ap;
+    va_start(ap, fmt);
+    d->helps[d->nhelps++] = ir_vfmt(ctx, fmt, ap);
+    va_end(ap);
+}
+
+void diag_fixit(CakeCtx *ctx, Diag *d, Span span, const char *replacement)
+{
+    if (!d->msg)
+        return;
+    d->fixits = arena_realloc(&ctx->arena, d->fixits, d->nfixits * sizeof *d->fixits,
+                              (d->nfixits + 1) * sizeof *d->fixits);
+    DiagFixit *f = &d->fixits[d->nfixits++];
+    f->span = span;
+    f->replacement = arena_strndup(&ctx->arena, replacement, strlen(replacement));
+    f->applicability = "machine-applicable";
+}
+
+static const char *sev_name(uint8_t sev)
+{
+    return sev == SEV_ERROR ? "error" : sev == SEV_WARNING ? "warning" : "note";
+}
+
+/* prints the source line of span s and a caret run under it */
+static void print_snippet(const CakeCtx *ctx, FILE *out, Span s, int color)
+{
+    uint32_t line, col, eline, ecol;
+    if (s.file >= ctx->nfiles)
+        return;
+    span_linecol(ctx, s, &line, &col, &eline, &ecol);
+    const SourceFile *f = &ctx->files[s.file];
+    uint32_t start = f->line_starts[line - 1], end = start;
+    while (end < f->len && f->text[end] != '\n' && f->text[end] != '\r')
+        end++;
+    fprintf(out, "%5u | %.*s\n      | ", line, (int)(end - start), f->text + start);
+    for (uint32_t i = 1; i < col; i++)
+        fputc(f->text[start + i - 1] == '\t' ? '\t' : ' ', out);
+    uint32_t width = eline == line ? (ecol > col ? ecol - col : 1) : (end - start + 1 - (col - 1));
+    if (width == 0)
+        width = 1;
+    if (color)
+        fputs("\033[1;31m", out);
+    for (uint32_t i = 0; i < width; i++)
+        fputc('^', out);
+    if (color)
+        fputs("\033[0m", out);
+    fputc('\n', out);
+}
+
+static void print_loc(const CakeCtx *ctx, FILE *out, Span s)
+{
+    uint32_t line, col, eline, ecol;
+    if (s.file >= ctx->nfiles) {
+        fputs("cakec: ", out);
+        return;
+    }
+    span_linecol(ctx, s, &line, &col, &eline, &ecol);
+    fprintf(out, "%s:%u:%u: ", ctx->files[s.file].path, line, col);
+}
+
+void diag_print_text(const CakeCtx *ctx, FILE *out, int color)
+{
+    for (uint32_t i = 0; i < ctx->ndiags; i++) {
+        const Diag *d = &ctx->diags[i];
+        print_loc(ctx, out, d->span);
+        fprintf(out, "%s%s[%s]%s: %s\n", color ? "\033[1m" : "", sev_name(d->severity),
+                ir_diag_info[d->code].code, color ? "\033[0m" : "", d->msg);
+        print_snippet(ctx, out, d->span, color);
+        for (uint32_t j = 0; j < d->nnotes; j++) {
+            const DiagNote *n = &d->notes[j];
+            if (n->span.file >= ctx->nfiles) { /* IR_NOSPAN */
+                fprintf(out, "      = note: %s\n", n->msg);
+                continue;
+            }
+            print_loc(ctx, out, n->span);
+            fprintf(out, "note: %s\n", n->msg);
+            print_snippet(ctx, out, n->span, color);
+        }
+        for (uint32_t j = 0; j < d->nhelps; j++)
+            fprintf(out, "      = help: %s\n", d->helps[j]);
+    }
+    uint32_t limit = ctx->max_errors ? ctx->max_errors : 200;
+    if (ctx->nerrors > limit)
+        fprintf(out, "cakec: %u more errors not shown\n", ctx->nerrors - limit);
+}

@@ -1,0 +1,379 @@
+/* ir.h — the TIR intermediate representation.
+ *
+ * A module holds kernels; a kernel holds every node of its header, body and
+ * reference block in one array (Kernel.nodes), referenced by 32-bit NodeId.
+ * Node 0 is the "none" node: a NodeId of 0 means "absent". Variable-length
+ * operand lists (block statements, index lists, call arguments, dims) live
+ * in Kernel.lists and are named by (list, n). Names are interned Sym ids.
+ * All memory comes from the compilation's arena (CakeCtx.arena).
+ *
+ * The parser produces this IR with spans and unresolved NAME nodes; name
+ * resolution fills Node.decl; the verifier fills Node.type (a TypeId into
+ * Kernel.types). Later passes may rewrite nodes in place or append new ones.
+ */
+#ifndef CAKE_IR_H
+#define CAKE_IR_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <setjmp.h>
+
+#define CAKE_VERSION "0.1.0"
+
+struct CakeCtx;
+
+typedef uint32_t NodeId;  /* index into Kernel.nodes; 0 = none */
+typedef uint32_t Sym;     /* interned name; 0 = none */
+typedef uint32_t TypeId;  /* index into Kernel.types; 0 = unknown */
+
+/* ---- ops ------------------------------------------------------------ */
+typedef enum {
+#define OP(id, sp, cls, n, fl, cc) OP_##id,
+#include "ops.h"
+#undef OP
+    OP__COUNT
+} Op;
+
+typedef enum { OC_LEAF, OC_BIN, OC_UN, OC_POST, OC_SLICE, OC_CAST, OC_BUILTIN,
+               OC_MEM, OC_RED, OC_PIPE, OC_DECL, OC_TYPE, OC_STMT } OpClass;
+
+enum { /* op flags */
+    OF_CONST = 1 << 0, OF_ARITH = 1 << 1, OF_INTONLY = 1 << 2, OF_CMP = 1 << 3,
+    OF_LOGIC = 1 << 4, OF_MEM = 1 << 5, OF_MATH = 1 << 6, OF_WARP = 1 << 7,
+    OF_BLOCK = 1 << 8, OF_TILE = 1 << 9, OF_SYNC = 1 << 10, OF_ASYNC = 1 << 11,
+    OF_SMEM = 1 << 12, OF_TC = 1 << 13, OF_REFONLY = 1 << 14
+};
+
+typedef enum { /* cost classes */
+    CC_FREE, CC_ALU, CC_INT, CC_DIV, CC_SFU, CC_CVT, CC_SHFL, CC_BAR, CC_BRANCH,
+    CC_GLOAD, CC_GSTORE, CC_SLOAD, CC_SSTORE, CC_TMA, CC_MMA, CC_WGMMA, CC_MFMA,
+    CC__COUNT
+} CostClass;
+
+typedef struct {
+    const char *name;      /* enum suffix, e.g. "ADD" */
+    const char *spelling;  /* source spelling, "" if none */
+    uint8_t cls;           /* OpClass */
+    int8_t nargs;          /* -1 variadic */
+    uint16_t flags;        /* OF_* */
+    uint8_t cost;          /* CostClass */
+} OpInfo;
+
+extern const OpInfo ir_ops[OP__COUNT];
+
+/* ---- data types ------------------------------------------------------ */
+/* DT(id, spelling, bits, kind)  kind: 'f' float, 'i' signed, 'u' unsigned, 'b' bool */
+#define IR_DTYPES(DT) \
+    DT(NONE, "", 0, '-') \
+    DT(BOOL, "bool", 1, 'b') \
+    DT(I8, "i8", 8, 'i') DT(U8, "u8", 8, 'u') \
+    DT(I16, "i16", 16, 'i') DT(U16, "u16", 16, 'u') \
+    DT(I32, "i32", 32, 'i') DT(U32, "u32", 32, 'u') \
+    DT(I64, "i64", 64, 'i') DT(U64, "u64", 64, 'u') \
+    DT(F16, "f16", 16, 'f') DT(BF16, "bf16", 16, 'f') DT(TF32, "tf32", 32, 'f') \
+    DT(F32, "f32", 32, 'f') DT(F64, "f64", 64, 'f') \
+    DT(E4M3, "e4m3", 8, 'f') DT(E5M2, "e5m2", 8, 'f')
+
+typedef enum {
+#define DT(id, sp, bits, kind) DT_##id,
+    IR_DTYPES(DT)
+#undef DT
+    DT__COUNT
+} DType;
+
+typedef struct { const char *spelling; uint8_t bits; char kind; } DTypeInfo;
+extern const DTypeInfo ir_dtypes[DT__COUNT];
+
+/* ---- enumerations used in attributes --------------------------------- */
+typedef enum { SP_NONE, SP_GLOBAL, SP_SHARED, SP_REG, SP_PARAM } Space;
+
+/* layouts of register tiles; each implies an owning scope */
+#define IR_LAYOUTS(L) \
+    L(NONE, "", SC_THREAD) \
+    L(WGMMA, "wgmma", SC_WARPGROUP)   /* wgmma accumulator (m64nNk*) */ \
+    L(WGMMA_A, "wgmma_a", SC_WARPGROUP) /* wgmma A operand from registers */ \
+    L(MMA, "mma", SC_WARP)            /* mma.sync m16n8k* accumulator */ \
+    L(MMA_A, "mma_a", SC_WARP)        /* mma.sync A fragment (ldmatrix x4) */ \
+    L(MMA_B, "mma_b", SC_WARP)        /* mma.sync B fragment (ldmatrix x2) */ \
+    L(MFMA, "mfma", SC_WARP)          /* MFMA accumulator (one wavefront) */ \
+    L(MFMA_A, "mfma_a", SC_WARP) \
+    L(MFMA_B, "mfma_b", SC_WARP) \
+    L(ROWS, "rows", SC_BLOCK)         /* rows spread over the block's threads */
+
+typedef enum {
+#define L(id, sp, sc) LY_##id,
+    IR_LAYOUTS(L)
+#undef L
+    LY__COUNT
+} Layout;
+
+typedef enum { SC_NONE, SC_THREAD, SC_WARP, SC_WARPGROUP, SC_BLOCK } Scope;
+extern const char *const ir_layout_names[LY__COUNT];
+extern const uint8_t ir_layout_scope[LY__COUNT];
+extern const char *const ir_scope_names[SC_BLOCK + 1];
+
+/* special registers (OP_SPECIAL, Node.sub) */
+#define IR_SPECIALS(S) \
+    S(THREAD_X, "thread.x") S(THREAD_Y, "thread.y") S(THREAD_Z, "thread.z") \
+    S(BLOCK_X, "block.x") S(BLOCK_Y, "block.y") S(BLOCK_Z, "block.z") \
+    S(LANE, "lane") S(WARP, "warp") S(WG, "wg") \
+    S(NTHREADS, "threads") /* block size in threads (inside a role: role size) */
+
+typedef enum {
+#define S(id, sp) SR_##id,
+    IR_SPECIALS(S)
+#undef S
+    SR__COUNT
+} SpecialReg;
+extern const char *const ir_special_names[SR__COUNT];
+
+/* role units (OP_ROLE, Node.sub) and block-size units (Kernel.block_unit) */
+typedef enum { UNIT_THREADS, UNIT_WARPS, UNIT_WARPGROUPS } Unit;
+
+/* targets */
+#define IR_TARGETS(T) \
+    T(SM80, "sm_80", 'n', 80) T(SM90A, "sm_90a", 'n', 90) T(SM100A, "sm_100a", 'n', 100) \
+    T(GFX90A, "gfx90a", 'a', 90) T(GFX942, "gfx942", 'a', 942)
+typedef enum {
+#define T(id, sp, vendor, num) TG_##id,
+    IR_TARGETS(T)
+#undef T
+    TG__COUNT
+} Target;
+extern const char *const ir_target_names[TG__COUNT];
+
+/* ---- spans, nodes ---------------------------------------------------- */
+typedef struct { uint32_t file, lo, hi; } Span; /* byte offsets [lo, hi) in file */
+#define IR_NOSPAN ((Span){UINT32_MAX, 0, 0})  /* a note or diagnostic with no place */
+
+typedef struct {
+    uint16_t swizzle;   /* shared: 0, 32, 64, 128 (bytes) */
+    uint8_t layout;     /* reg: Layout */
+    uint8_t scope;      /* reg: Scope */
+    uint8_t unroll;     /* for: 0 none, 255 full, else factor */
+    uint8_t space;      /* Space */
+    uint16_t align;     /* global/shared: byte alignment (0 = default) */
+} Attr;
+
+/* Node fields per op (the contract between parser, printer, verifier, passes,
+ * codegen and the reference interpreter). Unlisted fields are 0.
+ *   INT v.i | FLOAT v.f | BOOL v.i | NAME name, decl | SPECIAL sub=SpecialReg | COLON -
+ *   binary ops a, b | NEG, NOT, TRANS a | INDEX a=base, list=indices (expr|SLICE|COLON)
+ *   SLICE a=start, b=extent | FIELD a=base, name=member | CAST dtype, lanes, a
+ *   OC_BUILTIN ops (math, SELECT, LDMATRIX, shuffles, reductions, row/col ops): list=args
+ *   LOAD a=ref, dtype/lanes=the 'as' type (DT_NONE if absent), b=mask
+ *   SUM/RMAX/RMIN name=index variable (the node declares it), a=lo, b=hi, c=body
+ *   P_ACQUIRE.. P_EMPTY a=NAME of the pipeline, list=args
+ *   PARAM name, a=default | DIM name | ARG name, a=TYPE (scalar) or GTYPE
+ *   TYPE dtype, lanes, list=dims (n=0: scalar or vector)
+ *   GTYPE dtype, lanes, list=dims then strides, sub=number of dims, v.attr.align
+ *   LET name, a=type (0), b=init | VAR name, a=type, b=init (0)
+ *   SHARED name, a=TYPE, v.attr.swizzle, v.attr.align
+ *   REG name, a=TYPE, b=init (0), v.attr.layout/scope (flags NF_HAS_LAYOUT/NF_HAS_SCOPE)
+ *   MBARRIER name, a=array length (0: a single barrier), b=arrival count
+ *   PIPELINE name, a=stages, b=NAME of producer role, c=NAME of consumer role
+ *   ROLE name, sub=Unit, a=first unit, b=end unit (0: just a), c=regs (0), d=BLOCK
+ *   BLOCK list=statements | REFERENCE a=BLOCK
+ *   ASSIGN a=lvalue (NAME or INDEX), b=value, sub=compound op (NONE ADD SUB MUL DIV MAX MIN)
+ *   FOR name=loop variable (the node declares it), a=lo, b=hi, c=step (0: 1), d=BLOCK,
+ *       v.attr.unroll
+ *   IF a=cond, b=BLOCK, c=else: BLOCK, or IF with NF_ELSEIF, or 0
+ *   EXPRSTMT a=call | STORE a=ref, b=value, c=mask | CP_ASYNC a=dst, b=src, c=mask
+ *   CP_WAIT, TMA_WAIT, WGMMA_WAIT a=count | TMA_LOAD a=dst, b=src, c=mbarrier
+ *   TMA_STORE a=dst, b=src | STMATRIX a=dst, b=value | BAR_SYNC, BAR_ARRIVE a=id, b=count
+ *   MB_ARRIVE a=bar | MB_EXPECT a=bar, b=bytes | MB_WAIT a=bar, b=parity
+ *   MMA, WGMMA, MFMA a=accumulator, b=lhs, c=rhs
+ * Name resolution sets NAME.decl to the declaring node (PARAM, DIM, ARG, LET,
+ * VAR, SHARED, REG, MBARRIER, PIPELINE, ROLE, FOR, SUM). In a reference block, an
+ * undeclared name used as a whole index of an assignment's left side is an
+ * implicit index over that dimension: that first NAME node declares itself
+ * (decl = its own id, flag NF_IMPLICIT) and later uses resolve to it.
+ */
+typedef struct Node {
+    uint16_t op;        /* Op */
+    uint16_t sub;       /* ASSIGN: compound op (OP_ADD.. or OP_NONE); SPECIAL: SpecialReg;
+                           ROLE: Unit; TYPE: 1 when it has dims (a tile/tensor type) */
+    uint8_t dtype;      /* TYPE/CAST/literals: DType */
+    uint8_t lanes;      /* TYPE/CAST: vector lanes (1 = scalar) */
+    uint8_t flags;      /* NF_* */
+    uint8_t pad;
+    Span span;
+    NodeId a, b, c, d;  /* children, meaning per op (see ops.h) */
+    uint32_t list, n;   /* operand list: Kernel.lists[list .. list + n) */
+    Sym name;           /* declared or referenced name; FIELD member */
+    NodeId decl;        /* NAME: its declaration after resolution */
+    TypeId type;        /* filled by the verifier */
+    union { int64_t i; double f; Attr attr; } v;
+} Node;
+
+enum { /* node flags */
+    NF_ERROR = 1 << 0,    /* a diagnostic was already reported on this node */
+    NF_HAS_LAYOUT = 1 << 1,
+    NF_HAS_SCOPE = 1 << 2,
+    NF_HAS_STEP = 1 << 3,
+    NF_PAREN = 1 << 4,    /* written in parentheses (printer keeps them) */
+    NF_ELSEIF = 1 << 5,
+    NF_IMPLICIT = 1 << 6  /* implicit index variable of a reference assignment */
+};
+
+/* A resolved type (verifier output). */
+#define IR_MAX_RANK 4
+typedef struct {
+    uint8_t kind;       /* TK_* */
+    uint8_t dtype;      /* DType of elements */
+    uint8_t lanes;      /* vector lanes; 1 for scalars and tiles */
+    uint8_t space;      /* Space */
+    uint8_t layout;     /* Layout (reg tiles) */
+    uint8_t scope;      /* Scope (reg tiles) */
+    uint8_t rank;       /* 0 for scalars/vectors */
+    uint8_t transposed; /* a ^T view */
+    uint16_t swizzle;
+    uint16_t align;
+    int64_t shape[IR_MAX_RANK];   /* constant extents; -1 when symbolic */
+    NodeId dims[IR_MAX_RANK];     /* the expression of each extent */
+} Type;
+
+typedef enum { TK_UNKNOWN, TK_VOID, TK_SCALAR, TK_VECTOR, TK_TENSOR, TK_TILE,
+               TK_MBARRIER, TK_PIPELINE, TK_ROLE, TK_STAGE } TypeKind;
+
+typedef struct { Sym name; int64_t value; Span span; } ShapeDefault;
+
+typedef struct Kernel {
+    Sym name;
+    Span span;           /* the kernel keyword .. its name */
+    Span end_span;       /* the closing brace */
+    NodeId *params;   uint32_t nparams;   /* OP_PARAM */
+    NodeId *args;     uint32_t nargs;     /* OP_ARG */
+    NodeId *dims;     uint32_t ndims;     /* OP_DIM: symbolic dims in order of appearance */
+    NodeId *assumes;  uint32_t nassumes;  /* expressions */
+    NodeId grid[3];   uint32_t ngrid;
+    NodeId block_size;                    /* expression; 0 if absent */
+    uint8_t block_unit;                   /* Unit */
+    Span block_span;
+    uint8_t targets[TG__COUNT]; uint32_t ntargets; Span target_span;
+    Span target_spans[TG__COUNT];
+    ShapeDefault *shapes; uint32_t nshapes;
+    NodeId body;                          /* OP_BLOCK */
+    NodeId reference;                     /* OP_BLOCK or 0 */
+    Node *nodes;      uint32_t nnodes, capnodes;
+    NodeId *lists;    uint32_t nlists, caplists;
+    Type *types;      uint32_t ntypes, captypes;
+} Kernel;
+
+typedef struct Module {
+    Kernel **kernels; uint32_t nkernels;
+    uint32_t file;                        /* source file id */
+} Module;
+
+/* ---- arena ----------------------------------------------------------- */
+typedef struct ArenaBlock ArenaBlock;
+typedef struct { ArenaBlock *head; size_t used_total; } Arena;
+void *arena_alloc(Arena *a, size_t size);              /* zeroed, 16-aligned */
+void *arena_realloc(Arena *a, void *p, size_t old, size_t size);
+char *arena_strndup(Arena *a, const char *s, size_t n);
+void arena_free(Arena *a);
+
+/* ---- interning ------------------------------------------------------- */
+typedef struct {
+    char **strs; uint32_t *lens; uint32_t n, cap;   /* id -> string (id 0 = "") */
+    uint32_t *table; uint32_t tcap;                 /* open addressing: ids */
+} Interner;
+Sym ir_intern(struct CakeCtx *ctx, const char *s, size_t n);
+Sym ir_intern_cstr(struct CakeCtx *ctx, const char *s);
+const char *ir_symstr(const struct CakeCtx *ctx, Sym s);
+
+/* ---- sources and diagnostics ---------------------------------------- */
+typedef struct {
+    const char *path;
+    const char *text; uint32_t len;
+    uint32_t *line_starts; uint32_t nlines;
+} SourceFile;
+
+typedef enum { SEV_ERROR, SEV_WARNING, SEV_NOTE } Severity;
+
+typedef struct { Span span; const char *msg; } DiagNote;
+typedef struct { Span span; const char *replacement; const char *applicability; } DiagFixit;
+
+typedef struct Diag {
+    uint16_t code;        /* DiagCode */
+    uint8_t severity;
+    Span span;
+    const char *msg;
+    DiagNote *notes; uint32_t nnotes;
+    const char **helps; uint32_t nhelps;
+    DiagFixit *fixits; uint32_t nfixits;
+} Diag;
+
+typedef enum {
+#define DIAG(code, sev, title) code,
+#include "diagcodes.h"
+#undef DIAG
+    DIAG__COUNT
+} DiagCode;
+
+typedef struct { const char *code; uint8_t severity; const char *title; } DiagInfo;
+extern const DiagInfo ir_diag_info[DIAG__COUNT];
+
+/* ---- the context: one per compilation (or per agent candidate) -------- */
+typedef struct CakeCtx {
+    Arena arena;                 /* everything of this compilation */
+    Interner names;
+    SourceFile *files; uint32_t nfiles;
+    Diag *diags; uint32_t ndiags, capdiags;
+    uint32_t nerrors, nwarnings;
+    uint32_t max_errors;         /* stop collecting after this many (0 = 200) */
+    jmp_buf *bug_jmp;            /* set by library entry points: ir_bug longjmps here */
+    const char *bug_msg;
+    const char *dump_after;      /* pass name to dump IR after ("all" for every pass) */
+    FILE *dump_out;
+} CakeCtx;
+
+CakeCtx *ctx_new(void);
+void ctx_free(CakeCtx *ctx);
+
+uint32_t ctx_add_file(CakeCtx *ctx, const char *path, const char *text, uint32_t len);
+void span_linecol(const CakeCtx *ctx, Span s, uint32_t *line, uint32_t *col,
+                  uint32_t *end_line, uint32_t *end_col);   /* 1-based; end_col exclusive */
+Span span_join(Span a, Span b);
+
+Diag *diag_report(CakeCtx *ctx, DiagCode code, Span span, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_note(CakeCtx *ctx, Diag *d, Span span, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void diag_help(CakeCtx *ctx, Diag *d, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void diag_fixit(CakeCtx *ctx, Diag *d, Span span, const char *replacement);
+void diag_print_text(const CakeCtx *ctx, FILE *out, int color);
+char *ir_fmt(CakeCtx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+char *ir_vfmt(CakeCtx *ctx, const char *fmt, va_list ap);
+
+/* an internal invariant failed: a compiler bug (exit 2, or longjmp to bug_jmp) */
+_Noreturn void ir_bug(CakeCtx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define IR_ASSERT(ctx, cond) \
+    do { if (!(cond)) ir_bug((ctx), "%s:%d: assertion failed: %s", __FILE__, __LINE__, #cond); } while (0)
+
+/* ---- building kernels ---------------------------------------------- */
+Kernel *ir_kernel_new(CakeCtx *ctx);
+NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span);   /* appends a zeroed node */
+static inline Node *ir_get(Kernel *k, NodeId id) { return &k->nodes[id]; }
+uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n); /* copies; returns start */
+static inline NodeId ir_list_at(const Kernel *k, const Node *n, uint32_t i) { return k->lists[n->list + i]; }
+TypeId ir_type_add(CakeCtx *ctx, Kernel *k, const Type *t);
+void ir_push_node_list(CakeCtx *ctx, NodeId **arr, uint32_t *n, NodeId id);
+
+/* ---- printing ---------------------------------------------------------- */
+/* Prints the module as TIR source; the output re-parses to the same IR. */
+void ir_print_module(const CakeCtx *ctx, const Module *m, FILE *out);
+void ir_print_kernel(const CakeCtx *ctx, const Kernel *k, FILE *out);
+void ir_print_expr(const CakeCtx *ctx, const Kernel *k, NodeId e, FILE *out);
+
+/* ---- small helpers --------------------------------------------------- */
+int ir_lookup_dtype(const char *s, size_t n, DType *dt, uint8_t *lanes); /* "bf16x8" */
+int ir_lookup_target(const char *s, size_t n, Target *t);
+int ir_lookup_layout(const char *s, size_t n, Layout *l);
+int ir_lookup_scope(const char *s, size_t n, Scope *sc);
+int ir_dtype_bytes(DType dt);   /* 0 for bool/none; fp8 = 1 */
+
+#endif
