@@ -16,4 +16,17 @@ uint32_t fe_resolve(CakeCtx *ctx, Module *m);
  * (malloc'd string; free() it). `extra` may be NULL. */
 char *fe_diags_json(const CakeCtx *ctx, const char *command, int ok);
 
+/* The compilation pipeline, one line per stage: parse, resolve, verify (and
+ * later the passes and code generation). Stops after the first stage that
+ * reports errors; dumps the IR after the stage named by ctx->dump_after. */
+Module *fe_compile(CakeCtx *ctx, uint32_t file);
+
+/* Reads `path` into ctx as a source file; reports E0001 and returns
+ * UINT32_MAX if it cannot. */
+uint32_t fe_load_file(CakeCtx *ctx, const char *path);
+
+/* The cakec command line (frontend/main.c calls it). Returns the exit code:
+ * 0 ok, 1 the input is wrong, 2 internal error, 3 device problem. */
+int fe_main(int argc, char **argv);
+
 #endif

@@ -9,4 +9,5 @@
  */
 #include "diagcodes_front.h"
 #include "diagcodes_verify.h"
+#include "diagcodes_sync.h"
 #include "diagcodes_back.h"

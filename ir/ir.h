@@ -186,7 +186,8 @@ typedef struct {
  *   MB_ARRIVE a=bar | MB_EXPECT a=bar, b=bytes | MB_WAIT a=bar, b=parity
  *   MMA, WGMMA, MFMA a=accumulator, b=lhs, c=rhs
  * Name resolution sets NAME.decl to the declaring node (PARAM, DIM, ARG, LET,
- * VAR, SHARED, REG, MBARRIER, PIPELINE, ROLE, FOR, SUM). In a reference block, an
+ * VAR, SHARED, REG, MBARRIER, PIPELINE, ROLE, FOR, SUM). In a reference block (and
+ * in tile-wide elementwise assignments of the schedule), an
  * undeclared name used as a whole index of an assignment's left side is an
  * implicit index over that dimension: that first NAME node declares itself
  * (decl = its own id, flag NF_IMPLICIT) and later uses resolve to it.

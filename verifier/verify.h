@@ -1,5 +1,23 @@
 /* verify.h — the static verifier: types and shapes, target capabilities,
- * resource budgets, TMA rules, the synchronization protocol and bounds. */
+ * resource budgets, TMA rules, the synchronization protocol and bounds.
+ *
+ * After ver_verify every expression node and every declaration carries a type
+ * (Node.type, a TypeId into Kernel.types; 0 = unknown, after an error):
+ *   literals, params, dims   the concrete type their context gave them
+ *                            (untyped integers adapt to any integer or float
+ *                            type, untyped floats to any float type; alone they
+ *                            default to i32 / f32)
+ *   thread.x .. threads      i32
+ *   ARG                      TK_TENSOR (global) or the scalar type
+ *   SHARED / REG tiles       TK_TILE with space, swizzle, layout, scope
+ *   INDEX                    an element (scalar) or a view (tile/tensor with the
+ *                            kept dims); ^T sets Type.transposed
+ *   MBARRIER                 TK_MBARRIER (rank 1 for an array)
+ *   PIPELINE                 TK_PIPELINE (shape[0] = stages); acquire()/wait()
+ *                            give TK_STAGE with dims[0] = the PIPELINE node
+ *   ROLE                     TK_ROLE;  FOR  the loop variable's type
+ * An operand whose dtype is narrower than its node's (implicit widening, e.g.
+ * bf16 * f32) is widened by the consumer. */
 #ifndef CAKE_VERIFY_H
 #define CAKE_VERIFY_H
 #include "ir.h"
@@ -7,5 +25,26 @@
 /* Verifies every kernel of m (after fe_resolve) and fills Node.type. Reports
  * diagnostics into ctx; returns the number of errors found. */
 uint32_t ver_verify(CakeCtx *ctx, Module *m);
+
+/* Verifies one kernel; returns the number of errors it reported. */
+uint32_t ver_kernel(CakeCtx *ctx, Kernel *k);
+
+/* The type of node n (the "unknown" type, kind TK_UNKNOWN, when none). */
+const Type *ver_type(const Kernel *k, NodeId n);
+
+/* Bytes one TMA statement moves (box elements × dtype size): what an
+ * mbarrier.expect_tx for it must count. -1 when not a TMA statement or when the
+ * box is not constant. Valid after the type check. */
+int64_t ver_tma_bytes(const CakeCtx *ctx, const Kernel *k, NodeId tma_stmt);
+
+/* Bytes of shared memory a SHARED declaration takes (elements × dtype size,
+ * rounded up to its alignment); -1 when not constant. */
+int64_t ver_shared_bytes(const CakeCtx *ctx, const Kernel *k, NodeId shared_decl);
+
+/* The synchronization-protocol and bounds checks (verifier/sync.c,
+ * verifier/bounds.c); run after types, targets, resources and TMA. Each
+ * returns the number of errors it reported. */
+uint32_t ver_sync(CakeCtx *ctx, Kernel *k);
+uint32_t ver_bounds(CakeCtx *ctx, Kernel *k);
 
 #endif

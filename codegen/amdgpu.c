@@ -1,0 +1,178 @@
+/* amdgpu.c — the AMDGPU hooks: gfx90a / gfx942 (wave64), amdgpu_kernel
+ * calling convention, work-item intrinsics, LDS in addrspace(3), s_barrier,
+ * cross-lane moves through ds_swizzle / ds_bpermute, math through the
+ * llvm.amdgcn.* hardware intrinsics. The object is linked by lld.c. */
+#include <string.h>
+#include "cg_int.h"
+
+static const char *amd_cpu(Target tg)
+{
+    return tg == TG_GFX90A ? "gfx90a" : "gfx942";
+}
+
+static const char *amd_features(Target tg)
+{
+    (void)tg;
+    return "";
+}
+
+static LLVMValueRef amd_tid_x(Cg *cg)
+{
+    return cg_call(cg, "llvm.amdgcn.workitem.id.x", cg->ti32, NULL, 0);
+}
+
+static LLVMValueRef amd_ctaid(Cg *cg, int dim)
+{
+    static const char *const n[3] = {"llvm.amdgcn.workgroup.id.x", "llvm.amdgcn.workgroup.id.y",
+                                     "llvm.amdgcn.workgroup.id.z"};
+    return cg_call(cg, n[dim], cg->ti32, NULL, 0);
+}
+
+/* the wave index is the same in every lane: say so, so it lives in an SGPR */
+static LLVMValueRef amd_uniform(Cg *cg, LLVMValueRef v)
+{
+    LLVMTypeRef ov[1] = {cg->ti32};
+    LLVMValueRef a[1] = {v};
+    return cg_intrin(cg, "llvm.amdgcn.readfirstlane", ov, 1, a, 1);
+}
+
+/* A workgroup barrier with workgroup-scope release/acquire: on gfx90a/gfx942
+ * (not in threadgroup-split mode) that is s_waitcnt 0 then s_barrier (the
+ * AMDGPU memory model). The empty asm statements with a memory clobber keep
+ * LLVM from moving memory accesses across it (s_barrier itself is IntrNoMem). */
+static void amd_barrier(Cg *cg)
+{
+    cg_asm(cg, cg->tvoid, "", "~{memory}", NULL, 0, 1);
+    LLVMValueRef z[1] = {cg_i32(cg, 0)};
+    cg_call(cg, "llvm.amdgcn.s.waitcnt", cg->tvoid, z, 1);
+    cg_call(cg, "llvm.amdgcn.s.barrier", cg->tvoid, NULL, 0);
+    cg_asm(cg, cg->tvoid, "", "~{memory}", NULL, 0, 1);
+}
+
+static void amd_named_barrier(Cg *cg, LLVMValueRef id, LLVMValueRef count, int arrive, Span sp)
+{
+    (void)id;
+    if (!arrive && LLVMIsAConstantInt(count) &&
+        LLVMConstIntGetZExtValue(count) == cg->block_threads) {
+        amd_barrier(cg);
+        return;
+    }
+    cg->failed = 1;
+    Diag *d = diag_report(cg->ctx, E0902, sp, "named barriers over part of the block are not "
+                                             "supported on %s (gfx9 has only s_barrier)",
+                          ir_target_names[cg->tg]);
+    diag_help(cg->ctx, d, "use `sync`, or `barrier ID, %u` (the whole block)", cg->block_threads);
+}
+
+static void amd_fence(Cg *cg)
+{
+    cg_asm(cg, cg->tvoid, "", "~{memory}", NULL, 0, 1);
+    LLVMValueRef z[1] = {cg_i32(cg, 0)};
+    cg_call(cg, "llvm.amdgcn.s.waitcnt", cg->tvoid, z, 1);
+    cg_asm(cg, cg->tvoid, "", "~{memory}", NULL, 0, 1);
+}
+
+static LLVMValueRef bpermute(Cg *cg, LLVMValueRef v, LLVMValueRef src_lane)
+{
+    LLVMValueRef a[2] = {LLVMBuildShl(cg->b, src_lane, cg_i32(cg, 2), ""), v};
+    return cg_call(cg, "llvm.amdgcn.ds.bpermute", cg->ti32, a, 2);
+}
+
+/* CUDA semantics on a 64-lane wavefront: a lane whose source is out of
+ * range keeps its own value (down, up); idx wraps modulo 64. */
+static LLVMValueRef amd_shfl(Cg *cg, int kind, LLVMValueRef v, LLVMValueRef arg)
+{
+    LLVMBuilderRef b = cg->b;
+    if (kind == SHFL_XOR && LLVMIsAConstantInt(arg)) {
+        uint64_t m = LLVMConstIntGetZExtValue(arg);
+        if (m >= 1 && m < 32) { /* ds_swizzle bitmask mode: and 0x1f, or 0, xor m */
+            LLVMValueRef a[2] = {v, cg_i32(cg, (int64_t)((m << 10) | 0x1f))};
+            return cg_call(cg, "llvm.amdgcn.ds.swizzle", cg->ti32, a, 2);
+        }
+    }
+    LLVMValueRef lane = cg_lane(cg), src;
+    switch (kind) {
+    case SHFL_XOR: src = LLVMBuildXor(b, lane, arg, ""); break;
+    case SHFL_DOWN: {
+        LLVMValueRef t = LLVMBuildAdd(b, lane, arg, "");
+        src = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, t, cg_i32(cg, 64), ""), t, lane, "");
+        break;
+    }
+    case SHFL_UP: {
+        LLVMValueRef t = LLVMBuildSub(b, lane, arg, "");
+        src = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGE, t, cg_i32(cg, 0), ""), t, lane, "");
+        break;
+    }
+    default: src = LLVMBuildAnd(b, arg, cg_i32(cg, 63), ""); break;
+    }
+    return bpermute(cg, v, src);
+}
+
+/* f32 math on the hardware transcendental unit:
+ *   exp2 v_exp_f32 (1 ulp; subnormal results flushed on gfx9), exp = exp2(x log2 e)
+ *   log2 v_log_f32 (1 ulp), log = log2(x) ln 2
+ *   rsqrt v_rsq_f32 (1 ulp), rcp v_rcp_f32 (1 ulp), sqrt v_sqrt_f32 (1 ulp)
+ *   sin/cos v_sin/v_cos_f32 on x/(2 pi) (accurate in [-256, 256] revolutions)
+ *   tanh: generic 1 - 2/(exp2(2x log2 e) + 1); x / y = x * v_rcp_f32(y) (2 ulp) */
+static LLVMValueRef hw(Cg *cg, const char *name, LLVMValueRef x)
+{
+    LLVMTypeRef ov[1] = {cg->tf32};
+    LLVMValueRef a[1] = {x};
+    return cg_intrin(cg, name, ov, 1, a, 1);
+}
+
+static LLVMValueRef amd_math(Cg *cg, Op op, LLVMValueRef x)
+{
+    LLVMBuilderRef b = cg->b;
+    switch (op) {
+    case OP_EXP2: return hw(cg, "llvm.amdgcn.exp2", x);
+    case OP_EXP:
+        return hw(cg, "llvm.amdgcn.exp2", LLVMBuildFMul(b, x, LLVMConstReal(cg->tf32, 1.4426950408889634), ""));
+    case OP_LOG2: return hw(cg, "llvm.amdgcn.log", x);
+    case OP_LOG:
+        return LLVMBuildFMul(b, hw(cg, "llvm.amdgcn.log", x), LLVMConstReal(cg->tf32, 0.6931471805599453), "");
+    case OP_RSQRT: return hw(cg, "llvm.amdgcn.rsq", x);
+    case OP_RCP: return hw(cg, "llvm.amdgcn.rcp", x);
+    case OP_SQRT: return hw(cg, "llvm.amdgcn.sqrt", x);
+    case OP_SIN:
+        return hw(cg, "llvm.amdgcn.sin", LLVMBuildFMul(b, x, LLVMConstReal(cg->tf32, 0.15915494309189535), ""));
+    case OP_COS:
+        return hw(cg, "llvm.amdgcn.cos", LLVMBuildFMul(b, x, LLVMConstReal(cg->tf32, 0.15915494309189535), ""));
+    default: return NULL;
+    }
+}
+
+static LLVMValueRef amd_fdiv(Cg *cg, LLVMValueRef a, LLVMValueRef b)
+{
+    return LLVMBuildFMul(cg->b, a, hw(cg, "llvm.amdgcn.rcp", b), "");
+}
+
+static void amd_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
+{
+    LLVMSetFunctionCallConv(fn, LLVMAMDGPUKERNELCallConv);
+    char v[32];
+    snprintf(v, sizeof v, "%u,%u", threads, threads);
+    const char *k1 = "amdgpu-flat-work-group-size", *k2 = "uniform-work-group-size";
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cg->lc, k1, (unsigned)strlen(k1), v, (unsigned)strlen(v)));
+    LLVMAddAttributeAtIndex(fn, LLVMAttributeFunctionIndex,
+                            LLVMCreateStringAttribute(cg->lc, k2, (unsigned)strlen(k2), "true", 4));
+}
+
+const CgTarget cg_amdgpu = {
+    .triple = "amdgcn-amd-amdhsa",
+    .cpu = amd_cpu,
+    .features = amd_features,
+    .warp_size = 64,
+    .shared_as = 3,
+    .tid_x = amd_tid_x,
+    .ctaid = amd_ctaid,
+    .uniform = amd_uniform,
+    .barrier = amd_barrier,
+    .named_barrier = amd_named_barrier,
+    .fence = amd_fence,
+    .shfl = amd_shfl,
+    .math_f32 = amd_math,
+    .fdiv_f32 = amd_fdiv,
+    .mark_kernel = amd_mark_kernel,
+};

@@ -1,0 +1,441 @@
+/* builder.c — the shared LLVM builder layer: target setup, module and
+ * kernel creation, small LLVM helpers, verification, the O3 pipeline and
+ * emission (PTX text, objects, code objects). cg_emit is the entry point. */
+#include <stdlib.h>
+#include <string.h>
+#include <llvm-c/Analysis.h>
+#include <llvm-c/Transforms/PassBuilder.h>
+#include "cg_int.h"
+
+int cg_link_hsaco(CakeCtx *ctx, const CgOptions *opt, const char *obj, size_t objlen,
+                  char **out, size_t *outlen); /* lld.c */
+
+static int targets_ready;
+
+static void init_targets(void)
+{
+    if (targets_ready)
+        return;
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+    LLVMInitializeAMDGPUTargetInfo();
+    LLVMInitializeAMDGPUTarget();
+    LLVMInitializeAMDGPUTargetMC();
+    LLVMInitializeAMDGPUAsmPrinter();
+    targets_ready = 1;
+}
+
+static const CgTarget *target_hooks(Target tg)
+{
+    return ir_target_names[tg][0] == 'g' ? &cg_amdgpu : &cg_nvptx;
+}
+
+const char *cg_triple(Target tg)
+{
+    return target_hooks(tg)->triple;
+}
+
+/* ---- small helpers ------------------------------------------------------ */
+
+LLVMTypeRef cg_scalar_type(Cg *cg, DType dt)
+{
+    switch (dt) {
+    case DT_BOOL: return cg->ti1;
+    case DT_I8: case DT_U8: case DT_E4M3: case DT_E5M2: return cg->ti8;
+    case DT_I16: case DT_U16: return cg->ti16;
+    case DT_I32: case DT_U32: return cg->ti32;
+    case DT_I64: case DT_U64: return cg->ti64;
+    case DT_F16: return cg->tf16;
+    case DT_BF16: return cg->tbf16;
+    case DT_TF32: case DT_F32: return cg->tf32;
+    case DT_F64: return cg->tf64;
+    default: return cg->ti32;
+    }
+}
+
+LLVMTypeRef cg_llvm_type(Cg *cg, CgTy t)
+{
+    LLVMTypeRef s = cg_scalar_type(cg, (DType)t.dt);
+    return t.lanes > 1 ? LLVMVectorType(s, t.lanes) : s;
+}
+
+LLVMValueRef cg_i32(Cg *cg, int64_t v)
+{
+    return LLVMConstInt(cg->ti32, (unsigned long long)v, 1);
+}
+
+LLVMValueRef cg_i64(Cg *cg, int64_t v)
+{
+    return LLVMConstInt(cg->ti64, (unsigned long long)v, 1);
+}
+
+/* Calls intrinsic `name` (e.g. "llvm.fma") with the given overload types. */
+LLVMValueRef cg_intrin(Cg *cg, const char *name, LLVMTypeRef *ov, unsigned nov,
+                       LLVMValueRef *args, unsigned nargs)
+{
+    unsigned id = LLVMLookupIntrinsicID(name, strlen(name));
+    if (!id)
+        ir_bug(cg->ctx, "unknown LLVM intrinsic %s", name);
+    LLVMValueRef f = LLVMGetIntrinsicDeclaration(cg->mod, id, ov, nov);
+    LLVMTypeRef ft = LLVMIntrinsicGetType(cg->lc, id, ov, nov);
+    return LLVMBuildCall2(cg->b, ft, f, args, nargs, "");
+}
+
+/* Calls a function by name (declaring it), e.g. a non-overloaded intrinsic. */
+LLVMValueRef cg_call(Cg *cg, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n)
+{
+    LLVMTypeRef ps[8];
+    for (unsigned i = 0; i < n && i < 8; i++)
+        ps[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef ft = LLVMFunctionType(ret, ps, n, 0);
+    LLVMValueRef f = LLVMGetNamedFunction(cg->mod, name);
+    if (!f)
+        f = LLVMAddFunction(cg->mod, name, ft);
+    return LLVMBuildCall2(cg->b, ft, f, args, n, "");
+}
+
+LLVMValueRef cg_asm(Cg *cg, LLVMTypeRef ret, const char *text, const char *cons,
+                    LLVMValueRef *args, unsigned n, int side_effects)
+{
+    LLVMTypeRef ps[8];
+    for (unsigned i = 0; i < n && i < 8; i++)
+        ps[i] = LLVMTypeOf(args[i]);
+    LLVMTypeRef ft = LLVMFunctionType(ret, ps, n, 0);
+    LLVMValueRef f = LLVMGetInlineAsm(ft, text, strlen(text), cons, strlen(cons), side_effects,
+                                      0, LLVMInlineAsmDialectATT, 0);
+    return LLVMBuildCall2(cg->b, ft, f, args, n, "");
+}
+
+LLVMValueRef cg_alloca(Cg *cg, LLVMTypeRef ty, const char *name)
+{
+    return LLVMBuildAlloca(cg->ab, ty, name);
+}
+
+LLVMBasicBlockRef cg_block(Cg *cg, const char *name)
+{
+    return LLVMAppendBasicBlockInContext(cg->lc, cg->fn, name);
+}
+
+LLVMValueRef cg_shared_global(Cg *cg, LLVMTypeRef ty, const char *name, uint32_t align)
+{
+    LLVMValueRef g = LLVMAddGlobalInAddressSpace(cg->mod, ty, name, cg->t->shared_as);
+    LLVMSetLinkage(g, LLVMInternalLinkage);
+    LLVMSetInitializer(g, LLVMGetUndef(ty));
+    LLVMSetAlignment(g, align < 16 ? 16 : align);
+    return g;
+}
+
+void cg_unsupported(Cg *cg, NodeId at, const char *what)
+{
+    Node *n = ir_get(cg->k, at);
+    cg->failed = 1;
+    if (n->flags & NF_ERROR)
+        return;
+    n->flags |= NF_ERROR;
+    Diag *d = diag_report(cg->ctx, E0902, n->span, "%s is not supported by code generation yet", what);
+    diag_help(cg->ctx, d, "code generation covers the SIMT subset for now (scalars, vectors, "
+                          "global and shared memory, barriers, shuffles, reductions); "
+                          "see codegen/README.md");
+}
+
+int cg_const_int(Cg *cg, NodeId e, int64_t *out)
+{
+    return cg_eval_int(cg->k, e, NULL, out);
+}
+
+/* ---- kernels ---------------------------------------------------------------- */
+
+static int arg_written(Kernel *k, NodeId arg)
+{
+    for (uint32_t i = 1; i < k->nnodes; i++) {
+        Node *n = &k->nodes[i];
+        NodeId ref = 0;
+        if (n->op == OP_STORE || n->op == OP_ASSIGN)
+            ref = n->a;
+        else if (n->op == OP_TMA_STORE)
+            ref = n->a;
+        while (ref && (k->nodes[ref].op == OP_INDEX || k->nodes[ref].op == OP_TRANS))
+            ref = k->nodes[ref].a;
+        if (ref && k->nodes[ref].op == OP_NAME && k->nodes[ref].decl == arg)
+            return 1;
+    }
+    return 0;
+}
+
+static int in_reference(Kernel *k, NodeId id)
+{
+    (void)k;
+    (void)id;
+    return 0;
+}
+
+static void lower_kernel(Cg *cg, Kernel *k)
+{
+    CakeCtx *ctx = cg->ctx;
+    cg->k = k;
+    cg->nval = k->nnodes;
+    cg->val = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *cg->val);
+    cg->tys = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *cg->tys);
+    cg->nscratch = 0;
+    cg->loop_depth = 0;
+    int ok = 0;
+    cg->block_threads = cg_threads_of(k, cg->tg, &ok);
+    if (!ok) {
+        Diag *d = diag_report(ctx, E0904, k->block_span.hi ? k->block_span : k->span,
+                              "the block size of kernel '%s' must be a compile-time constant "
+                              "in 1..1024", ir_symstr(ctx, k->name));
+        diag_help(ctx, d, "write `threads 256` (or an expression over params)");
+        cg->failed = 1;
+        cg->block_threads = 32;
+    }
+
+    LLVMTypeRef ps[64];
+    uint32_t np = 0;
+    if (k->nargs + k->ndims > 64) {
+        diag_report(ctx, E0902, k->span, "more than 64 kernel parameters");
+        cg->failed = 1;
+        return;
+    }
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        Node *a = ir_get(k, k->args[i]);
+        Node *t = ir_get(k, a->a);
+        if (t->op == OP_GTYPE)
+            ps[np++] = cg->tptr_g;
+        else if (t->dtype == DT_BOOL)
+            ps[np++] = cg->ti8;
+        else
+            ps[np++] = cg_llvm_type(cg, (CgTy){t->dtype, t->lanes ? t->lanes : 1, 0});
+    }
+    for (uint32_t i = 0; i < k->ndims; i++)
+        ps[np++] = cg->ti32;
+    LLVMTypeRef ft = LLVMFunctionType(cg->tvoid, ps, np, 0);
+    const char *name = ir_symstr(ctx, k->name);
+    cg->fn = LLVMAddFunction(cg->mod, name, ft);
+    cg->t->mark_kernel(cg, cg->fn, cg->block_threads);
+
+    cg->alloca_bb = cg_block(cg, "entry");
+    LLVMBasicBlockRef body = cg_block(cg, "body");
+    LLVMPositionBuilderAtEnd(cg->ab, cg->alloca_bb);
+    LLVMPositionBuilderAtEnd(cg->b, body);
+
+    unsigned kind_noalias = LLVMGetEnumAttributeKindForName("noalias", 7);
+    unsigned kind_ro = LLVMGetEnumAttributeKindForName("readonly", 8);
+    unsigned kind_nocap = LLVMGetEnumAttributeKindForName("nocapture", 9);
+    unsigned kind_align = LLVMGetEnumAttributeKindForName("align", 5);
+    np = 0;
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        NodeId aid = k->args[i];
+        Node *a = ir_get(k, aid);
+        Node *t = ir_get(k, a->a);
+        LLVMValueRef p = LLVMGetParam(cg->fn, np);
+        LLVMSetValueName2(p, ir_symstr(ctx, a->name), strlen(ir_symstr(ctx, a->name)));
+        if (t->op == OP_GTYPE) {
+            unsigned idx = np + 1;
+            LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_noalias, 0));
+            LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_nocap, 0));
+            uint64_t al = t->v.attr.align > 16 ? t->v.attr.align : 16;
+            LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_align, al));
+            if (!arg_written(k, aid))
+                LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_ro, 0));
+            cg->val[aid] = p;
+        } else if (t->dtype == DT_BOOL) {
+            cg->val[aid] = LLVMBuildTrunc(cg->b, p, cg->ti1, "");
+        } else {
+            cg->val[aid] = p;
+        }
+        np++;
+    }
+    for (uint32_t i = 0; i < k->ndims; i++) {
+        LLVMValueRef p = LLVMGetParam(cg->fn, np++);
+        const char *dn = ir_symstr(ctx, ir_get(k, k->dims[i])->name);
+        LLVMSetValueName2(p, dn, strlen(dn));
+        cg->val[k->dims[i]] = p;
+    }
+    (void)in_reference;
+
+    cg_kernel(cg);
+
+    if (!LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)))
+        LLVMBuildRetVoid(cg->b);
+    LLVMBuildBr(cg->ab, body);
+}
+
+/* ---- the pipeline ------------------------------------------------------------ */
+
+static char *dup_buf(const char *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (!s)
+        return NULL;
+    memcpy(s, p, n);
+    s[n] = 0;
+    return s;
+}
+
+typedef struct {
+    LLVMContextRef lc;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b, ab;
+    LLVMTargetMachineRef tm;
+} LlvmState;
+
+static void llvm_free(LlvmState *s)
+{
+    if (s->b) LLVMDisposeBuilder(s->b);
+    if (s->ab) LLVMDisposeBuilder(s->ab);
+    if (s->mod) LLVMDisposeModule(s->mod);
+    if (s->tm) LLVMDisposeTargetMachine(s->tm);
+    if (s->lc) LLVMContextDispose(s->lc);
+    memset(s, 0, sizeof *s);
+}
+
+static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
+                     const CgOptions *opt, char **out, size_t *len, LlvmState *st)
+{
+    const CgTarget *t = target_hooks(tg);
+    int amd = t == &cg_amdgpu;
+    init_targets();
+
+    char *err = NULL;
+    LLVMTargetRef target;
+    if (LLVMGetTargetFromTriple(t->triple, &target, &err))
+        ir_bug(ctx, "LLVM has no target %s: %s", t->triple, err ? err : "");
+    st->tm = LLVMCreateTargetMachine(target, t->triple, t->cpu(tg), t->features(tg),
+                                     opt->opt_level >= 2 ? LLVMCodeGenLevelAggressive
+                                     : opt->opt_level == 1 ? LLVMCodeGenLevelLess
+                                                           : LLVMCodeGenLevelNone,
+                                     amd ? LLVMRelocPIC : LLVMRelocDefault, LLVMCodeModelDefault);
+    if (!st->tm)
+        ir_bug(ctx, "cannot create an LLVM target machine for %s", ir_target_names[tg]);
+
+    Cg cg = {0};
+    cg.ctx = ctx;
+    cg.tg = tg;
+    cg.t = t;
+    cg.fast_div = opt->fast_div;
+    st->lc = cg.lc = LLVMContextCreate();
+    st->mod = cg.mod = LLVMModuleCreateWithNameInContext("cake", cg.lc);
+    LLVMSetTarget(cg.mod, t->triple);
+    LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(st->tm);
+    char *dls = LLVMCopyStringRepOfTargetData(dl);
+    LLVMSetDataLayout(cg.mod, dls);
+    LLVMDisposeMessage(dls);
+    LLVMDisposeTargetData(dl);
+    st->b = cg.b = LLVMCreateBuilderInContext(cg.lc);
+    st->ab = cg.ab = LLVMCreateBuilderInContext(cg.lc);
+    cg.tvoid = LLVMVoidTypeInContext(cg.lc);
+    cg.ti1 = LLVMInt1TypeInContext(cg.lc);
+    cg.ti8 = LLVMInt8TypeInContext(cg.lc);
+    cg.ti16 = LLVMInt16TypeInContext(cg.lc);
+    cg.ti32 = LLVMInt32TypeInContext(cg.lc);
+    cg.ti64 = LLVMInt64TypeInContext(cg.lc);
+    cg.tf16 = LLVMHalfTypeInContext(cg.lc);
+    cg.tbf16 = LLVMBFloatTypeInContext(cg.lc);
+    cg.tf32 = LLVMFloatTypeInContext(cg.lc);
+    cg.tf64 = LLVMDoubleTypeInContext(cg.lc);
+    cg.tptr_g = LLVMPointerTypeInContext(cg.lc, 1);
+    cg.tptr_s = LLVMPointerTypeInContext(cg.lc, t->shared_as);
+    cg.tptr = LLVMPointerTypeInContext(cg.lc, amd ? 5 : 0);
+
+    uint32_t nerr = ctx->nerrors;
+    for (uint32_t i = 0; i < m->nkernels; i++)
+        if (!k || m->kernels[i] == k)
+            lower_kernel(&cg, m->kernels[i]);
+    if (cg.failed || ctx->nerrors > nerr)
+        return 1;
+
+    if (!opt->no_verify) {
+        char *msg = NULL;
+        if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg)) {
+            char *s = LLVMPrintModuleToString(cg.mod);
+            fprintf(stderr, "%s\n", s);
+            LLVMDisposeMessage(s);
+            ir_bug(ctx, "code generation produced invalid LLVM IR: %s", msg ? msg : "");
+        }
+        LLVMDisposeMessage(msg);
+    }
+    if (what == CG_EMIT_LLVM && opt->llvm_before_passes) {
+        char *s = LLVMPrintModuleToString(cg.mod);
+        *out = dup_buf(s, strlen(s));
+        *len = strlen(s);
+        LLVMDisposeMessage(s);
+        return 0;
+    }
+    if (opt->opt_level > 0) {
+        char pipeline[32];
+        snprintf(pipeline, sizeof pipeline, "default<O%d>", opt->opt_level > 3 ? 3 : opt->opt_level);
+        LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+        LLVMErrorRef e = LLVMRunPasses(cg.mod, pipeline, st->tm, po);
+        LLVMDisposePassBuilderOptions(po);
+        if (e) {
+            char *msg = LLVMGetErrorMessage(e);
+            char *copy = ir_fmt(ctx, "%s", msg);
+            LLVMDisposeErrorMessage(msg);
+            ir_bug(ctx, "LLVM pass pipeline failed: %s", copy);
+        }
+    }
+    if (what == CG_EMIT_LLVM) {
+        char *s = LLVMPrintModuleToString(cg.mod);
+        *len = strlen(s);
+        *out = dup_buf(s, *len);
+        LLVMDisposeMessage(s);
+        return 0;
+    }
+    LLVMCodeGenFileType ft = (what == CG_EMIT_PTX || !amd) ? LLVMAssemblyFile : LLVMObjectFile;
+    if (what == CG_EMIT_PTX && amd)
+        ft = LLVMAssemblyFile; /* AMDGCN assembly text */
+    LLVMMemoryBufferRef mb = NULL;
+    if (LLVMTargetMachineEmitToMemoryBuffer(st->tm, cg.mod, ft, &err, &mb)) {
+        char *copy = ir_fmt(ctx, "%s", err ? err : "");
+        LLVMDisposeMessage(err);
+        ir_bug(ctx, "LLVM code emission failed: %s", copy);
+    }
+    const char *p = LLVMGetBufferStart(mb);
+    size_t n = LLVMGetBufferSize(mb);
+    int rc = 0;
+    if (what == CG_EMIT_HSACO && amd) {
+        rc = cg_link_hsaco(ctx, opt, p, n, out, len);
+    } else {
+        *out = dup_buf(p, n);
+        *len = n;
+    }
+    LLVMDisposeMemoryBuffer(mb);
+    return rc;
+}
+
+int cg_emit(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
+            const CgOptions *opt, char **out, size_t *len)
+{
+    static const CgOptions defaults = {.opt_level = 3};
+    const CgOptions *volatile o = opt ? opt : &defaults;
+    *out = NULL;
+    *len = 0;
+    if (what == CG_EMIT_HSACO && target_hooks(tg) != &cg_amdgpu) {
+        diag_report(ctx, E0002, IR_NOSPAN, "--emit hsaco needs an AMDGPU target (gfx90a, gfx942), "
+                                           "not %s", ir_target_names[tg]);
+        return 1;
+    }
+    if (tg == TG_SM100A) {
+        diag_report(ctx, E0902, k ? k->span : IR_NOSPAN,
+                    "target sm_100a is not supported by code generation yet (LLVM 19)");
+        return 1;
+    }
+    LlvmState st = {0};
+    jmp_buf jb, *saved = ctx->bug_jmp;
+    ctx->bug_jmp = &jb;
+    int rc;
+    if (setjmp(jb)) {
+        ctx->bug_jmp = saved;
+        llvm_free(&st);
+        free(*out);
+        *out = NULL;
+        *len = 0;
+        return 2; /* ctx->bug_msg says what; the caller prints it and exits 2 */
+    }
+    rc = emit_body(ctx, m, k, tg, what, o, out, len, &st);
+    ctx->bug_jmp = saved;
+    llvm_free(&st);
+    return rc;
+}

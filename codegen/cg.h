@@ -1,0 +1,111 @@
+/* cg.h — code generation: TIR kernels → LLVM IR → PTX (NVPTX) or AMDGCN code
+ * objects (AMDGPU), through the LLVM C API (LLVM 19).
+ *
+ * One shared lowering (builder.c, cg_*.c) with a small per-target hook table
+ * (nvptx.c, amdgpu.c). The input is a resolved (and, once the verifier fills
+ * Node.type, verified) kernel after pass_run_all (passes/pipeline.h).
+ *
+ * ======================= THE KERNEL ABI (runtime contract) =================
+ *
+ * Symbol. The kernel's LLVM function, PTX .entry and AMDHSA kernel descriptor
+ * are all named exactly as the kernel (`kernel rmsnorm` → "rmsnorm"); there is
+ * no mangling. (The AMDHSA descriptor symbol is "rmsnorm.kd", as usual.)
+ *
+ * Parameters, in this order:
+ *   1. every `arg`, in declaration order:
+ *        - a global tensor  → one pointer to its first element, 8 bytes
+ *          (ptr addrspace(1); PTX .param .u64; AMDHSA global_buffer). The
+ *          pointer must be aligned to 16 bytes (cuMemAlloc/hipMalloc give
+ *          256) or to the tensor's `align` when larger. Tensor arguments are
+ *          `noalias` (like C `__restrict__`): two arguments must not overlap
+ *          in memory unless neither is written. Arguments never written by
+ *          the kernel are also marked readonly (lets NVPTX use ld.global.nc).
+ *        - a scalar         → by value, in its dtype: i8/u8/bool 1 byte
+ *          (bool is passed as an i8 0/1), i16/u16/f16/bf16 2, i32/u32/f32 4,
+ *          i64/u64/f64 8; natural alignment (CUDA's kernelParams / HIP's
+ *          kernarg layout rules apply unchanged).
+ *   2. then every symbolic dim of Kernel.dims, in order, as i32 (4 bytes).
+ *      A dim must be in 0 .. 2^31-1.
+ *   Strides of a tensor are NOT parameters: they are the `strides [..]`
+ *   expressions of its type (over params and dims), or row-major from its
+ *   dims by default.
+ *
+ * Launch. grid = the `grid [g0, g1, g2]` clause evaluated on the dims and
+ *   params (missing extents are 1) → (gridDim.x, .y, .z) = (g0, g1, g2).
+ *   block = (T, 1, 1) with T = `threads T`, or 32·W for `warps W`, or 128·G for
+ *   `warpgroups G` on NVPTX; on AMDGPU a warp is a 64-lane wavefront, so
+ *   `warps W` is 64·W threads (`threads T` is T on both). The block size is
+ *   a compile-time constant: the PTX carries .reqntid T and the code object
+ *   amdgpu-flat-work-group-size "T,T"; launching with another block size is
+ *   an error (CUDA refuses; results are undefined on HIP). cg_launch_dims
+ *   below does this arithmetic for the runtime.
+ * Dynamic shared memory: none (0 bytes). Every `shared` declaration and every
+ *   reduce.block scratch is static (.shared in PTX; LDS in the code object's
+ *   group_segment_fixed_size).
+ *
+ * ===========================================================================
+ *
+ * Index arithmetic: thread/block ids, dims, params, loop variables and
+ * integer literals are i32; the element offset of a tensor access is computed
+ * in i64 (each index sign-extended, multiplied by its i64 stride), so a tensor
+ * may hold more than 2^31 elements while each dim (and each index) stays
+ * below 2^31. Arithmetic on i32 index values wraps (no nsw/nuw flags).
+ */
+#ifndef CAKE_CG_H
+#define CAKE_CG_H
+
+#include "ir.h"
+
+typedef enum {
+    CG_EMIT_LLVM,   /* textual LLVM IR after the optimization pipeline */
+    CG_EMIT_PTX,    /* PTX text (NVPTX targets) */
+    CG_EMIT_OBJ,    /* relocatable ELF object (AMDGPU targets; NVPTX: same as PTX) */
+    CG_EMIT_HSACO   /* AMDGPU code object (the object linked with ld.lld -shared) */
+} CgEmit;
+
+typedef struct {
+    int opt_level;          /* 0..3; the default options use 3 ("default<O3>") */
+    int no_verify;          /* skip LLVMVerifyModule (never in tests) */
+    int llvm_before_passes; /* CG_EMIT_LLVM: print the IR before the pipeline */
+    int fast_div;           /* f32 x / y as div.approx.f32 (NVPTX) or x * rcp(y) (AMDGPU)
+                               instead of the IEEE correctly rounded division */
+    const char *lld;        /* ld.lld to run; NULL: $CAKE_LLD, then ld.lld-19 / ld.lld
+                               next to llvm-config-19 --bindir, then PATH */
+} CgOptions;
+
+/* What the runtime needs to launch a kernel; all extents evaluated. */
+typedef struct {
+    uint32_t grid[3];
+    uint32_t block[3];
+    uint32_t shared_bytes;  /* static shared memory the kernel declares (info only) */
+    uint32_t dyn_shared_bytes; /* always 0 for now */
+} CgLaunch;
+
+/* Lowers kernel k of module m (k == NULL: every kernel of m into one module)
+ * for target tg and emits `what`. On success returns 0 and *out is a malloc'd
+ * buffer of *len bytes (NUL-terminated for the text forms; free() it).
+ * Returns 1 when diagnostics were reported into ctx (e.g. E0902 for an op
+ * code generation does not handle yet), 2 on an internal error (ctx->bug_msg
+ * says what; the LLVM verifier's report is in it), 3 when a tool is missing
+ * (ld.lld for CG_EMIT_HSACO; E0903 reported). */
+int cg_emit(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
+            const CgOptions *opt, char **out, size_t *len);
+
+/* Evaluates the launch configuration of k for target tg given the values of
+ * its symbolic dims (dim_values[i] for k->dims[i]). Returns 0, or 1 with a
+ * diagnostic if an extent is not computable or out of range. */
+int cg_launch_dims(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_values,
+                   CgLaunch *out);
+
+/* The block size in threads of k on tg (threads / warps / warpgroups clause
+ * evaluated on its params); 0 with a diagnostic if it is not a constant. */
+uint32_t cg_block_threads(CakeCtx *ctx, const Kernel *k, Target tg);
+
+/* Bytes of static shared memory k uses on tg: its `shared` declarations and
+ * the reduce.block scratch code generation adds. */
+uint32_t cg_shared_bytes(CakeCtx *ctx, const Kernel *k, Target tg);
+
+/* "nvptx64-nvidia-cuda" or "amdgcn-amd-amdhsa". */
+const char *cg_triple(Target tg);
+
+#endif

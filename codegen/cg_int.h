@@ -1,0 +1,142 @@
+/* cg_int.h — internals shared by the code generator's files: the lowering
+ * state (Cg), value types (CgTy), the per-target hook table (CgTarget) and
+ * the small LLVM helpers of builder.c. Not for use outside codegen/. */
+#ifndef CAKE_CG_INT_H
+#define CAKE_CG_INT_H
+
+#include <llvm-c/Core.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
+#include "cg.h"
+
+/* The type of a scalar or vector value. weak: an integer/float literal or a
+ * compile-time param, whose type adapts to the other operand (2 * x). */
+typedef struct { uint8_t dt, lanes, weak; } CgTy;
+
+typedef struct Cg Cg;
+
+enum { SHFL_XOR, SHFL_DOWN, SHFL_UP, SHFL_IDX };
+
+/* Everything that differs between NVPTX and AMDGPU. */
+typedef struct CgTarget {
+    const char *triple;
+    const char *(*cpu)(Target tg);
+    const char *(*features)(Target tg);
+    uint32_t warp_size;
+    uint32_t shared_as;            /* address space of shared memory / LDS */
+    /* thread.x and block.x/y/z: i32 values */
+    LLVMValueRef (*tid_x)(Cg *);
+    LLVMValueRef (*ctaid)(Cg *, int dim);
+    /* makes a value uniform across the warp where the target profits (AMD readfirstlane) */
+    LLVMValueRef (*uniform)(Cg *, LLVMValueRef i32);
+    void (*barrier)(Cg *);                                   /* sync */
+    void (*named_barrier)(Cg *, LLVMValueRef id, LLVMValueRef count, int arrive, Span);
+    void (*fence)(Cg *);                                     /* fence (block scope) */
+    /* a 32-bit shuffle: v is i32; arg is the lane mask / delta / source lane */
+    LLVMValueRef (*shfl)(Cg *, int kind, LLVMValueRef v, LLVMValueRef arg);
+    /* f32 math: op is OP_EXP2 .. OP_RCP etc.; returns NULL when the shared code
+       should use its generic lowering */
+    LLVMValueRef (*math_f32)(Cg *, Op op, LLVMValueRef x);
+    LLVMValueRef (*fdiv_f32)(Cg *, LLVMValueRef a, LLVMValueRef b);
+    void (*mark_kernel)(Cg *, LLVMValueRef fn, uint32_t threads);
+} CgTarget;
+
+extern const CgTarget cg_nvptx;
+extern const CgTarget cg_amdgpu;
+
+/* A resolved memory reference: x[i, j : +8] */
+typedef struct {
+    LLVMValueRef ptr;      /* address of the first element */
+    CgTy elem;             /* element dtype, lanes = extent of the access */
+    uint32_t align;        /* bytes */
+    int contiguous;        /* lanes are adjacent in memory */
+    LLVMValueRef stride;   /* i64 element stride of the last dim when not contiguous */
+    uint32_t space;        /* Space */
+    int inbounds;
+} CgRef;
+
+struct Cg {
+    CakeCtx *ctx;
+    Kernel *k;
+    Target tg;
+    const CgTarget *t;
+    LLVMContextRef lc;
+    LLVMModuleRef mod;
+    LLVMBuilderRef b;
+    LLVMBuilderRef ab;          /* positioned in the alloca block */
+    LLVMBasicBlockRef alloca_bb;
+    LLVMValueRef fn;
+    LLVMValueRef *val;          /* per NodeId: the value (or address) a declaration binds */
+    CgTy *tys;                  /* per NodeId: cg_ty's cache (lanes 0 = not computed) */
+    uint32_t nval;
+    NodeId at;                  /* the node being lowered (for diagnostics) */
+    uint32_t block_threads;
+    uint32_t loop_depth;
+    uint32_t nscratch;
+    int failed;
+    int fast_div;
+    LLVMTypeRef tvoid, ti1, ti8, ti16, ti32, ti64, tf16, tbf16, tf32, tf64, tptr_g, tptr_s, tptr;
+};
+
+/* ---- builder.c: LLVM helpers --------------------------------------------- */
+LLVMTypeRef cg_llvm_type(Cg *, CgTy);
+LLVMTypeRef cg_scalar_type(Cg *, DType);
+LLVMValueRef cg_i32(Cg *, int64_t);
+LLVMValueRef cg_i64(Cg *, int64_t);
+LLVMValueRef cg_intrin(Cg *, const char *name, LLVMTypeRef *overloads, unsigned noverloads,
+                       LLVMValueRef *args, unsigned nargs);
+LLVMValueRef cg_call(Cg *, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n);
+LLVMValueRef cg_asm(Cg *, LLVMTypeRef ret, const char *text, const char *cons,
+                    LLVMValueRef *args, unsigned n, int side_effects);
+LLVMValueRef cg_alloca(Cg *, LLVMTypeRef, const char *name);
+LLVMBasicBlockRef cg_block(Cg *, const char *name);
+void cg_unsupported(Cg *, NodeId, const char *what);
+int cg_const_int(Cg *, NodeId, int64_t *out);
+LLVMValueRef cg_shared_global(Cg *, LLVMTypeRef ty, const char *name, uint32_t align);
+
+/* ---- cg_types.c: the one place that decides expression types ------------ */
+CgTy cg_ty(Cg *, NodeId);
+CgTy cg_decl_ty(Cg *, NodeId decl);
+CgTy cg_unify(CgTy a, CgTy b);
+int cg_is_float(CgTy);
+int cg_is_signed(CgTy);
+int cg_is_int(CgTy);
+CgTy cg_scalar(DType);
+
+/* ---- cg_expr.c ----------------------------------------------------------- */
+LLVMValueRef cg_expr(Cg *, NodeId e, CgTy want);     /* value converted to `want` */
+LLVMValueRef cg_expr_nat(Cg *, NodeId e, CgTy *ty);  /* value in its own type */
+LLVMValueRef cg_cond(Cg *, NodeId e);                /* i1 */
+LLVMValueRef cg_binop(Cg *, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Span);
+
+/* ---- cg_math.c ----------------------------------------------------------- */
+LLVMValueRef cg_convert(Cg *, LLVMValueRef v, CgTy from, CgTy to);
+LLVMValueRef cg_splat(Cg *, LLVMValueRef scalar, unsigned lanes);
+LLVMValueRef cg_math(Cg *, Op op, LLVMValueRef *args, unsigned n, CgTy ty, NodeId at);
+LLVMValueRef cg_fdiv(Cg *, LLVMValueRef a, LLVMValueRef b, CgTy ty);
+LLVMValueRef cg_horizontal(Cg *, Op op, LLVMValueRef v, CgTy vty, CgTy rty);
+LLVMValueRef cg_dot(Cg *, LLVMValueRef a, CgTy ta, LLVMValueRef b, CgTy tb, CgTy rty);
+LLVMValueRef cg_minmax(Cg *, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy ty);
+
+/* ---- cg_mem.c ------------------------------------------------------------ */
+int cg_ref(Cg *, NodeId ref, CgRef *out);
+LLVMValueRef cg_load(Cg *, const CgRef *, NodeId mask, Span);
+void cg_store(Cg *, const CgRef *, LLVMValueRef v, NodeId mask, Span);
+void cg_declare_shared(Cg *, NodeId decl);
+
+/* ---- cg_reduce.c --------------------------------------------------------- */
+LLVMValueRef cg_shuffle(Cg *, int kind, LLVMValueRef v, CgTy ty, LLVMValueRef arg);
+LLVMValueRef cg_warp_reduce(Cg *, Op op, LLVMValueRef v, CgTy ty);
+LLVMValueRef cg_block_reduce(Cg *, Op op, LLVMValueRef v, CgTy ty);
+LLVMValueRef cg_lane(Cg *);
+LLVMValueRef cg_warp_id(Cg *);
+
+/* ---- cg_stmt.c ----------------------------------------------------------- */
+void cg_block_stmts(Cg *, NodeId block);
+void cg_kernel(Cg *);
+
+/* ---- cg_const.c: compile-time integers (params, dims given) -------------- */
+int cg_eval_int(const Kernel *, NodeId, const int64_t *dim_values, int64_t *out);
+uint32_t cg_threads_of(const Kernel *, Target, int *ok);
+
+#endif

@@ -1,0 +1,262 @@
+/* cg_math.c — conversions and math: casts with correct rounding (f32→bf16 and
+ * f32→f16 round to nearest even, float→int saturates with NaN → 0), 16-bit
+ * float arithmetic carried out in f32 and rounded once, math builtins through
+ * the target's hooks, dot products and horizontal reductions. */
+#include "cg_int.h"
+
+LLVMValueRef cg_splat(Cg *cg, LLVMValueRef s, unsigned lanes)
+{
+    if (lanes <= 1)
+        return s;
+    LLVMTypeRef vt = LLVMVectorType(LLVMTypeOf(s), lanes);
+    LLVMValueRef v = LLVMBuildInsertElement(cg->b, LLVMGetUndef(vt), s, cg_i32(cg, 0), "");
+    LLVMValueRef mask = LLVMConstNull(LLVMVectorType(cg->ti32, lanes));
+    return LLVMBuildShuffleVector(cg->b, v, LLVMGetUndef(vt), mask, "");
+}
+
+static int is_small_float(uint8_t dt)
+{
+    return dt == DT_F16 || dt == DT_BF16;
+}
+
+static int unsupported_dtype(uint8_t dt)
+{
+    return dt == DT_E4M3 || dt == DT_E5M2 || dt == DT_TF32;
+}
+
+LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, CgTy from, CgTy to)
+{
+    LLVMBuilderRef b = cg->b;
+    if (from.lanes == 1 && to.lanes > 1) {
+        CgTy s = to;
+        s.lanes = 1;
+        return cg_splat(cg, cg_convert(cg, v, from, s), to.lanes);
+    }
+    if (from.lanes != to.lanes) {
+        if (cg->at)
+            cg_unsupported(cg, cg->at, ir_fmt(cg->ctx, "a vector of %u lanes where %u are expected",
+                                              from.lanes, to.lanes));
+        return LLVMGetUndef(cg_llvm_type(cg, to));
+    }
+    if (from.dt == to.dt)
+        return v;
+    LLVMTypeRef tt = cg_llvm_type(cg, to);
+    if ((unsupported_dtype(from.dt) || unsupported_dtype(to.dt)) && cg->at) {
+        cg_unsupported(cg, cg->at, ir_fmt(cg->ctx, "conversion from %s to %s",
+                                          ir_dtypes[from.dt].spelling, ir_dtypes[to.dt].spelling));
+        return LLVMGetUndef(tt);
+    }
+    int ff = cg_is_float(from), tf = cg_is_float(to);
+    if (to.dt == DT_BOOL) {
+        if (ff)
+            return LLVMBuildFCmp(b, LLVMRealUNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+        return LLVMBuildICmp(b, LLVMIntNE, v, LLVMConstNull(LLVMTypeOf(v)), "");
+    }
+    if (ff && tf) {
+        int fb = ir_dtypes[from.dt].bits, tb = ir_dtypes[to.dt].bits;
+        if (fb == tb) { /* f16 <-> bf16 through f32 (exact, then one rounding) */
+            CgTy mid = to;
+            mid.dt = DT_F32;
+            return cg_convert(cg, cg_convert(cg, v, from, mid), mid, to);
+        }
+        return fb < tb ? LLVMBuildFPExt(b, v, tt, "") : LLVMBuildFPTrunc(b, v, tt, "");
+    }
+    if (ff) { /* float → int: saturating, NaN → 0 */
+        LLVMTypeRef ov[2] = {tt, LLVMTypeOf(v)};
+        LLVMValueRef a[1] = {v};
+        if (is_small_float(from.dt)) {
+            CgTy mid = from;
+            mid.dt = DT_F32;
+            a[0] = cg_convert(cg, v, from, mid);
+            ov[1] = LLVMTypeOf(a[0]);
+        }
+        return cg_intrin(cg, cg_is_signed(to) ? "llvm.fptosi.sat" : "llvm.fptoui.sat", ov, 2, a, 1);
+    }
+    if (tf) /* int → float: round to nearest even */
+        return cg_is_signed(from) ? LLVMBuildSIToFP(b, v, tt, "") : LLVMBuildUIToFP(b, v, tt, "");
+    int fb = ir_dtypes[from.dt].bits, tb = ir_dtypes[to.dt].bits;
+    if (fb == tb)
+        return v;
+    if (fb > tb)
+        return LLVMBuildTrunc(b, v, tt, "");
+    return cg_is_signed(from) ? LLVMBuildSExt(b, v, tt, "") : LLVMBuildZExt(b, v, tt, "");
+}
+
+static CgTy wide(CgTy t)
+{
+    if (is_small_float(t.dt))
+        t.dt = DT_F32;
+    return t;
+}
+
+LLVMValueRef cg_fdiv(Cg *cg, LLVMValueRef a, LLVMValueRef b, CgTy ty)
+{
+    if (!cg->fast_div || ty.dt != DT_F32 || LLVMIsConstant(b))
+        return LLVMBuildFDiv(cg->b, a, b, "");
+    if (ty.lanes == 1)
+        return cg->t->fdiv_f32(cg, a, b);
+    LLVMValueRef r = LLVMGetUndef(LLVMTypeOf(a));
+    for (unsigned i = 0; i < ty.lanes; i++) {
+        LLVMValueRef ix = cg_i32(cg, i);
+        LLVMValueRef x = cg->t->fdiv_f32(cg, LLVMBuildExtractElement(cg->b, a, ix, ""),
+                                         LLVMBuildExtractElement(cg->b, b, ix, ""));
+        r = LLVMBuildInsertElement(cg->b, r, x, ix, "");
+    }
+    return r;
+}
+
+LLVMValueRef cg_minmax(Cg *cg, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy ty)
+{
+    LLVMValueRef args[2] = {a, b};
+    if (cg_is_float(ty)) {
+        if (is_small_float(ty.dt)) {
+            CgTy w = wide(ty);
+            LLVMValueRef r = cg_minmax(cg, is_max, cg_convert(cg, a, ty, w), cg_convert(cg, b, ty, w), w);
+            return cg_convert(cg, r, w, ty);
+        }
+        LLVMTypeRef ov[1] = {LLVMTypeOf(a)};
+        return cg_intrin(cg, is_max ? "llvm.maxnum" : "llvm.minnum", ov, 1, args, 2);
+    }
+    LLVMTypeRef ov[1] = {LLVMTypeOf(a)};
+    const char *n = cg_is_signed(ty) ? (is_max ? "llvm.smax" : "llvm.smin")
+                                     : (is_max ? "llvm.umax" : "llvm.umin");
+    return cg_intrin(cg, n, ov, 1, args, 2);
+}
+
+/* one f32 lane of a unary math builtin */
+static LLVMValueRef math_f32(Cg *cg, Op op, LLVMValueRef x)
+{
+    LLVMValueRef r = cg->t->math_f32(cg, op, x);
+    if (r)
+        return r;
+    LLVMBuilderRef b = cg->b;
+    LLVMTypeRef ov[1] = {cg->tf32};
+    LLVMValueRef a[1] = {x};
+    switch (op) {
+    case OP_SQRT: return cg_intrin(cg, "llvm.sqrt", ov, 1, a, 1);
+    case OP_TANH: { /* 1 - 2 / (exp2(2 x log2 e) + 1) */
+        LLVMValueRef e = math_f32(cg, OP_EXP2, LLVMBuildFMul(b, x, LLVMConstReal(cg->tf32, 2.8853900817779268), ""));
+        LLVMValueRef d = LLVMBuildFAdd(b, e, LLVMConstReal(cg->tf32, 1.0), "");
+        LLVMValueRef q = cg->t->fdiv_f32(cg, LLVMConstReal(cg->tf32, 2.0), d);
+        return LLVMBuildFSub(b, LLVMConstReal(cg->tf32, 1.0), q, "");
+    }
+    case OP_RSQRT:
+        return cg->t->fdiv_f32(cg, LLVMConstReal(cg->tf32, 1.0), cg_intrin(cg, "llvm.sqrt", ov, 1, a, 1));
+    case OP_RCP: return cg->t->fdiv_f32(cg, LLVMConstReal(cg->tf32, 1.0), x);
+    default: return NULL;
+    }
+}
+
+static LLVMValueRef math_f64(Cg *cg, Op op, LLVMValueRef x)
+{
+    LLVMTypeRef ov[1] = {cg->tf64};
+    LLVMValueRef a[1] = {x};
+    switch (op) {
+    case OP_SQRT: return cg_intrin(cg, "llvm.sqrt", ov, 1, a, 1);
+    case OP_RSQRT:
+        return LLVMBuildFDiv(cg->b, LLVMConstReal(cg->tf64, 1.0), cg_intrin(cg, "llvm.sqrt", ov, 1, a, 1), "");
+    case OP_RCP: return LLVMBuildFDiv(cg->b, LLVMConstReal(cg->tf64, 1.0), x, "");
+    default: return NULL;
+    }
+}
+
+static LLVMValueRef per_lane(Cg *cg, Op op, LLVMValueRef v, CgTy ty, NodeId at)
+{
+    LLVMValueRef (*f)(Cg *, Op, LLVMValueRef) = ty.dt == DT_F64 ? math_f64 : math_f32;
+    if (ty.lanes == 1) {
+        LLVMValueRef r = f(cg, op, v);
+        if (!r) {
+            cg_unsupported(cg, at, ir_fmt(cg->ctx, "%s on %s", ir_ops[op].spelling, ir_dtypes[ty.dt].spelling));
+            return LLVMGetUndef(LLVMTypeOf(v));
+        }
+        return r;
+    }
+    LLVMValueRef r = LLVMGetUndef(LLVMTypeOf(v));
+    CgTy s = ty;
+    s.lanes = 1;
+    for (unsigned i = 0; i < ty.lanes; i++) {
+        LLVMValueRef ix = cg_i32(cg, i);
+        LLVMValueRef x = per_lane(cg, op, LLVMBuildExtractElement(cg->b, v, ix, ""), s, at);
+        r = LLVMBuildInsertElement(cg->b, r, x, ix, "");
+    }
+    return r;
+}
+
+/* args are already converted to ty (the builtin's result type) */
+LLVMValueRef cg_math(Cg *cg, Op op, LLVMValueRef *args, unsigned n, CgTy ty, NodeId at)
+{
+    if (is_small_float(ty.dt) && op != OP_ABS) {
+        CgTy w = wide(ty);
+        LLVMValueRef wa[3];
+        for (unsigned i = 0; i < n && i < 3; i++)
+            wa[i] = cg_convert(cg, args[i], ty, w);
+        return cg_convert(cg, cg_math(cg, op, wa, n, w, at), w, ty);
+    }
+    LLVMTypeRef ov[1] = {LLVMTypeOf(args[0])};
+    switch (op) {
+    case OP_ABS:
+        if (cg_is_float(ty))
+            return cg_intrin(cg, "llvm.fabs", ov, 1, args, 1);
+        if (!cg_is_signed(ty))
+            return args[0];
+        {
+            LLVMValueRef a[2] = {args[0], LLVMConstInt(cg->ti1, 0, 0)};
+            return cg_intrin(cg, "llvm.abs", ov, 1, a, 2);
+        }
+    case OP_MAX: return cg_minmax(cg, 1, args[0], args[1], ty);
+    case OP_MIN: return cg_minmax(cg, 0, args[0], args[1], ty);
+    case OP_FMA:
+        if (cg_is_float(ty))
+            return cg_intrin(cg, "llvm.fma", ov, 1, args, 3);
+        return LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, args[0], args[1], ""), args[2], "");
+    default: break;
+    }
+    if (!cg_is_float(ty)) {
+        cg_unsupported(cg, at, ir_fmt(cg->ctx, "%s of an integer", ir_ops[op].spelling));
+        return LLVMGetUndef(LLVMTypeOf(args[0]));
+    }
+    return per_lane(cg, op, args[0], ty, at);
+}
+
+/* hsum / hmax of a vector, accumulated in rty (f32 for 16-bit floats) */
+LLVMValueRef cg_horizontal(Cg *cg, Op op, LLVMValueRef v, CgTy vty, CgTy rty)
+{
+    CgTy s = vty;
+    s.lanes = 1;
+    LLVMValueRef acc = NULL;
+    for (unsigned i = 0; i < vty.lanes; i++) {
+        LLVMValueRef x = vty.lanes > 1 ? LLVMBuildExtractElement(cg->b, v, cg_i32(cg, i), "") : v;
+        x = cg_convert(cg, x, s, rty);
+        if (!acc)
+            acc = x;
+        else if (op == OP_HMAX)
+            acc = cg_minmax(cg, 1, acc, x, rty);
+        else
+            acc = cg_binop(cg, OP_ADD, acc, x, rty, IR_NOSPAN);
+    }
+    return acc;
+}
+
+/* dot(a, b): sum of lane products with fused multiply-adds in lane order, in rty */
+LLVMValueRef cg_dot(Cg *cg, LLVMValueRef a, CgTy ta, LLVMValueRef b, CgTy tb, CgTy rty)
+{
+    unsigned lanes = ta.lanes > tb.lanes ? ta.lanes : tb.lanes;
+    CgTy sa = ta, sb = tb;
+    sa.lanes = sb.lanes = 1;
+    LLVMTypeRef ov[1] = {cg_llvm_type(cg, rty)};
+    LLVMValueRef acc = NULL;
+    for (unsigned i = 0; i < lanes; i++) {
+        LLVMValueRef ix = cg_i32(cg, i);
+        LLVMValueRef x = ta.lanes > 1 ? LLVMBuildExtractElement(cg->b, a, ix, "") : a;
+        LLVMValueRef y = tb.lanes > 1 ? LLVMBuildExtractElement(cg->b, b, ix, "") : b;
+        x = cg_convert(cg, x, sa, rty);
+        y = cg_convert(cg, y, sb, rty);
+        if (!acc) {
+            acc = LLVMBuildFMul(cg->b, x, y, "");
+        } else {
+            LLVMValueRef args[3] = {x, y, acc};
+            acc = cg_intrin(cg, "llvm.fma", ov, 1, args, 3);
+        }
+    }
+    return acc;
+}

@@ -1,0 +1,254 @@
+/* cg_mem.c — memory references: element addresses of global tensors, shared
+ * arrays and thread-private arrays (x[i, j : +8]), loads and stores of
+ * scalars and vectors, masks, and shared memory declarations.
+ *
+ * Addressing: each index is an i32 value, sign-extended to i64 and combined
+ * with i64 strides (row-major from the dims, or the type's `strides`).
+ * A vector access x[.., i : +E] reads E consecutive elements along the last
+ * dim (stride 1) as one access aligned to its size (at most 16 bytes): the
+ * language requires vector accesses to be naturally aligned (the verifier
+ * proves it from `assume`s; a misaligned one faults). With a non-unit last
+ * stride it becomes E scalar accesses. Masked accesses branch around the
+ * access; a masked-off load yields 0. */
+#include <string.h>
+#include "cg_int.h"
+
+static LLVMValueRef to_i64(Cg *cg, LLVMValueRef v)
+{
+    LLVMTypeRef t = LLVMTypeOf(v);
+    if (t == cg->ti64)
+        return v;
+    return LLVMBuildSExt(cg->b, v, cg->ti64, "");
+}
+
+static uint32_t pow2_floor(uint32_t x)
+{
+    uint32_t p = 1;
+    while (p * 2 <= x)
+        p *= 2;
+    return p;
+}
+
+void cg_declare_shared(Cg *cg, NodeId decl)
+{
+    if (cg->val[decl])
+        return;
+    Kernel *k = cg->k;
+    Node *d = ir_get(k, decl);
+    Node *t = ir_get(k, d->a);
+    uint64_t count = 1;
+    for (uint32_t i = 0; i < t->n; i++) {
+        int64_t e = 0;
+        if (!cg_const_int(cg, ir_list_at(k, t, i), &e) || e <= 0) {
+            Diag *dg = diag_report(cg->ctx, E0904, ir_get(k, ir_list_at(k, t, i))->span,
+                                   "the extent of shared array '%s' must be a positive "
+                                   "compile-time integer", ir_symstr(cg->ctx, d->name));
+            diag_help(cg->ctx, dg, "use literals and params in shared array shapes");
+            cg->failed = 1;
+            e = 1;
+        }
+        count *= (uint64_t)e;
+    }
+    CgTy et = {t->dtype, t->lanes ? t->lanes : 1, 0};
+    LLVMTypeRef elt = et.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, et);
+    LLVMTypeRef at = LLVMArrayType2(elt, count);
+    uint32_t al = d->v.attr.align ? d->v.attr.align : 16;
+    cg->val[decl] = cg_shared_global(cg, at, ir_symstr(cg->ctx, d->name), al);
+}
+
+int cg_ref(Cg *cg, NodeId refid, CgRef *out)
+{
+    Kernel *k = cg->k;
+    Node *r = ir_get(k, refid);
+    memset(out, 0, sizeof *out);
+    if (r->op != OP_INDEX || ir_get(k, r->a)->op != OP_NAME || !ir_get(k, r->a)->decl) {
+        cg_unsupported(cg, refid, "this memory reference (only name[indices] is supported)");
+        return 0;
+    }
+    NodeId decl = ir_get(k, r->a)->decl;
+    Node *d = ir_get(k, decl);
+    Node *t = d->a ? ir_get(k, d->a) : NULL;
+    uint32_t rank = 0, dims_at = 0, strides_at = 0;
+    int has_strides = 0;
+    LLVMValueRef base = NULL;
+    CgTy elem = cg_decl_ty(cg, decl);
+    uint8_t elem_lanes = elem.lanes; /* arrays of vectors: reg xs: f32x4[4] */
+    elem.lanes = 1;
+    elem.weak = 0;
+    if (d->op == OP_ARG && t && t->op == OP_GTYPE) {
+        rank = t->sub;
+        dims_at = t->list;
+        has_strides = t->n > rank;
+        strides_at = t->list + rank;
+        base = cg->val[decl];
+        out->space = SP_GLOBAL;
+    } else if (d->op == OP_SHARED && t) {
+        cg_declare_shared(cg, decl);
+        rank = t->n;
+        dims_at = t->list;
+        base = cg->val[decl];
+        out->space = SP_SHARED;
+    } else if ((d->op == OP_VAR || d->op == OP_REG) && t && t->n) {
+        rank = t->n;
+        dims_at = t->list;
+        base = cg->val[decl];
+        out->space = SP_REG;
+    } else {
+        cg_unsupported(cg, refid, ir_fmt(cg->ctx, "indexing '%s'", ir_symstr(cg->ctx, d->name)));
+        return 0;
+    }
+    if (!base) {
+        cg_unsupported(cg, refid, "a reference to a declaration not lowered yet");
+        return 0;
+    }
+    if (r->n != rank) {
+        cg_unsupported(cg, refid, ir_fmt(cg->ctx, "indexing %u of the %u dims (tile views)", r->n, rank));
+        return 0;
+    }
+    int64_t lanes = 1;
+    LLVMValueRef off = NULL, last_stride = NULL;
+    for (uint32_t i = 0; i < rank; i++) {
+        NodeId ix = ir_list_at(k, r, i);
+        Node *xn = ir_get(k, ix);
+        NodeId start = ix;
+        if (xn->op == OP_COLON) {
+            cg_unsupported(cg, ix, "a whole-dimension index ':' (tiles)");
+            return 0;
+        }
+        if (xn->op == OP_SLICE) {
+            int64_t e = 0;
+            if (!cg_const_int(cg, xn->b, &e) || e < 1 || e > 64) {
+                cg_unsupported(cg, ix, "a slice whose extent is not a constant in 1..64");
+                return 0;
+            }
+            if (e > 1 && elem_lanes > 1) {
+                cg_unsupported(cg, ix, "a slice of an array of vectors");
+                return 0;
+            }
+            if (e > 1 && i + 1 != rank) {
+                cg_unsupported(cg, ix, "a slice over a dim other than the last (tiles)");
+                return 0;
+            }
+            lanes = e;
+            start = xn->a;
+        }
+        LLVMValueRef iv = to_i64(cg, cg_expr(cg, start, cg_scalar(DT_I32)));
+        if (has_strides) {
+            LLVMValueRef st = to_i64(cg, cg_expr(cg, k->lists[strides_at + i], cg_scalar(DT_I32)));
+            LLVMValueRef term = LLVMBuildMul(cg->b, iv, st, "");
+            off = off ? LLVMBuildAdd(cg->b, off, term, "") : term;
+            if (i + 1 == rank)
+                last_stride = st;
+        } else if (!off) {
+            off = iv;
+        } else { /* Horner: off = off * dim_i + i_i */
+            LLVMValueRef dim = to_i64(cg, cg_expr(cg, k->lists[dims_at + i], cg_scalar(DT_I32)));
+            off = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, off, dim, ""), iv, "");
+        }
+    }
+    if (elem_lanes > 1) {
+        elem.lanes = elem_lanes;
+        lanes = elem_lanes;
+    }
+    LLVMTypeRef elt = elem.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, elem);
+    elem.lanes = 1;
+    if (!off)
+        off = cg_i64(cg, 0);
+    LLVMValueRef idx[1] = {off};
+    out->ptr = LLVMBuildGEP2(cg->b, elt, base, idx, 1, "");
+    out->elem = elem;
+    out->elem.lanes = (uint8_t)lanes;
+    out->contiguous = 1;
+    if (last_stride && !(LLVMIsAConstantInt(last_stride) && LLVMConstIntGetSExtValue(last_stride) == 1)) {
+        out->contiguous = lanes == 1;
+        out->stride = last_stride;
+    }
+    uint32_t eb = (uint32_t)(ir_dtypes[elem.dt].bits + 7) / 8;
+    if (elem.dt == DT_BOOL)
+        eb = 1;
+    uint32_t al = out->contiguous ? pow2_floor(eb * (uint32_t)lanes) : eb;
+    out->align = al > 16 ? 16 : al;
+    return 1;
+}
+
+static LLVMValueRef load_plain(Cg *cg, const CgRef *r)
+{
+    CgTy t = r->elem;
+    int isbool = t.dt == DT_BOOL;
+    CgTy mt = t;
+    LLVMTypeRef lt = isbool ? (t.lanes > 1 ? LLVMVectorType(cg->ti8, t.lanes) : cg->ti8) : cg_llvm_type(cg, mt);
+    LLVMValueRef v;
+    if (r->contiguous) {
+        v = LLVMBuildLoad2(cg->b, lt, r->ptr, "");
+        LLVMSetAlignment(v, r->align);
+    } else {
+        LLVMTypeRef st = isbool ? cg->ti8 : cg_scalar_type(cg, (DType)t.dt);
+        v = LLVMGetUndef(lt);
+        for (unsigned i = 0; i < t.lanes; i++) {
+            LLVMValueRef o[1] = {LLVMBuildMul(cg->b, r->stride, cg_i64(cg, i), "")};
+            LLVMValueRef p = LLVMBuildGEP2(cg->b, st, r->ptr, o, 1, "");
+            LLVMValueRef x = LLVMBuildLoad2(cg->b, st, p, "");
+            LLVMSetAlignment(x, r->align);
+            v = LLVMBuildInsertElement(cg->b, v, x, cg_i32(cg, i), "");
+        }
+    }
+    if (isbool)
+        v = LLVMBuildICmp(cg->b, LLVMIntNE, v, LLVMConstNull(lt), "");
+    return v;
+}
+
+static void store_plain(Cg *cg, const CgRef *r, LLVMValueRef v)
+{
+    CgTy t = r->elem;
+    if (t.dt == DT_BOOL)
+        v = LLVMBuildZExt(cg->b, v, t.lanes > 1 ? LLVMVectorType(cg->ti8, t.lanes) : cg->ti8, "");
+    if (r->contiguous) {
+        LLVMValueRef s = LLVMBuildStore(cg->b, v, r->ptr);
+        LLVMSetAlignment(s, r->align);
+        return;
+    }
+    LLVMTypeRef st = t.dt == DT_BOOL ? cg->ti8 : cg_scalar_type(cg, (DType)t.dt);
+    for (unsigned i = 0; i < t.lanes; i++) {
+        LLVMValueRef o[1] = {LLVMBuildMul(cg->b, r->stride, cg_i64(cg, i), "")};
+        LLVMValueRef p = LLVMBuildGEP2(cg->b, st, r->ptr, o, 1, "");
+        LLVMValueRef s = LLVMBuildStore(cg->b, LLVMBuildExtractElement(cg->b, v, cg_i32(cg, i), ""), p);
+        LLVMSetAlignment(s, r->align);
+    }
+}
+
+LLVMValueRef cg_load(Cg *cg, const CgRef *r, NodeId mask, Span sp)
+{
+    (void)sp;
+    if (!mask)
+        return load_plain(cg, r);
+    LLVMValueRef c = cg_cond(cg, mask);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
+    LLVMBasicBlockRef then = cg_block(cg, "mload"), join = cg_block(cg, "mjoin");
+    LLVMBuildCondBr(cg->b, c, then, join);
+    LLVMPositionBuilderAtEnd(cg->b, then);
+    LLVMValueRef v = load_plain(cg, r);
+    LLVMBasicBlockRef then_end = LLVMGetInsertBlock(cg->b);
+    LLVMBuildBr(cg->b, join);
+    LLVMPositionBuilderAtEnd(cg->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(cg->b, LLVMTypeOf(v), "");
+    LLVMValueRef vals[2] = {LLVMConstNull(LLVMTypeOf(v)), v};
+    LLVMBasicBlockRef bbs[2] = {from, then_end};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return phi;
+}
+
+void cg_store(Cg *cg, const CgRef *r, LLVMValueRef v, NodeId mask, Span sp)
+{
+    (void)sp;
+    if (!mask) {
+        store_plain(cg, r, v);
+        return;
+    }
+    LLVMValueRef c = cg_cond(cg, mask);
+    LLVMBasicBlockRef then = cg_block(cg, "mstore"), join = cg_block(cg, "mjoin");
+    LLVMBuildCondBr(cg->b, c, then, join);
+    LLVMPositionBuilderAtEnd(cg->b, then);
+    store_plain(cg, r, v);
+    LLVMBuildBr(cg->b, join);
+    LLVMPositionBuilderAtEnd(cg->b, join);
+}

@@ -1,0 +1,257 @@
+/* cg_stmt.c — lowering of statements: let/var, assignments, stores, for
+ * loops (unroll metadata), if/else, return, barriers, fences, and the kernel
+ * body. `let` binds an SSA value; `var` is an alloca that SROA/mem2reg
+ * promote. A loop's bounds and step are evaluated once, before it starts;
+ * its variable is i32 and counts up while var < hi (signed). */
+#include <string.h>
+#include <llvm-c/DebugInfo.h>
+#include "cg_int.h"
+
+static void stmt(Cg *cg, NodeId s);
+
+static int terminated(Cg *cg)
+{
+    return LLVMGetBasicBlockTerminator(LLVMGetInsertBlock(cg->b)) != NULL;
+}
+
+void cg_block_stmts(Cg *cg, NodeId blk)
+{
+    Kernel *k = cg->k;
+    Node *b = ir_get(k, blk);
+    if (b->op != OP_BLOCK) {
+        stmt(cg, blk);
+        return;
+    }
+    for (uint32_t i = 0; i < b->n; i++) {
+        if (terminated(cg)) /* code after `return`: unreachable */
+            LLVMPositionBuilderAtEnd(cg->b, cg_block(cg, "dead"));
+        stmt(cg, ir_list_at(k, b, i));
+    }
+}
+
+static void var_decl(Cg *cg, NodeId s, Node *n)
+{
+    Node *t = n->a ? ir_get(cg->k, n->a) : NULL;
+    CgTy ty = cg_decl_ty(cg, s);
+    if (t && t->n) { /* a thread-private array: var a: f32[8] */
+        uint64_t count = 1;
+        for (uint32_t i = 0; i < t->n; i++) {
+            int64_t e = 0;
+            if (!cg_const_int(cg, ir_list_at(cg->k, t, i), &e) || e <= 0 || e > 65536) {
+                cg_unsupported(cg, s, "a private array whose extents are not constants");
+                return;
+            }
+            count *= (uint64_t)e;
+        }
+        LLVMTypeRef et = ty.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, ty);
+        cg->val[s] = cg_alloca(cg, LLVMArrayType2(et, count), ir_symstr(cg->ctx, n->name));
+        if (n->b) { /* every element = the initializer */
+            LLVMValueRef v = cg_expr(cg, n->b, ty);
+            if (ty.dt == DT_BOOL)
+                v = LLVMBuildZExt(cg->b, v, et, "");
+            for (uint64_t i = 0; i < count; i++) {
+                LLVMValueRef ix[1] = {cg_i64(cg, (int64_t)i)};
+                LLVMBuildStore(cg->b, v, LLVMBuildGEP2(cg->b, et, cg->val[s], ix, 1, ""));
+            }
+        }
+        return;
+    }
+    LLVMTypeRef lt = cg_llvm_type(cg, ty);
+    cg->val[s] = cg_alloca(cg, lt, ir_symstr(cg->ctx, n->name));
+    LLVMValueRef init = n->b ? cg_expr(cg, n->b, ty) : LLVMConstNull(lt);
+    LLVMBuildStore(cg->b, init, cg->val[s]);
+}
+
+static Op compound_op(uint16_t sub)
+{
+    return (Op)sub;
+}
+
+static void assign(Cg *cg, NodeId s, Node *n)
+{
+    Kernel *k = cg->k;
+    Node *lv = ir_get(k, n->a);
+    Op cop = compound_op(n->sub);
+    if (lv->op == OP_NAME) {
+        Node *d = lv->decl ? ir_get(k, lv->decl) : NULL;
+        if (!d || d->op != OP_VAR || !cg->val[lv->decl]) {
+            cg_unsupported(cg, s, "assignment to this name");
+            return;
+        }
+        CgTy vt = cg_decl_ty(cg, lv->decl);
+        LLVMTypeRef lt = cg_llvm_type(cg, vt);
+        LLVMValueRef nv;
+        if (cop == OP_NONE) {
+            nv = cg_expr(cg, n->b, vt);
+        } else {
+            CgTy ot = cg_unify(vt, cg_ty(cg, n->b));
+            ot.weak = 0;
+            LLVMValueRef old = LLVMBuildLoad2(cg->b, lt, cg->val[lv->decl], "");
+            cg->at = s;
+            LLVMValueRef r = cg_binop(cg, cop, cg_convert(cg, old, vt, ot), cg_expr(cg, n->b, ot), ot, n->span);
+            nv = cg_convert(cg, r, ot, vt);
+        }
+        LLVMBuildStore(cg->b, nv, cg->val[lv->decl]);
+        return;
+    }
+    CgRef ref;
+    if (!cg_ref(cg, n->a, &ref))
+        return;
+    LLVMValueRef nv;
+    if (cop == OP_NONE) {
+        nv = cg_expr(cg, n->b, ref.elem);
+    } else {
+        CgTy ot = cg_unify(ref.elem, cg_ty(cg, n->b));
+        ot.weak = 0;
+        LLVMValueRef old = cg_load(cg, &ref, 0, n->span);
+        cg->at = s;
+        LLVMValueRef r = cg_binop(cg, cop, cg_convert(cg, old, ref.elem, ot), cg_expr(cg, n->b, ot), ot, n->span);
+        nv = cg_convert(cg, r, ot, ref.elem);
+    }
+    cg_store(cg, &ref, nv, 0, n->span);
+}
+
+static void set_loop_md(Cg *cg, LLVMValueRef br, uint8_t unroll)
+{
+    if (!unroll)
+        return;
+    LLVMContextRef lc = cg->lc;
+    LLVMMetadataRef tmp = LLVMTemporaryMDNode(lc, NULL, 0);
+    LLVMMetadataRef hint;
+    if (unroll == 255) {
+        const char *s = "llvm.loop.unroll.full";
+        LLVMMetadataRef m[1] = {LLVMMDStringInContext2(lc, s, strlen(s))};
+        hint = LLVMMDNodeInContext2(lc, m, 1);
+    } else {
+        const char *s = "llvm.loop.unroll.count";
+        LLVMMetadataRef m[2] = {LLVMMDStringInContext2(lc, s, strlen(s)),
+                                LLVMValueAsMetadata(cg_i32(cg, unroll))};
+        hint = LLVMMDNodeInContext2(lc, m, 2);
+    }
+    LLVMMetadataRef ops[2] = {tmp, hint};
+    LLVMMetadataRef loop = LLVMMDNodeInContext2(lc, ops, 2);
+    LLVMMetadataReplaceAllUsesWith(tmp, loop);
+    unsigned kind = LLVMGetMDKindIDInContext(lc, "llvm.loop", 9);
+    LLVMSetMetadata(br, kind, LLVMMetadataAsValue(lc, loop));
+}
+
+static void for_stmt(Cg *cg, NodeId s, Node *n)
+{
+    LLVMBuilderRef b = cg->b;
+    CgTy i32 = cg_scalar(DT_I32);
+    LLVMValueRef lo = cg_expr(cg, n->a, i32), hi = cg_expr(cg, n->b, i32);
+    LLVMValueRef step = n->c ? cg_expr(cg, n->c, i32) : cg_i32(cg, 1);
+    LLVMValueRef iv = cg_alloca(cg, cg->ti32, ir_symstr(cg->ctx, n->name));
+    LLVMBuildStore(b, lo, iv);
+    LLVMBasicBlockRef cond = cg_block(cg, "for.cond"), body = cg_block(cg, "for.body");
+    LLVMBasicBlockRef latch = cg_block(cg, "for.latch"), exit = cg_block(cg, "for.end");
+    LLVMBuildBr(b, cond);
+    LLVMPositionBuilderAtEnd(b, cond);
+    LLVMValueRef i = LLVMBuildLoad2(b, cg->ti32, iv, "");
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, i, hi, ""), body, exit);
+    LLVMPositionBuilderAtEnd(b, body);
+    cg->val[s] = LLVMBuildLoad2(b, cg->ti32, iv, ir_symstr(cg->ctx, n->name));
+    cg->loop_depth++;
+    cg_block_stmts(cg, n->d);
+    cg->loop_depth--;
+    if (!terminated(cg))
+        LLVMBuildBr(b, latch);
+    LLVMPositionBuilderAtEnd(b, latch);
+    LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, cg->ti32, iv, ""), step, ""), iv);
+    LLVMValueRef back = LLVMBuildBr(b, cond);
+    set_loop_md(cg, back, n->v.attr.unroll);
+    LLVMPositionBuilderAtEnd(b, exit);
+}
+
+static void if_stmt(Cg *cg, NodeId s, Node *n)
+{
+    (void)s;
+    LLVMBuilderRef b = cg->b;
+    LLVMValueRef c = cg_cond(cg, n->a);
+    LLVMBasicBlockRef then = cg_block(cg, "if.then"), join = cg_block(cg, "if.end");
+    LLVMBasicBlockRef els = n->c ? cg_block(cg, "if.else") : join;
+    LLVMBuildCondBr(b, c, then, els);
+    LLVMPositionBuilderAtEnd(b, then);
+    cg_block_stmts(cg, n->b);
+    if (!terminated(cg))
+        LLVMBuildBr(b, join);
+    if (n->c) {
+        LLVMPositionBuilderAtEnd(b, els);
+        cg_block_stmts(cg, n->c); /* a BLOCK, or an IF (else if) */
+        if (!terminated(cg))
+            LLVMBuildBr(b, join);
+    }
+    LLVMPositionBuilderAtEnd(b, join);
+}
+
+static void store_stmt(Cg *cg, NodeId s, Node *n)
+{
+    (void)s;
+    CgRef ref;
+    if (!cg_ref(cg, n->a, &ref))
+        return;
+    LLVMValueRef v = cg_expr(cg, n->b, ref.elem);
+    cg_store(cg, &ref, v, n->c, n->span);
+}
+
+static void stmt(Cg *cg, NodeId s)
+{
+    Kernel *k = cg->k;
+    Node *n = ir_get(k, s);
+    cg->at = s;
+    switch ((Op)n->op) {
+    case OP_BLOCK: cg_block_stmts(cg, s); return;
+    case OP_REFERENCE: return; /* the oracle's, not the GPU's */
+    case OP_LET: {
+        CgTy t = cg_decl_ty(cg, s);
+        cg->val[s] = cg_expr(cg, n->b, t);
+        return;
+    }
+    case OP_VAR: var_decl(cg, s, n); return;
+    case OP_REG:
+        if (((n->flags & NF_HAS_LAYOUT) && n->v.attr.layout != LY_NONE) ||
+            ((n->flags & NF_HAS_SCOPE) && n->v.attr.scope != SC_THREAD)) {
+            cg_unsupported(cg, s, "a register tile with a layout or a scope wider than the thread");
+            return;
+        }
+        var_decl(cg, s, n);
+        return;
+    case OP_SHARED: cg_declare_shared(cg, s); return;
+    case OP_ASSIGN: assign(cg, s, n); return;
+    case OP_STORE: store_stmt(cg, s, n); return;
+    case OP_FOR: for_stmt(cg, s, n); return;
+    case OP_IF: if_stmt(cg, s, n); return;
+    case OP_EXPRSTMT: {
+        CgTy t;
+        (void)cg_expr_nat(cg, n->a, &t);
+        return;
+    }
+    case OP_RETURN: LLVMBuildRetVoid(cg->b); return;
+    case OP_SYNC: cg->t->barrier(cg); return;
+    case OP_FENCE: cg->t->fence(cg); return;
+    case OP_BAR_SYNC: case OP_BAR_ARRIVE: {
+        LLVMValueRef id = cg_expr(cg, n->a, cg_scalar(DT_I32));
+        LLVMValueRef cnt = n->b ? cg_expr(cg, n->b, cg_scalar(DT_I32)) : cg_i32(cg, cg->block_threads);
+        cg->t->named_barrier(cg, id, cnt, n->op == OP_BAR_ARRIVE, n->span);
+        return;
+    }
+    default: break;
+    }
+    const char *sp = ir_ops[n->op].spelling;
+    if (n->op == OP_REG)
+        sp = "a register tile (reg)";
+    cg_unsupported(cg, s, *sp ? ir_fmt(cg->ctx, "'%s'", sp) : ir_fmt(cg->ctx, "this statement (%s)", ir_ops[n->op].name));
+}
+
+void cg_kernel(Cg *cg)
+{
+    Kernel *k = cg->k;
+    /* shared declarations at the top level first: any statement may use them */
+    Node *body = ir_get(k, k->body);
+    for (uint32_t i = 0; i < body->n; i++) {
+        NodeId s = ir_list_at(k, body, i);
+        if (ir_get(k, s)->op == OP_SHARED)
+            cg_declare_shared(cg, s);
+    }
+    cg_block_stmts(cg, k->body);
+}

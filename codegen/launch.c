@@ -1,0 +1,66 @@
+/* launch.c — the launch configuration the kernel ABI promises (cg.h): grid
+ * from the `grid` clause on the dims, block from the block-size clause, and
+ * the static shared memory a kernel uses. */
+#include <string.h>
+#include "cg_int.h"
+
+uint32_t cg_block_threads(CakeCtx *ctx, const Kernel *k, Target tg)
+{
+    int ok = 0;
+    uint32_t t = cg_threads_of(k, tg, &ok);
+    if (!ok) {
+        diag_report(ctx, E0904, k->block_span.hi ? k->block_span : k->span,
+                    "the block size must be a compile-time constant in 1..1024");
+        return 0;
+    }
+    return t;
+}
+
+int cg_launch_dims(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_values,
+                   CgLaunch *out)
+{
+    memset(out, 0, sizeof *out);
+    out->grid[0] = out->grid[1] = out->grid[2] = 1;
+    out->block[1] = out->block[2] = 1;
+    out->block[0] = cg_block_threads(ctx, k, tg);
+    if (!out->block[0])
+        return 1;
+    for (uint32_t i = 0; i < k->ngrid && i < 3; i++) {
+        int64_t v = 0;
+        if (!cg_eval_int(k, k->grid[i], dim_values, &v) || v < 0 || v > (i ? 65535 : 2147483647)) {
+            diag_report(ctx, E0904, k->nodes[k->grid[i]].span,
+                        "grid extent %u is not computable from the dims, or out of range", i);
+            return 1;
+        }
+        out->grid[i] = (uint32_t)v;
+    }
+    out->shared_bytes = cg_shared_bytes(ctx, k, tg);
+    return 0;
+}
+
+uint32_t cg_shared_bytes(CakeCtx *ctx, const Kernel *k, Target tg)
+{
+    (void)ctx;
+    int ok = 0;
+    uint32_t threads = cg_threads_of(k, tg, &ok);
+    uint32_t ws = ir_target_names[tg][0] == 'g' ? 64 : 32;
+    uint32_t nw = ok ? (threads + ws - 1) / ws : 1;
+    uint64_t total = 0;
+    for (uint32_t i = 1; i < k->nnodes; i++) {
+        const Node *n = &k->nodes[i];
+        if (n->op == OP_SHARED && n->a) {
+            const Node *t = &k->nodes[n->a];
+            uint64_t c = (uint64_t)(ir_dtype_bytes((DType)t->dtype) ? ir_dtype_bytes((DType)t->dtype) : 1) *
+                         (t->lanes ? t->lanes : 1);
+            for (uint32_t j = 0; j < t->n; j++) {
+                int64_t e = 0;
+                if (cg_eval_int(k, k->lists[t->list + j], NULL, &e) && e > 0)
+                    c *= (uint64_t)e;
+            }
+            total = (total + 15) / 16 * 16 + c;
+        } else if ((n->op == OP_BLOCK_ADD || n->op == OP_BLOCK_MAX || n->op == OP_BLOCK_MIN) && nw > 1) {
+            total = (total + 15) / 16 * 16 + 8 * nw; /* scratch: NW partials of up to 8 bytes */
+        }
+    }
+    return (uint32_t)total;
+}

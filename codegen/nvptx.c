@@ -1,0 +1,142 @@
+/* nvptx.c — the NVPTX hooks: sm_80 / sm_90a, PTX ISA 8.5, kernels marked
+ * through nvvm.annotations (kernel + reqntid), special registers, barriers,
+ * shuffles and math through NVVM intrinsics (no libdevice). */
+#include <string.h>
+#include "cg_int.h"
+
+static const char *nv_cpu(Target tg)
+{
+    return tg == TG_SM90A ? "sm_90a" : "sm_80";
+}
+
+static const char *nv_features(Target tg)
+{
+    (void)tg;
+    return "+ptx85";
+}
+
+static LLVMValueRef sreg(Cg *cg, const char *name)
+{
+    return cg_call(cg, name, cg->ti32, NULL, 0);
+}
+
+static LLVMValueRef nv_tid_x(Cg *cg)
+{
+    return sreg(cg, "llvm.nvvm.read.ptx.sreg.tid.x");
+}
+
+static LLVMValueRef nv_ctaid(Cg *cg, int dim)
+{
+    static const char *const n[3] = {"llvm.nvvm.read.ptx.sreg.ctaid.x",
+                                     "llvm.nvvm.read.ptx.sreg.ctaid.y",
+                                     "llvm.nvvm.read.ptx.sreg.ctaid.z"};
+    return sreg(cg, n[dim]);
+}
+
+static LLVMValueRef nv_uniform(Cg *cg, LLVMValueRef v)
+{
+    (void)cg;
+    return v;
+}
+
+static void nv_barrier(Cg *cg)
+{
+    cg_call(cg, "llvm.nvvm.barrier0", cg->tvoid, NULL, 0);
+}
+
+static void nv_named_barrier(Cg *cg, LLVMValueRef id, LLVMValueRef count, int arrive, Span sp)
+{
+    (void)sp;
+    LLVMValueRef a[2] = {id, count};
+    if (arrive)
+        cg_asm(cg, cg->tvoid, "barrier.arrive $0, $1;", "r,r,~{memory}", a, 2, 1);
+    else
+        cg_call(cg, "llvm.nvvm.barrier.sync.cnt", cg->tvoid, a, 2);
+}
+
+static void nv_fence(Cg *cg)
+{
+    cg_asm(cg, cg->tvoid, "fence.acq_rel.cta;", "~{memory}", NULL, 0, 1);
+}
+
+static LLVMValueRef nv_shfl(Cg *cg, int kind, LLVMValueRef v, LLVMValueRef arg)
+{
+    static const char *const names[4] = {"llvm.nvvm.shfl.sync.bfly.i32", "llvm.nvvm.shfl.sync.down.i32",
+                                         "llvm.nvvm.shfl.sync.up.i32", "llvm.nvvm.shfl.sync.idx.i32"};
+    LLVMValueRef a[4] = {cg_i32(cg, -1), v, arg, cg_i32(cg, kind == SHFL_UP ? 0 : 0x1f)};
+    return cg_call(cg, names[kind], cg->ti32, a, 4);
+}
+
+/* f32 math. Approximations (PTX ISA, "Floating-point instructions"):
+ *   exp2  ex2.approx.ftz.f32    max rel. error 2^-22 (subnormal results flushed)
+ *   exp   ex2.approx.ftz(x * log2 e)
+ *   log2  lg2.approx.f32        max abs. error 2^-22 in [0.5, 2], else rel. 2^-22
+ *   log   lg2.approx(x) * ln 2
+ *   rsqrt rsqrt.approx.f32      max rel. error 2^-22.9
+ *   rcp   rcp.approx.ftz.f32    max rel. error 2^-23
+ *   sqrt  sqrt.rn.f32           correctly rounded (llvm.sqrt)
+ *   sin, cos  sin/cos.approx.f32  max abs. error 2^-20.9 in [-pi, pi]
+ *   tanh  tanh.approx.f32       max rel. error 2^-10.987 (sm_75+)
+ *   x / y div.approx.f32        max 2 ulp for |y| in [2^-126, 2^126] */
+static LLVMValueRef nv_math(Cg *cg, Op op, LLVMValueRef x)
+{
+    const char *name = NULL;
+    LLVMValueRef a[1] = {x};
+    switch (op) {
+    case OP_EXP2: name = "llvm.nvvm.ex2.approx.ftz.f"; break;
+    case OP_EXP:
+        a[0] = LLVMBuildFMul(cg->b, x, LLVMConstReal(cg->tf32, 1.4426950408889634), "");
+        name = "llvm.nvvm.ex2.approx.ftz.f";
+        break;
+    case OP_LOG2: name = "llvm.nvvm.lg2.approx.f"; break;
+    case OP_LOG: {
+        LLVMValueRef l = cg_call(cg, "llvm.nvvm.lg2.approx.f", cg->tf32, a, 1);
+        return LLVMBuildFMul(cg->b, l, LLVMConstReal(cg->tf32, 0.6931471805599453), "");
+    }
+    case OP_RSQRT: name = "llvm.nvvm.rsqrt.approx.f"; break;
+    case OP_RCP: name = "llvm.nvvm.rcp.approx.ftz.f"; break;
+    case OP_SIN: name = "llvm.nvvm.sin.approx.f"; break;
+    case OP_COS: name = "llvm.nvvm.cos.approx.f"; break;
+    case OP_TANH: return cg_asm(cg, cg->tf32, "tanh.approx.f32 $0, $1;", "=f,f", a, 1, 0);
+    default: return NULL;
+    }
+    return cg_call(cg, name, cg->tf32, a, 1);
+}
+
+static LLVMValueRef nv_fdiv(Cg *cg, LLVMValueRef a, LLVMValueRef b)
+{
+    LLVMValueRef args[2] = {a, b};
+    return cg_call(cg, "llvm.nvvm.div.approx.f", cg->tf32, args, 2);
+}
+
+static void annotate(Cg *cg, LLVMValueRef fn, const char *key, uint32_t v)
+{
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->lc, key, strlen(key)),
+                             LLVMValueAsMetadata(cg_i32(cg, v))};
+    LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations",
+                                LLVMMetadataAsValue(cg->lc, LLVMMDNodeInContext2(cg->lc, md, 3)));
+}
+
+static void nv_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
+{
+    annotate(cg, fn, "kernel", 1);
+    annotate(cg, fn, "reqntidx", threads);
+}
+
+const CgTarget cg_nvptx = {
+    .triple = "nvptx64-nvidia-cuda",
+    .cpu = nv_cpu,
+    .features = nv_features,
+    .warp_size = 32,
+    .shared_as = 3,
+    .tid_x = nv_tid_x,
+    .ctaid = nv_ctaid,
+    .uniform = nv_uniform,
+    .barrier = nv_barrier,
+    .named_barrier = nv_named_barrier,
+    .fence = nv_fence,
+    .shfl = nv_shfl,
+    .math_f32 = nv_math,
+    .fdiv_f32 = nv_fdiv,
+    .mark_kernel = nv_mark_kernel,
+};

@@ -1,0 +1,266 @@
+/* driver.c — the cakec command line and the compilation pipeline.
+ *
+ *   cakec check FILE [--json]        parse, resolve, verify
+ *   cakec print FILE                 the canonical IR (round trip)
+ *   cakec FILE [-o out] [--target T] [--emit E]
+ *   cakec cost FILE --shape ... [--set ...] [--json]
+ *   cakec run FILE --shape ... [--reference R] [--check] [--bench] [--json]
+ *
+ * Exit codes: 0 ok, 1 the input is wrong, 2 internal error, 3 device problem.
+ * With --json exactly one JSON document goes to stdout, whatever happens. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "fe.h"
+#include "verify.h"
+
+enum { EXIT_OK = 0, EXIT_USER = 1, EXIT_BUG = 2, EXIT_DEVICE = 3 };
+
+typedef struct {
+    const char *command;     /* check, print, compile, cost, run */
+    const char *file;
+    const char *out, *target, *emit, *shape, *set, *reference;
+    int json, check, bench;
+    const char *dump_after;
+} Options;
+
+static const char usage[] =
+    "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|ir]\n"
+    "       cakec check FILE [--json]\n"
+    "       cakec print FILE\n"
+    "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--json]\n"
+    "       cakec run FILE [--shape ...] [--reference REF.tir] [--check] [--bench] [--json]\n"
+    "       cakec --help | --version\n"
+    "options:\n"
+    "  --json               print one JSON document with every diagnostic to stdout\n"
+    "  --dump-after STAGE   print the IR after STAGE (parse, resolve, verify, all) to stderr\n"
+    "exit codes: 0 ok, 1 the input is wrong, 2 internal error, 3 device problem\n";
+
+/* ---- the pipeline ------------------------------------------------------- */
+
+static int stage_done(CakeCtx *ctx, Module *m, const char *stage)
+{
+    const char *want = ctx->dump_after;
+    if (want && !ctx->nerrors && (!strcmp(want, stage) || !strcmp(want, "all"))) {
+        FILE *out = ctx->dump_out ? ctx->dump_out : stderr;
+        fprintf(out, "# IR after %s\n", stage);
+        ir_print_module(ctx, m, out);
+    }
+    return ctx->nerrors != 0;
+}
+
+Module *fe_compile(CakeCtx *ctx, uint32_t file)
+{
+    Module *m = fe_parse(ctx, file);
+    if (stage_done(ctx, m, "parse"))
+        return m;
+    fe_resolve(ctx, m);
+    if (stage_done(ctx, m, "resolve"))
+        return m;
+    ver_verify(ctx, m);
+    if (stage_done(ctx, m, "verify"))
+        return m;
+    /* next: passes (legalize, layouts, pipelines, fences), then codegen */
+    return m;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+uint32_t fe_load_file(CakeCtx *ctx, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int err = f ? 0 : errno;
+    while (f) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 65536;
+            char *nb = cap < UINT32_MAX ? realloc(buf, cap) : NULL;
+            if (!nb) {
+                err = EFBIG;
+                break;
+            }
+            buf = nb;
+        }
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (n == 0) {
+            if (ferror(f))
+                err = errno ? errno : EIO;
+            break;
+        }
+    }
+    if (f)
+        fclose(f);
+    if (err) {
+        free(buf);
+        Diag *d = diag_report(ctx, E0001, IR_NOSPAN, "cannot read `%s`: %s", path, strerror(err));
+        diag_help(ctx, d, "check the path and the file's permissions");
+        return UINT32_MAX;
+    }
+    uint32_t id = ctx_add_file(ctx, path, buf ? buf : "", (uint32_t)len);
+    free(buf);
+    return id;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static int finish(CakeCtx *ctx, const Options *o, int code)
+{
+    if (o->json) {
+        char *s = fe_diags_json(ctx, o->command ? o->command : "cakec", ctx->nerrors == 0 && code == 0);
+        if (s) {
+            puts(s);
+            free(s);
+        }
+    } else {
+        int color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
+        diag_print_text(ctx, stderr, color);
+    }
+    return code;
+}
+
+static int usage_error(CakeCtx *ctx, const Options *o, const char *msg)
+{
+    Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "%s", msg);
+    diag_help(ctx, d, "run `cakec --help` for the usage");
+    return finish(ctx, o, EXIT_USER);
+}
+
+/* ---- commands ----------------------------------------------------------- */
+
+static int run_command(CakeCtx *ctx, Options *o)
+{
+    uint32_t file = fe_load_file(ctx, o->file);
+    if (file == UINT32_MAX)
+        return finish(ctx, o, EXIT_USER);
+    Module *m = fe_compile(ctx, file);
+    if (ctx->nerrors)
+        return finish(ctx, o, EXIT_USER);
+    if (!strcmp(o->command, "print")) {
+        ir_print_module(ctx, m, stdout);
+        return finish(ctx, o, EXIT_OK);
+    }
+    if (!strcmp(o->command, "check"))
+        return finish(ctx, o, EXIT_OK);
+    /* compile, cost, run: the next stages plug in here */
+    Diag *d = diag_report(ctx, E0004, IR_NOSPAN, "code generation is not built yet");
+    diag_help(ctx, d, "`cakec check FILE` parses and verifies the kernel");
+    return finish(ctx, o, EXIT_USER);
+}
+
+static int take_value(int argc, char **argv, int *i, const char **dst)
+{
+    const char *a = argv[*i];
+    const char *eq = strchr(a, '=');
+    if (eq && a[0] == '-' && a[1] == '-') {
+        *dst = eq + 1;
+        return 1;
+    }
+    if (*i + 1 >= argc)
+        return 0;
+    *dst = argv[++*i];
+    return 1;
+}
+
+static int opt_is(const char *a, const char *name)
+{
+    size_t n = strlen(name);
+    return !strncmp(a, name, n) && (a[n] == 0 || a[n] == '=');
+}
+
+/* returns NULL on success, else the error message */
+static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, int *info)
+{
+    static const char *const commands[] = {"check", "print", "cost", "run"};
+    int first = 1;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--json"))
+            o->json = 1;
+    if (argc > 1)
+        for (int c = 0; c < 4; c++)
+            if (!strcmp(argv[1], commands[c])) {
+                o->command = commands[c];
+                first = 2;
+            }
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i];
+        const char **dst = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) { *info = 'h'; return NULL; }
+        if (!strcmp(a, "--version")) { *info = 'v'; return NULL; }
+        if (!strcmp(a, "--json")) continue;
+        if (!strcmp(a, "--check")) { o->check = 1; continue; }
+        if (!strcmp(a, "--bench")) { o->bench = 1; continue; }
+        if (!strcmp(a, "-o")) dst = &o->out;
+        else if (opt_is(a, "--target")) dst = &o->target;
+        else if (opt_is(a, "--emit")) dst = &o->emit;
+        else if (opt_is(a, "--shape")) dst = &o->shape;
+        else if (opt_is(a, "--set")) dst = &o->set;
+        else if (opt_is(a, "--reference")) dst = &o->reference;
+        else if (opt_is(a, "--dump-after")) dst = &o->dump_after;
+        if (dst) {
+            if (!take_value(argc, argv, &i, dst))
+                return ir_fmt(ctx, "option `%s` needs a value", a);
+            continue;
+        }
+        if (a[0] == '-' && a[1])
+            return ir_fmt(ctx, "unknown option `%s`", a);
+        if (o->file)
+            return ir_fmt(ctx, "more than one input file (`%s` and `%s`)", o->file, a);
+        o->file = a;
+    }
+    if (!o->command)
+        o->command = "compile";
+    if (!o->file)
+        return "no input file";
+    if (o->dump_after && strcmp(o->dump_after, "parse") && strcmp(o->dump_after, "resolve") &&
+        strcmp(o->dump_after, "verify") && strcmp(o->dump_after, "all"))
+        return ir_fmt(ctx, "unknown stage `%s` for --dump-after (parse, resolve, verify, all)",
+                      o->dump_after);
+    return NULL;
+}
+
+static int bug_exit(CakeCtx *ctx, const Options *o)
+{
+    const char *msg = ctx->bug_msg ? ctx->bug_msg : "?";
+    fprintf(stderr, "cakec: internal error (a compiler bug, please report it): %s\n", msg);
+    if (o->json)
+        printf("{\"command\":\"%s\",\"ok\":false,\"errors\":1,\"warnings\":0,"
+               "\"internal_error\":true,\"diagnostics\":[]}\n", o->command ? o->command : "cakec");
+    return EXIT_BUG;
+}
+
+static int guarded(CakeCtx *ctx, Options *o)
+{
+    jmp_buf jb;
+    ctx->bug_jmp = &jb;
+    if (setjmp(jb))
+        return bug_exit(ctx, o);
+    int code = run_command(ctx, o);
+    ctx->bug_jmp = NULL;
+    return code;
+}
+
+int fe_main(int argc, char **argv)
+{
+    CakeCtx *ctx = ctx_new();
+    Options o = {0};
+    int info = 0;
+    const char *err = parse_args(ctx, argc, argv, &o, &info);
+    int code;
+    if (info == 'h') {
+        fputs(usage, stdout);
+        code = EXIT_OK;
+    } else if (info == 'v') {
+        printf("cakec %s\n", CAKE_VERSION);
+        code = EXIT_OK;
+    } else if (err) {
+        code = usage_error(ctx, &o, err);
+    } else {
+        ctx->dump_after = o.dump_after;
+        code = guarded(ctx, &o);
+    }
+    ctx_free(ctx);
+    return code;
+}

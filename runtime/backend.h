@@ -1,0 +1,92 @@
+/* backend.h — what rt.c shares with the backends (cuda.c, hip.c); private to
+ * runtime/.
+ *
+ * A backend is a table of operations (RtOps) over its own state (dev->be).
+ * The operations are thin: one driver call or a few, each error turned into a
+ * message with rt__fail. Everything the backends have in common — argument
+ * checks, the broken-device state, waiting with a timeout, timing, L2 flush —
+ * lives in rt.c and timing.c.
+ */
+#ifndef CAKE_RT_BACKEND_H
+#define CAKE_RT_BACKEND_H
+
+#include "rt.h"
+
+#define RT__PENDING ((RtStatus)-1) /* ops->query: work still running */
+
+typedef enum { RT_H2D, RT_D2H, RT_D2D } RtCopyDir;
+
+typedef struct {
+    /* Loads the driver and opens device `ordinal`: fills dev->be and dev->info.
+     * Leaves nothing to free on failure. */
+    RtStatus (*open)(RtDevice *dev, int ordinal);
+    /* Releases everything; with `hung`, makes no driver call (frees host
+     * memory only). */
+    void (*close)(RtDevice *dev, bool hung);
+    RtStatus (*bind)(RtDevice *dev); /* make the device current on this thread */
+    RtStatus (*module_load)(RtDevice *dev, const void *image, size_t len, void **mod,
+                            char *log, size_t loglen);
+    void (*module_unload)(RtDevice *dev, void *mod);
+    RtStatus (*function)(RtDevice *dev, void *mod, const char *name, void **fn);
+    RtStatus (*func_info)(RtDevice *dev, void *fn, RtFuncInfo *out);
+    RtStatus (*func_set_shared)(RtDevice *dev, void *fn, unsigned bytes);
+    RtStatus (*alloc)(RtDevice *dev, size_t bytes, RtPtr *out);
+    RtStatus (*free)(RtDevice *dev, RtPtr p);
+    /* asynchronous on the device's stream: */
+    RtStatus (*memset)(RtDevice *dev, RtPtr p, uint32_t value, size_t count, int width);
+    /* device addresses come as (void *)(uintptr_t)RtPtr */
+    RtStatus (*copy)(RtDevice *dev, RtCopyDir dir, void *dst, const void *src, size_t bytes);
+    RtStatus (*launch)(RtDevice *dev, const RtLaunch *l, void *fn);
+    /* RT_OK when the stream is idle, RT__PENDING while it runs, else the error
+     * (RT_FAULT for a sticky kernel fault) with its message in dev->err. */
+    RtStatus (*query)(RtDevice *dev);
+    RtStatus (*event_create)(RtDevice *dev, void **ev);
+    void (*event_destroy)(RtDevice *dev, void *ev);
+    RtStatus (*event_record)(RtDevice *dev, void *ev);
+    RtStatus (*event_elapsed)(RtDevice *dev, void *start, void *stop, float *ms);
+    RtStatus (*tma_encode)(RtDevice *dev, const RtTmaDesc *d, RtTensorMap *out);
+} RtOps;
+
+struct RtDevice {
+    const RtOps *ops;
+    void *be;              /* the backend's state */
+    RtDeviceInfo info;
+    double timeout_s;
+    RtStatus health;       /* RT_OK, or RT_FAULT / RT_TIMEOUT once broken */
+    char kernel[128];      /* the last kernel launched and not yet waited for */
+    int pending;           /* kernels launched since the last completed wait */
+    RtPtr flush;           /* L2 flush buffer, allocated on first use */
+    size_t flush_bytes;
+    char err[2048];
+};
+
+struct RtFunction {
+    RtModule *mod;
+    void *handle;
+    RtFunction *next;
+    char name[];
+};
+
+struct RtModule {
+    RtDevice *dev;
+    void *handle;
+    RtFunction *funcs;
+};
+
+extern const RtOps rt__cuda_ops;
+extern const RtOps rt__hip_ops;
+
+/* Formats dev->err and returns st. With RT_FAULT it also breaks the device
+ * and names the kernel last launched in the message. */
+RtStatus rt__fail(RtDevice *dev, RtStatus st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Copies at most n-1 bytes of src into dst and NUL-terminates it (n > 0). */
+void rt__copystr(char *dst, size_t n, const char *src);
+/* Enters a public call: RT_OK if the device is healthy and bound. */
+RtStatus rt__enter(RtDevice *dev);
+/* Waits for the stream with the timeout; names dev->kernel in messages. */
+RtStatus rt__sync(RtDevice *dev);
+/* Seconds on a monotonic clock. */
+double rt__now(void);
+
+#endif

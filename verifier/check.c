@@ -1,0 +1,629 @@
+/* check.c — `run --check`: random inputs, poisoned outputs, the fp64
+ * reference, the device run through a callback, and the comparison with a
+ * per-dtype error bound (see check.h and docs/checking.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "check.h"
+
+/* ---- random numbers: splitmix64 seeding xoshiro256** -------------------- */
+
+typedef struct { uint64_t s[4]; } Rng;
+
+static uint64_t splitmix(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+static void rng_seed(Rng *r, uint64_t seed)
+{
+    for (int i = 0; i < 4; i++)
+        r->s[i] = splitmix(&seed);
+}
+
+static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+static uint64_t rng_next(Rng *r)
+{
+    uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+    s[2] ^= s[0];
+    s[3] ^= s[1];
+    s[1] ^= s[2];
+    s[0] ^= s[3];
+    s[2] ^= t;
+    s[3] = rotl(s[3], 45);
+    return res;
+}
+
+static double rng_unit(Rng *r) /* [0, 1) */
+{
+    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+static double float_max(DType dt)
+{
+    switch (dt) {
+    case DT_F16: return 65504.0;
+    case DT_E4M3: return 448.0;
+    case DT_E5M2: return 57344.0;
+    default: return 1e30;
+    }
+}
+
+void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt)
+{
+    Rng r;
+    rng_seed(&r, seed);
+    char kind = ir_dtypes[t->dtype].kind;
+    int lo = opt ? opt->int_lo : 0, hi = opt ? opt->int_hi : 0;
+    if (lo == 0 && hi == 0) {
+        lo = kind == 'u' ? 1 : -8;
+        hi = kind == 'u' ? 16 : 8;
+    }
+    if (kind == 'u' && lo < 0)
+        lo = 0;
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < t->span; i++) {
+        double v = 0;
+        if (kind == 'f') {
+            for (int tries = 0; v == 0 && tries < 64; tries++) {
+                if (opt && opt->dist == CHECK_DIST_NORMAL) {
+                    double u1 = rng_unit(&r), u2 = rng_unit(&r);
+                    v = sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
+                    double m = float_max(t->dtype);
+                    v = v > m ? m : v < -m ? -m : v;
+                } else {
+                    v = 2.0 * rng_unit(&r) - 1.0;
+                }
+                v = interp_round(t->dtype, v);
+            }
+            if (v == 0)
+                v = 0.5;
+        } else if (kind == 'b') {
+            v = (double)(rng_next(&r) & 1);
+        } else {
+            uint64_t range = (uint64_t)(hi - lo) + 1;
+            for (int tries = 0; tries < 64; tries++) {
+                v = (double)(lo + (int64_t)(rng_next(&r) % range));
+                if (v != 0)
+                    break;
+            }
+            v = interp_round(t->dtype, v);
+        }
+        nonzero += v != 0;
+        t->data[i] = v;
+    }
+    if (!nonzero && t->span)
+        t->data[0] = 1;
+}
+
+/* ---- tolerances and poison ------------------------------------------------ */
+
+void check_tolerance(DType dt, double sum_len, double scale, double *rtol, double *atol_rel)
+{
+    double r, a;
+    switch (dt) {
+    case DT_F64: r = a = 1e-12; break;
+    case DT_F32: r = a = 1e-5; break;
+    case DT_TF32: r = a = 0x1p-9; break;
+    case DT_F16: r = 0x1p-9; a = 0x1p-10; break;
+    case DT_BF16: r = 0x1p-6; a = 0x1p-7; break;
+    case DT_E4M3: r = 0x1p-2; a = 0x1p-3; break;
+    case DT_E5M2: r = 0x1p-1; a = 0x1p-2; break;
+    default: r = a = 0; break; /* integers and bool: exact */
+    }
+    if (ir_dtypes[dt].kind == 'f' && sum_len > 1)
+        a += 0x1p-22 * sqrt(sum_len); /* f32 accumulation over sum_len terms on the device */
+    if (scale <= 0)
+        scale = 1;
+    *rtol = r * scale;
+    *atol_rel = a * scale;
+}
+
+uint8_t check_poison_byte(DType dt)
+{
+    return ir_dtypes[dt].kind == 'f' ? 0xFF : 0xAB;
+}
+
+static int is_poison(const uint8_t *p, int eb, uint8_t poison)
+{
+    for (int i = 0; i < eb; i++)
+        if (p[i] != poison)
+            return 0;
+    return 1;
+}
+
+/* ---- comparing ------------------------------------------------------------- */
+
+/* walks the logical elements of a tensor in row-major order */
+typedef struct { int64_t idx[IR_MAX_RANK]; int64_t off; int done; } Iter;
+
+static void it_begin(Iter *it, const HostTensor *t)
+{
+    memset(it, 0, sizeof *it);
+    it->done = t->n == 0;
+}
+
+static void it_next(Iter *it, const HostTensor *t)
+{
+    for (int j = t->rank - 1; j >= 0; j--) {
+        it->off += t->stride[j];
+        if (++it->idx[j] < t->shape[j])
+            return;
+        it->off -= it->idx[j] * t->stride[j];
+        it->idx[j] = 0;
+    }
+    it->done = 1;
+}
+
+int check_compare(const HostTensor *want, const void *got, double rtol, double atol_rel,
+                  CheckOutput *o)
+{
+    const uint8_t *g8 = got;
+    int eb = interp_elem_bytes(want->dtype);
+    uint8_t poison = check_poison_byte(want->dtype);
+    uint8_t pbytes[8];
+    memset(pbytes, poison, sizeof pbytes);
+    double poison_value = interp_decode(want->dtype, pbytes);
+
+    o->dtype = want->dtype;
+    o->rank = want->rank;
+    memcpy(o->shape, want->shape, sizeof o->shape);
+    o->n_compared = o->n_bad = o->n_nan = o->n_unwritten = o->n_skipped = 0;
+    o->max_abs_err = o->max_rel_err = o->mean_abs_err = o->max_ratio = o->want_max_abs = 0;
+    o->bad = CHECK_BAD_NONE;
+    o->worst_got = o->worst_want = o->first_bad_got = o->first_bad_want = 0;
+    memset(o->worst, 0, sizeof o->worst);
+    memset(o->first_bad, 0, sizeof o->first_bad);
+
+    double m = 0;
+    Iter it;
+    for (it_begin(&it, want); !it.done; it_next(&it, want)) {
+        if (!want->written || want->written[it.off]) {
+            double w = fabs(want->data[it.off]);
+            if (isfinite(w) && w > m)
+                m = w;
+        }
+    }
+    o->want_max_abs = m;
+    o->rtol = rtol;
+    o->atol = atol_rel * m;
+
+    double sum = 0;
+    int64_t nfinite = 0;
+    for (it_begin(&it, want); !it.done; it_next(&it, want)) {
+        int64_t off = it.off;
+        const int64_t *idx = it.idx;
+        if (want->written && !want->written[off]) {
+            o->n_skipped++;
+        } else {
+            const uint8_t *p = g8 + off * eb;
+            double w = want->data[off], gv = interp_decode(want->dtype, p);
+            CheckBad b = CHECK_BAD_NONE;
+            double err = 0, ratio = 0;
+            o->n_compared++;
+            if (is_poison(p, eb, poison) && !(w == poison_value)) {
+                b = CHECK_BAD_UNWRITTEN;
+                o->n_unwritten++;
+            } else if (isnan(gv) || isnan(w)) {
+                b = CHECK_BAD_NAN;
+                o->n_nan++;
+            } else if (isinf(gv) || isinf(w)) {
+                if (gv != w)
+                    b = CHECK_BAD_INF;
+            } else {
+                err = fabs(gv - w);
+                double bound = rtol * fabs(w) + o->atol;
+                ratio = err == 0 ? 0 : bound > 0 ? err / bound : 1 + err;
+                if (err > bound)
+                    b = CHECK_BAD_VALUE;
+                sum += err;
+                nfinite++;
+                if (err > o->max_abs_err)
+                    o->max_abs_err = err;
+                double rel = err / (fabs(w) + o->atol + 1e-300);
+                if (rel > o->max_rel_err)
+                    o->max_rel_err = rel;
+            }
+            if (ratio > o->max_ratio || o->n_compared == 1) {
+                if (ratio > o->max_ratio)
+                    o->max_ratio = ratio;
+                memcpy(o->worst, idx, sizeof o->worst);
+                o->worst_got = gv;
+                o->worst_want = w;
+            }
+            if (b != CHECK_BAD_NONE) {
+                if (o->n_bad == 0) {
+                    o->bad = b;
+                    memcpy(o->first_bad, idx, sizeof o->first_bad);
+                    o->first_bad_got = gv;
+                    o->first_bad_want = w;
+                }
+                o->n_bad++;
+            }
+        }
+    }
+    o->mean_abs_err = nfinite ? sum / (double)nfinite : 0;
+    o->ok = o->n_bad == 0;
+    return o->ok;
+}
+
+/* ---- one shape --------------------------------------------------------------- */
+
+const char *check_status_name(CheckStatus s)
+{
+    static const char *const names[] = {"pass", "fail", "error", "device_error"};
+    return (unsigned)s < 4 ? names[s] : "?";
+}
+
+const char *check_bad_name(CheckBad b)
+{
+    static const char *const names[] = {"none", "value", "nan", "unwritten", "inf"};
+    return (unsigned)b < 5 ? names[b] : "?";
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static uint64_t shape_seed(const Kernel *k, const ShapeEnv *env, uint64_t seed, uint32_t arg)
+{
+    uint64_t h = seed ^ (UINT64_C(0x100000001B3) * (arg + 1));
+    for (uint32_t i = 0; i < k->ndims; i++) {
+        int64_t v = 0;
+        shape_env_get(env, k->nodes[k->dims[i]].name, &v);
+        h = (h ^ (uint64_t)v) * UINT64_C(0x100000001B3);
+    }
+    return splitmix(&h);
+}
+
+static int fmt_index(char *buf, size_t len, int rank, const int64_t *idx)
+{
+    int w = snprintf(buf, len, "[");
+    for (int j = 0; j < rank; j++)
+        w += snprintf(buf + w, len - (size_t)w, "%s%lld", j ? ", " : "", (long long)idx[j]);
+    return w + snprintf(buf + w, len - (size_t)w, "]");
+}
+
+static int args_match(CakeCtx *ctx, const Kernel *k, const Kernel *rk)
+{
+    if (k->nargs != rk->nargs) {
+        Diag *d = diag_report(ctx, E0956, k->span,
+                              "kernel '%s' has %u arguments but the reference kernel has %u",
+                              ir_symstr(ctx, k->name), k->nargs, rk->nargs);
+        diag_note(ctx, d, rk->span, "the reference kernel");
+        return 0;
+    }
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        const Node *a = &k->nodes[k->args[i]], *b = &rk->nodes[rk->args[i]];
+        const Node *ta = a->a ? &k->nodes[a->a] : NULL, *tb = b->a ? &rk->nodes[b->a] : NULL;
+        int ra = ta && ta->op == OP_GTYPE ? (int)(ta->sub ? ta->sub : ta->n) : 0;
+        int rb = tb && tb->op == OP_GTYPE ? (int)(tb->sub ? tb->sub : tb->n) : 0;
+        const char *why = NULL;
+        if (a->name != b->name)
+            why = "its name differs";
+        else if (!ta || !tb || ta->dtype != tb->dtype)
+            why = "its dtype differs";
+        else if (ra != rb || (ta->op == OP_GTYPE) != (tb->op == OP_GTYPE))
+            why = "its rank differs";
+        if (why) {
+            Diag *d = diag_report(ctx, E0956, a->span,
+                                  "argument %u ('%s') does not match the reference kernel's: %s",
+                                  i + 1, ir_symstr(ctx, a->name), why);
+            diag_note(ctx, d, b->span, "the reference kernel's argument '%s'",
+                      ir_symstr(ctx, b->name));
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static void report_output(CakeCtx *ctx, const Kernel *k, const CheckReport *rep,
+                          const CheckOutput *o)
+{
+    char at[96], msg[256];
+    fmt_index(at, sizeof at, o->rank, o->first_bad);
+    Span sp = k->nodes[k->args[o->arg]].span;
+    Diag *d;
+    switch (o->bad) {
+    case CHECK_BAD_UNWRITTEN:
+        d = diag_report(ctx, E0958, sp,
+                        "output '%s' has %lld element%s never written, first at %s (shape %s)",
+                        o->name, (long long)o->n_unwritten, o->n_unwritten == 1 ? "" : "s", at,
+                        rep->shape);
+        diag_help(ctx, d, "every element the reference writes must be written by the kernel: "
+                          "round the grid up (cdiv) and mask the ragged edge");
+        break;
+    case CHECK_BAD_NAN:
+        d = diag_report(ctx, E0959, sp, "output '%s' holds NaN at %s (shape %s): got %g, want %g",
+                        o->name, at, rep->shape, o->first_bad_got, o->first_bad_want);
+        break;
+    default:
+        snprintf(msg, sizeof msg, "got %.9g, want %.9g", o->first_bad_got, o->first_bad_want);
+        d = diag_report(ctx, E0957, sp,
+                        "output '%s' differs from the reference at %s (shape %s): %s; "
+                        "%lld of %lld elements bad, max abs error %.3g",
+                        o->name, at, rep->shape, msg, (long long)o->n_bad,
+                        (long long)o->n_compared, o->max_abs_err);
+        diag_note(ctx, d, IR_NOSPAN, "bound: |got - want| <= %.3g * |want| + %.3g (%s)", o->rtol,
+                  o->atol, ir_dtypes[o->dtype].spelling);
+        break;
+    }
+    diag_note(ctx, d, IR_NOSPAN, "seed %#llx; rerun with the same seed and shape to reproduce",
+              (unsigned long long)rep->seed);
+}
+
+typedef struct {
+    HostTensor *t;
+    CheckBuffer *b;
+    uint32_t n;
+} Bufs;
+
+static void free_bufs(Bufs *B)
+{
+    for (uint32_t i = 0; i < B->n; i++) {
+        free(B->t[i].data);
+        free(B->t[i].written);
+        free(B->b[i].host);
+    }
+    free(B->t);
+    free(B->b);
+}
+
+static CheckStatus finish(CheckReport *out, CheckStatus st)
+{
+    out->status = st;
+    out->ok = st == CHECK_PASS;
+    return st;
+}
+
+static double scalar_value(const CheckOptions *opt, const ShapeEnv *env, const Node *a, DType dt,
+                           uint64_t seed)
+{
+    for (uint32_t i = 0; i < opt->nscalars; i++)
+        if (opt->scalars[i].name == a->name)
+            return interp_round(dt, opt->scalars[i].value);
+    int64_t v;
+    if (shape_env_get(env, a->name, &v))
+        return interp_round(dt, (double)v);
+    Rng r;
+    rng_seed(&r, seed);
+    if (ir_dtypes[dt].kind == 'f')
+        return interp_round(dt, 0.1 + 0.9 * rng_unit(&r));
+    if (dt == DT_BOOL)
+        return 1;
+    return (double)(1 + (int)(rng_next(&r) % 8));
+}
+
+CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckLaunchFn launch,
+                         void *user, const CheckOptions *opt, CheckReport *out)
+{
+    CheckOptions dflt;
+    memset(&dflt, 0, sizeof dflt);
+    if (!opt)
+        opt = &dflt;
+    memset(out, 0, sizeof *out);
+    out->first_bad_output = -1;
+    out->seed = opt->seed ? opt->seed : CHECK_DEFAULT_SEED;
+    const Kernel *rk = opt->reference ? opt->reference : k;
+
+    ShapeEnv env = *env_in;
+    if (!shape_env_bind_params(ctx, k, &env) || (rk != k && !shape_env_bind_params(ctx, rk, &env)) ||
+        !shape_env_complete(ctx, k, &env, 1)) {
+        snprintf(out->message, sizeof out->message, "the shape is incomplete");
+        return finish(out, CHECK_ERROR);
+    }
+    out->env = env;
+    shape_env_format(ctx, k, &env, out->shape, sizeof out->shape);
+    if (!shape_env_assumes_hold(ctx, k, &env, 1, NULL) ||
+        (rk != k && !shape_env_assumes_hold(ctx, rk, &env, 1, NULL))) {
+        snprintf(out->message, sizeof out->message, "shape %s violates an assume", out->shape);
+        return finish(out, CHECK_ERROR);
+    }
+    if (rk != k && !args_match(ctx, k, rk)) {
+        snprintf(out->message, sizeof out->message, "the reference kernel's arguments differ");
+        return finish(out, CHECK_ERROR);
+    }
+    Interp *I = interp_new(ctx, rk);
+    if (!I) {
+        snprintf(out->message, sizeof out->message, "the reference cannot be evaluated");
+        return finish(out, CHECK_ERROR);
+    }
+    if (opt->max_steps)
+        interp_set_max_steps(I, opt->max_steps);
+
+    Bufs B = {calloc(k->nargs + 1, sizeof *B.t), calloc(k->nargs + 1, sizeof *B.b), k->nargs};
+    CheckStatus st = CHECK_ERROR;
+    double total = 0, max_elems = opt->max_elems > 0 ? opt->max_elems : 0x1p27;
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        HostTensor rt;
+        if (!interp_arg_tensor(ctx, k, i, &env, &B.t[i]) ||
+            (rk != k && !interp_arg_tensor(ctx, rk, i, &env, &rt)))
+            goto done;
+        if (rk != k && memcmp(rt.shape, B.t[i].shape, sizeof rt.shape) != 0) {
+            diag_report(ctx, E0956, k->nodes[k->args[i]].span,
+                        "argument '%s' has another shape in the reference kernel at %s",
+                        ir_symstr(ctx, k->nodes[k->args[i]].name), out->shape);
+            goto done;
+        }
+        total += (double)B.t[i].span;
+    }
+    if (total > max_elems) {
+        diag_report(ctx, E0960, k->span,
+                    "shape %s needs %.0f host elements for the reference (limit %.0f)",
+                    out->shape, total, max_elems);
+        snprintf(out->message, sizeof out->message, "shape %s is too large to check", out->shape);
+        goto done;
+    }
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        HostTensor *t = &B.t[i];
+        CheckBuffer *b = &B.b[i];
+        const Node *a = &k->nodes[k->args[i]];
+        int eb = interp_elem_bytes(t->dtype);
+        b->arg = i;
+        b->name = ir_symstr(ctx, a->name);
+        b->dtype = t->dtype;
+        b->is_tensor = a->a && k->nodes[a->a].op == OP_GTYPE;
+        b->role = (uint8_t)interp_arg_role(I, i);
+        b->rank = (uint8_t)t->rank;
+        memcpy(b->shape, t->shape, sizeof b->shape);
+        memcpy(b->stride, t->stride, sizeof b->stride);
+        uint64_t seed = shape_seed(k, &env, out->seed, i);
+        size_t span = (size_t)(t->span ? t->span : 1);
+        t->data = malloc(span * sizeof *t->data);
+        b->bytes = (size_t)eb * (b->is_tensor ? (size_t)t->span : 1);
+        b->host = malloc(b->bytes ? b->bytes : 1);
+        if (!t->data || !b->host) {
+            snprintf(out->message, sizeof out->message, "out of host memory at shape %s",
+                     out->shape);
+            goto done;
+        }
+        if (!b->is_tensor) {
+            t->data[0] = scalar_value(opt, &env, a, t->dtype, seed);
+            interp_encode(t->dtype, t->data[0], b->host);
+        } else if (b->role == INTERP_WRITTEN) {
+            t->written = calloc(span, 1);
+            for (size_t j = 0; j < span; j++)
+                t->data[j] = NAN;
+            memset(b->host, check_poison_byte(t->dtype), b->bytes);
+        } else {
+            check_fill_random(t, seed, opt);
+            uint8_t *h = b->host;
+            for (int64_t j = 0; j < t->span; j++)
+                interp_encode(t->dtype, t->data[j], h + j * eb);
+        }
+    }
+
+    double t0 = now();
+    if (!interp_run(I, &env, B.t, &out->cost)) {
+        snprintf(out->message, sizeof out->message, "the reference failed at shape %s", out->shape);
+        goto done;
+    }
+    out->ref_seconds = now() - t0;
+    if (!launch) {
+        snprintf(out->message, sizeof out->message, "reference only at %s", out->shape);
+        st = CHECK_PASS;
+        goto done;
+    }
+
+    int64_t dims[64];
+    uint32_t nd = k->ndims < 64 ? k->ndims : 64;
+    for (uint32_t i = 0; i < nd; i++)
+        shape_env_get(&env, k->nodes[k->dims[i]].name, &dims[i]);
+    char err[400] = "";
+    CheckLaunch l = {k, &env, B.b, k->nargs, dims, nd, err, sizeof err};
+    t0 = now();
+    int rc = launch(user, ctx, &l);
+    out->device_seconds = now() - t0;
+    if (rc) {
+        snprintf(out->message, sizeof out->message, "device run failed at %s: %s", out->shape,
+                 err[0] ? err : "(no message)");
+        if (!opt->no_diags)
+            diag_report(ctx, E0962, k->span, "%s", out->message);
+        st = CHECK_DEVICE_ERROR;
+        goto done;
+    }
+
+    st = CHECK_PASS;
+    double sum_err = 0, ncmp = 0;
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        if (!(B.b[i].role & INTERP_WRITTEN) || !B.b[i].is_tensor)
+            continue;
+        if (out->noutputs == CHECK_MAX_OUTPUTS)
+            break;
+        CheckOutput *o = &out->out[out->noutputs];
+        o->arg = i;
+        o->name = B.b[i].name;
+        double rtol, atol;
+        check_tolerance(B.t[i].dtype, out->cost.sum_len, opt->tol_scale, &rtol, &atol);
+        if (B.b[i].role & INTERP_READ) { /* in/out: compare every element */
+            free(B.t[i].written);
+            B.t[i].written = NULL;
+        }
+        check_compare(&B.t[i], B.b[i].host, rtol, atol, o);
+        out->n_bad += o->n_bad;
+        out->unwritten |= o->n_unwritten > 0;
+        out->has_nan |= o->n_nan > 0;
+        if (o->max_abs_err > out->max_abs_err)
+            out->max_abs_err = o->max_abs_err;
+        if (o->max_rel_err > out->max_rel_err)
+            out->max_rel_err = o->max_rel_err;
+        if (o->max_ratio > out->max_ratio)
+            out->max_ratio = o->max_ratio;
+        sum_err += o->mean_abs_err * (double)(o->n_compared - o->n_bad);
+        ncmp += (double)(o->n_compared - o->n_bad);
+        if (!o->ok) {
+            st = CHECK_FAIL;
+            if (out->first_bad_output < 0)
+                out->first_bad_output = (int)out->noutputs;
+        }
+        out->noutputs++;
+    }
+    out->mean_abs_err = ncmp > 0 ? sum_err / ncmp : 0;
+    if (st == CHECK_FAIL) {
+        const CheckOutput *o = &out->out[out->first_bad_output];
+        char at[96];
+        fmt_index(at, sizeof at, o->rank, o->first_bad);
+        snprintf(out->message, sizeof out->message,
+                 "FAIL at %s: output '%s' %s at %s (got %.6g, want %.6g); %lld bad elements",
+                 out->shape, o->name, check_bad_name(o->bad), at, o->first_bad_got,
+                 o->first_bad_want, (long long)out->n_bad);
+        if (!opt->no_diags)
+            for (uint32_t i = 0; i < out->noutputs; i++)
+                if (!out->out[i].ok)
+                    report_output(ctx, k, out, &out->out[i]);
+    } else {
+        snprintf(out->message, sizeof out->message,
+                 "pass at %s: max abs error %.3g, %.3g of the bound", out->shape,
+                 out->max_abs_err, out->max_ratio);
+    }
+done:
+    free_bufs(&B);
+    interp_free(I);
+    return finish(out, st);
+}
+
+CheckStatus check_run(CakeCtx *ctx, Kernel *k, const ShapeEnv *env, CheckLaunchFn launch,
+                      void *user, CheckReport *out)
+{
+    return check_run_ex(ctx, k, env, launch, user, NULL, out);
+}
+
+uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckOptions *opt,
+                     CheckLaunchFn launch, void *user, CheckReport *reps, uint32_t max)
+{
+    const Kernel *rk = opt && opt->reference ? opt->reference : k;
+    Interp *I = interp_new(ctx, rk);
+    if (!I)
+        return 0;
+    ShapeEnv shapes[16];
+    if (max > 16)
+        max = 16;
+    PickOptions po = {0, 0, 0};
+    po.max_shapes = max;
+    uint32_t n = shapes_pick(ctx, k, I, base, &po, shapes, max);
+    interp_free(I);
+    if (!n) {
+        Diag *d = diag_report(ctx, E0955, k->span,
+                              "no test shape of kernel '%s' satisfies its assumes within the "
+                              "check's size limits",
+                              ir_symstr(ctx, k->name));
+        for (uint32_t i = 0; i < k->nassumes; i++)
+            diag_note(ctx, d, k->nodes[k->assumes[i]].span, "assume here");
+        diag_help(ctx, d, "give a shape: --shape NAME=VALUE,...");
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        CheckStatus st = check_run_ex(ctx, k, &shapes[i], launch, user, opt, &reps[i]);
+        if (st == CHECK_ERROR || st == CHECK_DEVICE_ERROR)
+            return i + 1;
+    }
+    return n;
+}

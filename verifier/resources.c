@@ -1,0 +1,485 @@
+/* resources.c — resource budgets per declared target: the role table, threads
+ * per block, role placement (inside the block, disjoint, warpgroup-aligned),
+ * setmaxnreg budgets (64K registers per SM), shared memory per block, and grid
+ * extents. Reports E05xx (and W05xx). */
+#include <stdlib.h>
+#include <string.h>
+#include "vpriv.h"
+
+static Node *N(Ver *v, NodeId n) { return &v->k->nodes[n]; }
+
+/* ---- the role table ----------------------------------------------------- */
+
+static void collect_role(Ver *v, NodeId n, void *arg)
+{
+    (void)arg;
+    const Node *x = N(v, n);
+    if (x->op != OP_ROLE)
+        return;
+    VRole r;
+    memset(&r, 0, sizeof r);
+    r.node = n;
+    r.unit = x->sub;
+    int64_t a, b = 0, c = 0;
+    int per = x->sub == UNIT_WARPGROUPS ? 4 : 1;
+    if (v_const(v, x->a, &a) && (!x->b || v_const(v, x->b, &b)) && a >= 0 && a < (1 << 20) &&
+        b < (1 << 20)) {
+        r.first = a * per;
+        r.end = (x->b ? b : a + 1) * per;
+    } else {
+        r.first = r.end = -1;
+    }
+    if (x->c && v_const(v, x->c, &c))
+        r.regs = c;
+    v->roles = arena_realloc(&v->ctx->arena, v->roles, v->nroles * sizeof *v->roles,
+                             (v->nroles + 1) * sizeof *v->roles);
+    v->roles[v->nroles++] = r;
+}
+
+void ver_roles(Ver *v)
+{
+    v_walk(v, v->k->body, collect_role, NULL);
+}
+
+/* ---- shared memory ------------------------------------------------------ */
+
+static int64_t align_up(int64_t x, int64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
+
+static int is_tma_tile(const Kernel *k, NodeId decl)
+{
+    for (NodeId n = 1; n < k->nnodes; n++) {
+        const Node *x = &k->nodes[n];
+        NodeId ref = x->op == OP_TMA_LOAD ? x->a : x->op == OP_TMA_STORE ? x->b : 0;
+        for (int g = 0; ref && g < 64; g++) {
+            const Node *r = &k->nodes[ref];
+            if (r->op == OP_NAME) {
+                if (r->decl == decl)
+                    return 1;
+                break;
+            }
+            ref = r->op == OP_INDEX || r->op == OP_TRANS ? r->a : 0;
+        }
+    }
+    return 0;
+}
+
+static int64_t shared_align(const Kernel *k, NodeId decl)
+{
+    const Node *n = &k->nodes[decl];
+    int64_t al = n->v.attr.swizzle || is_tma_tile(k, decl) ? 128 : 16;
+    return n->v.attr.align > al ? n->v.attr.align : al;
+}
+
+/* bytes of a SHARED declaration under bindings env (NULL: defaults) */
+static int64_t shared_bytes_env(const CakeCtx *ctx, const Kernel *k, NodeId decl, const VerEnv *env)
+{
+    const Node *n = &k->nodes[decl];
+    if (n->op != OP_SHARED || !n->a)
+        return -1;
+    const Node *t = &k->nodes[n->a];
+    int64_t bytes = (int64_t)ir_dtype_bytes((DType)t->dtype) * (t->lanes ? t->lanes : 1);
+    if (t->dtype == DT_BOOL)
+        bytes = 1;
+    for (uint32_t i = 0; i < t->n; i++) {
+        int64_t d;
+        if (!ver_eval_int(ctx, k, k->lists[t->list + i], env, &d) || d < 0 ||
+            __builtin_mul_overflow(bytes, d, &bytes))
+            return -1;
+    }
+    return align_up(bytes, shared_align(k, decl));
+}
+
+int64_t ver_shared_bytes(const CakeCtx *ctx, const Kernel *k, NodeId decl)
+{
+    return shared_bytes_env(ctx, k, decl, NULL);
+}
+
+typedef struct { NodeId node; int64_t bytes; } SmemItem;
+
+static int by_bytes_desc(const void *a, const void *b)
+{
+    const SmemItem *x = a, *y = b;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : (x->node > y->node) - (x->node < y->node);
+}
+
+/* every declaration that takes shared memory, with its bytes under env */
+static uint32_t smem_items(Ver *v, const VerEnv *env, SmemItem *items, uint32_t cap, int64_t *total)
+{
+    uint32_t n = 0;
+    *total = 0;
+    for (NodeId id = 1; id < v->k->nnodes; id++) {
+        const Node *x = N(v, id);
+        int64_t b = -1, c;
+        if (x->op == OP_SHARED) {
+            b = shared_bytes_env(v->ctx, v->k, id, env);
+        } else if (x->op == OP_MBARRIER) {
+            b = 8;
+            if (x->a)
+                b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0 ? 8 * c : -1;
+        } else if (x->op == OP_PIPELINE) {
+            b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0 ? 2 * 8 * c : -1;
+        } else {
+            continue;
+        }
+        if (b < 0)
+            continue;  /* not constant: the type check reported it */
+        *total += b;
+        if (n < cap)
+            items[n++] = (SmemItem){id, b};
+    }
+    return n;
+}
+
+/* params that appear in shared extents: candidates to shrink */
+static int mentions_param(const Kernel *k, NodeId e, NodeId param, int depth)
+{
+    if (!e || depth > 64)
+        return 0;
+    const Node *n = &k->nodes[e];
+    if (n->op == OP_NAME && n->decl == param)
+        return 1;
+    if (mentions_param(k, n->a, param, depth + 1) || mentions_param(k, n->b, param, depth + 1))
+        return 1;
+    for (uint32_t i = 0; i < n->n; i++)
+        if (mentions_param(k, k->lists[n->list + i], param, depth + 1))
+            return 1;
+    return 0;
+}
+
+/* finds a smaller value of one parameter that brings the total under limit */
+static void smem_suggest(Ver *v, Diag *d, int64_t limit)
+{
+    Kernel *k = v->k;
+    int said = 0;
+    for (uint32_t i = 0; i < k->nparams && said < 2; i++) {
+        NodeId p = k->params[i];
+        int used = 0;
+        for (NodeId id = 1; id < k->nnodes && !used; id++) {
+            const Node *x = N(v, id);
+            if ((x->op == OP_SHARED || x->op == OP_PIPELINE) && mentions_param(k, x->op == OP_SHARED ? x->a : x->a, p, 0))
+                used = 1;
+        }
+        int64_t cur;
+        if (!used || !v_const(v, N(v, p)->a, &cur) || cur <= 1)
+            continue;
+        int pow2 = (cur & (cur - 1)) == 0 && cur >= 16;
+        for (int64_t val = pow2 ? cur / 2 : cur - 1; val >= 1; val = pow2 ? val / 2 : val - 1) {
+            VerBinding b = {N(v, p)->name, val};
+            VerEnv env = {&b, 1};
+            int64_t total;
+            SmemItem dummy[1];
+            smem_items(v, &env, dummy, 0, &total);
+            if (total <= limit) {
+                diag_help(v->ctx, d, "%s`%s = %lld` (now %lld) brings it to %lld bytes", said ? "or " :
+                          "reduce ", v_name(v, p), (long long)val, (long long)cur, (long long)total);
+                said++;
+                break;
+            }
+            if (cur - val > 64)
+                break;
+        }
+    }
+    if (!said)
+        diag_help(v->ctx, d, "reduce the number of stages or the tile sizes");
+}
+
+static void check_smem(Ver *v)
+{
+    SmemItem items[256];
+    int64_t total;
+    uint32_t n = smem_items(v, NULL, items, 256, &total);
+    if (!n)
+        return;
+    int tg = -1;
+    for (int t = 0; t < TG__COUNT; t++)  /* the tightest limit exceeded */
+        if (v->k->targets[t] && total > ver_target((Target)t)->max_smem_per_block &&
+            (tg < 0 || ver_target((Target)t)->max_smem_per_block < ver_target((Target)tg)->max_smem_per_block))
+            tg = t;
+    if (tg < 0)
+        return;
+    qsort(items, n, sizeof *items, by_bytes_desc);
+    const TargetInfo *ti = ver_target((Target)tg);
+    Diag *d = v_report(v, E0501, items[0].node, "shared memory per block is %lld bytes, %lld over "
+                       "the limit of %lld bytes on %s", (long long)total,
+                       (long long)(total - ti->max_smem_per_block), (long long)ti->max_smem_per_block,
+                       ti->name);
+    for (uint32_t i = 0; i < n; i++) {
+        const Node *x = N(v, items[i].node);
+        const char *what = x->op == OP_SHARED ? "shared tile" : x->op == OP_MBARRIER ? "mbarrier"
+                                                                                      : "pipeline barriers of";
+        if (x->op == OP_SHARED)
+            diag_note(v->ctx, d, x->span, "%s `%s` (%s): %lld bytes", what, v_name(v, items[i].node),
+                      vt_str(v, x->type), (long long)items[i].bytes);
+        else
+            diag_note(v->ctx, d, x->span, "%s `%s`: %lld bytes", what, v_name(v, items[i].node),
+                      (long long)items[i].bytes);
+    }
+    diag_note(v->ctx, d, v->k->target_spans[tg], "%s allows %lld bytes of shared memory per block",
+              ti->name, (long long)ti->max_smem_per_block);
+    smem_suggest(v, d, ti->max_smem_per_block);
+}
+
+/* ---- threads, roles, registers ------------------------------------- */
+
+static void check_block(Ver *v)
+{
+    Kernel *k = v->k;
+    if (!k->block_size || v_err(v, k->block_size))
+        return;
+    int over = 0, warned = 0;
+    for (int t = 0; t < TG__COUNT; t++) {
+        if (!k->targets[t] || !v->block_threads[t])
+            continue;
+        const TargetInfo *ti = ver_target((Target)t);
+        int64_t th = v->block_threads[t];
+        if (th > ti->max_threads_per_block && !over) {
+            Diag *d = v_report(v, E0502, k->block_size, "%lld threads per block on %s; the limit "
+                               "is %d", (long long)th, ti->name, ti->max_threads_per_block);
+            diag_note(v->ctx, d, k->target_spans[t], "%s: at most %d threads per block (%d %s)",
+                      ti->name, ti->max_threads_per_block, ti->max_threads_per_block / ti->warp_size,
+                      ti->warp_size == 64 ? "wavefronts" : "warps");
+            if (k->block_unit == UNIT_WARPGROUPS)
+                diag_help(v->ctx, d, "use at most %d warpgroups", ti->max_threads_per_block / (4 * ti->warp_size));
+            else
+                diag_help(v->ctx, d, "use at most %d threads and give each more work",
+                          ti->max_threads_per_block);
+            over = 1;
+        }
+        if (th % ti->warp_size && !warned) {
+            Diag *d = v_report(v, W0501, k->block_size, "%lld threads is not a multiple of the %s "
+                               "size %d on %s: the last %s runs partly empty", (long long)th,
+                               ti->warp_size == 64 ? "wavefront" : "warp", ti->warp_size, ti->name,
+                               ti->warp_size == 64 ? "wavefront" : "warp");
+            diag_help(v->ctx, d, "use a multiple of %d, e.g. %lld", ti->warp_size,
+                      (long long)align_up(th, ti->warp_size));
+            warned = 1;
+        }
+    }
+}
+
+static int role_uses_warpgroup(Ver *v, NodeId role)
+{
+    for (NodeId n = 1; n < v->k->nnodes; n++) {
+        if (v->role_of[n] != role)
+            continue;
+        const Node *x = N(v, n);
+        if (x->op == OP_WGMMA || x->op == OP_WGMMA_WAIT)
+            return 1;
+        if (x->op == OP_REG && x->type && vt(v, x->type)->scope == SC_WARPGROUP)
+            return 1;
+    }
+    return 0;
+}
+
+static const char *role_units(Ver *v, const VRole *r)
+{
+    int64_t w = r->end - r->first;
+    if (r->unit == UNIT_WARPGROUPS)
+        return ir_fmt(v->ctx, "warpgroup%s %lld..%lld (warps %lld..%lld)", w > 4 ? "s" : "",
+                      (long long)r->first / 4, (long long)r->end / 4, (long long)r->first, (long long)r->end);
+    return ir_fmt(v->ctx, "warp%s %lld..%lld", w > 1 ? "s" : "", (long long)r->first, (long long)r->end);
+}
+
+static void check_roles(Ver *v)
+{
+    Kernel *k = v->k;
+    /* the block in warps, per target (warp = wavefront on AMD) */
+    int64_t block_warps = -1;
+    int tg_used = -1;
+    for (int t = 0; t < TG__COUNT; t++)
+        if (k->targets[t] && v->block_threads[t]) {
+            int64_t w = v->block_threads[t] / ver_target((Target)t)->warp_size;
+            if (block_warps < 0 || w < block_warps) {
+                block_warps = w;
+                tg_used = t;
+            }
+        }
+    for (uint32_t i = 0; i < v->nroles; i++) {
+        VRole *r = &v->roles[i];
+        const Node *x = N(v, r->node);
+        if (r->first < 0 || v_err(v, r->node))
+            continue;
+        r->uses_warpgroup = role_uses_warpgroup(v, r->node);
+        if (r->end <= r->first) {
+            Diag *d = v_report(v, E0503, x->b ? x->b : x->a, "role `%s` covers no %s: the range "
+                               "%s .. %s is empty", v_name(v, r->node),
+                               r->unit == UNIT_WARPGROUPS ? "warpgroup" : "warp", v_text(v, x->a),
+                               v_text(v, x->b));
+            diag_help(v->ctx, d, "ranges are half-open: `1..3` is units 1 and 2");
+            r->first = -1;
+            continue;
+        }
+        if (block_warps >= 0 && r->end > block_warps) {
+            const TargetInfo *ti = ver_target((Target)tg_used);
+            Diag *d = v_report(v, E0503, x->b ? x->b : x->a, "role `%s` covers %s, but the block has "
+                               "%lld %s%s", v_name(v, r->node), role_units(v, r), (long long)block_warps,
+                               ti->warp_size == 64 ? "wavefronts" : "warps",
+                               ti->warp_size == 64 ? ir_fmt(v->ctx, " on %s", ti->name) : "");
+            diag_note(v->ctx, d, k->block_span, "the block size is given here");
+            diag_help(v->ctx, d, "grow the block to %lld warps (%lld threads), or move the role",
+                      (long long)r->end, (long long)r->end * ti->warp_size);
+            r->first = -1;
+            continue;
+        }
+        int aligned = r->first % 4 == 0 && (r->end - r->first) % 4 == 0;
+        if (!aligned && (r->regs || r->uses_warpgroup)) {
+            int64_t start = r->first / 4 * 4, n4 = ((r->end - start) + 3) / 4;
+            Diag *d = v_report(v, E0505, x->a, "warpgroup roles must be aligned to 4 warps: role `%s` "
+                               "covers %s%s", v_name(v, r->node), role_units(v, r),
+                               r->regs ? " and sets `regs` (setmaxnreg acts on whole warpgroups)"
+                                       : " and holds warpgroup state (wgmma)");
+            diag_help(v->ctx, d, "cover whole warpgroups: `warpgroup%s %lld%s`", n4 > 1 ? "s" : "",
+                      (long long)(start / 4),
+                      n4 > 1 ? ir_fmt(v->ctx, "..%lld", (long long)(start / 4 + n4)) : "");
+        }
+    }
+    /* overlaps */
+    for (uint32_t i = 0; i < v->nroles; i++)
+        for (uint32_t j = i + 1; j < v->nroles; j++) {
+            VRole *a = &v->roles[i], *b = &v->roles[j];
+            if (a->first < 0 || b->first < 0 || a->end <= b->first || b->end <= a->first)
+                continue;
+            int64_t lo = a->first > b->first ? a->first : b->first;
+            int64_t hi = a->end < b->end ? a->end : b->end;
+            Diag *d = v_report(v, E0504, N(v, b->node)->a, "role `%s` overlaps role `%s` on warp%s "
+                               "%lld..%lld", v_name(v, b->node), v_name(v, a->node), hi - lo > 1 ? "s" : "",
+                               (long long)lo, (long long)hi);
+            diag_note(v->ctx, d, N(v, a->node)->span, "role `%s` covers %s", v_name(v, a->node),
+                      role_units(v, a));
+            diag_help(v->ctx, d, "give each warp to one role");
+            b->first = -1;
+        }
+}
+
+static void check_regs(Ver *v)
+{
+    Kernel *k = v->k;
+    int any_regs = 0;
+    for (uint32_t i = 0; i < v->nroles; i++) {
+        VRole *r = &v->roles[i];
+        const Node *x = N(v, r->node);
+        if (!x->c || v_err(v, x->c) || !r->regs)
+            continue;
+        any_regs = 1;
+        if (r->regs < 24 || r->regs > 256 || r->regs % 8) {
+            int64_t fix = r->regs < 24 ? 24 : r->regs > 256 ? 256 : r->regs / 8 * 8;
+            Diag *d = v_report(v, E0506, x->c, "regs %lld: setmaxnreg takes a multiple of 8 from "
+                               "24 to 256", (long long)r->regs);
+            diag_help(v->ctx, d, "use regs %lld", (long long)fix);
+            diag_fixit(v->ctx, d, v_span(v, x->c), ir_fmt(v->ctx, "%lld", (long long)fix));
+            r->regs = 0;
+        }
+    }
+    if (!any_regs)
+        return;
+    /* regs on targets without setmaxnreg: ignored there */
+    char names[128] = "";
+    size_t used = 0;
+    int ncap = 0;
+    for (int t = 0; t < TG__COUNT; t++) {
+        if (!k->targets[t])
+            continue;
+        if (!ver_target_has((Target)t, TF_SETMAXNREG)) {
+            int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", ir_target_names[t]);
+            used += w > 0 ? (size_t)w : 0;
+            continue;
+        }
+        ncap++;
+        const TargetInfo *ti = ver_target((Target)t);
+        int64_t th = v->block_threads[t];
+        if (!th)
+            continue;
+        int64_t dflt = ti->regs_per_sm / th / 8 * 8;
+        if (dflt > ti->max_regs_per_thread)
+            dflt = ti->max_regs_per_thread / 8 * 8;
+        int64_t sum = 0, role_threads = 0, worst = -1, worst_val = 0;
+        for (uint32_t i = 0; i < v->nroles; i++) {
+            VRole *r = &v->roles[i];
+            if (r->first < 0)
+                continue;
+            int64_t threads = (r->end - r->first) * ti->warp_size;
+            int64_t regs = r->regs ? r->regs : dflt;
+            role_threads += threads;
+            sum += threads * regs;
+            if (r->regs && threads * regs > worst_val) {
+                worst_val = threads * regs;
+                worst = i;
+            }
+        }
+        sum += (th > role_threads ? th - role_threads : 0) * dflt;
+        if (sum <= ti->regs_per_sm || worst < 0)
+            continue;
+        VRole *w = &v->roles[worst];
+        Diag *d = v_report(v, E0507, N(v, w->node)->c, "the roles need %lld registers per block, "
+                           "%lld over the %lld of an SM on %s", (long long)sum,
+                           (long long)(sum - ti->regs_per_sm), (long long)ti->regs_per_sm, ti->name);
+        for (uint32_t i = 0; i < v->nroles; i++) {
+            VRole *r = &v->roles[i];
+            if (r->first < 0)
+                continue;
+            int64_t threads = (r->end - r->first) * ti->warp_size;
+            diag_note(v->ctx, d, N(v, r->node)->span, "role `%s`: %lld threads x %lld registers = %lld%s",
+                      v_name(v, r->node), (long long)threads, (long long)(r->regs ? r->regs : dflt),
+                      (long long)(threads * (r->regs ? r->regs : dflt)), r->regs ? "" : " (launch default)");
+        }
+        if (th > role_threads)
+            diag_note(v->ctx, d, k->block_span, "%lld threads outside roles x %lld registers",
+                      (long long)(th - role_threads), (long long)dflt);
+        int64_t wt = (w->end - w->first) * ti->warp_size;
+        int64_t fit = (w->regs - ((sum - ti->regs_per_sm) + wt - 1) / wt) / 8 * 8;
+        if (fit >= 24)
+            diag_help(v->ctx, d, "lower role `%s` to regs %lld (then %lld registers)", v_name(v, w->node),
+                      (long long)fit, (long long)(sum - (w->regs - fit) * wt));
+        else
+            diag_help(v->ctx, d, "lower the roles' register budgets so that the sum of regs x threads "
+                                 "stays within %lld", (long long)ti->regs_per_sm);
+        break;
+    }
+    if (used) {
+        NodeId at = 0;
+        for (uint32_t i = 0; i < v->nroles && !at; i++)
+            if (v->roles[i].regs)
+                at = N(v, v->roles[i].node)->c;
+        if (at) {
+            Diag *d = v_report(v, W0502, at, "`regs` is ignored on %s: %s no setmaxnreg", names,
+                               strchr(names, ',') ? "they have" : "it has");
+            diag_help(v->ctx, d, "%s", ncap ? "the budget applies on the other targets only"
+                                            : "drop `regs`, or target sm_90a");
+        }
+    }
+}
+
+static void check_grid(Ver *v)
+{
+    Kernel *k = v->k;
+    if (k->ngrid == 0 && k->block_size) {
+        Diag *d = diag_report(v->ctx, E0508, k->span, "the grid has no extents");
+        diag_help(v->ctx, d, "write `grid [X]`, `grid [X, Y]` or `grid [X, Y, Z]`");
+        return;
+    }
+    for (uint32_t i = 0; i < k->ngrid; i++) {
+        int64_t c;
+        NodeId e = k->grid[i];
+        if (v_err(v, e) || !v_const(v, e, &c))
+            continue;
+        if (c < 1) {
+            v_report(v, E0508, e, "grid extent %u is %lld; it must be at least 1", i, (long long)c);
+            continue;
+        }
+        for (int t = 0; t < TG__COUNT; t++)
+            if (k->targets[t] && c > ver_target((Target)t)->max_grid[i]) {
+                v_report(v, E0508, e, "grid extent %u is %lld; %s allows at most %lld", i, (long long)c,
+                         ir_target_names[t], (long long)ver_target((Target)t)->max_grid[i]);
+                break;
+            }
+    }
+}
+
+void ver_resources(Ver *v)
+{
+    check_block(v);
+    check_roles(v);
+    check_regs(v);
+    check_smem(v);
+    check_grid(v);
+}

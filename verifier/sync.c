@@ -1,0 +1,21 @@
+/* sync.c — the synchronization-protocol checker: builds the kernel's tables
+ * once and runs each check in order (docs/tir.md sections 6-8 give the rules;
+ * tests/diag/sync/CODES.md lists the codes with a wrong and a fixed example). */
+#include "sync.h"
+
+uint32_t ver_sync(CakeCtx *ctx, Kernel *k)
+{
+    uint32_t before = ctx->nerrors;
+    if (!k || !k->body)
+        return 0;
+    SyK s;
+    sy_init(&s, ctx, k);
+    sy_check_diverge(&s);
+    sy_check_pipes(&s);
+    sy_check_mbars(&s);
+    sy_check_races(&s);
+    sy_check_proxy(&s);
+    sy_check_cpasync(&s);
+    sy_check_wgmma(&s);
+    return ctx->nerrors - before;
+}

@@ -1,0 +1,142 @@
+/* sync.h — the synchronization-protocol checker (sync.c and sync_*.c) and the
+ * bounds checker (bounds.c). Each check is a small pass over the structured
+ * IR (loops and ifs, no CFG); the helpers they share live in sync_util.c.
+ *
+ *   sync_pipe.c     pipelines: stage tokens per role, trip counts, expect_tx
+ *   sync_mbar.c     explicit mbarriers: arrival counts, parities, deadlocks
+ *   sync_race.c     cross-role shared-memory ordering
+ *   sync_proxy.c    generic <-> async proxy ordering (fence.proxy.async, tma.store)
+ *   sync_cpasync.c  cp.async groups (a concrete simulation of the group queue)
+ *   sync_wgmma.c    wgmma groups: accumulators and operand stages
+ *   sync_diverge.c  collectives under divergent control, named barrier ids/counts
+ *   bounds.c        global and tile indices (symbolic intervals + congruences)
+ */
+#ifndef CAKE_SYNC_H
+#define CAKE_SYNC_H
+#include "ir.h"
+
+/* Entry points, called by ver_verify after type checking. Each returns the
+ * number of errors it reported. */
+uint32_t ver_sync(CakeCtx *ctx, Kernel *k);
+uint32_t ver_bounds(CakeCtx *ctx, Kernel *k);
+
+/* ---- the kernel as the checks see it (sync_util.c) --------------------- */
+typedef struct {
+    CakeCtx *ctx;
+    Kernel *k;
+    NodeId *up;        /* statement -> enclosing FOR/IF/ROLE statement (0: kernel body) */
+    uint8_t *in_else;  /* statement -> 1 when it sits in the else part of `up` (an IF) */
+    NodeId *role;      /* statement -> ROLE whose body holds it (0: outside roles) */
+    uint32_t *pos;     /* statement -> pre-order position (0: not a statement) */
+    NodeId *stmt_of;   /* expression node -> the statement it belongs to */
+    NodeId *roles;    uint32_t nroles;
+    NodeId *pipes;    uint32_t npipes;
+    NodeId *mbars;    uint32_t nmbars;
+    NodeId *tiles;    uint32_t ntiles;    /* SHARED declarations */
+    int64_t block_threads;                /* 0: unknown */
+    uint64_t *reported; uint32_t nreported, capreported;
+} SyK;
+
+void sy_init(SyK *s, CakeCtx *ctx, Kernel *k);
+
+static inline Node *sy_node(const SyK *s, NodeId id) { return &s->k->nodes[id]; }
+static inline Span sy_span(const SyK *s, NodeId id) { return s->k->nodes[id].span; }
+
+/* Reports diagnostic `code` at node `at` unless (code, at) was reported
+ * already (fixpoint iterations visit statements more than once). Returns NULL
+ * when suppressed; diag_note/diag_help accept only non-NULL. */
+Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* line of a node, for messages ("at line 12") */
+uint32_t sy_line(const SyK *s, NodeId id);
+/* the source text of a node's span, for messages */
+const char *sy_text(SyK *s, NodeId id);
+
+int sy_const(const SyK *s, NodeId e, int64_t *out);   /* ver_const_int */
+NodeId sy_decl(const SyK *s, NodeId e);   /* NAME -> its declaration; else 0 */
+
+/* memory references: `As[s][r, c : +8]^T` */
+NodeId sy_ref_base(const SyK *s, NodeId ref);      /* the NAME at the root */
+NodeId sy_ref_decl(const SyK *s, NodeId ref);      /* its declaration */
+NodeId sy_ref_index0(const SyK *s, NodeId ref);    /* first index applied to the root (0: none) */
+int sy_is_shared_ref(const SyK *s, NodeId ref);
+int sy_is_global_ref(const SyK *s, NodeId ref);
+int64_t sy_ref_bytes(const SyK *s, NodeId ref);    /* bytes of the box a ref selects; -1 unknown */
+
+/* pipelines: P_* member nodes and stage tokens (`let s = ring.acquire()`) */
+NodeId sy_pipe_of(const SyK *s, NodeId member);    /* P_* node -> PIPELINE decl */
+NodeId sy_pipe_arg(const SyK *s, NodeId member);   /* its first argument (0: none) */
+NodeId sy_token_let(const SyK *s, NodeId e);       /* NAME of a stage token -> the LET */
+Op sy_token_kind(const SyK *s, NodeId let);        /* OP_P_ACQUIRE, OP_P_WAIT or OP_NONE */
+NodeId sy_role_named(const SyK *s, NodeId name);   /* NAME of a role -> ROLE decl */
+
+/* roles and threads */
+int sy_role_range(const SyK *s, NodeId role, int64_t *first, int64_t *count); /* in threads */
+const char *sy_role_name(const SyK *s, NodeId role);  /* "role `mma`" or "the kernel body" */
+/* how many threads of its role (or block) execute statement st, evaluating the
+ * guards of enclosing ifs per thread; *exact = 0 when a guard depends on more
+ * than thread indices (then it is counted as taken). 0 = unknown role size. */
+int64_t sy_threads_at(const SyK *s, NodeId st, int *exact);
+/* 1 when FOR/IF/ROLE `anc` encloses statement st */
+int sy_encloses(const SyK *s, NodeId anc, NodeId st);
+NodeId sy_loop_of(const SyK *s, NodeId st);        /* innermost enclosing FOR (0: none) */
+NodeId sy_common_loop(const SyK *s, NodeId a, NodeId b);
+
+/* visiting */
+typedef void (*SyVisit)(SyK *s, NodeId n, void *u);
+void sy_each_stmt(SyK *s, NodeId block, SyVisit fn, void *u); /* pre-order, into roles */
+void sy_each_expr(SyK *s, NodeId e, SyVisit fn, void *u);     /* e and its sub-expressions */
+void sy_stmt_exprs(SyK *s, NodeId st, SyVisit fn, void *u);   /* expressions of one statement */
+int sy_mentions(const SyK *s, NodeId e, NodeId decl);          /* e names decl somewhere */
+
+/* ---- a forward dataflow over structured statements --------------------- */
+typedef struct SyFlow SyFlow;
+struct SyFlow {
+    SyK *s;
+    size_t size;                                     /* bytes of one state */
+    void (*join)(SyFlow *f, void *dst, const void *src);
+    void (*stmt)(SyFlow *f, NodeId st, void *state); /* a non-control statement */
+    void (*leave)(SyFlow *f, NodeId block, void *state); /* end of a block (may be NULL) */
+    void (*exit)(SyFlow *f, NodeId ret, void *state);    /* a `return` (may be NULL) */
+    void *u;
+};
+/* runs the statements of block over state; returns 0 when no path gets through */
+int sy_flow(SyFlow *f, NodeId block, void *state);
+
+/* ---- a concrete interpreter for integer control (simulations) ----------- */
+typedef struct SyExec SyExec;
+struct SyExec {
+    SyK *s;
+    int64_t *val; uint8_t *has;          /* per declaration node */
+    int64_t spec[SR__COUNT]; uint8_t has_spec[SR__COUNT];
+    long budget;                          /* statements left; < 0: gave up */
+    int unknown;                          /* hit a condition it cannot evaluate */
+    int stopped;                          /* executed `return` */
+    NodeId role;                          /* only this role's body (0: outside roles) */
+    void (*stmt)(SyExec *x, NodeId st);   /* each non-control statement */
+    void *u;
+};
+void sy_exec_init(SyExec *x, SyK *s, long budget);
+int sy_eval(SyExec *x, NodeId e, int64_t *out);
+/* sets thread.x, lane, warp, wg for block thread t of role (warp and wg count
+ * from the role's first warp) */
+void sy_exec_thread(SyExec *x, NodeId role, int64_t t);
+void sy_exec(SyExec *x, NodeId block);
+/* binds the kernel's dims to sample `i` (0..SY_NSAMPLES-1) that satisfies the
+ * assumes; returns 0 when sample i does not */
+#define SY_NSAMPLES 8
+int sy_sample_dims(SyExec *x, int i);
+/* "M = 4096, K = 96" of the current sample */
+const char *sy_sample_text(SyExec *x);
+
+/* ---- the checks (one file each) ----------------------------------------- */
+void sy_check_pipes(SyK *s);
+void sy_check_mbars(SyK *s);
+void sy_check_races(SyK *s);
+void sy_check_proxy(SyK *s);
+void sy_check_cpasync(SyK *s);
+void sy_check_wgmma(SyK *s);
+void sy_check_diverge(SyK *s);
+
+#endif

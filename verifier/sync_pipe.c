@@ -1,0 +1,385 @@
+/* sync_pipe.c — pipelines (`pipeline ring: STAGES stages from role P to role C`).
+ *
+ * Per role, a dataflow over stage tokens (`let s = ring.acquire()` in the
+ * producer, `let s = ring.wait()` in the consumer): each token is held until
+ * it is handed on — filled by TMA loads `on ring.full(s)` or committed in the
+ * producer, released in the consumer. A token still held when its scope ends
+ * (or at a `return`) leaks a stage (E0701, E0704); handing it on twice (E0702)
+ * or touching it afterwards (E0708) breaks the phase protocol; members called
+ * from the wrong role (E0703) or with a token of another pipeline or the wrong
+ * side (E0706) are rejected. Then a concrete count of acquires and waits per
+ * kernel run, on sample shapes that satisfy the assumes, must agree (E0705). */
+#include <string.h>
+#include "sync.h"
+
+#define MAXTOK 48
+enum { T_HELD = 1, T_FILLED = 2, T_DONE = 4 };
+
+typedef struct {
+    SyK *s;
+    NodeId role;
+    NodeId tok[MAXTOK]; uint32_t ntok;
+} Pipes;
+
+typedef struct { uint8_t st[MAXTOK]; } PState;
+
+static int tok_index(Pipes *p, NodeId let)
+{
+    for (uint32_t i = 0; i < p->ntok; i++)
+        if (p->tok[i] == let)
+            return (int)i;
+    return -1;
+}
+
+static const char *pname(SyK *s, NodeId pipe)
+{
+    return ir_symstr(s->ctx, sy_node(s, pipe)->name);
+}
+
+static NodeId producer(SyK *s, NodeId pipe) { return sy_role_named(s, sy_node(s, pipe)->b); }
+static NodeId consumer(SyK *s, NodeId pipe) { return sy_role_named(s, sy_node(s, pipe)->c); }
+
+static int64_t stages(SyK *s, NodeId pipe)
+{
+    int64_t n;
+    return sy_const(s, sy_node(s, pipe)->a, &n) ? n : -1;
+}
+
+/* the first member of pipe `pipe` with op `op` in the kernel (for notes) */
+typedef struct { NodeId pipe; uint16_t op; NodeId found; } FindMember;
+
+static void find_member_expr(SyK *s, NodeId e, void *u)
+{
+    FindMember *f = u;
+    if (!f->found && sy_node(s, e)->op == f->op && sy_pipe_of(s, e) == f->pipe)
+        f->found = e;
+}
+
+static void find_member(SyK *s, NodeId st, void *u)
+{
+    sy_stmt_exprs(s, st, find_member_expr, u);
+}
+
+static NodeId member_site(SyK *s, NodeId pipe, Op op)
+{
+    FindMember f = {pipe, (uint16_t)op, 0};
+    sy_each_stmt(s, s->k->body, find_member, &f);
+    return f.found;
+}
+
+/* E0703: a member used outside the side of the pipeline it belongs to */
+static int check_side(SyK *s, NodeId role, NodeId member)
+{
+    NodeId pipe = sy_pipe_of(s, member);
+    if (!pipe)
+        return 0;
+    uint16_t op = sy_node(s, member)->op;
+    int prod_side = op == OP_P_ACQUIRE || op == OP_P_COMMIT;
+    NodeId want = prod_side ? producer(s, pipe) : consumer(s, pipe);
+    if (op != OP_P_ACQUIRE && op != OP_P_COMMIT && op != OP_P_WAIT && op != OP_P_RELEASE)
+        return 1;
+    if (role == want)
+        return 1;
+    const char *call = ir_ops[op].spelling;
+    Diag *d = sy_report(s, E0703, member, "`%s.%s` called in %s, but only the %s role `%s` may call it",
+                        pname(s, pipe), call, sy_role_name(s, role), prod_side ? "producer" : "consumer",
+                        want ? ir_symstr(s->ctx, sy_node(s, want)->name) : "?");
+    if (d) {
+        diag_note(s->ctx, d, sy_span(s, pipe), "pipeline `%s` runs from role `%s` to role `%s`", pname(s, pipe),
+                  sy_text(s, sy_node(s, pipe)->b), sy_text(s, sy_node(s, pipe)->c));
+        diag_help(s->ctx, d, "%s", prod_side
+                  ? "the producer acquires empty stages and fills them (`tma ... on ring.full(s)` or `ring.commit(s)`)"
+                  : "the consumer waits for full stages (`let s = ring.wait()`) and releases them (`ring.release(s)`)");
+    }
+    return 0;
+}
+
+/* the token LET named by expression e, checked against pipe and side */
+static int want_token(Pipes *p, NodeId at, NodeId e, NodeId pipe, Op side, const char *use)
+{
+    SyK *s = p->s;
+    NodeId let = sy_token_let(s, e);
+    NodeId tpipe = let ? sy_pipe_of(s, sy_node(s, let)->b) : 0;
+    if (let && tpipe == pipe && sy_token_kind(s, let) == side)
+        return tok_index(p, let);
+    Diag *d;
+    if (!let)
+        d = sy_report(s, E0706, e ? e : at, "%s needs the stage token of `%s.%s()`, but `%s` is not a stage token",
+                      use, pname(s, pipe), ir_ops[side].spelling, e ? sy_text(s, e) : "");
+    else if (tpipe != pipe)
+        d = sy_report(s, E0706, e, "%s is given a stage of pipeline `%s`, not of `%s`", use, pname(s, tpipe),
+                      pname(s, pipe));
+    else
+        d = sy_report(s, E0706, e, "%s is given a token from `%s.%s()`; it needs one from `%s.%s()`", use,
+                      pname(s, pipe), ir_ops[sy_token_kind(s, let)].spelling, pname(s, pipe),
+                      ir_ops[side].spelling);
+    if (d && let)
+        diag_note(s->ctx, d, sy_span(s, let), "`%s` comes from here", sy_text(s, e));
+    if (d)
+        diag_help(s->ctx, d, "use the token this role got from `%s.%s()` in the same iteration", pname(s, pipe),
+                  ir_ops[side].spelling);
+    return -1;
+}
+
+typedef struct { Pipes *p; PState *ps; NodeId st; } UseCx;
+
+static void check_use(SyK *s, NodeId e, void *u)
+{
+    UseCx *c = u;
+    int t = tok_index(c->p, sy_token_let(s, e));
+    if (t < 0 || !(c->ps->st[t] & T_DONE))
+        return;
+    NodeId let = c->p->tok[t];
+    int prod = sy_token_kind(s, let) == OP_P_ACQUIRE;
+    Diag *d = sy_report(s, E0708, e, "stage `%s` is used after it was %s%s", sy_text(s, e),
+                        prod ? "committed" : "released", c->ps->st[t] & T_HELD ? " on some path" : "");
+    if (d) {
+        diag_note(s->ctx, d, sy_span(s, let), "the stage was %s here", prod ? "acquired" : "waited for");
+        diag_help(s->ctx, d, prod ? "fill the stage completely before `commit`: the consumer may read it as soon as it is committed"
+                                  : "release the stage only after its last use (and after the `wgmma.wait` that covers it)");
+    }
+}
+
+static void pipe_stmt(SyFlow *f, NodeId st, void *state)
+{
+    Pipes *p = f->u;
+    SyK *s = p->s;
+    PState *ps = state;
+    Node *n = sy_node(s, st);
+    NodeId call = n->op == OP_EXPRSTMT ? n->a : 0;
+    uint16_t cop = call ? sy_node(s, call)->op : OP_NONE;
+    if (n->op == OP_LET && sy_token_kind(s, st) != OP_NONE) {
+        int t = tok_index(p, st);
+        if (check_side(s, p->role, n->b) && t >= 0)
+            ps->st[t] = T_HELD;
+        return;
+    }
+    if (cop == OP_P_ACQUIRE || cop == OP_P_WAIT) {
+        if (!check_side(s, p->role, call))
+            return;
+        NodeId pipe = sy_pipe_of(s, call);
+        Diag *d = sy_report(s, cop == OP_P_ACQUIRE ? E0701 : E0704, call,
+                            "the stage of `%s` is dropped: it is never %s", sy_text(s, call),
+                            cop == OP_P_ACQUIRE ? "filled or committed" : "released");
+        if (d)
+            diag_help(s->ctx, d, "bind the stage and hand it on: `let s = %s.%s()` ... `%s.%s(s)`", pname(s, pipe),
+                      ir_ops[cop].spelling, pname(s, pipe), cop == OP_P_ACQUIRE ? "commit" : "release");
+        return;
+    }
+    if (cop == OP_P_COMMIT || cop == OP_P_RELEASE) {
+        if (!check_side(s, p->role, call))
+            return;
+        NodeId pipe = sy_pipe_of(s, call);
+        int prod = cop == OP_P_COMMIT;
+        int t = want_token(p, call, sy_pipe_arg(s, call), pipe, prod ? OP_P_ACQUIRE : OP_P_WAIT,
+                           ir_fmt(s->ctx, "`%s.%s`", pname(s, pipe), ir_ops[cop].spelling));
+        if (t < 0)
+            return;
+        if (ps->st[t] & (T_DONE | T_FILLED)) {
+            int twice = !(ps->st[t] & T_HELD);
+            Diag *d = sy_report(s, E0702, call, "stage `%s` is %s twice%s", sy_text(s, sy_pipe_arg(s, call)),
+                                ps->st[t] & T_FILLED && prod ? "completed" : prod ? "committed" : "released",
+                                twice ? "" : " on some path");
+            if (d) {
+                diag_note(s->ctx, d, sy_span(s, p->tok[t]), "the stage comes from here");
+                diag_help(s->ctx, d, "%s", ps->st[t] & T_FILLED && prod
+                          ? "a stage filled by TMA `on ring.full(s)` completes by itself: drop the `commit`"
+                          : "hand each stage on exactly once per acquire/wait");
+            }
+        }
+        ps->st[t] = T_DONE;
+        return;
+    }
+    UseCx c = {p, ps, st};
+    if (n->op == OP_TMA_LOAD && n->c && sy_pipe_of(s, n->c) && sy_node(s, n->c)->op == OP_P_FULL) {
+        NodeId pipe = sy_pipe_of(s, n->c), arg = sy_pipe_arg(s, n->c);
+        if (p->role != producer(s, pipe)) {
+            Diag *d = sy_report(s, E0703, n->c, "TMA loads complete on `%s.full(...)` only in the producer role `%s`",
+                                pname(s, pipe), sy_text(s, sy_node(s, pipe)->b));
+            if (d)
+                diag_help(s->ctx, d, "issue the stage's loads from the producer, after `let s = %s.acquire()`",
+                          pname(s, pipe));
+            return;
+        }
+        int t = want_token(p, n->c, arg, pipe, OP_P_ACQUIRE, ir_fmt(s->ctx, "`%s.full`", pname(s, pipe)));
+        NodeId ix = sy_ref_index0(s, n->a), ixlet = sy_token_let(s, ix);
+        if (t >= 0 && ixlet && ixlet != p->tok[t]) {
+            Diag *d = sy_report(s, E0706, ix, "the TMA writes stage `%s` but completes on `%s.full(%s)`",
+                                sy_text(s, ix), pname(s, pipe), sy_text(s, arg));
+            if (d) {
+                diag_note(s->ctx, d, sy_span(s, p->tok[t]), "`%s` was acquired here", sy_text(s, arg));
+                diag_help(s->ctx, d, "write the stage you complete: `%s[%s]` with `on %s.full(%s)`",
+                          sy_text(s, sy_ref_base(s, n->a)), sy_text(s, arg), pname(s, pipe), sy_text(s, arg));
+            }
+        }
+        if (t < 0)
+            return;
+        sy_stmt_exprs(s, st, check_use, &c);
+        ps->st[t] = (uint8_t)((ps->st[t] & ~T_HELD) | T_FILLED);
+        return;
+    }
+    if (n->op != OP_IF && n->op != OP_FOR)
+        sy_stmt_exprs(s, st, check_use, &c);
+    else if (n->op == OP_IF)
+        sy_each_expr(s, n->a, check_use, &c);
+}
+
+static void report_held(Pipes *p, int t, NodeId where)
+{
+    SyK *s = p->s;
+    NodeId let = p->tok[t], pipe = sy_pipe_of(s, sy_node(s, let)->b);
+    int prod = sy_token_kind(s, let) == OP_P_ACQUIRE;
+    const char *name = ir_symstr(s->ctx, sy_node(s, let)->name);
+    Diag *d;
+    if (prod) {
+        d = sy_report(s, E0701, let, "stage `%s` of pipeline `%s` is acquired but never filled or committed%s",
+                      name, pname(s, pipe), where ? "" : " on some path");
+        if (d) {
+            NodeId w = member_site(s, pipe, OP_P_WAIT);
+            if (w)
+                diag_note(s->ctx, d, sy_span(s, w), "the consumer waits for it here forever");
+            diag_help(s->ctx, d, "on every path, fill the stage with `tma ... on %s.full(%s)` or call `%s.commit(%s)`",
+                      pname(s, pipe), name, pname(s, pipe), name);
+        }
+    } else {
+        int64_t n = stages(s, pipe);
+        d = sy_report(s, E0704, let, "stage `%s` of pipeline `%s` is waited for but never released%s: after %lld "
+                      "iterations the producer blocks in `%s.acquire()` forever (deadlock)", name, pname(s, pipe),
+                      where ? "" : " on some path", (long long)(n > 0 ? n : 0), pname(s, pipe));
+        if (d) {
+            NodeId a = member_site(s, pipe, OP_P_ACQUIRE);
+            if (a)
+                diag_note(s->ctx, d, sy_span(s, a), "the producer waits for a released stage here");
+            diag_help(s->ctx, d, "call `%s.release(%s)` on every path once the stage's data is consumed",
+                      pname(s, pipe), name);
+        }
+    }
+    if (d && where)
+        diag_note(s->ctx, d, sy_span(s, where), "this `return` leaves the stage held");
+}
+
+static void pipe_leave(SyFlow *f, NodeId block, void *state)
+{
+    Pipes *p = f->u;
+    PState *ps = state;
+    Node *b = sy_node(p->s, block);
+    for (uint32_t i = 0; i < b->n; i++) {
+        int t = tok_index(p, ir_list_at(p->s->k, b, i));
+        if (t < 0)
+            continue;
+        if (ps->st[t] & T_HELD)
+            report_held(p, t, 0);
+        ps->st[t] = 0;
+    }
+}
+
+static void pipe_exit(SyFlow *f, NodeId ret, void *state)
+{
+    Pipes *p = f->u;
+    PState *ps = state;
+    for (uint32_t t = 0; t < p->ntok; t++)
+        if (ps->st[t] & T_HELD)
+            report_held(p, (int)t, ret);
+}
+
+static void pipe_join(SyFlow *f, void *dst, const void *src)
+{
+    PState *a = dst;
+    const PState *b = src;
+    for (int i = 0; i < MAXTOK; i++)
+        a->st[i] |= b->st[i];
+}
+
+static void collect_tok(SyK *s, NodeId st, void *u)
+{
+    Pipes *p = u;
+    if (sy_token_kind(s, st) != OP_NONE && p->ntok < MAXTOK)
+        p->tok[p->ntok++] = st;
+}
+
+static void check_role(SyK *s, NodeId role, NodeId body)
+{
+    Pipes p = {.s = s, .role = role};
+    sy_each_stmt(s, body, collect_tok, &p);
+    SyFlow f = {s, sizeof(PState), pipe_join, pipe_stmt, pipe_leave, pipe_exit, &p};
+    PState st;
+    memset(&st, 0, sizeof st);
+    sy_flow(&f, body, &st);
+}
+
+/* ---- trip counts: acquires in the producer vs waits in the consumer ---- */
+
+typedef struct { NodeId pipe; uint16_t op; long n; } Count;
+
+static void count_stmt(SyExec *x, NodeId st)
+{
+    Count *c = x->u;
+    Node *n = sy_node(x->s, st);
+    if (n->op == OP_LET && n->b && sy_node(x->s, n->b)->op == c->op && sy_pipe_of(x->s, n->b) == c->pipe)
+        c->n++;
+}
+
+static long count_runs(SyK *s, NodeId pipe, NodeId role, Op op, int sample, const char **shape)
+{
+    SyExec x;
+    Count c = {pipe, (uint16_t)op, 0};
+    int64_t first, n;
+    sy_exec_init(&x, s, 2000000);
+    if (!sy_sample_dims(&x, sample) || !sy_role_range(s, role, &first, &n))
+        return -1;
+    sy_exec_thread(&x, role, first);
+    x.role = role;
+    x.stmt = count_stmt;
+    x.u = &c;
+    sy_exec(&x, s->k->body);
+    if (x.unknown || x.budget < 0)
+        return -1;
+    *shape = sy_sample_text(&x);
+    return c.n;
+}
+
+static NodeId first_member_let(SyK *s, NodeId pipe, Op op)
+{
+    NodeId m = member_site(s, pipe, op);
+    return m ? s->stmt_of[m] : 0;
+}
+
+static void check_trips(SyK *s, NodeId pipe)
+{
+    NodeId prod = producer(s, pipe), cons = consumer(s, pipe);
+    if (!prod || !cons)
+        return;
+    for (int i = 0; i < SY_NSAMPLES; i++) {
+        const char *shape = "";
+        long a = count_runs(s, pipe, prod, OP_P_ACQUIRE, i, &shape);
+        long w = count_runs(s, pipe, cons, OP_P_WAIT, i, &shape);
+        if (a < 0 || w < 0 || a == w)
+            continue;
+        NodeId wl = first_member_let(s, pipe, OP_P_WAIT), al = first_member_let(s, pipe, OP_P_ACQUIRE);
+        NodeId at = wl && sy_loop_of(s, wl) ? sy_loop_of(s, wl) : wl;
+        NodeId pat = al && sy_loop_of(s, al) ? sy_loop_of(s, al) : al;
+        if (!at)
+            return;
+        Diag *d = sy_report(s, E0705, at, "role `%s` waits for %ld stages of pipeline `%s` but role `%s` fills %ld "
+                            "(for %s): %s", ir_symstr(s->ctx, sy_node(s, cons)->name), w, pname(s, pipe),
+                            ir_symstr(s->ctx, sy_node(s, prod)->name), a, *shape ? shape : "every shape",
+                            w > a ? "the consumer waits forever (deadlock)"
+                                  : "stages are filled that nobody consumes (a hang or lost data)");
+        if (d) {
+            if (pat)
+                diag_note(s->ctx, d, sy_span(s, pat), "the producer's loop runs %ld times here", a);
+            diag_help(s->ctx, d, "make both loops run the same number of iterations (same bounds, e.g. `0 .. %s`)",
+                      pat && sy_node(s, pat)->op == OP_FOR ? sy_text(s, sy_node(s, pat)->b) : "K / BK");
+        }
+        return;
+    }
+}
+
+void sy_check_pipes(SyK *s)
+{
+    check_role(s, 0, s->k->body);
+    for (uint32_t i = 0; i < s->nroles; i++)
+        check_role(s, s->roles[i], sy_node(s, s->roles[i])->d);
+    for (uint32_t i = 0; i < s->npipes; i++)
+        check_trips(s, s->pipes[i]);
+}

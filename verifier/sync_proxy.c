@@ -1,0 +1,202 @@
+/* sync_proxy.c — ordering between the generic proxy and the async proxy.
+ *
+ * A dataflow per role tracks, per shared tile: a generic-proxy write (store,
+ * stmatrix, assignment, cp.async) not yet followed by `fence.proxy.async`, and
+ * async-proxy reads still in flight (tma.store from the tile until a
+ * `tma.store.wait` retires it, wgmma operands until a `wgmma.wait`). An async
+ * read (tma.store source, wgmma operand) of a tile with an unfenced generic
+ * write, in the same role or in another role the write escapes from, is E0725;
+ * a generic write to a tile an async read may still be reading is E0726. */
+#include <string.h>
+#include "sync.h"
+
+#define MAXT 64
+
+typedef struct {
+    uint8_t gen[MAXT];        /* 1: unfenced generic write */
+    NodeId gen_at[MAXT];
+    uint8_t store_age[MAXT];  /* 0: none; n: n-1 bulk stores were issued after it */
+    NodeId store_at[MAXT];
+    uint8_t mma_age[MAXT];    /* the same for wgmma operands */
+    NodeId mma_at[MAXT];
+} XState;
+
+typedef struct {
+    SyK *s;
+    NodeId role;
+    NodeId escape_at[MAXT];   /* per tile: an unfenced write that escapes its role */
+    NodeId escape_role[MAXT];
+    int report_cross;
+} Proxy;
+
+static int tile_ix(SyK *s, NodeId ref)
+{
+    NodeId d = sy_ref_decl(s, ref);
+    for (uint32_t i = 0; d && i < s->ntiles && i < MAXT; i++)
+        if (s->tiles[i] == d)
+            return (int)i;
+    return -1;
+}
+
+static void age(uint8_t *ages, NodeId *at, int t, NodeId st)
+{
+    for (int i = 0; i < MAXT; i++)
+        if (ages[i] && ages[i] < 250)
+            ages[i]++;
+    if (t >= 0) {
+        ages[t] = 1;
+        at[t] = st;
+    }
+}
+
+static void retire(uint8_t *ages, NodeId *at, int64_t n)
+{
+    for (int i = 0; i < MAXT; i++)
+        if (ages[i] && ages[i] - 1 >= n) {
+            ages[i] = 0;
+            at[i] = 0;
+        }
+}
+
+static void async_read(Proxy *p, XState *x, NodeId st, NodeId ref, const char *what)
+{
+    SyK *s = p->s;
+    int t = tile_ix(s, ref);
+    if (t < 0)
+        return;
+    NodeId w = x->gen[t] ? x->gen_at[t] : 0;
+    if (!w && p->report_cross && p->escape_at[t] && p->escape_role[t] != p->role)
+        w = p->escape_at[t];
+    if (!w)
+        return;
+    const char *tile = ir_symstr(s->ctx, sy_node(s, s->tiles[t])->name);
+    Diag *d = sy_report(s, E0725, st, "%s reads shared `%s` through the async proxy, but a generic-proxy write to "
+                        "it is not followed by `fence.proxy.async`: the read may see stale data", what, tile);
+    if (!d)
+        return;
+    diag_note(s->ctx, d, sy_span(s, w), "the generic write (%s)", sy_role_name(s, s->role[w]));
+    diag_help(s->ctx, d, "insert `fence.proxy.async` after the write (in the writing threads), then a barrier so "
+              "all writers are done before `%s`", what);
+}
+
+static void generic_write(Proxy *p, XState *x, NodeId st, NodeId ref)
+{
+    SyK *s = p->s;
+    int t = tile_ix(s, ref);
+    if (t < 0)
+        return;
+    const char *tile = ir_symstr(s->ctx, sy_node(s, s->tiles[t])->name);
+    NodeId pend = x->store_age[t] ? x->store_at[t] : x->mma_age[t] ? x->mma_at[t] : 0;
+    if (pend) {
+        int bulk = x->store_age[t] != 0;
+        Diag *d = sy_report(s, E0726, st, "this overwrites shared `%s` while %s may still be reading it", tile,
+                            bulk ? "a `tma.store`" : "a `wgmma`");
+        if (d) {
+            diag_note(s->ctx, d, sy_span(s, pend), "the async read is issued here");
+            diag_help(s->ctx, d, bulk ? "wait until the bulk store has read the tile: `tma.store.wait 0` before "
+                                        "the overwrite"
+                                      : "retire the wgmma first: `wgmma.wait 0` before the overwrite");
+        }
+    }
+    x->gen[t] = 1;
+    x->gen_at[t] = st;
+}
+
+static void proxy_stmt(SyFlow *f, NodeId st, void *state)
+{
+    Proxy *p = f->u;
+    SyK *s = p->s;
+    XState *x = state;
+    Node *n = sy_node(s, st);
+    int64_t v;
+    switch (n->op) {
+    case OP_FENCE_PROXY:
+        memset(x->gen, 0, sizeof x->gen);
+        memset(x->gen_at, 0, sizeof x->gen_at);
+        break;
+    case OP_STORE: case OP_STMATRIX: case OP_CP_ASYNC: case OP_ASSIGN:
+        if (sy_is_shared_ref(s, n->a))
+            generic_write(p, x, st, n->a);
+        break;
+    case OP_TMA_STORE:
+        async_read(p, x, st, n->b, "`tma.store`");
+        age(x->store_age, x->store_at, tile_ix(s, n->b), st);
+        break;
+    case OP_TMA_WAIT:
+        retire(x->store_age, x->store_at, sy_const(s, n->a, &v) ? v : 0);
+        break;
+    case OP_WGMMA: {
+        int tb = sy_is_shared_ref(s, n->b) ? tile_ix(s, n->b) : -1;
+        int tc = sy_is_shared_ref(s, n->c) ? tile_ix(s, n->c) : -1;
+        if (tb >= 0)
+            async_read(p, x, st, n->b, "`wgmma`");
+        if (tc >= 0)
+            async_read(p, x, st, n->c, "`wgmma`");
+        age(x->mma_age, x->mma_at, tb, st);
+        if (tc >= 0) {
+            x->mma_age[tc] = 1;
+            x->mma_at[tc] = st;
+        }
+        break;
+    }
+    case OP_WGMMA_WAIT:
+        retire(x->mma_age, x->mma_at, sy_const(s, n->a, &v) ? v : 0);
+        break;
+    case OP_MB_ARRIVE: case OP_BAR_ARRIVE: case OP_BAR_SYNC: case OP_SYNC: case OP_EXPRSTMT:
+        for (int t = 0; t < MAXT; t++) /* an unfenced write handed to other threads */
+            if (x->gen[t] && !p->escape_at[t] && p->role) {
+                p->escape_at[t] = x->gen_at[t];
+                p->escape_role[t] = p->role;
+            }
+        break;
+    default: break;
+    }
+}
+
+static void join_age(uint8_t *a, NodeId *aa, const uint8_t *b, const NodeId *ba)
+{
+    for (int i = 0; i < MAXT; i++)
+        if (b[i] && (!a[i] || b[i] < a[i])) {
+            a[i] = b[i];
+            aa[i] = ba[i];
+        }
+}
+
+static void proxy_join(SyFlow *f, void *dst, const void *src)
+{
+    XState *a = dst;
+    const XState *b = src;
+    for (int i = 0; i < MAXT; i++)
+        if (b->gen[i] && (!a->gen[i] || b->gen_at[i] < a->gen_at[i])) {
+            a->gen[i] = 1;
+            a->gen_at[i] = b->gen_at[i];
+        }
+    join_age(a->store_age, a->store_at, b->store_age, b->store_at);
+    join_age(a->mma_age, a->mma_at, b->mma_age, b->mma_at);
+}
+
+static void run(Proxy *p, NodeId role, NodeId body)
+{
+    XState x;
+    memset(&x, 0, sizeof x);
+    p->role = role;
+    SyFlow f = {p->s, sizeof x, proxy_join, proxy_stmt, NULL, NULL, p};
+    sy_flow(&f, body, &x);
+    for (int t = 0; role && t < MAXT; t++)
+        if (x.gen[t] && !p->escape_at[t]) {
+            p->escape_at[t] = x.gen_at[t];
+            p->escape_role[t] = role;
+        }
+}
+
+void sy_check_proxy(SyK *s)
+{
+    Proxy *p = arena_alloc(&s->ctx->arena, sizeof *p);
+    p->s = s;
+    for (int pass = 0; pass < 2; pass++) { /* pass 0 finds escaping writes, pass 1 reports across roles */
+        p->report_cross = pass;
+        run(p, 0, s->k->body);
+        for (uint32_t i = 0; i < s->nroles; i++)
+            run(p, s->roles[i], sy_node(s, s->roles[i])->d);
+    }
+}

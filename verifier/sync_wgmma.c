@@ -1,0 +1,163 @@
+/* sync_wgmma.c — wgmma groups.
+ *
+ * Each `wgmma` is one group (the compiler commits after it); `wgmma.wait N`
+ * retires all but the N most recent. A dataflow per role keeps, per
+ * accumulator and per stage token read by a pending wgmma, the age of the
+ * newest such group. Touching an accumulator (reading it, storing it, doing
+ * math on it, assigning it) while a wgmma that writes it may be in flight is
+ * E0740; releasing a stage (`ring.release(s)`) while a wgmma reading it may be
+ * in flight is E0741. Both say the `wgmma.wait N` that would be right. */
+#include <string.h>
+#include "sync.h"
+
+#define MAXW 32
+
+typedef struct {
+    uint8_t acc_age[MAXW]; NodeId acc_at[MAXW];
+    uint8_t tok_age[MAXW]; NodeId tok_at[MAXW];
+} WState;
+
+typedef struct {
+    SyK *s;
+    NodeId accs[MAXW]; uint32_t nacc;
+    NodeId toks[MAXW]; uint32_t ntok;
+} Wg;
+
+static int find(const NodeId *arr, uint32_t n, NodeId d)
+{
+    for (uint32_t i = 0; d && i < n; i++)
+        if (arr[i] == d)
+            return (int)i;
+    return -1;
+}
+
+static void add(NodeId *arr, uint32_t *n, NodeId d)
+{
+    if (d && find(arr, *n, d) < 0 && *n < MAXW)
+        arr[(*n)++] = d;
+}
+
+static void collect(SyK *s, NodeId st, void *u)
+{
+    Wg *w = u;
+    Node *n = sy_node(s, st);
+    if (n->op != OP_WGMMA)
+        return;
+    add(w->accs, &w->nacc, sy_ref_decl(s, n->a));
+    add(w->toks, &w->ntok, sy_token_let(s, sy_ref_index0(s, n->b)));
+    add(w->toks, &w->ntok, sy_token_let(s, sy_ref_index0(s, n->c)));
+}
+
+typedef struct { Wg *w; WState *x; NodeId st, skip; } UseCx;
+
+static void acc_use(SyK *s, NodeId e, void *u)
+{
+    UseCx *c = u;
+    int a = find(c->w->accs, c->w->nacc, sy_decl(s, e));
+    if (a < 0 || !c->x->acc_age[a] || e == c->skip)
+        return;
+    const char *name = ir_symstr(s->ctx, sy_node(s, c->w->accs[a])->name);
+    int n = c->x->acc_age[a] - 1;
+    Diag *d = sy_report(s, E0740, e, "`%s` is used while the wgmma that accumulates into it may still be running",
+                        name);
+    if (!d)
+        return;
+    diag_note(s->ctx, d, sy_span(s, c->x->acc_at[a]), "this wgmma writes `%s` asynchronously", name);
+    diag_help(s->ctx, d, "insert `wgmma.wait %d` before this use (it retires all but the %d most recent wgmma groups)",
+              n, n);
+}
+
+static void wg_stmt(SyFlow *f, NodeId st, void *state)
+{
+    Wg *w = f->u;
+    SyK *s = w->s;
+    WState *x = state;
+    Node *n = sy_node(s, st);
+    int64_t v;
+    if (n->op == OP_WGMMA) {
+        for (int i = 0; i < MAXW; i++) {
+            if (x->acc_age[i] && x->acc_age[i] < 250) x->acc_age[i]++;
+            if (x->tok_age[i] && x->tok_age[i] < 250) x->tok_age[i]++;
+        }
+        UseCx c = {w, x, st, n->a};
+        sy_each_expr(s, n->b, acc_use, &c);
+        sy_each_expr(s, n->c, acc_use, &c);
+        int a = find(w->accs, w->nacc, sy_ref_decl(s, n->a));
+        if (a >= 0) {
+            x->acc_age[a] = 1;
+            x->acc_at[a] = st;
+        }
+        NodeId ops[2] = {n->b, n->c};
+        for (int i = 0; i < 2; i++) {
+            int t = find(w->toks, w->ntok, sy_token_let(s, sy_ref_index0(s, ops[i])));
+            if (t >= 0) {
+                x->tok_age[t] = 1;
+                x->tok_at[t] = st;
+            }
+        }
+        return;
+    }
+    if (n->op == OP_WGMMA_WAIT) {
+        int64_t keep = sy_const(s, n->a, &v) ? v : 0;
+        for (int i = 0; i < MAXW; i++) {
+            if (x->acc_age[i] && x->acc_age[i] - 1 >= keep) x->acc_age[i] = 0;
+            if (x->tok_age[i] && x->tok_age[i] - 1 >= keep) x->tok_age[i] = 0;
+        }
+        return;
+    }
+    if (n->op == OP_LET) {
+        int t = find(w->toks, w->ntok, st);
+        if (t >= 0)
+            x->tok_age[t] = 0;
+    }
+    NodeId call = n->op == OP_EXPRSTMT ? n->a : 0;
+    if (call && sy_node(s, call)->op == OP_P_RELEASE) {
+        NodeId arg = sy_pipe_arg(s, call);
+        int t = find(w->toks, w->ntok, sy_token_let(s, arg));
+        if (t >= 0 && x->tok_age[t]) {
+            int keep = x->tok_age[t] - 1;
+            Diag *d = sy_report(s, E0741, call, "stage `%s` is released while a wgmma reading it may still be "
+                                "running: the producer can overwrite the operands under it", sy_text(s, arg));
+            if (d) {
+                diag_note(s->ctx, d, sy_span(s, x->tok_at[t]), "this wgmma reads the stage asynchronously");
+                diag_help(s->ctx, d, "wait for it before the release: `wgmma.wait %d`", keep);
+            }
+        }
+    }
+    UseCx c = {w, x, st, 0};
+    if (n->op == OP_IF)
+        sy_each_expr(s, n->a, acc_use, &c);
+    else if (n->op != OP_FOR)
+        sy_stmt_exprs(s, st, acc_use, &c);
+}
+
+static void wg_join(SyFlow *f, void *dst, const void *src)
+{
+    WState *a = dst;
+    const WState *b = src;
+    for (int i = 0; i < MAXW; i++) {
+        if (b->acc_age[i] && (!a->acc_age[i] || b->acc_age[i] < a->acc_age[i])) {
+            a->acc_age[i] = b->acc_age[i];
+            a->acc_at[i] = b->acc_at[i];
+        }
+        if (b->tok_age[i] && (!a->tok_age[i] || b->tok_age[i] < a->tok_age[i])) {
+            a->tok_age[i] = b->tok_age[i];
+            a->tok_at[i] = b->tok_at[i];
+        }
+    }
+}
+
+void sy_check_wgmma(SyK *s)
+{
+    Wg *w = arena_alloc(&s->ctx->arena, sizeof *w);
+    w->s = s;
+    sy_each_stmt(s, s->k->body, collect, w);
+    if (!w->nacc)
+        return;
+    SyFlow f = {s, sizeof(WState), wg_join, wg_stmt, NULL, NULL, w};
+    for (uint32_t i = 0; i <= s->nroles; i++) {
+        WState x;
+        memset(&x, 0, sizeof x);
+        sy_flow(&f, i ? sy_node(s, s->roles[i - 1])->d : s->k->body, &x);
+    }
+}

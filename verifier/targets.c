@@ -1,0 +1,190 @@
+/* targets.c — the target capability table and tensor-core shape lookup.
+ *
+ * Sources: CUDA C Programming Guide, table "Technical Specifications per Compute
+ * Capability" (threads, shared memory with opt-in, registers); PTX ISA 8.5
+ * (mma.sync shapes, wgmma shapes, feature availability per sm_XX); AMD CDNA2/CDNA3
+ * ISA guides (MFMA shapes, LDS 64 KiB per workgroup, 512 VGPR+AGPR per lane). */
+#include <stdio.h>
+#include <string.h>
+#include "targets.h"
+
+#define N_(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
+
+/* mma.sync, sm_80 and later (PTX "Matrix shapes") */
+static const TcShape mma_sm80[] = {
+    {16, 8, 16, DT_F16, DT_F32, 0},  {16, 8, 16, DT_F16, DT_F16, 0},
+    {16, 8, 16, DT_BF16, DT_F32, 0}, {16, 8, 8, DT_F16, DT_F32, 0},
+    {16, 8, 8, DT_F16, DT_F16, 0},   {16, 8, 8, DT_BF16, DT_F32, 0},
+    {16, 8, 8, DT_TF32, DT_F32, 0},  {16, 8, 4, DT_TF32, DT_F32, 0},
+    {16, 8, 32, DT_I8, DT_I32, 0},   {16, 8, 32, DT_U8, DT_I32, 0},
+    {16, 8, 16, DT_I8, DT_I32, 0},   {16, 8, 16, DT_U8, DT_I32, 0},
+    {8, 8, 4, DT_F64, DT_F64, 0},
+};
+
+/* sm_89 and later add fp8 m16n8k32 */
+static const TcShape mma_sm90[] = {
+    {16, 8, 16, DT_F16, DT_F32, 0},  {16, 8, 16, DT_F16, DT_F16, 0},
+    {16, 8, 16, DT_BF16, DT_F32, 0}, {16, 8, 8, DT_F16, DT_F32, 0},
+    {16, 8, 8, DT_F16, DT_F16, 0},   {16, 8, 8, DT_BF16, DT_F32, 0},
+    {16, 8, 8, DT_TF32, DT_F32, 0},  {16, 8, 4, DT_TF32, DT_F32, 0},
+    {16, 8, 32, DT_I8, DT_I32, 0},   {16, 8, 32, DT_U8, DT_I32, 0},
+    {16, 8, 16, DT_I8, DT_I32, 0},   {16, 8, 16, DT_U8, DT_I32, 0},
+    {8, 8, 4, DT_F64, DT_F64, 0},
+    {16, 8, 32, DT_E4M3, DT_F32, 0}, {16, 8, 32, DT_E5M2, DT_F32, 0},
+    {16, 8, 32, DT_E4M3, DT_F16, 0}, {16, 8, 32, DT_E5M2, DT_F16, 0},
+};
+
+/* wgmma.mma_async, sm_90a: M = 64 per warpgroup, N = nstep .. 256 step nstep */
+static const TcShape wgmma_sm90a[] = {
+    {64, 0, 16, DT_F16, DT_F32, 8},  {64, 0, 16, DT_F16, DT_F16, 8},
+    {64, 0, 16, DT_BF16, DT_F32, 8}, {64, 0, 8, DT_TF32, DT_F32, 8},
+    {64, 0, 32, DT_E4M3, DT_F32, 8}, {64, 0, 32, DT_E4M3, DT_F16, 8},
+    {64, 0, 32, DT_E5M2, DT_F32, 8}, {64, 0, 32, DT_E5M2, DT_F16, 8},
+    {64, 0, 32, DT_I8, DT_I32, 16},  {64, 0, 32, DT_U8, DT_I32, 16},
+};
+
+/* MFMA, CDNA2 (gfx90a); one block per instruction only */
+static const TcShape mfma_gfx90a[] = {
+    {32, 32, 8, DT_F16, DT_F32, 0},  {16, 16, 16, DT_F16, DT_F32, 0},
+    {32, 32, 8, DT_BF16, DT_F32, 0}, {16, 16, 16, DT_BF16, DT_F32, 0},
+    {32, 32, 2, DT_F32, DT_F32, 0},  {16, 16, 4, DT_F32, DT_F32, 0},
+    {32, 32, 8, DT_I8, DT_I32, 0},   {16, 16, 16, DT_I8, DT_I32, 0},
+    {16, 16, 4, DT_F64, DT_F64, 0},
+};
+
+/* MFMA, CDNA3 (gfx942): adds fp8/bf8 and xf32; i8 moves to k = 16 / 32 */
+static const TcShape mfma_gfx942[] = {
+    {32, 32, 8, DT_F16, DT_F32, 0},   {16, 16, 16, DT_F16, DT_F32, 0},
+    {32, 32, 8, DT_BF16, DT_F32, 0},  {16, 16, 16, DT_BF16, DT_F32, 0},
+    {32, 32, 2, DT_F32, DT_F32, 0},   {16, 16, 4, DT_F32, DT_F32, 0},
+    {32, 32, 4, DT_TF32, DT_F32, 0},  {16, 16, 8, DT_TF32, DT_F32, 0},
+    {32, 32, 16, DT_I8, DT_I32, 0},   {16, 16, 32, DT_I8, DT_I32, 0},
+    {32, 32, 16, DT_E4M3, DT_F32, 0}, {16, 16, 32, DT_E4M3, DT_F32, 0},
+    {32, 32, 16, DT_E5M2, DT_F32, 0}, {16, 16, 32, DT_E5M2, DT_F32, 0},
+    {16, 16, 4, DT_F64, DT_F64, 0},
+};
+
+#define NV_BASE (TF_MMA_SYNC | TF_LDMATRIX | TF_CP_ASYNC | TF_MBARRIER | TF_NAMED_BARRIER | \
+                 TF_BF16 | TF_TF32)
+#define NV_HOPPER (TF_STMATRIX | TF_MBARRIER_TX | TF_TMA | TF_FENCE_PROXY | TF_FP8 | TF_SETMAXNREG)
+#define NV_GRID {2147483647, 65535, 65535}
+#define AMD_GRID {2147483647, 2147483647, 2147483647}
+
+const TargetInfo ver_targets[TG__COUNT] = {
+    [TG_SM80] = {TG_SM80, "sm_80", 'n', 32, 1024, 166912, 65536, 255, 0, 0, 0, 16, NV_GRID,
+                 NV_BASE, mma_sm80, N_(mma_sm80), NULL, 0, NULL, 0},
+    [TG_SM90A] = {TG_SM90A, "sm_90a", 'n', 32, 1024, 232448, 65536, 255, 8, 24, 256, 16, NV_GRID,
+                  NV_BASE | NV_HOPPER | TF_WGMMA, mma_sm90, N_(mma_sm90),
+                  wgmma_sm90a, N_(wgmma_sm90a), NULL, 0},
+    [TG_SM100A] = {TG_SM100A, "sm_100a", 'n', 32, 1024, 232448, 65536, 255, 8, 24, 256, 16,
+                   NV_GRID, NV_BASE | NV_HOPPER | TF_TCGEN05, mma_sm90, N_(mma_sm90),
+                   NULL, 0, NULL, 0},
+    [TG_GFX90A] = {TG_GFX90A, "gfx90a", 'a', 64, 1024, 65536, 131072, 512, 0, 0, 0, 0, AMD_GRID,
+                   TF_MFMA | TF_BF16, NULL, 0, NULL, 0, mfma_gfx90a, N_(mfma_gfx90a)},
+    [TG_GFX942] = {TG_GFX942, "gfx942", 'a', 64, 1024, 65536, 131072, 512, 0, 0, 0, 0, AMD_GRID,
+                   TF_MFMA | TF_BF16 | TF_TF32 | TF_FP8, NULL, 0, NULL, 0,
+                   mfma_gfx942, N_(mfma_gfx942)},
+};
+
+static const TcShape *tc_table(Target t, Op op, uint32_t *n)
+{
+    const TargetInfo *ti = &ver_targets[t];
+    switch (op) {
+    case OP_MMA: *n = ti->nmma; return ti->mma;
+    case OP_WGMMA: *n = ti->nwgmma; return ti->wgmma;
+    case OP_MFMA: *n = ti->nmfma; return ti->mfma;
+    default: *n = 0; return NULL;
+    }
+}
+
+static int wgmma_n_ok(const TcShape *s, int64_t n)
+{
+    if (n < 8 || n > 256 || n % 8)
+        return 0;
+    /* integer wgmma: N = 8, 16, 24, then multiples of 16 */
+    return s->nstep == 8 || n <= 24 || n % 16 == 0;
+}
+
+const TcShape *ver_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DType ab, DType acc)
+{
+    uint32_t cnt;
+    const TcShape *tab = tc_table(t, op, &cnt);
+    for (uint32_t i = 0; i < cnt; i++) {
+        const TcShape *s = &tab[i];
+        if (s->ab != ab || s->acc != acc || s->m != m || s->k != k)
+            continue;
+        if (s->nstep ? wgmma_n_ok(s, n) : s->n == n)
+            return s;
+    }
+    return NULL;
+}
+
+uint32_t ver_tc_describe(Target t, Op op, DType ab, char *buf, size_t size)
+{
+    uint32_t cnt, found = 0;
+    const TcShape *tab = tc_table(t, op, &cnt);
+    size_t used = 0;
+    if (size)
+        buf[0] = 0;
+    for (uint32_t i = 0; i < cnt; i++) {
+        const TcShape *s = &tab[i];
+        if (ab != DT_NONE && s->ab != ab)
+            continue;
+        char one[64];
+        if (s->nstep)
+            snprintf(one, sizeof one, "m64nNk%u %s->%s (N = %u..256 step %u)", s->k,
+                     ir_dtypes[s->ab].spelling, ir_dtypes[s->acc].spelling, s->nstep, s->nstep);
+        else if (op == OP_MFMA)
+            snprintf(one, sizeof one, "%ux%ux%u %s->%s", s->m, s->n, s->k,
+                     ir_dtypes[s->ab].spelling, ir_dtypes[s->acc].spelling);
+        else
+            snprintf(one, sizeof one, "m%un%uk%u %s->%s", s->m, s->n, s->k,
+                     ir_dtypes[s->ab].spelling, ir_dtypes[s->acc].spelling);
+        int w = snprintf(buf + used, size > used ? size - used : 0, "%s%s", found ? ", " : "", one);
+        if (w > 0 && used + (size_t)w < size)
+            used += (size_t)w;
+        found++;
+    }
+    return found;
+}
+
+uint32_t ver_op_feature(Op op)
+{
+    switch (op) {
+    case OP_MMA: return TF_MMA_SYNC;
+    case OP_WGMMA: case OP_WGMMA_WAIT: return TF_WGMMA;
+    case OP_MFMA: return TF_MFMA;
+    case OP_LDMATRIX: case OP_LDMATRIX_T: return TF_LDMATRIX;
+    case OP_STMATRIX: return TF_STMATRIX;
+    case OP_CP_ASYNC: case OP_CP_COMMIT: case OP_CP_WAIT: return TF_CP_ASYNC;
+    case OP_TMA_LOAD: case OP_TMA_STORE: case OP_TMA_WAIT: return TF_TMA;
+    case OP_MB_EXPECT: return TF_MBARRIER_TX;
+    case OP_MBARRIER: case OP_MB_ARRIVE: case OP_MB_WAIT: return TF_MBARRIER;
+    case OP_FENCE_PROXY: return TF_FENCE_PROXY;
+    case OP_BAR_SYNC: case OP_BAR_ARRIVE: return TF_NAMED_BARRIER;
+    default: return 0;
+    }
+}
+
+const char *ver_feature_name(uint32_t feature)
+{
+    switch (feature) {
+    case TF_MMA_SYNC: return "mma.sync";
+    case TF_LDMATRIX: return "ldmatrix";
+    case TF_STMATRIX: return "stmatrix";
+    case TF_CP_ASYNC: return "cp.async";
+    case TF_MBARRIER: return "mbarriers";
+    case TF_MBARRIER_TX: return "mbarrier transaction counts (expect_tx)";
+    case TF_TMA: return "TMA (cp.async.bulk.tensor)";
+    case TF_WGMMA: return "wgmma";
+    case TF_SETMAXNREG: return "setmaxnreg";
+    case TF_FENCE_PROXY: return "fence.proxy.async";
+    case TF_NAMED_BARRIER: return "named barriers";
+    case TF_MFMA: return "MFMA";
+    case TF_FP8: return "fp8 tensor-core inputs";
+    case TF_BF16: return "bf16 tensor-core inputs";
+    case TF_TF32: return "tf32 tensor-core inputs";
+    case TF_TCGEN05: return "tcgen05";
+    default: return "this feature";
+    }
+}

@@ -1,0 +1,79 @@
+/* targets.h — the target capability table: one row per target (sm_80, sm_90a,
+ * sm_100a, gfx90a, gfx942) with its limits, its feature bits and its tensor-core
+ * instruction shapes. The verifier checks every op against the declared targets;
+ * the cost model and the code generators read the same rows. */
+#ifndef CAKE_TARGETS_H
+#define CAKE_TARGETS_H
+#include "ir.h"
+
+typedef enum { /* feature bits (TargetInfo.features) */
+    TF_MMA_SYNC = 1u << 0,      /* mma.sync warp-level tensor cores (NVIDIA) */
+    TF_LDMATRIX = 1u << 1,      /* ldmatrix (sm_75+) */
+    TF_STMATRIX = 1u << 2,      /* stmatrix (sm_90+) */
+    TF_CP_ASYNC = 1u << 3,      /* cp.async + commit/wait groups (sm_80+) */
+    TF_MBARRIER = 1u << 4,      /* mbarrier init/arrive/wait (sm_80+) */
+    TF_MBARRIER_TX = 1u << 5,   /* mbarrier expect_tx / complete_tx (sm_90+) */
+    TF_TMA = 1u << 6,           /* cp.async.bulk.tensor (sm_90+) */
+    TF_WGMMA = 1u << 7,         /* wgmma.mma_async (sm_90a only) */
+    TF_SETMAXNREG = 1u << 8,    /* setmaxnreg (sm_90a, sm_100a) */
+    TF_FENCE_PROXY = 1u << 9,   /* fence.proxy.async (sm_90+) */
+    TF_NAMED_BARRIER = 1u << 10,/* bar.sync id, count (NVIDIA: 16 barriers) */
+    TF_MFMA = 1u << 11,         /* AMD matrix cores (MFMA) */
+    TF_FP8 = 1u << 12,          /* e4m3/e5m2 tensor-core inputs */
+    TF_BF16 = 1u << 13,         /* bf16 tensor-core inputs */
+    TF_TF32 = 1u << 14,         /* tf32 / xf32 tensor-core inputs */
+    TF_TCGEN05 = 1u << 15       /* tcgen05 + tensor memory (sm_100a; not in TIR v1) */
+} TargetFeature;
+
+/* one tensor-core instruction shape: m x n x k with A/B element type `ab` and
+ * accumulator type `acc` (mma.sync and MFMA: exact shapes; wgmma: m = 64,
+ * n = 0 meaning "any multiple of nstep from nstep to 256") */
+typedef struct {
+    uint16_t m, n, k;
+    uint8_t ab, acc;    /* DType */
+    uint8_t nstep;      /* wgmma: allowed N step (8 or 16); 0 otherwise */
+} TcShape;
+
+typedef struct {
+    uint8_t id;                    /* Target */
+    const char *name;              /* "sm_90a" */
+    char vendor;                   /* 'n' NVIDIA, 'a' AMD */
+    int warp_size;                 /* 32 or 64 (a wavefront) */
+    int max_threads_per_block;
+    int64_t max_smem_per_block;    /* bytes, with opt-in (NVIDIA) or LDS per workgroup (AMD) */
+    int64_t regs_per_sm;           /* 32-bit registers per SM (per CU on AMD) */
+    int max_regs_per_thread;       /* 255 NVIDIA; 512 AMD (VGPR + AGPR) */
+    int reg_alloc_unit;            /* setmaxnreg granularity (8), 0 if no setmaxnreg */
+    int setmaxnreg_min, setmaxnreg_max;
+    int max_named_barriers;        /* 16 on NVIDIA, 0 on AMD */
+    int64_t max_grid[3];
+    uint32_t features;             /* TF_* */
+    const TcShape *mma; uint32_t nmma;     /* mma.sync (NVIDIA) */
+    const TcShape *wgmma; uint32_t nwgmma; /* wgmma (sm_90a) */
+    const TcShape *mfma; uint32_t nmfma;   /* MFMA (AMD) */
+} TargetInfo;
+
+extern const TargetInfo ver_targets[TG__COUNT];
+
+static inline const TargetInfo *ver_target(Target t) { return &ver_targets[t]; }
+static inline int ver_target_has(Target t, uint32_t feature)
+{
+    return (ver_targets[t].features & feature) == feature;
+}
+
+/* Finds the tensor-core shape of `op` (OP_MMA, OP_WGMMA or OP_MFMA) on target t
+ * for m x n x k with A/B dtype ab and accumulator dtype acc; NULL if the target
+ * has no such instruction. */
+const TcShape *ver_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DType ab, DType acc);
+
+/* Writes the shapes of `op` on target t for A/B dtype ab (DT_NONE: all) into buf
+ * as "m16n8k16 bf16->f32, m16n8k8 bf16->f32"; returns the number of shapes. */
+uint32_t ver_tc_describe(Target t, Op op, DType ab, char *buf, size_t size);
+
+/* The feature an op needs (0: none); used for the legality check and its help. */
+uint32_t ver_op_feature(Op op);
+
+/* The name of a feature bit ("wgmma", "TMA", ...). */
+const char *ver_feature_name(uint32_t feature);
+
+#endif
