@@ -32,6 +32,11 @@ static const CgTarget *target_hooks(Target tg)
     return ir_target_names[tg][0] == 'g' ? &cg_amdgpu : &cg_nvptx;
 }
 
+int cg_kernel_targets(const Kernel *k, Target tg)
+{
+    return !k->ntargets || k->targets[tg];
+}
+
 const char *cg_triple(Target tg)
 {
     return target_hooks(tg)->triple;
@@ -134,7 +139,7 @@ void cg_unsupported(Cg *cg, NodeId at, const char *what)
     if (n->flags & NF_ERROR)
         return;
     n->flags |= NF_ERROR;
-    Diag *d = diag_report(cg->ctx, E0902, n->span, "%s is not supported by code generation yet", what);
+    Diag *d = diag_report(cg->ctx, E0902, n->span, "not supported by code generation yet: %s", what);
     diag_help(cg->ctx, d, "code generation covers the SIMT subset for now (scalars, vectors, "
                           "global and shared memory, barriers, shuffles, reductions); "
                           "see codegen/README.md");
@@ -339,10 +344,19 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
     cg.tptr_s = LLVMPointerTypeInContext(cg.lc, t->shared_as);
     cg.tptr = LLVMPointerTypeInContext(cg.lc, amd ? 5 : 0);
 
-    uint32_t nerr = ctx->nerrors;
+    uint32_t nerr = ctx->nerrors, nk = 0;
     for (uint32_t i = 0; i < m->nkernels; i++)
-        if (!k || m->kernels[i] == k)
+        if (k ? m->kernels[i] == k : cg_kernel_targets(m->kernels[i], tg)) {
             lower_kernel(&cg, m->kernels[i]);
+            nk++;
+        }
+    if (!nk) {
+        Diag *d = diag_report(ctx, E0902, k ? k->target_span : IR_NOSPAN,
+                              "no kernel to compile for %s", ir_target_names[tg]);
+        diag_help(ctx, d, "add %s to a kernel's `target` clause, or pick one of its targets "
+                          "with --target", ir_target_names[tg]);
+        return 1;
+    }
     if (cg.failed || ctx->nerrors > nerr)
         return 1;
 

@@ -81,8 +81,9 @@ typedef struct {
     uint32_t dyn_shared_bytes; /* always 0 for now */
 } CgLaunch;
 
-/* Lowers kernel k of module m (k == NULL: every kernel of m into one module)
- * for target tg and emits `what`. On success returns 0 and *out is a malloc'd
+/* Lowers kernel k of module m (k == NULL: every kernel of m that lists tg in
+ * its `target` clause, into one module; none is E0902) for target tg and
+ * emits `what`. Run pass_run_all (passes/passes.h) first. On success returns 0 and *out is a malloc'd
  * buffer of *len bytes (NUL-terminated for the text forms; free() it).
  * Returns 1 when diagnostics were reported into ctx (e.g. E0902 for an op
  * code generation does not handle yet), 2 on an internal error (ctx->bug_msg
@@ -104,6 +105,9 @@ uint32_t cg_block_threads(CakeCtx *ctx, const Kernel *k, Target tg);
 /* Bytes of static shared memory k uses on tg: its `shared` declarations and
  * the reduce.block scratch code generation adds. */
 uint32_t cg_shared_bytes(CakeCtx *ctx, const Kernel *k, Target tg);
+
+/* 1 when kernel k lists target tg (or lists no target at all). */
+int cg_kernel_targets(const Kernel *k, Target tg);
 
 /* "nvptx64-nvidia-cuda" or "amdgcn-amd-amdhsa". */
 const char *cg_triple(Target tg);

@@ -285,6 +285,17 @@ LLVMValueRef cg_expr_nat(Cg *cg, NodeId e, CgTy *out)
         break;
     }
     case OP_INDEX: {
+        if (cg_is_lane_ref(cg, e)) { /* one lane of a vector value */
+            CgTy vt;
+            LLVMValueRef v = cg_expr_nat(cg, n->a, &vt);
+            LLVMValueRef ix = cg_expr(cg, ir_list_at(k, n, 0), cg_scalar(DT_I32));
+            CgTy st = vt;
+            st.lanes = 1;
+            r = vt.lanes > 1 ? LLVMBuildExtractElement(cg->b, v, ix, "") : v;
+            cg->at = e;
+            r = cg_convert(cg, r, st, ty);
+            break;
+        }
         CgRef ref;
         r = cg_ref(cg, e, &ref) ? cg_convert(cg, cg_load(cg, &ref, 0, n->span), ref.elem, ty) : undef_of(cg, ty);
         break;

@@ -102,6 +102,7 @@ int cg_is_float(CgTy);
 int cg_is_signed(CgTy);
 int cg_is_int(CgTy);
 CgTy cg_scalar(DType);
+int cg_is_lane_ref(Cg *, NodeId index);   /* v[i] where v is a vector value */
 
 /* ---- cg_expr.c ----------------------------------------------------------- */
 LLVMValueRef cg_expr(Cg *, NodeId e, CgTy want);     /* value converted to `want` */

@@ -94,6 +94,31 @@ static void assign(Cg *cg, NodeId s, Node *n)
         LLVMBuildStore(cg->b, nv, cg->val[lv->decl]);
         return;
     }
+    if (cg_is_lane_ref(cg, n->a)) { /* v[i] = x on a vector var */
+        Node *bn = ir_get(k, lv->a);
+        Node *d = bn->op == OP_NAME && bn->decl ? ir_get(k, bn->decl) : NULL;
+        if (!d || (d->op != OP_VAR && d->op != OP_REG) || !cg->val[bn->decl]) {
+            cg_unsupported(cg, s, "assignment to a lane of this value");
+            return;
+        }
+        CgTy vt = cg_decl_ty(cg, bn->decl), st = vt;
+        st.lanes = 1;
+        LLVMTypeRef lt = cg_llvm_type(cg, vt);
+        LLVMValueRef old = LLVMBuildLoad2(cg->b, lt, cg->val[bn->decl], "");
+        LLVMValueRef ix = cg_expr(cg, ir_list_at(k, lv, 0), cg_scalar(DT_I32));
+        LLVMValueRef lane = vt.lanes > 1 ? LLVMBuildExtractElement(cg->b, old, ix, "") : old;
+        LLVMValueRef nv;
+        if (cop == OP_NONE) {
+            nv = cg_expr(cg, n->b, st);
+        } else {
+            CgTy ot = cg_unify(st, cg_ty(cg, n->b));
+            ot.weak = 0;
+            cg->at = s;
+            nv = cg_convert(cg, cg_binop(cg, cop, cg_convert(cg, lane, st, ot), cg_expr(cg, n->b, ot), ot, n->span), ot, st);
+        }
+        LLVMBuildStore(cg->b, vt.lanes > 1 ? LLVMBuildInsertElement(cg->b, old, nv, ix, "") : nv, cg->val[bn->decl]);
+        return;
+    }
     CgRef ref;
     if (!cg_ref(cg, n->a, &ref))
         return;

@@ -121,11 +121,33 @@ static uint8_t ref_lanes(Cg *cg, NodeId ref)
     return (uint8_t)e;
 }
 
+int cg_is_lane_ref(Cg *cg, NodeId ref)
+{
+    Node *r = ir_get(cg->k, ref);
+    if (r->op != OP_INDEX || r->n != 1)
+        return 0;
+    Node *b = ir_get(cg->k, r->a);
+    if (b->op != OP_NAME || !b->decl)
+        return 1; /* an expression value: (v * 2)[0] */
+    Node *d = ir_get(cg->k, b->decl);
+    if (d->op == OP_LET)
+        return 1;
+    if ((d->op == OP_VAR || d->op == OP_REG) && !(d->a && ir_get(cg->k, d->a)->n))
+        return 1;
+    return d->op == OP_ARG && d->a && ir_get(cg->k, d->a)->op != OP_GTYPE;
+}
+
 static CgTy ref_elem(Cg *cg, NodeId ref)
 {
     Node *r = ir_get(cg->k, ref);
     NodeId base = r->op == OP_INDEX ? r->a : ref;
     Node *b = ir_get(cg->k, base);
+    if (cg_is_lane_ref(cg, ref)) {
+        CgTy t = cg_ty(cg, base);
+        t.lanes = 1;
+        t.weak = 0;
+        return t;
+    }
     CgTy t = b->op == OP_NAME && b->decl ? cg_decl_ty(cg, b->decl) : cg_scalar(DT_F32);
     if (t.lanes <= 1) /* an array of vectors (reg xs: f32x4[4]) keeps its lanes */
         t.lanes = ref_lanes(cg, ref);

@@ -77,7 +77,8 @@ static LLVMValueRef nv_shfl(Cg *cg, int kind, LLVMValueRef v, LLVMValueRef arg)
  *   sqrt  sqrt.rn.f32           correctly rounded (llvm.sqrt)
  *   sin, cos  sin/cos.approx.f32  max abs. error 2^-20.9 in [-pi, pi]
  *   tanh  tanh.approx.f32       max rel. error 2^-10.987 (sm_75+)
- *   x / y div.approx.f32        max 2 ulp for |y| in [2^-126, 2^126] */
+ *   x / y div.rn.f32 (IEEE); with CgOptions.fast_div div.approx.f32: max 2 ulp
+ *         for |y| in [2^-126, 2^126] */
 static LLVMValueRef nv_math(Cg *cg, Op op, LLVMValueRef x)
 {
     const char *name = NULL;

@@ -1,7 +1,7 @@
 /* driver.c — the cakec command line and the compilation pipeline.
  *
  *   cakec check FILE [--json]        parse, resolve, verify
- *   cakec print FILE                 the canonical IR (round trip)
+ *   cakec print FILE                 the canonical IR after name resolution
  *   cakec FILE [-o out] [--target T] [--emit E]
  *   cakec cost FILE --shape ... [--set ...] [--json]
  *   cakec run FILE --shape ... [--reference R] [--check] [--bench] [--json]
@@ -39,7 +39,8 @@ static const char usage[] =
 
 /* ---- the pipeline ------------------------------------------------------- */
 
-static int stage_done(CakeCtx *ctx, Module *m, const char *stage)
+/* dumps the IR after `stage` if asked; returns 1 when the pipeline stops here */
+static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *last)
 {
     const char *want = ctx->dump_after;
     if (want && !ctx->nerrors && (!strcmp(want, stage) || !strcmp(want, "all"))) {
@@ -47,21 +48,21 @@ static int stage_done(CakeCtx *ctx, Module *m, const char *stage)
         fprintf(out, "# IR after %s\n", stage);
         ir_print_module(ctx, m, out);
     }
-    return ctx->nerrors != 0;
+    return ctx->nerrors != 0 || (last && !strcmp(last, stage));
 }
 
-Module *fe_compile(CakeCtx *ctx, uint32_t file)
+Module *fe_compile(CakeCtx *ctx, uint32_t file, const char *last)
 {
     Module *m = fe_parse(ctx, file);
-    if (stage_done(ctx, m, "parse"))
+    if (stage_done(ctx, m, "parse", last))
         return m;
     fe_resolve(ctx, m);
-    if (stage_done(ctx, m, "resolve"))
+    if (stage_done(ctx, m, "resolve", last))
         return m;
     ver_verify(ctx, m);
-    if (stage_done(ctx, m, "verify"))
+    if (stage_done(ctx, m, "verify", last))
         return m;
-    /* next: passes (legalize, layouts, pipelines, fences), then codegen */
+    /* next: passes (legalize, layouts, pipelines, fences), then codegen, one line each */
     return m;
 }
 
@@ -106,8 +107,25 @@ uint32_t fe_load_file(CakeCtx *ctx, const char *path)
 
 /* ---- output ------------------------------------------------------------- */
 
+/* source order (the lexer reports before the parser); stable, spanless first */
+static void sort_diags(CakeCtx *ctx)
+{
+    for (uint32_t i = 1; i < ctx->ndiags; i++) {
+        Diag d = ctx->diags[i];
+        uint32_t j = i;
+        while (j > 0 && (ctx->diags[j - 1].span.file > d.span.file ||
+                         (ctx->diags[j - 1].span.file == d.span.file &&
+                          ctx->diags[j - 1].span.lo > d.span.lo))) {
+            ctx->diags[j] = ctx->diags[j - 1];
+            j--;
+        }
+        ctx->diags[j] = d;
+    }
+}
+
 static int finish(CakeCtx *ctx, const Options *o, int code)
 {
+    sort_diags(ctx);
     if (o->json) {
         char *s = fe_diags_json(ctx, o->command ? o->command : "cakec", ctx->nerrors == 0 && code == 0);
         if (s) {
@@ -135,10 +153,11 @@ static int run_command(CakeCtx *ctx, Options *o)
     uint32_t file = fe_load_file(ctx, o->file);
     if (file == UINT32_MAX)
         return finish(ctx, o, EXIT_USER);
-    Module *m = fe_compile(ctx, file);
+    int print = !strcmp(o->command, "print");
+    Module *m = fe_compile(ctx, file, print ? "resolve" : NULL);
     if (ctx->nerrors)
         return finish(ctx, o, EXIT_USER);
-    if (!strcmp(o->command, "print")) {
+    if (print) {
         ir_print_module(ctx, m, stdout);
         return finish(ctx, o, EXIT_OK);
     }

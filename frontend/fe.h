@@ -13,13 +13,14 @@ Module *fe_parse(CakeCtx *ctx, uint32_t file);
 uint32_t fe_resolve(CakeCtx *ctx, Module *m);
 
 /* Renders all diagnostics of ctx as the JSON document of the CLI contract
- * (malloc'd string; free() it). `extra` may be NULL. */
+ * (docs/diagnostics.md, "JSON format"); a malloc'd string: free() it. */
 char *fe_diags_json(const CakeCtx *ctx, const char *command, int ok);
 
 /* The compilation pipeline, one line per stage: parse, resolve, verify (and
  * later the passes and code generation). Stops after the first stage that
- * reports errors; dumps the IR after the stage named by ctx->dump_after. */
-Module *fe_compile(CakeCtx *ctx, uint32_t file);
+ * reports errors, or after the stage named `last` (NULL: run them all);
+ * dumps the IR after the stage named by ctx->dump_after ("all": each). */
+Module *fe_compile(CakeCtx *ctx, uint32_t file, const char *last);
 
 /* Reads `path` into ctx as a source file; reports E0001 and returns
  * UINT32_MAX if it cannot. */

@@ -36,7 +36,9 @@ typedef struct {
     uint32_t len, pos, file;
     TokenList out;
     uint32_t cap;
-    char *delims; uint32_t ndelims, capdelims;   /* open ( [ { for newline rules */
+    struct Delim { char c; uint32_t tok; } *delims;   /* open ( [ { for newline rules */
+    uint32_t ndelims, capdelims;
+    int nl_pending;     /* a newline was swallowed inside ( ) or [ ] */
 } Lexer;
 
 static int is_ident_start(int c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
@@ -59,6 +61,8 @@ static Token *push(Lexer *lx, TokKind kind, uint32_t lo, uint32_t hi)
     }
     Token *t = &lx->out.toks[lx->out.ntoks++];
     memset(t, 0, sizeof *t);
+    if (kind != T_NEWLINE)
+        lx->nl_pending = 0;
     t->kind = (uint8_t)kind;
     t->span = span_of(lx, lo, hi);
     return t;
@@ -68,18 +72,19 @@ static void delim_push(Lexer *lx, char c)
 {
     if (lx->ndelims == lx->capdelims) {
         uint32_t cap = lx->capdelims ? lx->capdelims * 2 : 32;
-        lx->delims = arena_realloc(&lx->ctx->arena, lx->delims, lx->capdelims, cap);
+        lx->delims = arena_realloc(&lx->ctx->arena, lx->delims, lx->capdelims * sizeof *lx->delims,
+                                   cap * sizeof *lx->delims);
         lx->capdelims = cap;
     }
-    lx->delims[lx->ndelims++] = c;
+    lx->delims[lx->ndelims++] = (struct Delim){c, lx->out.ntoks};
 }
 
 /* closes the innermost matching opener; '}' also closes unclosed ( and [ */
 static void delim_pop(Lexer *lx, char open)
 {
     uint32_t i = lx->ndelims;
-    while (i > 0 && lx->delims[i - 1] != open) {
-        if (lx->delims[i - 1] == '{')
+    while (i > 0 && lx->delims[i - 1].c != open) {
+        if (lx->delims[i - 1].c == '{')
             return;  /* a stray ) or ] inside braces: ignore it */
         i--;
     }
@@ -105,8 +110,10 @@ static int continues(TokKind k)
 
 static void newline(Lexer *lx, uint32_t at)
 {
-    if (lx->ndelims > 0 && lx->delims[lx->ndelims - 1] != '{')
+    if (lx->ndelims > 0 && lx->delims[lx->ndelims - 1].c != '{') {
+        lx->nl_pending = 1;
         return;
+    }
     if (lx->out.ntoks == 0 || continues(lx->out.toks[lx->out.ntoks - 1].kind))
         return;
     push(lx, T_NEWLINE, at, at + 1);
@@ -195,6 +202,35 @@ static int keyword(const char *s, size_t n)
     return -1;
 }
 
+static int starts_statement(TokKind k)
+{
+    switch (k) {
+    case T_LET: case T_VAR: case T_FOR: case T_IF: case T_STORE: case T_REG: case T_SHARED:
+    case T_MBARRIER: case T_PIPELINE: case T_ROLE: case T_REFERENCE: case T_RETURN:
+    case T_SYNC: case T_FENCE: case T_KERNEL: case T_TARGET: case T_ARG: case T_GRID:
+    case T_WARPS: case T_WARPGROUPS: case T_ASSUME: case T_SHAPE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* A statement keyword starts a line inside ( ) or [ ]: the bracket was left
+ * open. Close it here so the statement ends; the newline token remembers
+ * the opener (v.i = its token index + 1) for the parser's E0106. */
+static void close_unclosed(Lexer *lx, uint32_t at)
+{
+    uint32_t i = lx->ndelims, opener = 0;
+    while (i > 0 && lx->delims[i - 1].c != '{') {
+        if (!opener)
+            opener = lx->delims[i - 1].tok + 1;
+        i--;
+    }
+    lx->ndelims = i;
+    Token *t = push(lx, T_NEWLINE, at, at);
+    t->v.i = opener;
+}
+
 static void lex_ident(Lexer *lx)
 {
     uint32_t lo = lx->pos, hi = lo;
@@ -215,6 +251,8 @@ static void lex_ident(Lexer *lx)
     }
     lx->pos = hi;
     int kw = keyword(s, n);
+    if (kw >= 0 && lx->nl_pending && starts_statement((TokKind)kw))
+        close_unclosed(lx, lo);
     DType dt;
     uint8_t lanes;
     Token *t;

@@ -81,6 +81,15 @@ Diag *fe_error(Parser *p, DiagCode code, Span span, const char *fmt, ...)
 Diag *fe_error_here(Parser *p, DiagCode code, const char *what)
 {
     Token *t = fe_peek(p);
+    if (t->kind == T_NEWLINE && t->v.i > 0 && (uint64_t)t->v.i <= p->ntoks) {
+        Token *open = &p->toks[t->v.i - 1];
+        TokKind close = open->kind == T_LBRACK ? T_RBRACK : T_RPAREN;
+        Diag *d = fe_error(p, E0106, open->span, "`%s` expected (to close `%s` at line %u)",
+                           fe_tok_name(close), fe_tok_name(open->kind), fe_line(p, open->span.lo));
+        if (d)
+            diag_note(p->ctx, d, t->span, "the next statement starts here");
+        return d;
+    }
     return fe_error(p, code, t->span, "expected %s, found %s", what, fe_describe(p, t));
 }
 
@@ -157,7 +166,7 @@ void fe_push(Parser *p, NodeId id)
 void fe_pop_list(Parser *p, uint32_t mark, NodeId id)
 {
     uint32_t n = p->nstk - mark;
-    uint32_t list = ir_list(p->ctx, p->k, p->stk + mark, n);
+    uint32_t list = ir_list(p->ctx, p->k, n ? p->stk + mark : NULL, n);
     Node *node = ir_get(p->k, id);
     node->list = list;
     node->n = n;
@@ -166,46 +175,53 @@ void fe_pop_list(Parser *p, uint32_t mark, NodeId id)
 
 /* ---- suggestions -------------------------------------------------------- */
 
+/* optimal string alignment distance: edits and adjacent transpositions */
 int fe_edit_distance(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
     if (la > 64 || lb > 64)
         return 99;
-    int row[65];
+    int d[65][65];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = (int)i;
     for (size_t j = 0; j <= lb; j++)
-        row[j] = (int)j;
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
+        d[0][j] = (int)j;
+    for (size_t i = 1; i <= la; i++)
         for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
+            int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
         }
-    }
-    return row[lb];
+    return d[la][lb];
 }
 
-/* the closest candidate within a third of the name's length (at least 1) */
+/* the closest candidate within a third of the name's length (at least 1);
+ * on a tie, one that extends the name (`sm_90` -> `sm_90a`) wins */
 const char *fe_suggest(const char *name, const char *const *cands, uint32_t n)
 {
     int limit = (int)strlen(name) / 3;
     if (limit < 1)
         limit = 1;
     const char *best = NULL;
-    int bestd = limit + 1;
+    int bestd = limit + 1, best_prefix = 0;
+    size_t len = strlen(name);
     for (uint32_t i = 0; i < n; i++) {
-        if (!cands[i] || !cands[i][0])
+        if (!cands[i] || !cands[i][0] || !strcmp(cands[i], name))
             continue;
         int d = fe_edit_distance(name, cands[i]);
-        if (d < bestd) {
+        int prefix = !strncmp(cands[i], name, len);
+        if ((size_t)d >= len)
+            continue;
+        if (d < bestd || (d == bestd && prefix && !best_prefix)) {
             bestd = d;
             best = cands[i];
+            best_prefix = prefix;
         }
     }
     return best;
@@ -213,11 +229,16 @@ const char *fe_suggest(const char *name, const char *const *cands, uint32_t n)
 
 /* ---- recovery ----------------------------------------------------------- */
 
-/* skips to the next header clause keyword, `{`, `kernel` or end of file */
+/* skips to the end of the line, the next header clause keyword, `{`,
+ * `kernel` or end of file */
 static void sync_header(Parser *p)
 {
     for (;;) {
         switch (fe_peek(p)->kind) {
+        case T_NEWLINE: case T_SEMI:
+            fe_advance(p);
+            p->panic = 0;
+            return;
         case T_EOF: case T_KERNEL: case T_LBRACE: case T_TARGET: case T_ARG:
         case T_GRID: case T_THREADS: case T_WARPS: case T_WARPGROUPS: case T_ASSUME:
         case T_SHAPE:
@@ -246,6 +267,7 @@ static int duplicate_clause(Parser *p, unsigned *seen, unsigned bit, Span first,
     Diag *d = fe_error(p, E0110, t->span, "duplicate %s clause", fe_describe(p, t));
     if (d)
         diag_note(p->ctx, d, first, "first given here");
+    fe_advance(p);
     return 1;
 }
 
@@ -577,8 +599,9 @@ static Kernel *parse_kernel(Parser *p)
     }
     unsigned seen = 0;
     Span first[3];
+    uint32_t errors = p->ctx->nerrors;
     parse_header(p, &seen, first);
-    if (k->name)
+    if (k->name && p->ctx->nerrors == errors)
         missing_clauses(p, seen);
     if (!fe_check(p, T_LBRACE)) {
         if (!p->comment_error)

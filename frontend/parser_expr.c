@@ -226,12 +226,55 @@ static int call_args(Parser *p, NodeId id)
     return 1;
 }
 
+/* "a.b.c" when base is a chain of names and fields, else NULL */
+static const char *dotted_text(Parser *p, NodeId base, const char *member)
+{
+    Node *n = ir_get(p->k, base);
+    if (n->op == OP_NAME)
+        return ir_fmt(p->ctx, "%s.%s", ir_symstr(p->ctx, n->name), member);
+    if (n->op != OP_FIELD)
+        return NULL;
+    const char *inner = dotted_text(p, n->a, ir_symstr(p->ctx, n->name));
+    return inner ? ir_fmt(p->ctx, "%s.%s", inner, member) : NULL;
+}
+
+/* `reduce.warp.sum(x)`: a misspelled dotted builtin, reported whole */
+static int bad_dotted(Parser *p, NodeId base, Token *m)
+{
+    const char *word = dotted_text(p, base, ir_symstr(p->ctx, m->sym));
+    if (!word)
+        return 0;
+    size_t first = strcspn(word, ".");
+    const char *cands[OP__COUNT + SR__COUNT];
+    uint32_t n = 0, known_prefix = 0;
+    for (int i = 0; i < OP__COUNT + SR__COUNT; i++) {
+        const char *sp = i < OP__COUNT ? ir_ops[i].spelling : ir_special_names[i - OP__COUNT];
+        if (!strchr(sp, '.'))
+            continue;
+        cands[n++] = sp;
+        if (!strncmp(sp, word, first + 1))
+            known_prefix = 1;
+    }
+    if (!known_prefix)
+        return 0;
+    Span s = {p->file, ir_get(p->k, base)->span.lo, m->span.hi};
+    Diag *d = fe_error(p, E0203, s, "unknown builtin `%s`", word);
+    const char *near = fe_suggest(word, cands, n);
+    if (d && near) {
+        diag_help(p->ctx, d, "did you mean `%s`?", near);
+        diag_fixit(p->ctx, d, s, near);
+    }
+    return 1;
+}
+
 /* member call: NAME '.' IDENT '(' args ')' -> OP_P_* (pipeline members) */
 static NodeId member(Parser *p, NodeId base)
 {
     fe_advance(p);
     Token *m = fe_peek(p);
     if (!fe_expect(p, T_IDENT, "(a member name)"))
+        return 0;
+    if (bad_dotted(p, base, m))
         return 0;
     const char *s = ir_symstr(p->ctx, m->sym);
     if (!fe_check(p, T_LPAREN)) {

@@ -3,7 +3,7 @@
 #include <string.h>
 #include "parser.h"
 
-static NodeId stmt(Parser *p, int blk);
+static NodeId stmt(Parser *p);
 
 static NodeId named(Parser *p, Op op, Token *kw, Token *name)
 {
@@ -496,12 +496,12 @@ static NodeId item(Parser *p, int blk)
         fe_advance(p);
         return t->kind == T_SHARED ? shared_decl(p, t) : mbarrier_decl(p, t);
     default:
-        return stmt(p, blk);
+        return stmt(p);
     }
 }
 
 /* stmt := let | var | decl | lvalue assignop expr | for | if | store | ... | call */
-static NodeId stmt(Parser *p, int blk)
+static NodeId stmt(Parser *p)
 {
     Token *t = fe_peek(p);
     switch (t->kind) {
@@ -520,6 +520,14 @@ static NodeId stmt(Parser *p, int blk)
             return op_stmt(p, op, t);
         }
         return expr_stmt(p);
+    }
+    case T_ARG: case T_TARGET: case T_GRID: case T_WARPS: case T_WARPGROUPS: case T_ASSUME:
+    case T_SHAPE: {
+        Diag *d = fe_error(p, E0116, t->span, "%s is a kernel header clause, not a statement",
+                           fe_describe(p, t));
+        if (d)
+            diag_help(p->ctx, d, "header clauses go between the kernel's name and its `{`");
+        return 0;
     }
     default:
         if (fe_starts_expr(t->kind))

@@ -119,25 +119,34 @@ static NodeId find_anywhere(Resolver *r, Sym s)
 static void suggest(Resolver *r, Diag *d, Node *use)
 {
     const char *s = ir_symstr(r->ctx, use->name);
-    int limit = (int)strlen(s) / 3, bestd;
-    if (limit < 1)
-        limit = 1;
-    bestd = limit + 1;
-    const char *best = NULL;
-    for (uint32_t i = 0; i < r->nb; i++) {
-        if (r->head[r->b[i].name] != i + 1)
-            continue;  /* shadowed */
-        const char *c = ir_symstr(r->ctx, r->b[i].name);
-        int dist = fe_edit_distance(s, c);
-        if (dist < bestd) {
-            bestd = dist;
-            best = c;
-        }
-    }
+    const char **cands = arena_alloc(&r->ctx->arena, (r->nb + 1) * sizeof *cands);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < r->nb; i++)
+        if (r->head[r->b[i].name] == i + 1)  /* not shadowed */
+            cands[n++] = ir_symstr(r->ctx, r->b[i].name);
+    const char *best = fe_suggest(s, cands, n);
     if (best) {
         diag_help(r->ctx, d, "did you mean `%s`?", best);
         diag_fixit(r->ctx, d, use->span, best);
     }
+}
+
+/* names a CUDA or HIP programmer reaches for */
+static void cuda_hint(Resolver *r, Diag *d, const char *s)
+{
+    static const char *const hints[][2] = {
+        {"blockIdx", "CUDA's `blockIdx.x` is `block.x` in TIR (and `block.y`, `block.z`)"},
+        {"threadIdx", "CUDA's `threadIdx.x` is `thread.x` in TIR (and `thread.y`, `thread.z`)"},
+        {"blockDim", "the block size in threads is `threads` in TIR"},
+        {"laneid", "the lane index is `lane` in TIR"},
+        {"lane_id", "the lane index is `lane` in TIR"},
+        {"warpid", "the warp index is `warp` in TIR (`wg` for the warpgroup)"},
+        {"warp_id", "the warp index is `warp` in TIR (`wg` for the warpgroup)"},
+        {"__syncthreads", "a block barrier is the statement `sync` in TIR"},
+    };
+    for (size_t i = 0; i < sizeof hints / sizeof *hints; i++)
+        if (!strcmp(s, hints[i][0]))
+            diag_help(r->ctx, d, "%s", hints[i][1]);
 }
 
 static void unknown(Resolver *r, NodeId id)
@@ -158,6 +167,7 @@ static void unknown(Resolver *r, NodeId id)
         diag_help(r->ctx, d, "move the declaration above its first use");
     } else {
         d = diag_report(r->ctx, E0201, use->span, "unknown name `%s`", s);
+        cuda_hint(r, d, s);
         if (later)
             diag_note(r->ctx, d, N(r, later)->span, "a `%s` declared here is out of scope", s);
         suggest(r, d, use);

@@ -6,7 +6,8 @@
 #include "ir.h"
 #include "../verifier/consteval.h" /* until cake_passes gets verifier/ as an include dir */
 
-/* The pipeline for code generation of kernel k (NULL: every kernel of m) on
+/* The pipeline for code generation of kernel k (NULL: every kernel of m that
+ * lists tg) on
  * target tg: bind-params (with the --set bindings in env, may be NULL), then
  * simt-subset. Returns the number of errors. */
 uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEnv *env);

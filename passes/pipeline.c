@@ -18,7 +18,7 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEn
     uint32_t before = ctx->nerrors;
     for (uint32_t i = 0; i < m->nkernels; i++) {
         Kernel *kk = m->kernels[i];
-        if (k && kk != k)
+        if (k ? kk != k : (kk->ntargets && !kk->targets[tg]))
             continue;
         pass_bind_params(ctx, kk, env);
         pass_dump(ctx, kk, "bind-params");

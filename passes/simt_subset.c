@@ -48,9 +48,8 @@ static void walk(CakeCtx *ctx, Kernel *k, NodeId id, int depth)
         if (!(n->flags & NF_ERROR)) {
             n->flags |= NF_ERROR;
             const char *sp = ir_ops[n->op].spelling;
-            Diag *d = diag_report(ctx, E0902, n->span, "%s %s not supported by code generation yet",
-                                  what ? what : *sp ? ir_fmt(ctx, "'%s'", sp) : ir_ops[n->op].name,
-                                  what ? "are" : "is");
+            Diag *d = diag_report(ctx, E0902, n->span, "not supported by code generation yet: %s",
+                                  what ? what : *sp ? ir_fmt(ctx, "'%s'", sp) : ir_ops[n->op].name);
             diag_help(ctx, d, "code generation covers the SIMT subset for now (scalars, vectors, "
                               "global and shared memory, barriers, shuffles, reductions); "
                               "see codegen/README.md");

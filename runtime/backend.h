@@ -43,8 +43,14 @@ typedef struct {
     RtStatus (*event_create)(RtDevice *dev, void **ev);
     void (*event_destroy)(RtDevice *dev, void *ev);
     RtStatus (*event_record)(RtDevice *dev, void *ev);
+    RtStatus (*event_query)(RtDevice *dev, void *ev); /* like query, for one event */
     RtStatus (*event_elapsed)(RtDevice *dev, void *start, void *stop, float *ms);
     RtStatus (*tma_encode)(RtDevice *dev, const RtTmaDesc *d, RtTensorMap *out);
+    /* A gate for timing: a word of pinned host memory the device can read;
+     * wait_value queues "block the stream until the word >= value". */
+    RtStatus (*gate_create)(RtDevice *dev, volatile uint32_t **host, RtPtr *dptr);
+    void (*gate_free)(RtDevice *dev, volatile uint32_t *host);
+    RtStatus (*wait_value)(RtDevice *dev, RtPtr dptr, uint32_t value);
 } RtOps;
 
 struct RtDevice {
@@ -71,7 +77,14 @@ struct RtModule {
     RtDevice *dev;
     void *handle;
     RtFunction *funcs;
+    char *jitlog; /* the JIT's info log, or NULL */
 };
+
+#define RT__LOG_BYTES (1 << 17) /* the log buffer module_load writes into */
+
+/* Reads "N bytes stack frame, N bytes spill stores, N bytes spill loads" for
+ * function `name` from a JIT info log into out[0..3); false if absent. */
+bool rt__jit_spills(const char *log, const char *name, int out[3]);
 
 extern const RtOps rt__cuda_ops;
 extern const RtOps rt__hip_ops;
@@ -86,6 +99,9 @@ void rt__copystr(char *dst, size_t n, const char *src);
 RtStatus rt__enter(RtDevice *dev);
 /* Waits for the stream with the timeout; names dev->kernel in messages. */
 RtStatus rt__sync(RtDevice *dev);
+/* The same for one event (NULL: the stream), without forgetting the
+ * kernels launched after it. */
+RtStatus rt__wait_event(RtDevice *dev, void *ev);
 /* Seconds on a monotonic clock. */
 double rt__now(void);
 

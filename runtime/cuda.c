@@ -35,6 +35,7 @@ typedef struct {
     CUresult (*EventCreate)(CUevent *, unsigned);
     CUresult (*EventDestroy)(CUevent);
     CUresult (*EventRecord)(CUevent, CUstream);
+    CUresult (*EventQuery)(CUevent);
     CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
     CUresult (*ModuleLoadDataEx)(CUmodule *, const void *, unsigned, CUjit_option *, void **);
     CUresult (*ModuleUnload)(CUmodule);
@@ -52,6 +53,10 @@ typedef struct {
     CUresult (*LaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
                              unsigned, unsigned, CUstream, void **, void **);
     CUresult (*LaunchKernelEx)(const CUlaunchConfig *, CUfunction, void **, void **);
+    CUresult (*MemHostAlloc)(void **, size_t, unsigned);
+    CUresult (*MemHostGetDevicePointer)(CUdeviceptr *, void *, unsigned);
+    CUresult (*MemFreeHost)(void *);
+    CUresult (*StreamWaitValue32)(CUstream, CUdeviceptr, cuuint32_t, unsigned);
     CUresult (*GetErrorName)(CUresult, const char **);
     CUresult (*GetErrorString)(CUresult, const char **);
     CUresult (*TensorMapEncodeTiled)(CUtensorMap *, CUtensorMapDataType, cuuint32_t, void *,
@@ -86,6 +91,7 @@ static const CuSym cu_syms[] = {
     SYM(EventCreate, "cuEventCreate", NULL, false),
     SYM(EventDestroy, "cuEventDestroy_v2", "cuEventDestroy", false),
     SYM(EventRecord, "cuEventRecord", NULL, false),
+    SYM(EventQuery, "cuEventQuery", NULL, false),
     SYM(EventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime", false),
     SYM(ModuleLoadDataEx, "cuModuleLoadDataEx", NULL, false),
     SYM(ModuleUnload, "cuModuleUnload", NULL, false),
@@ -102,6 +108,10 @@ static const CuSym cu_syms[] = {
     SYM(MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2", NULL, false),
     SYM(LaunchKernel, "cuLaunchKernel", NULL, false),
     SYM(LaunchKernelEx, "cuLaunchKernelEx", NULL, true),
+    SYM(MemHostAlloc, "cuMemHostAlloc", NULL, false),
+    SYM(MemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", NULL, false),
+    SYM(MemFreeHost, "cuMemFreeHost", NULL, false),
+    SYM(StreamWaitValue32, "cuStreamWaitValue32_v2", "cuStreamWaitValue32", true),
     SYM(GetErrorName, "cuGetErrorName", NULL, false),
     SYM(GetErrorString, "cuGetErrorString", NULL, false),
     SYM(TensorMapEncodeTiled, "cuTensorMapEncodeTiled", NULL, true),
@@ -364,13 +374,14 @@ static RtStatus cu_bind(RtDevice *dev)
 
 /* ---- modules ------------------------------------------------------------ */
 
-enum { JIT_LOG_BYTES = 16384 };
+enum { JIT_LOG_BYTES = RT__LOG_BYTES / 2 - 1 };
 
+/* len 0: NUL-terminated, which an ELF or fatbin header is not within 4 bytes */
 static bool is_binary(const unsigned char *p, size_t len)
 {
     static const unsigned char elf[4] = {0x7f, 'E', 'L', 'F'};
     static const unsigned char fatbin[4] = {0x50, 0xed, 0x55, 0xba}; /* 0xba55ed50 LE */
-    if (len != 0 && len < 4)
+    if ((len ? len : strnlen((const char *)p, 4)) < 4)
         return false;
     return memcmp(p, elf, 4) == 0 || memcmp(p, fatbin, 4) == 0;
 }
@@ -620,10 +631,55 @@ static RtStatus cu_event_record(RtDevice *dev, void *ev)
     return RT_OK;
 }
 
+static RtStatus cu_event_query(RtDevice *dev, void *ev)
+{
+    CUresult r = st_of(dev)->api.EventQuery(ev);
+    if (r == CUDA_SUCCESS)
+        return RT_OK;
+    if (r == CUDA_ERROR_NOT_READY)
+        return RT__PENDING;
+    return cu_fail(dev, r, classify(r, RT_ERROR), NULL);
+}
+
 static RtStatus cu_event_elapsed(RtDevice *dev, void *start, void *stop, float *ms)
 {
     CU_TRY(dev, st_of(dev)->api.EventElapsedTime(ms, start, stop), RT_ERROR,
            "cuEventElapsedTime");
+    return RT_OK;
+}
+
+/* ---- the timing gate ----------------------------------------------------- */
+
+static RtStatus cu_gate_create(RtDevice *dev, volatile uint32_t **host, RtPtr *dptr)
+{
+    CudaState *s = st_of(dev);
+    if (!s->api.StreamWaitValue32)
+        return rt__fail(dev, RT_UNSUPPORTED, "this CUDA driver has no cuStreamWaitValue32");
+    void *p = NULL;
+    CUdeviceptr d = 0;
+    CU_TRY(dev, s->api.MemHostAlloc(&p, sizeof(uint32_t), CU_MEMHOSTALLOC_DEVICEMAP),
+           RT_ERROR, "cuMemHostAlloc");
+    CUresult r = s->api.MemHostGetDevicePointer(&d, p, 0);
+    if (r != CUDA_SUCCESS) {
+        s->api.MemFreeHost(p);
+        return cu_fail(dev, r, classify(r, RT_ERROR), "cuMemHostGetDevicePointer");
+    }
+    *host = p;
+    **host = 0;
+    *dptr = d;
+    return RT_OK;
+}
+
+static void cu_gate_free(RtDevice *dev, volatile uint32_t *host)
+{
+    st_of(dev)->api.MemFreeHost((void *)(uintptr_t)host); /* nothing to do about a failure */
+}
+
+static RtStatus cu_wait_value(RtDevice *dev, RtPtr dptr, uint32_t value)
+{
+    CudaState *s = st_of(dev);
+    CU_TRY(dev, s->api.StreamWaitValue32(s->stream, dptr, value, CU_STREAM_WAIT_VALUE_GEQ),
+           RT_ERROR, "cuStreamWaitValue32");
     return RT_OK;
 }
 
@@ -688,8 +744,12 @@ const RtOps rt__cuda_ops = {
     .event_create = cu_event_create,
     .event_destroy = cu_event_destroy,
     .event_record = cu_event_record,
+    .event_query = cu_event_query,
     .event_elapsed = cu_event_elapsed,
     .tma_encode = cu_tma_encode,
+    .gate_create = cu_gate_create,
+    .gate_free = cu_gate_free,
+    .wait_value = cu_wait_value,
 };
 
 #else /* no cuda.h: a backend that only says so */

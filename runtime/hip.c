@@ -34,6 +34,7 @@ typedef struct {
     HipError (*EventCreate)(HipEvent *);
     HipError (*EventDestroy)(HipEvent);
     HipError (*EventRecord)(HipEvent, HipStream);
+    HipError (*EventQuery)(HipEvent);
     HipError (*EventElapsedTime)(float *, HipEvent, HipEvent);
     HipError (*ModuleLoadData)(HipModule *, const void *);
     HipError (*ModuleUnload)(HipModule);
@@ -49,6 +50,10 @@ typedef struct {
     HipError (*MemcpyDtoDAsync)(void *, void *, size_t, HipStream);
     HipError (*ModuleLaunchKernel)(HipFunction, unsigned, unsigned, unsigned, unsigned,
                                    unsigned, unsigned, unsigned, HipStream, void **, void **);
+    HipError (*HostMalloc)(void **, size_t, unsigned);
+    HipError (*HostGetDevicePointer)(void **, void *, unsigned);
+    HipError (*HostFree)(void *);
+    HipError (*StreamWaitValue32)(HipStream, void *, uint32_t, unsigned, uint32_t);
     const char *(*GetErrorName)(HipError);
     const char *(*GetErrorString)(HipError);
 } HipApi;
@@ -67,12 +72,13 @@ static const HipSym hip_syms[] = {
     SYM(GetDevicePropertiesR0600, true), SYM(GetDeviceProperties, true),
     SYM(StreamCreateWithFlags, false), SYM(StreamDestroy, false), SYM(StreamQuery, false),
     SYM(EventCreate, false), SYM(EventDestroy, false), SYM(EventRecord, false),
-    SYM(EventElapsedTime, false), SYM(ModuleLoadData, false), SYM(ModuleUnload, false),
+    SYM(EventQuery, false), SYM(EventElapsedTime, false), SYM(ModuleLoadData, false), SYM(ModuleUnload, false),
     SYM(ModuleGetFunction, false), SYM(FuncGetAttribute, false), SYM(Malloc, false),
     SYM(Free, false), SYM(MemGetInfo, false), SYM(MemsetD8Async, false),
     SYM(MemsetD32Async, false), SYM(MemcpyHtoDAsync, false), SYM(MemcpyDtoHAsync, false),
-    SYM(MemcpyDtoDAsync, false), SYM(ModuleLaunchKernel, false), SYM(GetErrorName, false),
-    SYM(GetErrorString, false),
+    SYM(MemcpyDtoDAsync, false), SYM(ModuleLaunchKernel, false), SYM(HostMalloc, true),
+    SYM(HostGetDevicePointer, true), SYM(HostFree, true), SYM(StreamWaitValue32, true),
+    SYM(GetErrorName, false), SYM(GetErrorString, false),
 };
 #undef SYM
 
@@ -472,10 +478,57 @@ static RtStatus hip_event_record(RtDevice *dev, void *ev)
     return RT_OK;
 }
 
+static RtStatus hip_event_query(RtDevice *dev, void *ev)
+{
+    HipError e = st_of(dev)->api.EventQuery(ev);
+    if (e == HIP_OK)
+        return RT_OK;
+    if (e == HIP_ERR_NOT_READY)
+        return RT__PENDING;
+    return hip_fail(dev, e, classify(e, RT_ERROR), NULL);
+}
+
 static RtStatus hip_event_elapsed(RtDevice *dev, void *start, void *stop, float *ms)
 {
     HIP_TRY(dev, st_of(dev)->api.EventElapsedTime(ms, start, stop), RT_ERROR,
             "hipEventElapsedTime");
+    return RT_OK;
+}
+
+/* ---- the timing gate ----------------------------------------------------- */
+
+static RtStatus hip_gate_create(RtDevice *dev, volatile uint32_t **host, RtPtr *dptr)
+{
+    HipState *s = st_of(dev);
+    if (!s->api.HostMalloc || !s->api.HostGetDevicePointer || !s->api.HostFree ||
+        !s->api.StreamWaitValue32)
+        return rt__fail(dev, RT_UNSUPPORTED, "this HIP runtime has no hipStreamWaitValue32");
+    void *p = NULL, *d = NULL;
+    HIP_TRY(dev, s->api.HostMalloc(&p, sizeof(uint32_t), HIP_HOST_MALLOC_MAPPED), RT_ERROR,
+            "hipHostMalloc");
+    HipError e = s->api.HostGetDevicePointer(&d, p, 0);
+    if (e != HIP_OK) {
+        s->api.HostFree(p);
+        return hip_fail(dev, e, classify(e, RT_ERROR), "hipHostGetDevicePointer");
+    }
+    *host = p;
+    **host = 0;
+    *dptr = (RtPtr)(uintptr_t)d;
+    return RT_OK;
+}
+
+static void hip_gate_free(RtDevice *dev, volatile uint32_t *host)
+{
+    st_of(dev)->api.HostFree((void *)(uintptr_t)host); /* nothing to do about a failure */
+}
+
+static RtStatus hip_wait_value(RtDevice *dev, RtPtr dptr, uint32_t value)
+{
+    HipState *s = st_of(dev);
+    HIP_TRY(dev,
+            s->api.StreamWaitValue32(s->stream, (void *)(uintptr_t)dptr, value,
+                                     HIP_STREAM_WAIT_VALUE_GTE, 0xffffffffu),
+            RT_ERROR, "hipStreamWaitValue32");
     return RT_OK;
 }
 
@@ -504,6 +557,10 @@ const RtOps rt__hip_ops = {
     .event_create = hip_event_create,
     .event_destroy = hip_event_destroy,
     .event_record = hip_event_record,
+    .event_query = hip_event_query,
     .event_elapsed = hip_event_elapsed,
     .tma_encode = hip_tma_encode,
+    .gate_create = hip_gate_create,
+    .gate_free = hip_gate_free,
+    .wait_value = hip_wait_value,
 };

@@ -12,6 +12,7 @@
 #define CAKE_HIP_API_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef int HipError;                          /* hipError_t */
 typedef int HipDevice;                         /* hipDevice_t */
@@ -61,7 +62,9 @@ typedef enum { /* hipFunction_attribute */
     HIP_FUNC_ATTR_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 } HipFuncAttr;
 
-#define HIP_STREAM_NON_BLOCKING 0x01 /* hipStreamNonBlocking */
+#define HIP_STREAM_NON_BLOCKING 0x01   /* hipStreamNonBlocking */
+#define HIP_HOST_MALLOC_MAPPED 0x2     /* hipHostMallocMapped */
+#define HIP_STREAM_WAIT_VALUE_GTE 0x0  /* hipStreamWaitValueGte */
 
 /* hipDeviceProp_t differs between ROCm 5 (hipGetDeviceProperties) and ROCm 6
  * (hipGetDevicePropertiesR0600); hip.c reads only gcnArchName from it, at

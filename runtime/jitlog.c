@@ -3,9 +3,10 @@
  *   ptxas application ptx input, line 12; error   : Unknown symbol '%q'
  *   ptxas warning : Value of threads per SM for entry k is out of range
  *   ptxas fatal   : Ptx assembly aborted due to errors
- * "info" lines (resource usage) are skipped.
+ * "info" lines are skipped there; rt__jit_spills reads the spill and stack
+ * bytes of one function out of them.
  */
-#include "rt.h"
+#include "backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -84,5 +85,47 @@ bool rt_jit_log_next(const char **cursor, RtJitMsg *out)
         }
     }
     *cursor = p;
+    return false;
+}
+
+/* The number just before `phrase` in [p, end), or -1. */
+static int number_before(const char *p, const char *end, const char *phrase)
+{
+    size_t n = strlen(phrase);
+    for (const char *q = p; q + n <= end; q++) {
+        if (memcmp(q, phrase, n) != 0)
+            continue;
+        const char *d = q;
+        while (d > p && is_space(d[-1]))
+            d--;
+        while (d > p && d[-1] >= '0' && d[-1] <= '9')
+            d--;
+        return *d >= '0' && *d <= '9' ? (int)strtol(d, NULL, 10) : -1;
+    }
+    return -1;
+}
+
+/*   ptxas info    : Function properties for vadd
+ *   ptxas         .     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads */
+bool rt__jit_spills(const char *log, const char *name, int out[3])
+{
+    static const char key[] = "Function properties for ";
+    size_t n = strlen(name);
+    for (const char *p = strstr(log, key); p; p = strstr(p, key)) {
+        p += sizeof key - 1;
+        if (strncmp(p, name, n) != 0 || (p[n] != '\n' && p[n] != '\r'))
+            continue;
+        const char *line = strchr(p, '\n');
+        if (!line)
+            return false;
+        line++;
+        const char *end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line);
+        out[0] = number_before(line, end, "bytes stack frame");
+        out[1] = number_before(line, end, "bytes spill stores");
+        out[2] = number_before(line, end, "bytes spill loads");
+        return true;
+    }
     return false;
 }

@@ -177,17 +177,14 @@ static RtStatus mark_timeout(RtDevice *dev, double waited)
 
 /* Polls the stream with sleeps growing from 10 us to 1 ms, so that short
  * kernels return fast and long ones do not burn a CPU. */
-RtStatus rt__sync(RtDevice *dev)
+RtStatus rt__wait_event(RtDevice *dev, void *ev)
 {
     double start = rt__now();
     long sleep_ns = 10000;
     for (;;) {
-        RtStatus st = dev->ops->query(dev);
-        if (st == RT_OK) {
-            dev->kernel[0] = '\0';
-            dev->pending = 0;
+        RtStatus st = ev ? dev->ops->event_query(dev, ev) : dev->ops->query(dev);
+        if (st == RT_OK)
             return RT_OK;
-        }
         if (st != RT__PENDING)
             return st; /* a fault has marked the device already (rt__fail) */
         double waited = rt__now() - start;
@@ -206,6 +203,16 @@ RtStatus rt_wait(RtDevice *dev)
     return st != RT_OK ? st : rt__sync(dev);
 }
 
+RtStatus rt__sync(RtDevice *dev)
+{
+    RtStatus st = rt__wait_event(dev, NULL);
+    if (st == RT_OK) {
+        dev->kernel[0] = '\0';
+        dev->pending = 0;
+    }
+    return st;
+}
+
 /* ---- modules and functions --------------------------------------------- */
 
 RtStatus rt_module_load(RtDevice *dev, const void *image, size_t len, RtModule **out,
@@ -219,9 +226,17 @@ RtStatus rt_module_load(RtDevice *dev, const void *image, size_t len, RtModule *
     if (st != RT_OK)
         return st;
     RtModule *mod = calloc(1, sizeof *mod);
-    if (!mod)
+    char *buf = calloc(1, RT__LOG_BYTES);
+    if (!mod || !buf) {
+        free(mod);
+        free(buf);
         return rt__fail(dev, RT_ERROR, "out of host memory");
-    st = dev->ops->module_load(dev, image, len, &mod->handle, log, loglen);
+    }
+    st = dev->ops->module_load(dev, image, len, &mod->handle, buf, RT__LOG_BYTES);
+    rt__copystr(log, loglen, buf);
+    if (st == RT_OK && buf[0])
+        mod->jitlog = strdup(buf);
+    free(buf);
     if (st != RT_OK) {
         free(mod);
         return st;
@@ -242,6 +257,7 @@ void rt_module_unload(RtModule *mod)
         next = f->next;
         free(f);
     }
+    free(mod->jitlog);
     free(mod);
 }
 
@@ -283,7 +299,15 @@ RtStatus rt_func_info(RtFunction *fn, RtFuncInfo *out)
     RtDevice *dev = fn->mod->dev;
     memset(out, 0, sizeof *out);
     RtStatus st = rt__enter(dev);
-    return st != RT_OK ? st : dev->ops->func_info(dev, fn->handle, out);
+    if (st != RT_OK || (st = dev->ops->func_info(dev, fn->handle, out)) != RT_OK)
+        return st;
+    int sp[3] = {-1, -1, -1};
+    if (fn->mod->jitlog)
+        rt__jit_spills(fn->mod->jitlog, fn->name, sp);
+    out->stack_bytes = sp[0];
+    out->spill_store_bytes = sp[1];
+    out->spill_load_bytes = sp[2];
+    return RT_OK;
 }
 
 RtStatus rt_func_set_shared(RtFunction *fn, unsigned bytes)

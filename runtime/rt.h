@@ -47,7 +47,7 @@ typedef enum {
     RT_NO_DEVICE,    /* no driver library, no GPU, or the driver refused to start */
     RT_LOAD_ERROR,   /* module image rejected (JIT error, wrong arch, bad image) */
     RT_LAUNCH_ERROR, /* launch refused (too many threads/registers/shared bytes) */
-    RT_FAULT,        /* the kernel faulted; the device is unusable until rt_close */
+    RT_FAULT,        /* a kernel faulted; the device (on CUDA, the process) is unusable */
     RT_TIMEOUT,      /* the kernel ran past the timeout; exit without waiting */
     RT_OOM,          /* out of device memory */
     RT_INVALID,      /* the caller's request is wrong (bad TMA box, missing name) */
@@ -91,7 +91,9 @@ typedef struct {
  * failure *out is NULL and err holds why, e.g. "no CUDA driver: libcuda.so.1
  * not found"; the status is RT_NO_DEVICE when there is simply no usable GPU. */
 RtStatus rt_open(RtBackend which, int ordinal, RtDevice **out, char *err, size_t errlen);
-void rt_close(RtDevice *dev); /* NULL is fine; see "Faults and hangs" above */
+/* Frees the device (unload its modules first). NULL is fine; see "Faults and
+ * hangs" above. */
+void rt_close(RtDevice *dev);
 const RtDeviceInfo *rt_info(const RtDevice *dev);
 const char *rt_error(const RtDevice *dev); /* the last failure's message, "" if none */
 RtStatus rt_health(const RtDevice *dev);   /* RT_OK, or RT_FAULT / RT_TIMEOUT once broken */
@@ -110,7 +112,8 @@ _Noreturn void rt_exit_now(int code);
  * bytes (len may be 0 for NUL-terminated text). PTX is JIT-compiled by the
  * driver: on RT_LOAD_ERROR `log` holds the JIT's error log (read it with
  * rt_jit_log_next); on success it holds the JIT's verbose info log (ptxas-style
- * "Used N registers, M bytes spill stores" lines). log may be NULL. */
+ * "Used N registers, M bytes spill stores" lines, also read into
+ * rt_func_info). log may be NULL. */
 RtStatus rt_module_load(RtDevice *dev, const void *image, size_t len, RtModule **out,
                         char *log, size_t loglen);
 void rt_module_unload(RtModule *mod); /* also frees its RtFunctions; NULL is fine */
@@ -129,6 +132,10 @@ typedef struct {
     int max_dyn_shared_bytes; /* current dynamic shared limit (rt_func_set_shared) */
     int ptx_version;          /* virtual arch of the PTX, e.g. 80 for .target sm_80; 0 on HIP */
     int binary_version;       /* e.g. 90 for sm_90 SASS; 0 on HIP */
+    /* From the JIT's info log, for modules loaded from PTX; -1 when unknown
+     * (cubin, HIP, or the driver's JIT cache served the module and logged
+     * nothing; CUDA_CACHE_DISABLE=1 turns that cache off): */
+    int spill_store_bytes, spill_load_bytes, stack_bytes;
 } RtFuncInfo;
 
 RtStatus rt_func_info(RtFunction *fn, RtFuncInfo *out);
@@ -192,9 +199,12 @@ typedef struct {
     double median_ms, min_ms, mean_ms, max_ms;
 } RtTiming;
 
-/* Times a sequence of n launches as one sample. Before each run (outside the
- * timed events) L2 is flushed by writing a buffer of twice its size. samples,
- * if not NULL, receives each run's time in ms (runs entries, in run order). */
+/* Times a sequence of n launches as one sample, between device events.
+ * Before each run (outside the timed events) L2 is flushed by writing a
+ * buffer of twice its size. The stream is held (a wait on a host-mapped word)
+ * until the whole run is queued, so the events never include the host's
+ * launch overhead. The timeout applies to each run. samples, if not NULL,
+ * receives each run's time in ms (runs entries, in run order). */
 RtStatus rt_time(RtDevice *dev, const RtLaunch *seq, int n, const RtTimeOpts *opts,
                  RtTiming *out, double *samples);
 

@@ -444,13 +444,16 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
     double total = 0, max_elems = opt->max_elems > 0 ? opt->max_elems : 0x1p27;
     for (uint32_t i = 0; i < k->nargs; i++) {
         HostTensor rt;
+        memset(&rt, 0, sizeof rt);
         if (!interp_arg_tensor(ctx, k, i, &env, &B.t[i]) ||
             (rk != k && !interp_arg_tensor(ctx, rk, i, &env, &rt)))
             goto done;
-        if (rk != k && memcmp(rt.shape, B.t[i].shape, sizeof rt.shape) != 0) {
+        if (rk != k && (rt.rank != B.t[i].rank ||
+                        memcmp(rt.shape, B.t[i].shape, (size_t)rt.rank * sizeof *rt.shape) != 0)) {
             diag_report(ctx, E0956, k->nodes[k->args[i]].span,
                         "argument '%s' has another shape in the reference kernel at %s",
                         ir_symstr(ctx, k->nodes[k->args[i]].name), out->shape);
+            snprintf(out->message, sizeof out->message, "the reference kernel's arguments differ");
             goto done;
         }
         total += (double)B.t[i].span;

@@ -23,7 +23,7 @@ enum {
     X_CONV, X_MATH, X_MAX2, X_MIN2, X_ABS, X_FMA, X_CDIV, X_SELECT,
     X_SUM, X_RMAX, X_RMIN,
     /* statements */
-    X_SEQ, X_FOR, X_IF, X_SETVAR, X_STORE
+    X_SEQ, X_FOR, X_IF, X_SETVAR, X_STORE, X_LOCAL
 };
 
 enum { M_EXP, M_EXP2, M_LOG, M_LOG2, M_SQRT, M_RSQRT, M_RCP, M_TANH, M_SIN, M_COS };
@@ -36,7 +36,8 @@ typedef struct {
     uint8_t sub;     /* X_MATH: M_*; X_SETVAR/X_STORE: compound X_ op or 0; X_CONV: source kind;
                         X_EXTENT: dim */
     uint32_t a, b, c, d;
-    uint32_t slot;   /* variable slot, or argument index (X_READ, X_STORE, X_EXTENT) */
+    uint32_t slot;   /* variable slot, or tensor index (X_READ, X_STORE, X_EXTENT, X_LOCAL):
+                        arguments first, then local arrays */
     uint32_t list, n;
     NodeId src;      /* for diagnostics */
     double v;        /* X_CONST */
@@ -52,11 +53,16 @@ struct Interp {
     uint8_t *slot_kind; uint8_t *slot_dt; uint32_t nslots, capslots;
     uint8_t *role;              /* per argument */
     int8_t *arg_rank;           /* per argument: declared rank (-1 not a tensor) */
+    uint32_t *tens_of;          /* NodeId of an ARG or local VAR -> tensor index + 1 */
+    uint32_t nlocal, caplocal;  /* local arrays: `var a: f64[N]` in the reference */
+    NodeId *local_decl;
+    HostTensor *tt;             /* arguments then locals, during an evaluation */
+    int64_t *local_cap;         /* allocated elements of each local */
     int bad;
     /* evaluation state */
     double *vars;
     HostTensor *t;
-    double flops;
+    uint64_t flops;
     uint64_t steps, max_steps;
     int costmode;
     double sum_len;
@@ -348,12 +354,29 @@ static const char *opname(Op op)
 
 static uint32_t cx(Interp *I, NodeId e);
 
+static int tensor_rank(const Interp *I, uint32_t t)
+{
+    if (t < I->k->nargs)
+        return I->arg_rank[t];
+    return (int)nd(I, nd(I, I->local_decl[t - I->k->nargs])->a)->n;
+}
+
+/* the dtype of tensor t (an argument or a local array) */
+static DType tensor_dtype(const Interp *I, uint32_t t)
+{
+    NodeId decl = t < I->k->nargs ? I->k->args[t] : I->local_decl[t - I->k->nargs];
+    return (DType)nd(I, nd(I, decl)->a)->dtype;
+}
+
 static uint32_t cname(Interp *I, NodeId e)
 {
     const Node *n = nd(I, e);
     if (!n->decl)
         return bad(I, e, "'%s' is not declared", ir_symstr(I->ctx, n->name));
     const Node *d = nd(I, n->decl);
+    if (I->tens_of[n->decl])
+        return bad(I, e, "array '%s' used without indices; index it: %s[...]",
+                   ir_symstr(I->ctx, n->name), ir_symstr(I->ctx, n->name));
     if (d->op == OP_ARG) {
         int i = arg_index(I, n->decl);
         if (i >= 0 && I->arg_rank[i] >= 0)
@@ -377,18 +400,18 @@ static int cref(Interp *I, NodeId e, uint32_t *arg, uint32_t idx[IR_MAX_RANK], u
 {
     const Node *r = nd(I, e);
     const Node *base = nd(I, r->a);
-    if (base->op != OP_NAME || !base->decl || nd(I, base->decl)->op != OP_ARG) {
-        bad(I, e, "a reference indexes kernel arguments only");
+    if (base->op != OP_NAME || !base->decl || !I->tens_of[base->decl]) {
+        if (base->op == OP_NAME && base->decl && nd(I, base->decl)->op == OP_ARG)
+            bad(I, e, "'%s' is a scalar; it takes no indices", ir_symstr(I->ctx, base->name));
+        else
+            bad(I, e, "a reference indexes kernel arguments and its own arrays only");
         return 0;
     }
-    int i = arg_index(I, base->decl);
-    if (i < 0 || I->arg_rank[i] < 0) {
-        bad(I, e, "'%s' is a scalar; it takes no indices", ir_symstr(I->ctx, base->name));
-        return 0;
-    }
-    if (r->n != (uint32_t)I->arg_rank[i]) {
+    uint32_t i = I->tens_of[base->decl] - 1;
+    int rank = tensor_rank(I, i);
+    if (r->n != (uint32_t)rank) {
         bad(I, e, "'%s' has rank %d but is indexed with %u indices", ir_symstr(I->ctx, base->name),
-            I->arg_rank[i], r->n);
+            rank, r->n);
         return 0;
     }
     for (uint32_t j = 0; j < r->n; j++) {
@@ -404,7 +427,7 @@ static int cref(Interp *I, NodeId e, uint32_t *arg, uint32_t idx[IR_MAX_RANK], u
         if (I->x[idx[j]].kind == K_FLT)
             bad(I, ie, "an index must be an integer; convert it: i32(...)");
     }
-    *arg = (uint32_t)i;
+    *arg = i;
     *n = r->n;
     return 1;
 }
@@ -414,9 +437,9 @@ static uint32_t cread(Interp *I, NodeId e)
     uint32_t arg, idx[IR_MAX_RANK], n;
     if (!cref(I, e, &arg, idx, &n, 0))
         return xconst(I, 0, K_INT, e);
-    I->role[arg] |= INTERP_READ;
-    const Node *base = nd(I, nd(I, e)->a);
-    DType dt = (DType)nd(I, nd(I, base->decl)->a)->dtype;
+    if (arg < I->k->nargs)
+        I->role[arg] |= INTERP_READ;
+    DType dt = tensor_dtype(I, arg);
     int allvars = 1;
     for (uint32_t j = 0; j < n; j++)
         allvars &= I->x[idx[j]].op == X_VAR;
@@ -639,9 +662,10 @@ static uint32_t cassign(Interp *I, NodeId s)
     uint32_t arg, idx[IR_MAX_RANK], rank;
     if (!cref(I, n->a, &arg, idx, &rank, 1))
         return xconst(I, 0, K_INT, s);
-    I->role[arg] |= INTERP_WRITTEN | (n->sub ? INTERP_READ : 0);
+    if (arg < I->k->nargs)
+        I->role[arg] |= INTERP_WRITTEN | (n->sub ? INTERP_READ : 0);
     uint32_t v = cx(I, n->b);
-    DType dt = (DType)nd(I, nd(I, nd(I, lv->a)->decl)->a)->dtype;
+    DType dt = tensor_dtype(I, arg);
     uint32_t x = xnew(I, X_STORE, I->x[v].kind, s);
     XNode *p = &I->x[x];
     p->slot = arg;
@@ -673,15 +697,45 @@ static uint32_t cassign(Interp *I, NodeId s)
     return x;
 }
 
+/* var a: f64[N, ...] — a local array, zeroed where it is declared */
+static uint32_t clocal(Interp *I, NodeId s)
+{
+    const Node *n = nd(I, s), *t = nd(I, n->a);
+    if (t->n > IR_MAX_RANK || t->lanes > 1)
+        return bad(I, n->a, "a reference array has at most %d dims of scalars", IR_MAX_RANK);
+    if (n->b)
+        return bad(I, n->b, "a reference array starts zeroed; it takes no initializer");
+    uint32_t dims[IR_MAX_RANK];
+    for (uint32_t j = 0; j < t->n; j++) {
+        dims[j] = cx(I, ir_list_at(I->k, t, j));
+        if (I->x[dims[j]].kind == K_FLT)
+            return bad(I, ir_list_at(I->k, t, j), "an array extent must be an integer");
+    }
+    uint32_t li = I->nlocal;
+    I->local_decl = grow(I->local_decl, &I->caplocal, li + 1, sizeof *I->local_decl);
+    I->local_decl[li] = s;
+    I->nlocal++;
+    uint32_t ti = I->k->nargs + li;
+    I->tens_of[s] = ti + 1;
+    uint32_t x = xnew(I, X_LOCAL, K_INT, s);
+    I->x[x].slot = ti;
+    I->x[x].list = xlist(I, dims, t->n);
+    I->x[x].n = t->n;
+    I->x[x].dt = t->dtype;
+    return x;
+}
+
 static uint32_t clet(Interp *I, NodeId s)
 {
     const Node *n = nd(I, s);
+    if (n->op == OP_VAR && n->a && nd(I, n->a)->op == OP_TYPE && nd(I, n->a)->n)
+        return clocal(I, s);
     uint32_t v = n->b ? cx(I, n->b) : xconst(I, 0, K_INT, s);
     uint8_t kind = I->x[v].kind, dt = DT_NONE;
     if (n->a) {
         const Node *t = nd(I, n->a);
         if (t->op != OP_TYPE || t->n || t->lanes > 1)
-            return bad(I, n->a, "a reference declares scalars only");
+            return bad(I, n->a, "a reference declares scalars and arrays of scalars only");
         dt = t->dtype;
         kind = dt_kind((DType)dt);
     } else if (n->op == OP_VAR) {
@@ -745,6 +799,7 @@ Interp *interp_new(CakeCtx *ctx, const Kernel *k)
     I->slot_of = calloc(k->nnodes + 1, sizeof *I->slot_of);
     I->role = calloc(k->nargs + 1, 1);
     I->arg_rank = calloc(k->nargs + 1, 1);
+    I->tens_of = calloc(k->nnodes + 1, sizeof *I->tens_of);
     xnew(I, X_NONE, K_INT, 0); /* x 0 = none */
     for (uint32_t i = 0; i < k->ndims; i++)
         new_slot(I, k->dims[i], K_INT, DT_NONE);
@@ -756,6 +811,7 @@ Interp *interp_new(CakeCtx *ctx, const Kernel *k)
         if (t && t->op == OP_GTYPE) {
             uint32_t r = t->sub ? t->sub : t->n;
             I->arg_rank[i] = (int8_t)(r > IR_MAX_RANK ? IR_MAX_RANK : r);
+            I->tens_of[k->args[i]] = i + 1;
         } else {
             I->arg_rank[i] = -1;
             DType dt = t ? (DType)t->dtype : DT_F32;
@@ -769,6 +825,12 @@ Interp *interp_new(CakeCtx *ctx, const Kernel *k)
         return NULL;
     }
     I->vars = calloc(I->nslots + 1, sizeof *I->vars);
+    I->tt = calloc(k->nargs + I->nlocal + 1, sizeof *I->tt);
+    I->local_cap = calloc(I->nlocal + 1, sizeof *I->local_cap);
+    for (uint32_t i = 0; i < I->nlocal; i++) {
+        I->tt[k->nargs + i].dtype = (DType)nd(I, nd(I, I->local_decl[i])->a)->dtype;
+        I->tt[k->nargs + i].rank = tensor_rank(I, k->nargs + i);
+    }
     return I;
 }
 
@@ -784,6 +846,12 @@ void interp_free(Interp *I)
     free(I->role);
     free(I->arg_rank);
     free(I->vars);
+    for (uint32_t i = 0; I->tt && i < I->nlocal; i++)
+        free(I->tt[I->k->nargs + i].data);
+    free(I->tt);
+    free(I->local_cap);
+    free(I->tens_of);
+    free(I->local_decl);
     free(I);
 }
 
@@ -827,6 +895,8 @@ static _Noreturn void oob(Interp *I, const XNode *x, uint32_t j, double v)
          (long long)t->shape[j]);
 }
 
+/* Index values are integers (int-kind values are always integral), so a
+ * truncating conversion and one unsigned compare check the bounds. */
 static int64_t offset(Interp *I, const XNode *x)
 {
     const HostTensor *t = &I->t[x->slot];
@@ -834,17 +904,20 @@ static int64_t offset(Interp *I, const XNode *x)
     int64_t off = 0;
     for (uint32_t j = 0; j < x->n; j++) {
         double v = x->op == X_READV ? I->vars[l[j]] : ev(I, l[j]);
-        if (!(v >= 0 && v < (double)t->shape[j]) || v != (double)(int64_t)v)
+        int64_t i = (int64_t)v;
+        if ((uint64_t)i >= (uint64_t)t->shape[j] || !(v > -1.0))
             oob(I, x, j, v);
-        off += (int64_t)v * t->stride[j];
+        off += i * t->stride[j];
     }
     return off;
 }
 
-static void step(Interp *I, uint32_t xi)
+/* counts n loop iterations against the limit */
+static void steps(Interp *I, const XNode *x, uint64_t n)
 {
-    if (++I->steps > I->max_steps)
-        fail(I, E0960, I->x[xi].src, "the reference ran more than %llu loop iterations",
+    I->steps += n;
+    if (I->steps > I->max_steps)
+        fail(I, E0960, x->src, "the reference ran more than %llu loop iterations",
              (unsigned long long)I->max_steps);
 }
 
@@ -881,14 +954,22 @@ static double reduce(Interp *I, const XNode *x)
     double acc = x->op == X_SUM ? 0 : x->op == X_RMAX ? -INFINITY : INFINITY;
     if (I->costmode)
         return 0;
-    for (double i = lo; i < hi; i++) {
-        step(I, (uint32_t)(x - I->x));
-        I->vars[x->slot] = i;
-        double v = ev(I, x->c);
-        acc = x->op == X_SUM ? acc + v : x->op == X_RMAX ? fmax_nan(acc, v) : fmin_nan(acc, v);
-    }
     if (hi > lo)
-        I->flops += (hi - lo) * x->cnt;
+        steps(I, x, (uint64_t)(hi - lo));
+    double *var = &I->vars[x->slot];
+    if (x->op == X_SUM)
+        for (double i = lo; i < hi; i++) {
+            *var = i;
+            acc += ev(I, x->c);
+        }
+    else
+        for (double i = lo; i < hi; i++) {
+            *var = i;
+            double v = ev(I, x->c);
+            acc = x->op == X_RMAX ? fmax_nan(acc, v) : fmin_nan(acc, v);
+        }
+    if (hi > lo)
+        I->flops += (uint64_t)(hi - lo) * x->cnt;
     return acc;
 }
 
@@ -914,7 +995,22 @@ static double ev(Interp *I, uint32_t xi)
     switch (x->op) {
     case X_CONST: return x->v;
     case X_VAR: return I->vars[x->slot];
-    case X_READ: case X_READV:
+    case X_READV: {
+        if (I->costmode)
+            return 0;
+        const HostTensor *t = &I->t[x->slot];
+        const uint32_t *l = &I->xl[x->list];
+        int64_t off = 0;
+        for (uint32_t j = 0; j < x->n; j++) {
+            double v = I->vars[l[j]];
+            int64_t i = (int64_t)v;
+            if ((uint64_t)i >= (uint64_t)t->shape[j] || !(v > -1.0))
+                oob(I, x, j, v);
+            off += i * t->stride[j];
+        }
+        return t->data[off];
+    }
+    case X_READ:
         if (I->costmode)
             return 0;
         return I->t[x->slot].data[offset(I, x)];
@@ -926,7 +1022,11 @@ static double ev(Interp *I, uint32_t xi)
     case X_IDIV: { double a = ev(I, x->a), b = ev(I, x->b); return idiv(I, x, a, b, 0); }
     case X_FMOD: I->flops += x->cnt; return fmod(ev(I, x->a), ev(I, x->b));
     case X_IMOD: { double a = ev(I, x->a), b = ev(I, x->b); return idiv(I, x, a, b, 1); }
-    case X_POW: I->flops += x->cnt; return pow(ev(I, x->a), ev(I, x->b));
+    case X_POW: {
+        I->flops += x->cnt;
+        double p = pow(ev(I, x->a), ev(I, x->b));
+        return x->kind == K_FLT ? p : trunc(p);
+    }
     case X_SHL: return (double)((int64_t)ev(I, x->a) << ((int64_t)ev(I, x->b) & 63));
     case X_SHR: return (double)((int64_t)ev(I, x->a) >> ((int64_t)ev(I, x->b) & 63));
     case X_BAND: return (double)((int64_t)ev(I, x->a) & (int64_t)ev(I, x->b));
@@ -973,7 +1073,7 @@ static void exec(Interp *I, uint32_t xi)
         if (st <= 0)
             fail(I, E0951, x->src, "loop step must be positive (it is %g)", st);
         for (double i = lo; i < hi; i += st) {
-            step(I, xi);
+            steps(I, x, 1);
             I->vars[x->slot] = i;
             exec(I, x->d);
         }
@@ -1005,6 +1105,37 @@ static void exec(Interp *I, uint32_t xi)
         t->data[off] = conv_store((DType)x->dt, I->x[x->a].kind, v);
         if (t->written)
             t->written[off] = 1;
+        return;
+    }
+    case X_LOCAL: {
+        HostTensor *t = &I->t[x->slot];
+        int64_t n = 1;
+        for (uint32_t j = 0; j < x->n; j++) {
+            double v = ev(I, I->xl[x->list + j]);
+            if (!(v >= 0 && v < 0x1p40))
+                fail(I, E0960, x->src, "array extent %g is out of range", v);
+            t->shape[j] = (int64_t)v;
+            n *= t->shape[j];
+        }
+        if (n > (INT64_C(1) << 32))
+            fail(I, E0960, x->src, "array of %lld elements is too large", (long long)n);
+        int64_t s = 1;
+        for (uint32_t j = x->n; j-- > 0;) {
+            t->stride[j] = s;
+            s *= t->shape[j];
+        }
+        t->n = t->span = n;
+        if (I->costmode)
+            return;
+        int64_t *cap = &I->local_cap[x->slot - I->k->nargs];
+        if (n > *cap) {
+            double *d = realloc(t->data, (size_t)n * sizeof *d);
+            if (!d)
+                fail(I, E0960, x->src, "out of memory for an array of %lld elements", (long long)n);
+            t->data = d;
+            *cap = n;
+        }
+        memset(t->data, 0, (size_t)n * sizeof *t->data);
         return;
     }
     default:
@@ -1077,7 +1208,9 @@ static int bind(Interp *I, const ShapeEnv *env, HostTensor *args)
             val = (double)v;
         I->vars[I->slot_of[k->args[i]] - 1] = val;
     }
-    I->t = args;
+    for (uint32_t i = 0; args && i < k->nargs; i++)
+        I->tt[i] = args[i];
+    I->t = I->tt;
     I->flops = 0;
     I->steps = 0;
     I->sum_len = 0;
@@ -1088,6 +1221,8 @@ static double arg_bytes(const Interp *I, const HostTensor *args)
 {
     double b = 0;
     for (uint32_t i = 0; i < I->k->nargs; i++) {
+        if (I->arg_rank[i] < 0)
+            continue; /* scalars travel as kernel parameters */
         double n = (double)args[i].n * interp_elem_bytes(args[i].dtype);
         b += ((I->role[i] & INTERP_READ) ? n : 0) + ((I->role[i] & INTERP_WRITTEN) ? n : 0);
     }
@@ -1108,7 +1243,7 @@ int interp_run(Interp *I, const ShapeEnv *env, HostTensor *args, InterpCost *cos
     }
     exec(I, I->root);
     if (cost) {
-        cost->flops = I->flops;
+        cost->flops = (double)I->flops;
         cost->bytes = arg_bytes(I, args);
         cost->sum_len = 0;
         cost->exact = 1;
@@ -1130,7 +1265,7 @@ static double trips(Interp *I, const XNode *x, double *lo, double *st)
 {
     *lo = ev(I, x->a);
     double hi = ev(I, x->b);
-    *st = x->c ? ev(I, x->c) : 1;
+    *st = x->op == X_FOR && x->c ? ev(I, x->c) : 1;
     if (!(*st > 0) || !(hi > *lo))
         return 0;
     return ceil((hi - *lo) / *st);
@@ -1180,6 +1315,9 @@ static double ce(Interp *I, uint32_t xi, double chain)
         double t = ce(I, x->b, chain), e = ce(I, x->c, chain);
         return ce(I, x->a, chain) + (t > e ? t : e);
     }
+    case X_LOCAL:
+        exec(I, xi); /* its extents, for the implicit loops over it */
+        return 0;
     case X_SETVAR:
         I->vars[x->slot] = ev(I, x->a); /* bounds may use lets; reads and sums give 0 here */
         return ce(I, x->a, chain) + x->cnt;
@@ -1203,11 +1341,10 @@ int interp_cost(Interp *I, const ShapeEnv *env, InterpCost *cost)
             free(geo);
             return 0;
         }
-    if (!bind(I, env, NULL)) {
+    if (!bind(I, env, geo)) {
         free(geo);
         return 0;
     }
-    I->t = geo;
     I->costmode = 1;
     if (setjmp(I->jb)) {
         I->costmode = 0;

@@ -45,28 +45,11 @@ void ver_roles(Ver *v)
 
 static int64_t align_up(int64_t x, int64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
 
-static int is_tma_tile(const Kernel *k, NodeId decl)
-{
-    for (NodeId n = 1; n < k->nnodes; n++) {
-        const Node *x = &k->nodes[n];
-        NodeId ref = x->op == OP_TMA_LOAD ? x->a : x->op == OP_TMA_STORE ? x->b : 0;
-        for (int g = 0; ref && g < 64; g++) {
-            const Node *r = &k->nodes[ref];
-            if (r->op == OP_NAME) {
-                if (r->decl == decl)
-                    return 1;
-                break;
-            }
-            ref = r->op == OP_INDEX || r->op == OP_TRANS ? r->a : 0;
-        }
-    }
-    return 0;
-}
-
+/* tiles are aligned to 128 bytes, swizzled ones to the swizzle repeat 8 x S (5.2) */
 static int64_t shared_align(const Kernel *k, NodeId decl)
 {
     const Node *n = &k->nodes[decl];
-    int64_t al = n->v.attr.swizzle || is_tma_tile(k, decl) ? 128 : 16;
+    int64_t al = n->v.attr.swizzle ? 8 * (int64_t)n->v.attr.swizzle : 128;
     return n->v.attr.align > al ? n->v.attr.align : al;
 }
 
@@ -106,6 +89,7 @@ static int by_bytes_desc(const void *a, const void *b)
 static uint32_t smem_items(Ver *v, const VerEnv *env, SmemItem *items, uint32_t cap, int64_t *total)
 {
     uint32_t n = 0;
+    int scratch = 0;
     *total = 0;
     for (NodeId id = 1; id < v->k->nnodes; id++) {
         const Node *x = N(v, id);
@@ -118,6 +102,15 @@ static uint32_t smem_items(Ver *v, const VerEnv *env, SmemItem *items, uint32_t 
                 b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0 ? 8 * c : -1;
         } else if (x->op == OP_PIPELINE) {
             b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0 ? 2 * 8 * c : -1;
+        } else if (ir_ops[x->op].flags & OF_BLOCK && x->op != OP_SYNC && !v->in_ref[id] && !scratch) {
+            /* block reductions: one word per warp, double-buffered (9.2); counted once */
+            int64_t th = 0;
+            for (int t = 0; t < TG__COUNT; t++)
+                if (v->block_threads[t] && v->k->targets[t])
+                    th = th > v->block_threads[t] / ver_target((Target)t)->warp_size * 32
+                       ? th : v->block_threads[t] / ver_target((Target)t)->warp_size * 32;
+            b = align_up(2 * 8 * (th ? th / 32 : 32), 16);
+            scratch = 1;
         } else {
             continue;
         }
@@ -146,39 +139,54 @@ static int mentions_param(const Kernel *k, NodeId e, NodeId param, int depth)
     return 0;
 }
 
-/* finds a smaller value of one parameter that brings the total under limit */
+/* is param p the stage count of a pipeline or the leading dim of a staged tile? */
+static int stage_param(Ver *v, NodeId p)
+{
+    for (NodeId id = 1; id < v->k->nnodes; id++) {
+        const Node *x = N(v, id);
+        if (x->op == OP_PIPELINE && mentions_param(v->k, x->a, p, 0))
+            return 1;
+        if (x->op == OP_SHARED && x->a && N(v, x->a)->n >= 3 &&
+            mentions_param(v->k, ir_list_at(v->k, N(v, x->a), 0), p, 0))
+            return 1;
+    }
+    return 0;
+}
+
+/* finds a smaller value of one parameter that brings the total under limit:
+ * stage counts first (one less at a time), then tile sizes (halved) */
 static void smem_suggest(Ver *v, Diag *d, int64_t limit)
 {
     Kernel *k = v->k;
     int said = 0;
-    for (uint32_t i = 0; i < k->nparams && said < 2; i++) {
-        NodeId p = k->params[i];
-        int used = 0;
-        for (NodeId id = 1; id < k->nnodes && !used; id++) {
-            const Node *x = N(v, id);
-            if ((x->op == OP_SHARED || x->op == OP_PIPELINE) && mentions_param(k, x->op == OP_SHARED ? x->a : x->a, p, 0))
-                used = 1;
-        }
-        int64_t cur;
-        if (!used || !v_const(v, N(v, p)->a, &cur) || cur <= 1)
-            continue;
-        int pow2 = (cur & (cur - 1)) == 0 && cur >= 16;
-        for (int64_t val = pow2 ? cur / 2 : cur - 1; val >= 1; val = pow2 ? val / 2 : val - 1) {
-            VerBinding b = {N(v, p)->name, val};
-            VerEnv env = {&b, 1};
-            int64_t total;
-            SmemItem dummy[1];
-            smem_items(v, &env, dummy, 0, &total);
-            if (total <= limit) {
-                diag_help(v->ctx, d, "%s`%s = %lld` (now %lld) brings it to %lld bytes", said ? "or " :
-                          "reduce ", v_name(v, p), (long long)val, (long long)cur, (long long)total);
-                said++;
-                break;
+    for (int pass = 0; pass < 2; pass++)
+        for (uint32_t i = 0; i < k->nparams && said < 2; i++) {
+            NodeId p = k->params[i];
+            int stage = stage_param(v, p);
+            if (stage != (pass == 0))
+                continue;
+            int used = stage;
+            for (NodeId id = 1; id < k->nnodes && !used; id++)
+                used = N(v, id)->op == OP_SHARED && mentions_param(k, N(v, id)->a, p, 0);
+            int64_t cur;
+            if (!used || !v_const(v, N(v, p)->a, &cur) || cur <= 1)
+                continue;
+            for (int64_t val = stage ? cur - 1 : cur / 2; val >= 1; val = stage ? val - 1 : val / 2) {
+                VerBinding b = {N(v, p)->name, val};
+                VerEnv env = {&b, 1};
+                int64_t total;
+                SmemItem dummy[1];
+                smem_items(v, &env, dummy, 0, &total);
+                if (total <= limit) {
+                    diag_help(v->ctx, d, "%s`%s = %lld` (now %lld): %lld bytes", said ? "or " :
+                              "reduce ", v_name(v, p), (long long)val, (long long)cur, (long long)total);
+                    said++;
+                    break;
+                }
+                if (cur - val > 64)
+                    break;
             }
-            if (cur - val > 64)
-                break;
         }
-    }
     if (!said)
         diag_help(v->ctx, d, "reduce the number of stages or the tile sizes");
 }
@@ -206,8 +214,11 @@ static void check_smem(Ver *v)
     for (uint32_t i = 0; i < n; i++) {
         const Node *x = N(v, items[i].node);
         const char *what = x->op == OP_SHARED ? "shared tile" : x->op == OP_MBARRIER ? "mbarrier"
-                                                                                      : "pipeline barriers of";
-        if (x->op == OP_SHARED)
+                         : x->op == OP_PIPELINE ? "pipeline barriers of" : NULL;
+        if (!what)
+            diag_note(v->ctx, d, x->span, "block-reduction scratch (`%s`): %lld bytes",
+                      ir_ops[x->op].spelling, (long long)items[i].bytes);
+        else if (x->op == OP_SHARED)
             diag_note(v->ctx, d, x->span, "%s `%s` (%s): %lld bytes", what, v_name(v, items[i].node),
                       vt_str(v, x->type), (long long)items[i].bytes);
         else
@@ -220,6 +231,23 @@ static void check_smem(Ver *v)
 }
 
 /* ---- threads, roles, registers ------------------------------------- */
+
+/* does the kernel use roles, warp-scope ops or block reductions (4.4)? */
+static int uses_warps(Ver *v)
+{
+    if (v->nroles)
+        return 1;
+    for (NodeId n = 1; n < v->k->nnodes; n++) {
+        const Node *x = N(v, n);
+        if (v->in_ref[n])
+            continue;
+        if ((ir_ops[x->op].flags & (OF_WARP | OF_TC)) || (ir_ops[x->op].flags & OF_BLOCK && x->op != OP_SYNC))
+            return 1;
+        if (x->op == OP_REG && x->type && vt(v, x->type)->scope >= SC_WARP)
+            return 1;
+    }
+    return 0;
+}
 
 static void check_block(Ver *v)
 {
@@ -244,6 +272,16 @@ static void check_block(Ver *v)
                 diag_help(v->ctx, d, "use at most %d threads and give each more work",
                           ti->max_threads_per_block);
             over = 1;
+        }
+        if (th % ti->warp_size && !warned && uses_warps(v)) {
+            Diag *d = v_report(v, E0510, k->block_size, "%lld threads is not a multiple of the %s "
+                               "width %d on %s, but the kernel uses %s", (long long)th,
+                               ti->warp_size == 64 ? "wavefront" : "warp", ti->warp_size, ti->name,
+                               v->nroles ? "roles" : "warp-level operations");
+            diag_note(v->ctx, d, k->target_spans[t], "%s declared here", ti->name);
+            diag_help(v->ctx, d, "use a multiple of %d, e.g. %lld", ti->warp_size,
+                      (long long)align_up(th, ti->warp_size));
+            warned = 1;
         }
         if (th % ti->warp_size && !warned) {
             Diag *d = v_report(v, W0501, k->block_size, "%lld threads is not a multiple of the %s "
@@ -323,6 +361,7 @@ static void check_roles(Ver *v)
         }
         int aligned = r->first % 4 == 0 && (r->end - r->first) % 4 == 0;
         if (!aligned && (r->regs || r->uses_warpgroup)) {
+            v_mark(v, r->node);
             int64_t start = r->first / 4 * 4, n4 = ((r->end - start) + 3) / 4;
             Diag *d = v_report(v, E0505, x->a, "warpgroup roles must be aligned to 4 warps: role `%s` "
                                "covers %s%s", v_name(v, r->node), role_units(v, r),
@@ -372,6 +411,30 @@ static void check_regs(Ver *v)
     }
     if (!any_regs)
         return;
+    int broken = 0;   /* a role with an error of its own: no budget on top of it */
+    for (uint32_t i = 0; i < v->nroles; i++)
+        broken |= v->roles[i].first < 0 || v_err(v, v->roles[i].node);
+    /* if one role has regs, every role must (6) */
+    for (uint32_t i = 0; i < v->nroles; i++) {
+        VRole *r = &v->roles[i];
+        const Node *x = N(v, r->node);
+        if (x->c || v_err(v, r->node))
+            continue;
+        NodeId other = 0;
+        for (uint32_t j = 0; j < v->nroles && !other; j++)
+            if (v->roles[j].regs)
+                other = v->roles[j].node;
+        Diag *d = v_report(v, E0509, r->node, "role `%s` has no `regs`, but role `%s` has: with "
+                           "setmaxnreg every role needs a budget", v_name(v, r->node), v_name(v, other));
+        diag_note(v->ctx, d, N(v, other)->span, "role `%s` sets regs %lld", v_name(v, other),
+                  (long long)v_role(v, other)->regs);
+        diag_help(v->ctx, d, "add `, regs R` to role `%s` (e.g. regs 40 for a TMA producer)",
+                  v_name(v, r->node));
+        r->first = -1;
+        broken = 1;
+    }
+    if (broken)
+        return;
     /* regs on targets without setmaxnreg: ignored there */
     char names[128] = "";
     size_t used = 0;
@@ -389,9 +452,11 @@ static void check_regs(Ver *v)
         int64_t th = v->block_threads[t];
         if (!th)
             continue;
+        /* launch budget floor(65536 / threads / 8) * 8, at most 255 (6) */
         int64_t dflt = ti->regs_per_sm / th / 8 * 8;
         if (dflt > ti->max_regs_per_thread)
-            dflt = ti->max_regs_per_thread / 8 * 8;
+            dflt = ti->max_regs_per_thread;
+        int64_t limit = th * dflt;
         int64_t sum = 0, role_threads = 0, worst = -1, worst_val = 0;
         for (uint32_t i = 0; i < v->nroles; i++) {
             VRole *r = &v->roles[i];
@@ -407,12 +472,13 @@ static void check_regs(Ver *v)
             }
         }
         sum += (th > role_threads ? th - role_threads : 0) * dflt;
-        if (sum <= ti->regs_per_sm || worst < 0)
+        if (sum <= limit || worst < 0)
             continue;
         VRole *w = &v->roles[worst];
-        Diag *d = v_report(v, E0507, N(v, w->node)->c, "the roles need %lld registers per block, "
-                           "%lld over the %lld of an SM on %s", (long long)sum,
-                           (long long)(sum - ti->regs_per_sm), (long long)ti->regs_per_sm, ti->name);
+        Diag *d = v_report(v, E0507, N(v, w->node)->c, "the roles need %lld registers, %lld over "
+                           "the block's %lld (%lld threads x the launch budget of %lld) on %s",
+                           (long long)sum, (long long)(sum - limit), (long long)limit, (long long)th,
+                           (long long)dflt, ti->name);
         for (uint32_t i = 0; i < v->nroles; i++) {
             VRole *r = &v->roles[i];
             if (r->first < 0)
@@ -426,13 +492,13 @@ static void check_regs(Ver *v)
             diag_note(v->ctx, d, k->block_span, "%lld threads outside roles x %lld registers",
                       (long long)(th - role_threads), (long long)dflt);
         int64_t wt = (w->end - w->first) * ti->warp_size;
-        int64_t fit = (w->regs - ((sum - ti->regs_per_sm) + wt - 1) / wt) / 8 * 8;
+        int64_t fit = (w->regs - ((sum - limit) + wt - 1) / wt) / 8 * 8;
         if (fit >= 24)
             diag_help(v->ctx, d, "lower role `%s` to regs %lld (then %lld registers)", v_name(v, w->node),
                       (long long)fit, (long long)(sum - (w->regs - fit) * wt));
         else
             diag_help(v->ctx, d, "lower the roles' register budgets so that the sum of regs x threads "
-                                 "stays within %lld", (long long)ti->regs_per_sm);
+                                 "stays within %lld", (long long)limit);
         break;
     }
     if (used) {

@@ -1,14 +1,19 @@
 /* shapes_pick.c — choosing the test shapes of `run --check` (see check.h).
  *
- * Each free dim gets a tile size T (the largest constant it is divided by
- * anywhere in the kernel: cdiv(M, BM), K / BK, N % VEC, ...; else the block
- * size) and a pool of candidate values: small numbers, powers of two and their
- * neighbours, multiples of T and ragged values around them, and the kernel's
- * `shape` default halved repeatedly. A profile orders each dim's pool by
- * preference (aligned, ragged, tiny, default-scaled, mixed, ...); a
- * depth-first search takes the first assignment, in that order, that
- * satisfies every assume that evaluates and the size budget. One shape per
- * profile, duplicates dropped.
+ * Each free dim gets a tile size T: the largest constant it is divided by
+ * (cdiv(M, BM), K / BK) or stepped by (`for i in .. N step S`) anywhere in the
+ * kernel; else 1 when the dim is itself a grid extent (a batch or row count:
+ * `grid [M]`); else the block size times its granularity (`assume N % 8 ==
+ * 0`): a row each thread walks VEC elements at a time. Its pool of candidate
+ * values: small numbers, powers of two and their neighbours, multiples of T and
+ * ragged values around them, the constants the assumes compare it with (and
+ * their neighbours), and the kernel's `shape` default halved repeatedly. A
+ * profile orders each dim's pool by preference (aligned, ragged, tiny,
+ * largest allowed, mixed, ...); a depth-first search takes the first
+ * assignment, in that order, that satisfies every assume that evaluates and
+ * the size budget. The default profile scales every `shape` default down by
+ * one common power of two until it fits. One shape per profile, duplicates
+ * dropped.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +24,8 @@
 #define MAX_POOL 512
 #define SEARCH_LIMIT 20000
 
-enum { P_ALIGNED, P_RAGGED, P_TINY, P_DEFAULT, P_MIXED, P_RAGGED_BIG, P_MIXED2, P_RAGGED_SMALL,
-       P__COUNT };
+enum { P_ALIGNED, P_RAGGED, P_TINY, P_DEFAULT, P_MAX, P_MIXED, P_RAGGED_BIG, P_MIXED2,
+       P_RAGGED_SMALL, P__COUNT };
 
 typedef struct {
     CakeCtx *ctx;
@@ -32,6 +37,8 @@ typedef struct {
     NodeId decl[MAX_FREE];
     int64_t tile[MAX_FREE];
     int64_t dflt[MAX_FREE];            /* the `shape` default, or 0 */
+    int64_t gran[MAX_FREE];            /* from `assume D % g == 0`, else 1 */
+    int upper[MAX_FREE];               /* some assume bounds it from above */
     int64_t pool[MAX_FREE][MAX_POOL];
     uint32_t npool[MAX_FREE];
     int64_t order[MAX_FREE][MAX_POOL]; /* the pool sorted for the current profile */
@@ -59,32 +66,84 @@ static int mentions(const Kernel *k, NodeId e, NodeId dim, int depth)
     return 0;
 }
 
-/* the largest constant the dim is divided by (cdiv, /, %) anywhere in k */
-static int64_t find_tile(Pick *P, NodeId dim)
+static int is_dim(const Kernel *k, NodeId e, NodeId dim)
+{
+    const Node *n = &k->nodes[e];
+    return e == dim || (n->op == OP_NAME && n->decl == dim);
+}
+
+/* the tile size and granularity of a dim (see the top of the file) */
+static void find_tile(Pick *P, uint32_t f)
 {
     const Kernel *k = P->k;
-    int64_t t = 0;
+    NodeId dim = P->decl[f];
+    int64_t t = 0, g = 1;
     for (NodeId e = 1; e < k->nnodes; e++) {
         const Node *n = &k->nodes[e];
         NodeId a = 0, b = 0;
+        int64_t v;
         if (n->op == OP_DIV || n->op == OP_MOD) {
             a = n->a;
             b = n->b;
         } else if (n->op == OP_CDIV && n->n == 2) {
             a = ir_list_at(k, n, 0);
             b = ir_list_at(k, n, 1);
+        } else if (n->op == OP_FOR && n->c) {
+            a = n->b;
+            b = n->c;
         } else {
             continue;
         }
-        int64_t v;
-        if (mentions(k, a, dim, 0) && !mentions(k, b, dim, 0) &&
-            shape_eval_int(P->ctx, k, b, &P->env, &v) && v > t && v <= (1 << 20))
+        if (!mentions(k, a, dim, 0) || mentions(k, b, dim, 0) ||
+            !shape_eval_int(P->ctx, k, b, &P->env, &v) || v <= 1 || v > (1 << 20))
+            continue;
+        if (n->op == OP_MOD) {
+            if (is_dim(k, a, dim) && v > g)
+                g = v;
+        } else if (v > t) {
             t = v;
+        }
     }
-    if (t > 1)
-        return t;
-    int64_t bt = ver_block_threads(P->ctx, k, 32);
-    return bt > 1 ? bt : 64;
+    P->gran[f] = g;
+    if (t <= 1) {
+        int batch = 0;
+        for (uint32_t i = 0; i < k->ngrid; i++)
+            batch |= is_dim(k, k->grid[i], dim);
+        int64_t bt = ver_block_threads(P->ctx, k, 32);
+        t = batch ? 1 : (bt > 1 ? bt : 64) * g;
+    }
+    P->tile[f] = t;
+}
+
+/* constants the assumes compare the dim with: c, its neighbours, c / 2 */
+static void assume_bounds(Pick *P, uint32_t f, int64_t *vals, uint32_t *nvals)
+{
+    const Kernel *k = P->k;
+    for (uint32_t i = 0; i < k->nassumes; i++) {
+        const Node *n = &k->nodes[k->assumes[i]];
+        /* look through && chains one level deep */
+        NodeId cmp[2] = {k->assumes[i], 0};
+        if (n->op == OP_AND) {
+            cmp[0] = n->a;
+            cmp[1] = n->b;
+        }
+        for (int c = 0; c < 2 && cmp[c]; c++) {
+            const Node *m = &k->nodes[cmp[c]];
+            if (!(ir_ops[m->op].flags & OF_CMP))
+                continue;
+            NodeId other = is_dim(k, m->a, P->decl[f]) ? m->b : is_dim(k, m->b, P->decl[f]) ? m->a : 0;
+            int64_t v;
+            if (!other || !shape_eval_int(P->ctx, k, other, &P->env, &v) || v < 1 || *nvals > 24)
+                continue;
+            int le = (m->op == OP_LE || m->op == OP_LT) == (other == m->b);
+            if (le && m->op != OP_EQ && m->op != OP_NE)
+                P->upper[f] = 1;
+            int64_t gg = P->gran[f];
+            int64_t cands[] = {v, v - 1, v + 1, v - gg, v + gg, v / 2, v / 2 + gg, v / 2 - gg};
+            for (size_t j = 0; j < sizeof cands / sizeof *cands; j++)
+                vals[(*nvals)++] = cands[j];
+        }
+    }
 }
 
 static void pool_add(Pick *P, uint32_t d, int64_t v)
@@ -129,6 +188,11 @@ static void make_pool(Pick *P, uint32_t d)
     if (P->dflt[d] > 0)
         for (int64_t v = P->dflt[d]; v >= 1; v /= 2)
             pool_add(P, d, v);
+    int64_t vals[32];
+    uint32_t nvals = 0;
+    assume_bounds(P, d, vals, &nvals);
+    for (uint32_t i = 0; i < nvals; i++)
+        pool_add(P, d, vals[i]);
 }
 
 static int tz(int64_t v)
@@ -141,10 +205,11 @@ static double ragged_score(int64_t v, int64_t T, double target)
     return (v % T == 0 ? 1e9 : 0) + 10.0 * tz(v) + fabs(log2((double)v / target));
 }
 
-static double score(int profile, uint32_t d, int64_t v, int64_t T, int64_t dflt)
+static double score(int profile, uint32_t d, int64_t v, int64_t T, int64_t dflt, int upper)
 {
     double x = (double)v;
     switch (profile) {
+    case P_MAX: return upper ? -x : fabs(log2(x / (2.0 * (double)T)));
     case P_ALIGNED: return (v % T ? 1e9 : 0) + fabs(log2(x / (2.0 * (double)T)));
     case P_RAGGED: return ragged_score(v, T, 1.5 * (double)T);
     case P_TINY: return x;
@@ -152,8 +217,8 @@ static double score(int profile, uint32_t d, int64_t v, int64_t T, int64_t dflt)
         double D = dflt > 0 ? (double)dflt : 8.0 * (double)T;
         return x <= D ? log2(D / x) + ((int64_t)D % v ? 0.5 : 0) : 1e9 + x;
     }
-    case P_MIXED: return d % 2 ? ragged_score(v, T, 2.5 * (double)T) : score(P_ALIGNED, d, v, T, 0);
-    case P_MIXED2: return d % 2 ? score(P_ALIGNED, d, v, T, 0) : ragged_score(v, T, 2.5 * (double)T);
+    case P_MIXED: return d % 2 ? ragged_score(v, T, 2.5 * (double)T) : score(P_ALIGNED, d, v, T, 0, 0);
+    case P_MIXED2: return d % 2 ? score(P_ALIGNED, d, v, T, 0, 0) : ragged_score(v, T, 2.5 * (double)T);
     case P_RAGGED_BIG: return ragged_score(v, T, 3.3 * (double)T);
     default: return ragged_score(v, T, 0.6 * (double)T);
     }
@@ -173,7 +238,7 @@ static void order(Pick *P, int profile, uint32_t d)
     uint32_t n = P->npool[d], idx[MAX_POOL];
     for (uint32_t i = 0; i < n; i++) {
         idx[i] = i;
-        P->score[i] = score(profile, d, P->pool[d][i], P->tile[d], P->dflt[d]);
+        P->score[i] = score(profile, d, P->pool[d][i], P->tile[d], P->dflt[d], P->upper[d]);
     }
     sort_P = P;
     sort_d = d;
@@ -248,6 +313,24 @@ static int search(Pick *P, uint32_t d)
     return 0;
 }
 
+/* every `shape` default (or 8 tiles) divided by one power of two, the largest that fits */
+static int scaled_default(Pick *P)
+{
+    ShapeEnv start = P->env;
+    for (int sh = 0; sh < 40; sh++) {
+        P->env = start;
+        for (uint32_t f = 0; f < P->nfree; f++) {
+            int64_t D = P->dflt[f] > 0 ? P->dflt[f] : 8 * P->tile[f];
+            int64_t v = D >> sh;
+            shape_env_set(&P->env, P->name[f], v > 0 ? v : 1);
+        }
+        if (shape_env_assumes_hold(P->ctx, P->k, &P->env, 0, NULL) && fits(P))
+            return 1;
+    }
+    P->env = start;
+    return 0;
+}
+
 static int same_shape(const Pick *P, const ShapeEnv *a, const ShapeEnv *b)
 {
     for (uint32_t d = 0; d < P->nfree; d++) {
@@ -294,7 +377,7 @@ uint32_t shapes_pick(CakeCtx *ctx, const Kernel *k, Interp *ref, const ShapeEnv 
                 P->dflt[f] = k->shapes[s].value;
     }
     for (uint32_t f = 0; f < P->nfree; f++) {
-        P->tile[f] = find_tile(P, P->decl[f]);
+        find_tile(P, f);
         make_pool(P, f);
     }
     if (P->nfree == 0) {
@@ -304,12 +387,17 @@ uint32_t shapes_pick(CakeCtx *ctx, const Kernel *k, Interp *ref, const ShapeEnv 
     }
     ShapeEnv start = P->env;
     for (int prof = 0; prof < P__COUNT && nout < want; prof++) {
-        for (uint32_t f = 0; f < P->nfree; f++)
-            order(P, prof, f);
         P->env = start;
-        P->visits = 0;
-        if (!search(P, 0))
-            continue;
+        if (prof == P_DEFAULT) {
+            if (!scaled_default(P))
+                continue;
+        } else {
+            for (uint32_t f = 0; f < P->nfree; f++)
+                order(P, prof, f);
+            P->visits = 0;
+            if (!search(P, 0))
+                continue;
+        }
         int dup = 0;
         for (uint32_t i = 0; i < nout; i++)
             dup |= same_shape(P, &out[i], &P->env);

@@ -34,6 +34,7 @@ typedef struct {
     NodeId *mbars;    uint32_t nmbars;
     NodeId *tiles;    uint32_t ntiles;    /* SHARED declarations */
     int64_t block_threads;                /* 0: unknown */
+    NodeId *tok_src;   /* token VAR -> the LET of the first token moved into it */
     uint64_t *reported; uint32_t nreported, capreported;
 } SyK;
 
@@ -67,16 +68,25 @@ int64_t sy_ref_bytes(const SyK *s, NodeId ref);    /* bytes of the box a ref sel
 /* pipelines: P_* member nodes and stage tokens (`let s = ring.acquire()`) */
 NodeId sy_pipe_of(const SyK *s, NodeId member);    /* P_* node -> PIPELINE decl */
 NodeId sy_pipe_arg(const SyK *s, NodeId member);   /* its first argument (0: none) */
-NodeId sy_token_let(const SyK *s, NodeId e);       /* NAME of a stage token -> the LET */
-Op sy_token_kind(const SyK *s, NodeId let);        /* OP_P_ACQUIRE, OP_P_WAIT or OP_NONE */
+/* Stage tokens are LETs bound to `P.acquire()`/`P.wait()` and VARs that tokens
+ * are moved into (`var prev: i32 = s0`, `prev = s`; docs/tir.md 8.6). */
+NodeId sy_token_let(const SyK *s, NodeId e);       /* NAME of a token -> its LET or VAR */
+Op sy_token_kind(const SyK *s, NodeId tok);        /* OP_P_ACQUIRE, OP_P_WAIT or OP_NONE */
+NodeId sy_token_pipe(const SyK *s, NodeId tok);    /* the PIPELINE of a token */
+int sy_is_token_var(const SyK *s, NodeId decl);
 NodeId sy_role_named(const SyK *s, NodeId name);   /* NAME of a role -> ROLE decl */
 
 /* roles and threads */
 int sy_role_range(const SyK *s, NodeId role, int64_t *first, int64_t *count); /* in threads */
 const char *sy_role_name(const SyK *s, NodeId role);  /* "role `mma`" or "the kernel body" */
+/* threads per issuing unit of a role (warpgroup, warp; the block outside roles) */
+int64_t sy_unit_size(const SyK *s, NodeId role);
+/* tma, tma.store, tma.store.wait, mbarrier.expect_tx: once per issuing unit */
+int sy_single_issue(const SyK *s, NodeId st);
 /* how many threads of its role (or block) execute statement st, evaluating the
  * guards of enclosing ifs per thread; *exact = 0 when a guard depends on more
- * than thread indices (then it is counted as taken). 0 = unknown role size. */
+ * than thread indices (then it is counted as taken). 0 = unknown role size.
+ * Single-issue statements count their issuing units instead. */
 int64_t sy_threads_at(const SyK *s, NodeId st, int *exact);
 /* 1 when FOR/IF/ROLE `anc` encloses statement st */
 int sy_encloses(const SyK *s, NodeId anc, NodeId st);
@@ -127,6 +137,9 @@ void sy_exec(SyExec *x, NodeId block);
  * assumes; returns 0 when sample i does not */
 #define SY_NSAMPLES 8
 int sy_sample_dims(SyExec *x, int i);
+/* what the assumes say about dim (a DIM node): `D % mod == 0`, lo <= D <= hi
+ * (callers initialize mod = 1 and the bounds) */
+void sy_dim_facts(SyK *s, NodeId dim, int64_t *mod, int64_t *lo, int64_t *hi);
 /* "M = 4096, K = 96" of the current sample */
 const char *sy_sample_text(SyExec *x);
 

@@ -137,7 +137,7 @@ static void check_stmt(Uni *u, NodeId st, Ctl c)
         need(u, st, c, U_UNI, "`sync` (a block-wide barrier)",
              "move `sync` out of the branch, or synchronize only the threads that take it with a named barrier "
              "(`barrier 1, N`)");
-        if (s->role[st] && s->nroles > 1) {
+        if (s->role[st]) {
             Diag *d = sy_report(s, E0753, st, "`sync` inside %s waits for every thread of the block, but the other "
                                 "roles never reach it (deadlock)", sy_role_name(s, s->role[st]));
             int64_t first, count;
@@ -149,6 +149,15 @@ static void check_stmt(Uni *u, NodeId st, Ctl c)
     case OP_BAR_SYNC: case OP_BAR_ARRIVE:
         need(u, st, c, U_WARP, "a named barrier", "named barriers count whole warps: let whole warps take the branch");
         break;
+    case OP_TMA_LOAD: case OP_TMA_STORE: case OP_TMA_WAIT: case OP_MB_EXPECT: {
+        int64_t unit = sy_unit_size(s, s->role[st]);
+        int lvl = !s->role[st] ? U_UNI : unit == 128 ? U_WG : unit == 32 ? U_WARP : U_UNI;
+        need(u, st, c, lvl, ir_fmt(s->ctx, "`%s` (single-issue: its %s's first thread issues it)", ir_ops[n->op].spelling,
+                                  !s->role[st] ? "block" : unit == 128 ? "warpgroup" : "warp"),
+             "single-issue statements need control that is uniform over the issuing unit: drop the thread "
+             "condition (the compiler elects the issuing thread)");
+        break;
+    }
     case OP_WGMMA: case OP_WGMMA_WAIT:
         need(u, st, c, U_WG, ir_fmt(s->ctx, "`%s` (a warpgroup-collective operation)", ir_ops[n->op].spelling),
              "let whole warpgroups take the branch (condition on `wg` or uniform values)");

@@ -230,9 +230,9 @@ static const char *parity_help(SyK *s, Bar *b, NodeId w, NodeId loop)
     const char *n = sy_node(s, b->decl)->a ? sy_text(s, sy_node(s, b->decl)->a) : NULL;
     NodeId ix = sy_ref_index0(s, bar_expr(s, w));
     if (n && ix && !sy_const(s, ix, &(int64_t){0}))
-        return ir_fmt(s->ctx, "the parity must alternate with each reuse of an element: use `(%s / %s) & 1` when "
-                      "the element is `%s %% %s`", k, n, k, n);
-    return ir_fmt(s->ctx, "the parity must alternate with each reuse: use `%s & 1` (or keep a `var phase` and "
+        return ir_fmt(s->ctx, "the parity must alternate with each reuse of an element: use `(%s / %s) %% 2` "
+                      "when the element is `%s %% %s`", k, n, k, n);
+    return ir_fmt(s->ctx, "the parity must alternate with each reuse: use `%s %% 2` (or keep a `var phase` and "
                   "flip it after each wait)", k);
 }
 

@@ -99,9 +99,11 @@ static int want_token(Pipes *p, NodeId at, NodeId e, NodeId pipe, Op side, const
 {
     SyK *s = p->s;
     NodeId let = sy_token_let(s, e);
-    NodeId tpipe = let ? sy_pipe_of(s, sy_node(s, let)->b) : 0;
+    NodeId tpipe = let ? sy_token_pipe(s, let) : 0;
     if (let && tpipe == pipe && sy_token_kind(s, let) == side)
         return tok_index(p, let);
+    if (let && sy_node(s, let)->op == OP_LET && (sy_node(s, sy_node(s, let)->b)->flags & NF_ERROR))
+        return -1; /* its acquire/wait was already reported */
     Diag *d;
     if (!let)
         d = sy_report(s, E0706, e ? e : at, "%s needs the stage token of `%s.%s()`, but `%s` is not a stage token",
@@ -154,6 +156,28 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
             ps->st[t] = T_HELD;
         return;
     }
+    /* a token moved into a token variable: `var prev: i32 = s0`, `prev = s` */
+    NodeId mv_to = n->op == OP_VAR ? st : n->op == OP_ASSIGN ? sy_decl(s, n->a) : 0;
+    NodeId mv_from = n->op == OP_VAR || n->op == OP_ASSIGN ? sy_token_let(s, n->b) : 0;
+    if (mv_to && sy_is_token_var(s, mv_to) && (mv_from || n->op == OP_VAR)) {
+        int to = tok_index(p, mv_to), from = tok_index(p, mv_from);
+        if (to < 0)
+            return;
+        if (ps->st[to] & T_HELD && n->op == OP_ASSIGN) {
+            int prod = sy_token_kind(s, mv_to) == OP_P_ACQUIRE;
+            Diag *d = sy_report(s, prod ? E0701 : E0704, st, "this overwrites `%s` while it still holds a stage "
+                                "that was not %s%s: that stage is lost", sy_text(s, n->a), prod ? "committed"
+                                : "released", ps->st[to] & (T_DONE | T_FILLED) ? " on some path" : "");
+            if (d)
+                diag_help(s->ctx, d, "hand the held stage on first (`%s.%s(%s)`), then move the new token in",
+                          ir_symstr(s->ctx, sy_node(s, sy_token_pipe(s, mv_to))->name), prod ? "commit" : "release",
+                          sy_text(s, n->a));
+        }
+        ps->st[to] = from >= 0 ? ps->st[from] : 0;
+        if (from >= 0)
+            ps->st[from] = 0;
+        return;
+    }
     if (cop == OP_P_ACQUIRE || cop == OP_P_WAIT) {
         if (!check_side(s, p->role, call))
             return;
@@ -191,6 +215,17 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
         return;
     }
     UseCx c = {p, ps, st};
+    if (n->op == OP_STORE || n->op == OP_ASSIGN || n->op == OP_STMATRIX || n->op == OP_CP_ASYNC ||
+        n->op == OP_TMA_LOAD) {
+        NodeId ix = sy_ref_index0(s, n->a), tok = sy_token_let(s, ix);
+        if (tok && sy_token_kind(s, tok) == OP_P_WAIT && sy_is_shared_ref(s, n->a)) {
+            Diag *d = sy_report(s, E0703, n->a, "the consumer writes stage `%s` of pipeline `%s`: the producer may "
+                                "refill it at any time after the release", sy_text(s, ix),
+                                pname(s, sy_token_pipe(s, tok)));
+            if (d)
+                diag_help(s->ctx, d, "write results to a tile of the consumer's own (not a pipeline stage)");
+        }
+    }
     if (n->op == OP_TMA_LOAD && n->c && sy_pipe_of(s, n->c) && sy_node(s, n->c)->op == OP_P_FULL) {
         NodeId pipe = sy_pipe_of(s, n->c), arg = sy_pipe_arg(s, n->c);
         if (p->role != producer(s, pipe)) {
@@ -203,9 +238,11 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
         }
         int t = want_token(p, n->c, arg, pipe, OP_P_ACQUIRE, ir_fmt(s->ctx, "`%s.full`", pname(s, pipe)));
         NodeId ix = sy_ref_index0(s, n->a), ixlet = sy_token_let(s, ix);
-        if (t >= 0 && ixlet && ixlet != p->tok[t]) {
-            Diag *d = sy_report(s, E0706, ix, "the TMA writes stage `%s` but completes on `%s.full(%s)`",
-                                sy_text(s, ix), pname(s, pipe), sy_text(s, arg));
+        uint16_t ixop = ix ? sy_node(s, ix)->op : OP_NONE;
+        if (t >= 0 && ix && ixop != OP_SLICE && ixop != OP_COLON && ixlet != p->tok[t]) {
+            Diag *d = sy_report(s, E0706, ix, "the TMA writes `%s[%s]`, which is not stage `%s`, but completes on "
+                                "`%s.full(%s)`", sy_text(s, sy_ref_base(s, n->a)), sy_text(s, ix), sy_text(s, arg),
+                                pname(s, pipe), sy_text(s, arg));
             if (d) {
                 diag_note(s->ctx, d, sy_span(s, p->tok[t]), "`%s` was acquired here", sy_text(s, arg));
                 diag_help(s->ctx, d, "write the stage you complete: `%s[%s]` with `on %s.full(%s)`",
@@ -224,16 +261,18 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
         sy_each_expr(s, n->a, check_use, &c);
 }
 
-static void report_held(Pipes *p, int t, NodeId where)
+static void report_held(Pipes *p, int t, NodeId where, uint8_t bits)
 {
     SyK *s = p->s;
-    NodeId let = p->tok[t], pipe = sy_pipe_of(s, sy_node(s, let)->b);
+    NodeId let = p->tok[t], pipe = sy_token_pipe(s, let);
     int prod = sy_token_kind(s, let) == OP_P_ACQUIRE;
     const char *name = ir_symstr(s->ctx, sy_node(s, let)->name);
     Diag *d;
+    if (!pipe)
+        return;
     if (prod) {
         d = sy_report(s, E0701, let, "stage `%s` of pipeline `%s` is acquired but never filled or committed%s",
-                      name, pname(s, pipe), where ? "" : " on some path");
+                      name, pname(s, pipe), bits & (T_DONE | T_FILLED) ? " on some path" : "");
         if (d) {
             NodeId w = member_site(s, pipe, OP_P_WAIT);
             if (w)
@@ -245,7 +284,7 @@ static void report_held(Pipes *p, int t, NodeId where)
         int64_t n = stages(s, pipe);
         d = sy_report(s, E0704, let, "stage `%s` of pipeline `%s` is waited for but never released%s: after %lld "
                       "iterations the producer blocks in `%s.acquire()` forever (deadlock)", name, pname(s, pipe),
-                      where ? "" : " on some path", (long long)(n > 0 ? n : 0), pname(s, pipe));
+                      bits & T_DONE ? " on some path" : "", (long long)(n > 0 ? n : 0), pname(s, pipe));
         if (d) {
             NodeId a = member_site(s, pipe, OP_P_ACQUIRE);
             if (a)
@@ -268,7 +307,7 @@ static void pipe_leave(SyFlow *f, NodeId block, void *state)
         if (t < 0)
             continue;
         if (ps->st[t] & T_HELD)
-            report_held(p, t, 0);
+            report_held(p, t, 0, ps->st[t]);
         ps->st[t] = 0;
     }
 }
@@ -279,7 +318,7 @@ static void pipe_exit(SyFlow *f, NodeId ret, void *state)
     PState *ps = state;
     for (uint32_t t = 0; t < p->ntok; t++)
         if (ps->st[t] & T_HELD)
-            report_held(p, (int)t, ret);
+            report_held(p, (int)t, ret, ps->st[t]);
 }
 
 static void pipe_join(SyFlow *f, void *dst, const void *src)
@@ -293,7 +332,8 @@ static void pipe_join(SyFlow *f, void *dst, const void *src)
 static void collect_tok(SyK *s, NodeId st, void *u)
 {
     Pipes *p = u;
-    if (sy_token_kind(s, st) != OP_NONE && p->ntok < MAXTOK)
+    if ((sy_node(s, st)->op == OP_LET || sy_is_token_var(s, st)) && sy_token_kind(s, st) != OP_NONE &&
+        p->ntok < MAXTOK)
         p->tok[p->ntok++] = st;
 }
 
@@ -347,8 +387,9 @@ static NodeId first_member_let(SyK *s, NodeId pipe, Op op)
 static void check_trips(SyK *s, NodeId pipe)
 {
     NodeId prod = producer(s, pipe), cons = consumer(s, pipe);
-    if (!prod || !cons)
-        return;
+    NodeId bad_a = member_site(s, pipe, OP_P_ACQUIRE), bad_w = member_site(s, pipe, OP_P_WAIT);
+    if (!prod || !cons || (bad_a && sy_node(s, bad_a)->flags & NF_ERROR) || (bad_w && sy_node(s, bad_w)->flags & NF_ERROR))
+        return; /* members in the wrong role were reported already */
     for (int i = 0; i < SY_NSAMPLES; i++) {
         const char *shape = "";
         long a = count_runs(s, pipe, prod, OP_P_ACQUIRE, i, &shape);

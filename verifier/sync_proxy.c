@@ -2,11 +2,14 @@
  *
  * A dataflow per role tracks, per shared tile: a generic-proxy write (store,
  * stmatrix, assignment, cp.async) not yet followed by `fence.proxy.async`, and
- * async-proxy reads still in flight (tma.store from the tile until a
- * `tma.store.wait` retires it, wgmma operands until a `wgmma.wait`). An async
- * read (tma.store source, wgmma operand) of a tile with an unfenced generic
- * write, in the same role or in another role the write escapes from, is E0725;
- * a generic write to a tile an async read may still be reading is E0726. */
+ * wgmma operand reads still in flight (until a `wgmma.wait` retires them). An
+ * async read (tma.store source, wgmma operand) of a tile with an unfenced
+ * generic write, in the same role or in another role the write escapes from,
+ * is E0725; a generic write to a tile an async read may still be reading is
+ * E0726. Bulk stores are tracked by a concrete run of each role (buffers such
+ * as `Cs[j % 2]` differ per iteration): `tma.store.wait N` keeps the N most
+ * recent stores pending, and a generic write into the source of a pending store
+ * is E0726. */
 #include <string.h>
 #include "sync.h"
 
@@ -15,9 +18,7 @@
 typedef struct {
     uint8_t gen[MAXT];        /* 1: unfenced generic write */
     NodeId gen_at[MAXT];
-    uint8_t store_age[MAXT];  /* 0: none; n: n-1 bulk stores were issued after it */
-    NodeId store_at[MAXT];
-    uint8_t mma_age[MAXT];    /* the same for wgmma operands */
+    uint8_t mma_age[MAXT];    /* 0: none; n: n-1 wgmma groups were issued after it */
     NodeId mma_at[MAXT];
 } XState;
 
@@ -86,16 +87,13 @@ static void generic_write(Proxy *p, XState *x, NodeId st, NodeId ref)
     if (t < 0)
         return;
     const char *tile = ir_symstr(s->ctx, sy_node(s, s->tiles[t])->name);
-    NodeId pend = x->store_age[t] ? x->store_at[t] : x->mma_age[t] ? x->mma_at[t] : 0;
+    NodeId pend = x->mma_age[t] ? x->mma_at[t] : 0;
     if (pend) {
-        int bulk = x->store_age[t] != 0;
-        Diag *d = sy_report(s, E0726, st, "this overwrites shared `%s` while %s may still be reading it", tile,
-                            bulk ? "a `tma.store`" : "a `wgmma`");
+        Diag *d = sy_report(s, E0726, st, "this overwrites shared `%s` while a `wgmma` may still be reading it",
+                            tile);
         if (d) {
             diag_note(s->ctx, d, sy_span(s, pend), "the async read is issued here");
-            diag_help(s->ctx, d, bulk ? "wait until the bulk store has read the tile: `tma.store.wait 0` before "
-                                        "the overwrite"
-                                      : "retire the wgmma first: `wgmma.wait 0` before the overwrite");
+            diag_help(s->ctx, d, "retire the wgmma first: `wgmma.wait 0` before the overwrite");
         }
     }
     x->gen[t] = 1;
@@ -120,10 +118,6 @@ static void proxy_stmt(SyFlow *f, NodeId st, void *state)
         break;
     case OP_TMA_STORE:
         async_read(p, x, st, n->b, "`tma.store`");
-        age(x->store_age, x->store_at, tile_ix(s, n->b), st);
-        break;
-    case OP_TMA_WAIT:
-        retire(x->store_age, x->store_at, sy_const(s, n->a, &v) ? v : 0);
         break;
     case OP_WGMMA: {
         int tb = sy_is_shared_ref(s, n->b) ? tile_ix(s, n->b) : -1;
@@ -171,7 +165,6 @@ static void proxy_join(SyFlow *f, void *dst, const void *src)
             a->gen[i] = 1;
             a->gen_at[i] = b->gen_at[i];
         }
-    join_age(a->store_age, a->store_at, b->store_age, b->store_at);
     join_age(a->mma_age, a->mma_at, b->mma_age, b->mma_at);
 }
 
@@ -189,6 +182,138 @@ static void run(Proxy *p, NodeId role, NodeId body)
         }
 }
 
+/* ---- bulk stores: a concrete run ------------------------------------------ */
+
+#define MAXPEND 32
+#define KEYS 6
+
+typedef struct { int tile; int64_t key[KEYS]; NodeId at; } Pend;
+
+typedef struct {
+    SyK *s;
+    Pend pend[MAXPEND]; int npend;
+    int found;
+} Bulk;
+
+/* the values of a ref's indices (innermost INDEX first): -1 whole, -2 unknown */
+static void ref_key(SyExec *x, NodeId ref, int64_t *key)
+{
+    SyK *s = x->s;
+    NodeId chain[8];
+    int nc = 0, nk = 0;
+    for (int i = 0; i < KEYS; i++)
+        key[i] = -1;
+    for (NodeId r = ref; r && nc < 8; r = sy_node(s, r)->a) {
+        uint16_t op = sy_node(s, r)->op;
+        if (op == OP_INDEX)
+            chain[nc++] = r;
+        else if (op != OP_TRANS && op != OP_CAST)
+            break;
+    }
+    while (nc-- && nk < KEYS) {
+        Node *ix = sy_node(s, chain[nc]);
+        for (uint32_t j = 0; j < ix->n && nk < KEYS; j++) {
+            Node *e = sy_node(s, ir_list_at(s->k, ix, j));
+            int64_t v;
+            NodeId ve = e->op == OP_SLICE ? e->a : ir_list_at(s->k, ix, j);
+            if (e->op == OP_COLON)
+                key[nk++] = -1;
+            else
+                key[nk++] = sy_eval(x, ve, &v) && v >= 0 ? v : -2;
+        }
+    }
+}
+
+static int overlap(const int64_t *a, const int64_t *b)
+{
+    for (int i = 0; i < KEYS; i++)
+        if (a[i] >= 0 && b[i] >= 0 && a[i] != b[i])
+            return 0;
+    return 1;
+}
+
+static void bulk_stmt(SyExec *x, NodeId st)
+{
+    Bulk *bk = x->u;
+    SyK *s = bk->s;
+    Node *n = sy_node(s, st);
+    int64_t v, key[KEYS];
+    if (n->op == OP_TMA_STORE && sy_is_shared_ref(s, n->b)) {
+        if (bk->npend == MAXPEND) {
+            memmove(bk->pend, bk->pend + 1, (MAXPEND - 1) * sizeof *bk->pend);
+            bk->npend--;
+        }
+        Pend *p = &bk->pend[bk->npend++];
+        p->tile = tile_ix(s, n->b);
+        p->at = st;
+        ref_key(x, n->b, p->key);
+    } else if (n->op == OP_TMA_WAIT) {
+        if (!sy_eval(x, n->a, &v) || v < 0)
+            v = 0;
+        if (bk->npend > v) {
+            memmove(bk->pend, bk->pend + (bk->npend - v), (size_t)v * sizeof *bk->pend);
+            bk->npend = (int)v;
+        }
+    } else if ((n->op == OP_STORE || n->op == OP_STMATRIX || n->op == OP_ASSIGN || n->op == OP_CP_ASYNC) &&
+               sy_is_shared_ref(s, n->a) && !bk->found) {
+        int t = tile_ix(s, n->a);
+        ref_key(x, n->a, key);
+        for (int i = bk->npend - 1; i >= 0; i--) {
+            Pend *p = &bk->pend[i];
+            if (p->tile != t || !overlap(p->key, key))
+                continue;
+            int newer = bk->npend - 1 - i;
+            Diag *d = sy_report(s, E0726, st, "this overwrites shared `%s` while a `tma.store` from it may still be "
+                                "reading it (%d newer store%s issued since, on %s)",
+                                ir_symstr(s->ctx, sy_node(s, s->tiles[t])->name), newer, newer == 1 ? "" : "s",
+                                sy_sample_text(x));
+            if (d) {
+                diag_note(s->ctx, d, sy_span(s, p->at), "the store that reads it");
+                diag_help(s->ctx, d, "wait until that store has read its source: `tma.store.wait %d` before the "
+                          "overwrite (then a barrier if other threads write)", newer);
+            }
+            bk->found = 1;
+            break;
+        }
+    }
+}
+
+typedef struct { NodeId role; int any; } HasStore;
+
+static void has_store(SyK *s, NodeId st, void *u)
+{
+    HasStore *h = u;
+    if (sy_node(s, st)->op == OP_TMA_STORE && s->role[st] == h->role)
+        h->any = 1;
+}
+
+static void simulate_bulk(SyK *s, NodeId role)
+{
+    HasStore h = {role, 0};
+    sy_each_stmt(s, s->k->body, has_store, &h);
+    if (!h.any)
+        return;
+    int64_t first = 0, count;
+    if (!sy_role_range(s, role, &first, &count))
+        first = 0;
+    for (int i = 0, runs = 0; i < SY_NSAMPLES && runs < 2; i++) {
+        SyExec x;
+        Bulk *bk = arena_alloc(&s->ctx->arena, sizeof *bk);
+        bk->s = s;
+        sy_exec_init(&x, s, 400000);
+        if (!sy_sample_dims(&x, i))
+            continue;
+        sy_exec_thread(&x, role, first);
+        x.role = role;
+        x.stmt = bulk_stmt;
+        x.u = bk;
+        sy_exec(&x, s->k->body);
+        runs++;
+        if (bk->found)
+            return;
+    }
+}
+
 void sy_check_proxy(SyK *s)
 {
     Proxy *p = arena_alloc(&s->ctx->arena, sizeof *p);
@@ -199,4 +324,7 @@ void sy_check_proxy(SyK *s)
         for (uint32_t i = 0; i < s->nroles; i++)
             run(p, s->roles[i], sy_node(s, s->roles[i])->d);
     }
+    simulate_bulk(s, 0);
+    for (uint32_t i = 0; i < s->nroles; i++)
+        simulate_bulk(s, s->roles[i]);
 }

@@ -46,7 +46,7 @@ static void add_acc(Race *r, NodeId tile, NodeId idx0, int write)
     if (r->nacc == MAXACC)
         return;
     NodeId let = sy_token_let(s, idx0);
-    Acc a = {tile, r->cur, s->role[r->cur], let ? sy_pipe_of(s, sy_node(s, let)->b) : 0, (uint8_t)write};
+    Acc a = {tile, r->cur, s->role[r->cur], let ? sy_token_pipe(s, let) : 0, (uint8_t)write};
     r->acc[r->nacc++] = a;
 }
 
@@ -226,7 +226,7 @@ void sy_check_races(SyK *s)
             if (x->write || x->tile != w->tile || x->role == w->role)
                 continue;
             if (!w->role || !x->role) {
-                if (!top_sync_between(s, w->st, x->st) && w->role == 0)
+                if (!top_sync_between(s, w->st, x->st))
                     report(r, w, x, 0);
                 continue;
             }

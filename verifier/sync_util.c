@@ -71,6 +71,26 @@ static void build_block(Builder *b, NodeId block, NodeId up, uint8_t in_else, No
         build_stmt(b, ir_list_at(b->s->k, n, i), up, in_else, role);
 }
 
+static void find_tokvars(SyK *s, NodeId st, void *u)
+{
+    Node *n = sy_node(s, st);
+    NodeId var = 0, src = 0;
+    (void)u;
+    if (n->op == OP_VAR && n->b) {
+        var = st;
+        src = sy_decl(s, n->b);
+    } else if (n->op == OP_ASSIGN && n->sub == OP_NONE) {
+        var = sy_decl(s, n->a);
+        src = sy_decl(s, n->b);
+    }
+    if (!var || !src || sy_node(s, var)->op != OP_VAR || s->tok_src[var])
+        return;
+    if (sy_node(s, src)->op == OP_LET && sy_token_kind(s, src) != OP_NONE)
+        s->tok_src[var] = src;
+    else if (sy_node(s, src)->op == OP_VAR && s->tok_src[src])
+        s->tok_src[var] = s->tok_src[src];
+}
+
 void sy_init(SyK *s, CakeCtx *ctx, Kernel *k)
 {
     memset(s, 0, sizeof *s);
@@ -85,6 +105,9 @@ void sy_init(SyK *s, CakeCtx *ctx, Kernel *k)
     s->block_threads = ver_block_threads(ctx, k, 32);
     Builder b = {s, 0};
     build_block(&b, k->body, 0, 0, 0);
+    s->tok_src = arena_alloc(&ctx->arena, nn * sizeof *s->tok_src);
+    for (int it = 0; it < 3; it++) /* var prev: i32 = s0; prev = s */
+        sy_each_stmt(s, k->body, find_tokvars, NULL);
 }
 
 /* ---- diagnostics --------------------------------------------------------- */
@@ -275,13 +298,36 @@ NodeId sy_token_let(const SyK *s, NodeId e)
     return d && sy_token_kind(s, d) != OP_NONE ? d : 0;
 }
 
-Op sy_token_kind(const SyK *s, NodeId let)
+/* the LET a token (LET, or token VAR) comes from */
+static NodeId token_origin(const SyK *s, NodeId tok)
 {
-    const Node *n = sy_node(s, let);
-    if (n->op != OP_LET || !n->b)
+    if (!tok)
+        return 0;
+    const Node *n = sy_node(s, tok);
+    if (n->op == OP_VAR)
+        return s->tok_src ? s->tok_src[tok] : 0;
+    return n->op == OP_LET ? tok : 0;
+}
+
+Op sy_token_kind(const SyK *s, NodeId tok)
+{
+    NodeId let = token_origin(s, tok);
+    const Node *n = let ? sy_node(s, let) : NULL;
+    if (!n || !n->b)
         return OP_NONE;
     uint16_t op = sy_node(s, n->b)->op;
     return op == OP_P_ACQUIRE || op == OP_P_WAIT ? (Op)op : OP_NONE;
+}
+
+NodeId sy_token_pipe(const SyK *s, NodeId tok)
+{
+    NodeId let = token_origin(s, tok);
+    return let && sy_token_kind(s, let) != OP_NONE ? sy_pipe_of(s, sy_node(s, let)->b) : 0;
+}
+
+int sy_is_token_var(const SyK *s, NodeId decl)
+{
+    return decl && sy_node(s, decl)->op == OP_VAR && s->tok_src && s->tok_src[decl];
 }
 
 NodeId sy_role_named(const SyK *s, NodeId name)
@@ -359,20 +405,46 @@ void sy_exec_thread(SyExec *x, NodeId role, int64_t t)
     int64_t first = 0, count;
     if (!sy_role_range(x->s, role, &first, &count))
         first = 0;
-    x->spec[SR_THREAD_X] = t;
+    /* inside a role thread.x, warp and wg are role-relative (docs/tir.md section 6) */
+    x->spec[SR_THREAD_X] = t - first;
     x->spec[SR_LANE] = t % 32;
-    x->spec[SR_WARP] = (t - first) / 32;   /* role-relative (docs/tir.md section 6) */
+    x->spec[SR_WARP] = (t - first) / 32;
     x->spec[SR_WG] = (t - first) / 128;
     x->has_spec[SR_THREAD_X] = x->has_spec[SR_LANE] = 1;
     x->has_spec[SR_WARP] = x->has_spec[SR_WG] = 1;
+    x->has_spec[SR_THREAD_Y] = x->has_spec[SR_THREAD_Z] = 1;
+    x->spec[SR_THREAD_Y] = x->spec[SR_THREAD_Z] = 0;
+    for (int b = SR_BLOCK_X; b <= SR_BLOCK_Z; b++) /* a representative block */
+        if (!x->has_spec[b]) {
+            x->spec[b] = 0;
+            x->has_spec[b] = 1;
+        }
+}
+
+int64_t sy_unit_size(const SyK *s, NodeId role)
+{
+    int64_t first, count;
+    if (!sy_role_range(s, role, &first, &count))
+        return 0;
+    if (!role)
+        return count;
+    return sy_node(s, role)->sub == UNIT_WARPGROUPS ? 128 : sy_node(s, role)->sub == UNIT_WARPS ? 32 : count;
+}
+
+int sy_single_issue(const SyK *s, NodeId st)
+{
+    uint16_t op = sy_node(s, st)->op;
+    return op == OP_TMA_LOAD || op == OP_TMA_STORE || op == OP_TMA_WAIT || op == OP_MB_EXPECT;
 }
 
 int64_t sy_threads_at(const SyK *s, NodeId st, int *exact)
 {
-    int64_t first, count, n = 0;
+    int64_t first, count, n = 0, stride = 1;
     *exact = 1;
     NodeId role = s->role[st];
     if (!sy_role_range(s, role, &first, &count) || count > 4096)
+        return 0;
+    if (sy_single_issue(s, st) && (stride = sy_unit_size(s, role)) <= 0)
         return 0;
     NodeId guards[64];
     uint8_t neg[64];
@@ -386,7 +458,7 @@ int64_t sy_threads_at(const SyK *s, NodeId st, int *exact)
     }
     SyExec x;
     sy_exec_init(&x, (SyK *)s, 0);
-    for (int64_t t = first; t < first + count; t++) {
+    for (int64_t t = first; t < first + count; t += stride) {
         sy_exec_thread(&x, role, t);
         int taken = 1;
         for (uint32_t g = 0; g < ng && taken; g++) {
@@ -677,10 +749,9 @@ static int eval(SyExec *x, NodeId e, int depth, int64_t *out)
     case OP_CDIV: case OP_MAX: case OP_MIN:
         return eval_args(x, n, depth, v, 2) && binop(n->op, v[0], v[1], out);
     case OP_SELECT:
-        if (!eval_args(x, n, depth, v, 3))
+        if (n->n != 3 || !eval(x, ir_list_at(x->s->k, n, 0), depth + 1, &a))
             return 0;
-        *out = v[0] ? v[1] : v[2];
-        return 1;
+        return eval(x, ir_list_at(x->s->k, n, a ? 1 : 2), depth + 1, out);
     default: break;
     }
     if (ir_ops[n->op].cls != OC_BIN || n->op == OP_POW)
@@ -832,6 +903,12 @@ static void dim_facts(SyK *s, NodeId e, NodeId d, int64_t *mod, int64_t *lo, int
     case OP_EQ: *lo = *hi = c; break;
     default: break;
     }
+}
+
+void sy_dim_facts(SyK *s, NodeId dim, int64_t *mod, int64_t *lo, int64_t *hi)
+{
+    for (uint32_t a = 0; a < s->k->nassumes; a++)
+        dim_facts(s, s->k->assumes[a], dim, mod, lo, hi, 0);
 }
 
 int sy_sample_dims(SyExec *x, int i)

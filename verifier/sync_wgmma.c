@@ -41,28 +41,38 @@ static void collect(SyK *s, NodeId st, void *u)
 {
     Wg *w = u;
     Node *n = sy_node(s, st);
+    if (sy_is_token_var(s, st))
+        add(w->toks, &w->ntok, st);
     if (n->op != OP_WGMMA)
         return;
     add(w->accs, &w->nacc, sy_ref_decl(s, n->a));
-    add(w->toks, &w->ntok, sy_token_let(s, sy_ref_index0(s, n->b)));
-    add(w->toks, &w->ntok, sy_token_let(s, sy_ref_index0(s, n->c)));
+    NodeId ops[2] = {n->b, n->c};
+    for (int i = 0; i < 2; i++) {
+        NodeId d = sy_ref_decl(s, ops[i]);
+        if (d && sy_node(s, d)->op == OP_REG) /* a register operand (wgmma_a) */
+            add(w->accs, &w->nacc, d);
+        add(w->toks, &w->ntok, sy_token_let(s, sy_ref_index0(s, ops[i])));
+    }
 }
 
-typedef struct { Wg *w; WState *x; NodeId st, skip; } UseCx;
+typedef struct { Wg *w; WState *x; NodeId st, skip; int done; } UseCx;
 
 static void acc_use(SyK *s, NodeId e, void *u)
 {
     UseCx *c = u;
     int a = find(c->w->accs, c->w->nacc, sy_decl(s, e));
-    if (a < 0 || !c->x->acc_age[a] || e == c->skip)
+    if (a < 0 || !c->x->acc_age[a] || e == c->skip || c->done)
         return;
+    c->done = 1; /* once per statement */
     const char *name = ir_symstr(s->ctx, sy_node(s, c->w->accs[a])->name);
     int n = c->x->acc_age[a] - 1;
-    Diag *d = sy_report(s, E0740, e, "`%s` is used while the wgmma that accumulates into it may still be running",
-                        name);
+    int acc = sy_ref_decl(s, sy_node(s, c->x->acc_at[a])->a) == c->w->accs[a];
+    Diag *d = sy_report(s, E0740, e, "`%s` is used while a wgmma that %s it may still be running", name,
+                        acc ? "accumulates into" : "reads");
     if (!d)
         return;
-    diag_note(s->ctx, d, sy_span(s, c->x->acc_at[a]), "this wgmma writes `%s` asynchronously", name);
+    diag_note(s->ctx, d, sy_span(s, c->x->acc_at[a]), "this wgmma %s `%s` asynchronously", acc ? "writes" : "reads",
+              name);
     diag_help(s->ctx, d, "insert `wgmma.wait %d` before this use (it retires all but the %d most recent wgmma groups)",
               n, n);
 }
@@ -79,15 +89,18 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
             if (x->acc_age[i] && x->acc_age[i] < 250) x->acc_age[i]++;
             if (x->tok_age[i] && x->tok_age[i] < 250) x->tok_age[i]++;
         }
-        UseCx c = {w, x, st, n->a};
+        UseCx c = {w, x, st, n->a, 0};
         sy_each_expr(s, n->b, acc_use, &c);
         sy_each_expr(s, n->c, acc_use, &c);
-        int a = find(w->accs, w->nacc, sy_ref_decl(s, n->a));
-        if (a >= 0) {
-            x->acc_age[a] = 1;
-            x->acc_at[a] = st;
-        }
         NodeId ops[2] = {n->b, n->c};
+        NodeId regs[3] = {sy_ref_decl(s, n->a), sy_ref_decl(s, n->b), sy_ref_decl(s, n->c)};
+        for (int i = 0; i < 3; i++) {
+            int a = find(w->accs, w->nacc, regs[i]);
+            if (a >= 0) {
+                x->acc_age[a] = 1;
+                x->acc_at[a] = st;
+            }
+        }
         for (int i = 0; i < 2; i++) {
             int t = find(w->toks, w->ntok, sy_token_let(s, sy_ref_index0(s, ops[i])));
             if (t >= 0) {
@@ -110,6 +123,15 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
         if (t >= 0)
             x->tok_age[t] = 0;
     }
+    NodeId mv_to = n->op == OP_VAR ? st : n->op == OP_ASSIGN ? sy_decl(s, n->a) : 0;
+    if (mv_to && sy_is_token_var(s, mv_to)) {
+        int to = find(w->toks, w->ntok, mv_to), from = find(w->toks, w->ntok, sy_token_let(s, n->b));
+        if (to >= 0) {
+            x->tok_age[to] = from >= 0 ? x->tok_age[from] : 0;
+            x->tok_at[to] = from >= 0 ? x->tok_at[from] : 0;
+        }
+        return;
+    }
     NodeId call = n->op == OP_EXPRSTMT ? n->a : 0;
     if (call && sy_node(s, call)->op == OP_P_RELEASE) {
         NodeId arg = sy_pipe_arg(s, call);
@@ -124,7 +146,7 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
             }
         }
     }
-    UseCx c = {w, x, st, 0};
+    UseCx c = {w, x, st, 0, 0};
     if (n->op == OP_IF)
         sy_each_expr(s, n->a, acc_use, &c);
     else if (n->op != OP_FOR)

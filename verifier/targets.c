@@ -65,8 +65,9 @@ static const TcShape mfma_gfx942[] = {
 };
 
 #define NV_BASE (TF_MMA_SYNC | TF_LDMATRIX | TF_CP_ASYNC | TF_MBARRIER | TF_NAMED_BARRIER | \
-                 TF_BF16 | TF_TF32)
-#define NV_HOPPER (TF_STMATRIX | TF_MBARRIER_TX | TF_TMA | TF_FENCE_PROXY | TF_FP8 | TF_SETMAXNREG)
+                 TF_BF16 | TF_TF32 | TF_ROLES)
+#define NV_HOPPER (TF_STMATRIX | TF_MBARRIER_TX | TF_TMA | TF_FENCE_PROXY | TF_FP8 | TF_SETMAXNREG | \
+                   TF_WARPGROUPS)
 #define NV_GRID {2147483647, 65535, 65535}
 #define AMD_GRID {2147483647, 2147483647, 2147483647}
 
@@ -119,6 +120,26 @@ const TcShape *ver_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DTy
     return NULL;
 }
 
+static int divides(int64_t unit, int64_t x) { return x < 0 || (unit > 0 && x % unit == 0 && x > 0); }
+
+const TcShape *ver_tc_tile(Target t, Op op, int64_t M, int64_t N, int64_t K, DType ab, DType acc)
+{
+    uint32_t cnt;
+    const TcShape *tab = tc_table(t, op, &cnt);
+    for (uint32_t i = 0; i < cnt; i++) {
+        const TcShape *s = &tab[i];
+        if (s->ab != ab || s->acc != acc || !divides(s->k, K))
+            continue;
+        if (s->nstep) {
+            if ((M < 0 || M == s->m) && (N < 0 || wgmma_n_ok(s, N)))
+                return s;
+        } else if (divides(s->m, M) && divides(s->n, N)) {
+            return s;
+        }
+    }
+    return NULL;
+}
+
 uint32_t ver_tc_describe(Target t, Op op, DType ab, char *buf, size_t size)
 {
     uint32_t cnt, found = 0;
@@ -162,6 +183,7 @@ uint32_t ver_op_feature(Op op)
     case OP_MBARRIER: case OP_MB_ARRIVE: case OP_MB_WAIT: return TF_MBARRIER;
     case OP_FENCE_PROXY: return TF_FENCE_PROXY;
     case OP_BAR_SYNC: case OP_BAR_ARRIVE: return TF_NAMED_BARRIER;
+    case OP_ROLE: case OP_PIPELINE: return TF_ROLES;
     default: return 0;
     }
 }
@@ -185,6 +207,8 @@ const char *ver_feature_name(uint32_t feature)
     case TF_BF16: return "bf16 tensor-core inputs";
     case TF_TF32: return "tf32 tensor-core inputs";
     case TF_TCGEN05: return "tcgen05";
+    case TF_ROLES: return "warp-specialized roles and pipelines (v1: NVIDIA only)";
+    case TF_WARPGROUPS: return "warpgroups (sm_90a and later)";
     default: return "this feature";
     }
 }

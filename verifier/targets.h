@@ -22,7 +22,9 @@ typedef enum { /* feature bits (TargetInfo.features) */
     TF_FP8 = 1u << 12,          /* e4m3/e5m2 tensor-core inputs */
     TF_BF16 = 1u << 13,         /* bf16 tensor-core inputs */
     TF_TF32 = 1u << 14,         /* tf32 / xf32 tensor-core inputs */
-    TF_TCGEN05 = 1u << 15       /* tcgen05 + tensor memory (sm_100a; not in TIR v1) */
+    TF_TCGEN05 = 1u << 15,      /* tcgen05 + tensor memory (sm_100a; not in TIR v1) */
+    TF_ROLES = 1u << 16,        /* warp-specialized roles and pipelines (NVIDIA in v1) */
+    TF_WARPGROUPS = 1u << 17    /* the `warpgroups G` block clause (sm_90a and later) */
 } TargetFeature;
 
 /* one tensor-core instruction shape: m x n x k with A/B element type `ab` and
@@ -65,6 +67,12 @@ static inline int ver_target_has(Target t, uint32_t feature)
  * for m x n x k with A/B dtype ab and accumulator dtype acc; NULL if the target
  * has no such instruction. */
 const TcShape *ver_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DType ab, DType acc);
+
+/* Finds an instruction shape of `op` on target t whose m, n, k divide a tile
+ * computation of M x N x K (acc [M, N], A [M, K], B [K, N]) with dtypes ab/acc;
+ * wgmma: M must be 64 and N a legal N. Extents < 0 (symbolic) match anything.
+ * NULL if none. */
+const TcShape *ver_tc_tile(Target t, Op op, int64_t M, int64_t N, int64_t K, DType ab, DType acc);
 
 /* Writes the shapes of `op` on target t for A/B dtype ab (DT_NONE: all) into buf
  * as "m16n8k16 bf16->f32, m16n8k8 bf16->f32"; returns the number of shapes. */

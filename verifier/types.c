@@ -28,11 +28,6 @@ static Type blank(uint8_t kind)
     return t;
 }
 
-static int is_value_kind(uint8_t kind)
-{
-    return kind == TK_SCALAR || kind == TK_VECTOR || kind == TK_TILE;
-}
-
 /* ---- dtypes ---------------------------------------------------------- */
 
 static int float_rank(DType d)
@@ -46,21 +41,30 @@ static int float_rank(DType d)
     }
 }
 
+/* does `from` widen losslessly to `to` (tir.md 3.5)? iN -> iM, uN -> uM and
+ * uN -> iM for M > N; f16/bf16 -> f32 -> f64 */
+static int widens(DType from, DType to)
+{
+    if (from == to)
+        return 1;
+    char kf = ir_dtypes[from].kind, kt = ir_dtypes[to].kind;
+    int bf = ir_dtypes[from].bits, bt = ir_dtypes[to].bits;
+    if ((kf == 'i' || kf == 'u') && (kt == 'i' || kt == 'u'))
+        return bt > bf && (kf == kt || (kf == 'u' && kt == 'i'));
+    if (kf == 'f' && kt == 'f')
+        return (from == DT_F16 || from == DT_BF16 || from == DT_F32) && (to == DT_F32 || to == DT_F64) &&
+               float_rank(to) > float_rank(from);
+    return 0;
+}
+
 /* the common dtype of a and b under implicit widening; DT_NONE if none */
 static DType widen(DType a, DType b)
 {
-    if (a == b)
-        return a;
-    char ka = ir_dtypes[a].kind, kb = ir_dtypes[b].kind;
-    if (ka != kb || ka == 'b')
-        return DT_NONE;
-    if (ka == 'i' || ka == 'u')
-        return ir_dtypes[a].bits > ir_dtypes[b].bits ? a : b;
-    int ra = float_rank(a), rb = float_rank(b);
-    if (ra == rb)
-        return ra == 3 ? DT_F32 : DT_NONE;   /* f16 vs bf16, e4m3 vs e5m2: no */
-    return ra > rb ? a : b;
+    return widens(a, b) ? b : widens(b, a) ? a : DT_NONE;
 }
+
+/* tf32, e4m3 and e5m2 have no arithmetic of their own */
+static int storage_only(DType d) { return d == DT_TF32 || d == DT_E4M3 || d == DT_E5M2; }
 
 /* does an untyped-int expression keep its value when computed in a float type? */
 static int exact_in_float(Ver *v, NodeId e)
@@ -95,6 +99,36 @@ static DType default_dt(const Type *t)
     return t->layout == VT_UNTYPED_FLOAT ? DT_F32 : DT_I32;
 }
 
+
+/* can the constant c be represented exactly in dt? */
+static int fits(int64_t c, DType dt)
+{
+    int bits = ir_dtypes[dt].bits;
+    switch (ir_dtypes[dt].kind) {
+    case 'i': return bits >= 64 || (c >= -((int64_t)1 << (bits - 1)) && c < ((int64_t)1 << (bits - 1)));
+    case 'u': return c >= 0 && (bits >= 64 || c < ((int64_t)1 << bits));
+    case 'f': {
+        int mant = dt == DT_F64 ? 53 : dt == DT_F32 || dt == DT_TF32 ? 24 : dt == DT_F16 ? 11
+                 : dt == DT_BF16 ? 8 : dt == DT_E4M3 ? 4 : 3;
+        int64_t a = c < 0 ? -c : c;
+        while (a && (a & 1) == 0)
+            a >>= 1;
+        return a < ((int64_t)1 << mant);
+    }
+    default: return 0;
+    }
+}
+
+/* the type an untyped constant takes alone: f32, or i32 when it fits, else i64 */
+static DType default_for(Ver *v, NodeId e)
+{
+    const Type *t = T(v, e);
+    int64_t c;
+    if (t->layout == VT_UNTYPED_FLOAT)
+        return DT_F32;
+    return v_const(v, e, &c) && !fits(c, DT_I32) ? DT_I64 : DT_I32;
+}
+
 /* makes untyped e take dtype dt; reports when it cannot. Returns 0 on error. */
 static int adapt(Ver *v, NodeId e, DType dt)
 {
@@ -112,13 +146,20 @@ static int adapt(Ver *v, NodeId e, DType dt)
         diag_help(v->ctx, d, "compare it: `%s != 0`", v_text(v, e));
         return 0;
     }
-    if (t->layout == VT_UNTYPED_INT && vt_is_float_dt(dt) && !exact_in_float(v, e)) {
-        Diag *d = v_report(v, E0302, e, "integer expression `%s` (with integer division or bit "
-                           "operations) used as %s", v_text(v, e), ir_dtypes[dt].spelling);
-        diag_help(v->ctx, d, "convert it explicitly: `%s(%s)`", ir_dtypes[dt].spelling, v_text(v, e));
-        diag_fixit(v->ctx, d, v_span(v, e), ir_fmt(v->ctx, "%s(%s)", ir_dtypes[dt].spelling,
-                                                   v_text(v, e)));
+    int64_t c;
+    if (t->layout == VT_UNTYPED_INT && v_const(v, e, &c) && !fits(c, dt)) {
+        Diag *d = v_report(v, E0302, e, "constant `%s` = %lld does not fit %s exactly",
+                           v_text(v, e), (long long)c, ir_dtypes[dt].spelling);
+        diag_help(v->ctx, d, "use a wider type, or convert explicitly: `%s(%s)`",
+                  ir_dtypes[dt].spelling, v_text(v, e));
         return 0;
+    }
+    if (t->layout == VT_UNTYPED_INT && vt_is_float_dt(dt) && !exact_in_float(v, e)) {
+        /* integer division or bit operations: computed as an integer constant,
+         * then converted (the code generator folds it: ver_const_int) */
+        settle(v, e, DT_I64);
+        set(v, e, vt_scalar(v, dt));
+        return 1;
     }
     settle(v, e, dt);
     return 1;
@@ -132,7 +173,7 @@ static int want_int(Ver *v, NodeId e, const char *what)
     const Type *t = T(v, e);
     if (vt_is_int(t)) {
         if (vt_is_untyped(t))
-            settle(v, e, DT_I32);
+            settle(v, e, default_for(v, e));
         return 1;
     }
     Diag *d = v_report(v, E0308, e, "%s must be an integer, found %s", what, vt_str(v, vt_of(v, e)));
@@ -185,7 +226,14 @@ static int value_ok(Ver *v, NodeId e)
     const Type *t = T(v, e);
     if (t->kind == TK_TILE && t->space == SP_REG)
         return 1;
-    if (t->kind == TK_SCALAR || t->kind == TK_VECTOR)
+    if ((t->kind == TK_SCALAR || t->kind == TK_VECTOR) && t->space == SP_GLOBAL && !v->in_ref[e]) {
+        Diag *d = v_report(v, E0323, e, "`%s` names a global memory location, not a value",
+                           v_text(v, e));
+        diag_help(v->ctx, d, "read it with `load %s`", v_text(v, e));
+        diag_fixit(v->ctx, d, v_span(v, e), ir_fmt(v->ctx, "load %s", v_text(v, e)));
+        return 0;
+    }
+    if (t->kind == TK_SCALAR || t->kind == TK_VECTOR || t->kind == TK_STAGE)
         return 1;
     if (t->kind == TK_TILE || t->kind == TK_TENSOR) {
         Diag *d = v_report(v, E0323, e, "`%s` is a %s view, not a value", v_text(v, e),
@@ -226,21 +274,27 @@ static int merge_shape(Ver *v, NodeId e, NodeId a, NodeId b, Type *out)
         return 0;
     }
     if (ta->kind == TK_TILE && tb->kind == TK_TILE && ta->lanes == tb->lanes) {
-        if (same_shape(v, ta, tb)) {
-            *out = *ta;
-            if (!out->layout)
-                out->layout = tb->layout, out->scope = tb->scope;
-            return 1;
+        if (ta->layout && tb->layout && ta->layout != tb->layout) {
+            Diag *d = v_report(v, E0305, e, "layouts differ: %s and %s", vt_str(v, vt_of(v, a)),
+                               vt_str(v, vt_of(v, b)));
+            diag_note(v->ctx, d, v_span(v, a), "this is %s", vt_str(v, vt_of(v, a)));
+            diag_note(v->ctx, d, v_span(v, b), "this is %s", vt_str(v, vt_of(v, b)));
+            diag_help(v->ctx, d, "element-wise operations combine tiles of one layout; change "
+                                 "layouts through shared memory (store, a barrier, load)");
+            return 0;
         }
-        /* row broadcast: T[R, C] op T[R] */
-        if (ta->rank == 2 && tb->rank == 1 && vt_same_extent(v, ta, 0, tb, 0)) {
-            *out = *ta;
+        const Type *big = ta->rank >= tb->rank ? ta : tb, *small = big == ta ? tb : ta;
+        *out = *big;
+        if (!out->layout)
+            out->layout = small->layout, out->scope = small->scope;
+        if (same_shape(v, ta, tb))
             return 1;
-        }
-        if (ta->rank == 1 && tb->rank == 2 && vt_same_extent(v, ta, 0, tb, 0)) {
-            *out = *tb;
+        /* row broadcast T[R, C] op V[R]; column broadcast T[R, C] op W[1, C] */
+        if (big->rank == 2 && small->rank == 1 && vt_same_extent(v, big, 0, small, 0))
             return 1;
-        }
+        if (big->rank == 2 && small->rank == 2 && small->shape[0] == 1 &&
+            vt_same_extent(v, big, 1, small, 1))
+            return 1;
     }
     Diag *d = v_report(v, E0305, e, "shapes differ: %s and %s", vt_str(v, vt_of(v, a)),
                        vt_str(v, vt_of(v, b)));
@@ -275,6 +329,11 @@ static int unify(Ver *v, NodeId e, NodeId a, NodeId b, DType *out, int *untyped)
     DType w = widen(da, db);
     if (w != DT_NONE) {
         *out = w;
+        return 1;
+    }
+    /* reference code: integers convert to float where a float is expected (11.1) */
+    if (v->in_ref[e] && da != DT_BOOL && db != DT_BOOL && vt_is_float_dt(da) != vt_is_float_dt(db)) {
+        *out = vt_is_float_dt(da) ? da : db;
         return 1;
     }
     Diag *d = v_report(v, E0302, e, "operands have different types: %s and %s",
@@ -316,6 +375,37 @@ static TypeId binary(Ver *v, NodeId e)
     if (!value_ok(v, n->a) || !value_ok(v, n->b))
         return 0;
     uint16_t fl = ir_ops[n->op].flags;
+    for (int i = 0; i < 2; i++) {
+        NodeId x = i ? n->b : n->a;
+        if (T(v, x)->kind == TK_STAGE) {
+            Diag *d = v_report(v, E0306, x, "`%s` is a pipeline stage token: no arithmetic on "
+                               "tokens", v_text(v, x));
+            diag_help(v->ctx, d, "use the token only to index stage tiles and in pipeline calls; "
+                                 "keep a separate counter for arithmetic");
+            return 0;
+        }
+        if (storage_only((DType)T(v, x)->dtype) && !v->in_ref[e]) {
+            Diag *d = v_report(v, E0306, x, "%s has no arithmetic: convert it first, e.g. `f32(%s)`",
+                               ir_dtypes[T(v, x)->dtype].spelling, v_text(v, x));
+            (void)d;
+            return 0;
+        }
+    }
+    if (n->op == OP_POW) { /* x ^ e: in kernel code a small constant integer exponent */
+        int64_t c;
+        if (!v->in_ref[e] && (!v_const(v, n->b, &c) || c < 0 || c > 16)) {
+            Diag *d = v_report(v, E0306, n->b, "in kernel code `^` takes a constant integer "
+                               "exponent 0..16, found `%s`", v_text(v, n->b));
+            diag_help(v->ctx, d, "write `exp2(%s * log2(x))` or multiply out", v_text(v, n->b));
+            return 0;
+        }
+        const Type *tb0 = T(v, n->a);
+        if (vt_is_untyped(T(v, n->b)))
+            settle(v, n->b, v->in_ref[e] && !vt_is_int(T(v, n->b)) ? DT_F64 : DT_I32);
+        if (vt_is_untyped(tb0))
+            return vt_of(v, n->a);
+        return with_dtype(v, *tb0, (DType)tb0->dtype);
+    }
     Type shape;
     if (!merge_shape(v, e, n->a, n->b, &shape))
         return 0;
@@ -354,6 +444,11 @@ static TypeId binary(Ver *v, NodeId e)
     } else if (fl & (OF_ARITH | OF_CMP)) {
         if (dt == DT_BOOL && !(n->op == OP_EQ || n->op == OP_NE)) {
             v_report(v, E0306, e, "`%s` is not defined on bool", sp);
+            return 0;
+        }
+        if (n->op == OP_MOD && vt_is_float_dt(dt)) {
+            Diag *d = v_report(v, E0306, e, "`%%` is not defined on %s", ir_dtypes[dt].spelling);
+            diag_help(v->ctx, d, "use integers, or `x - y * f32(i32(x / y))`");
             return 0;
         }
     }
@@ -558,6 +653,37 @@ static int is_memory(const Type *t)
     return t->space == SP_GLOBAL || t->space == SP_SHARED;
 }
 
+/* a vector access slices only the innermost dim and moves 2, 4, 8 or 16 bytes */
+static int vector_access_ok(Ver *v, NodeId ref, const Type *val)
+{
+    if (val->kind != TK_VECTOR)
+        return 1;
+    const Node *n = N(v, ref);
+    int bytes = val->lanes * ir_dtype_bytes((DType)val->dtype);
+    if (bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
+        Diag *d = v_report(v, E0330, ref, "a vector access moves 2, 4, 8 or 16 bytes; `%s` is %u x "
+                           "%d = %d bytes", v_text(v, ref), val->lanes, ir_dtype_bytes((DType)val->dtype),
+                           bytes);
+        diag_help(v->ctx, d, "split it into accesses of %d elements",
+                  16 / ir_dtype_bytes((DType)val->dtype));
+        return 0;
+    }
+    if (n->op != OP_INDEX)
+        return 1;
+    const Type *b = T(v, n->a);
+    for (uint32_t i = 0; i + 1 < b->rank; i++) {
+        NodeId ix = i < n->n ? arg(v, ref, i) : 0;
+        if (!ix || N(v, ix)->op == OP_SLICE || N(v, ix)->op == OP_COLON) {
+            Diag *d = v_report(v, E0330, ix ? ix : ref, "a vector access slices the innermost "
+                               "dimension only; `%s` slices dimension %u of %u", v_text(v, ref), i,
+                               b->rank);
+            diag_help(v->ctx, d, "index the other dimensions with elements: `X[i, j : +L]`");
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static TypeId load_expr(Ver *v, NodeId e)
 {
     Node *n = N(v, e);
@@ -575,48 +701,47 @@ static TypeId load_expr(Ver *v, NodeId e)
         diag_help(v->ctx, d, "registers are read directly: drop `load`");
         return 0;
     }
-    if (r->rank > 0 && (r->shape[0] < 0 && r->rank == 1)) {
+    if (r->rank > 0 && r->shape[0] < 0) {
         v_report(v, E0310, n->a, "`load %s` reads a dimension of unknown extent", v_text(v, n->a));
         return 0;
     }
     Type val = view_value(r);
+    if (!vector_access_ok(v, n->a, &val))
+        return 0;
     int lanes = val.kind == TK_VECTOR ? val.lanes : 1;
-    if (n->b && known(v, n->b))
-        want_bool(v, n->b, "a load mask", lanes);
+    if (n->b && known(v, n->b)) {
+        const Type *mt = T(v, n->b);
+        if (val.kind == TK_TILE)
+            want_bool(v, n->b, "a tile load's mask (whole tile)", 1);
+        else
+            want_bool(v, n->b, "a load mask", mt->kind == TK_VECTOR ? lanes : 1);
+    }
     if (n->dtype == DT_NONE)
         return vt_intern(v, &val);
-    /* load ... as T: a converting load (same lane count) or a reinterpretation (same bytes) */
-    int64_t elems = val.kind == TK_TILE ? vt_elems(&val) : lanes;
-    int esz = ir_dtype_bytes((DType)val.dtype), asz = ir_dtype_bytes((DType)n->dtype);
+    /* load ... as T converts each element; the lane count stays */
     if (val.kind == TK_TILE) {
         if (n->lanes != 1) {
-            v_report(v, E0312, e, "`load ... as %s%s` of a tile: give a scalar dtype to convert "
-                     "each element", ir_dtypes[n->dtype].spelling, ir_fmt(v->ctx, "x%u", n->lanes));
+            v_report(v, E0312, e, "`load ... as %sx%u` of a tile: give a scalar dtype to convert "
+                     "each element", ir_dtypes[n->dtype].spelling, n->lanes);
             return 0;
         }
         val.dtype = n->dtype;
         return vt_intern(v, &val);
     }
-    if (n->lanes == lanes) {
+    if (n->lanes == lanes && (n->dtype == DT_BOOL) == (val.dtype == DT_BOOL)) {
         Type t = blank(lanes > 1 ? TK_VECTOR : TK_SCALAR);
         t.dtype = n->dtype;
         t.lanes = (uint8_t)lanes;
         return vt_intern(v, &t);
     }
-    if ((int64_t)n->lanes * asz == elems * esz) {
-        Type t = blank(TK_VECTOR);
-        t.dtype = n->dtype;
-        t.lanes = n->lanes;
-        return vt_intern(v, &t);
-    }
     const char *as = n->lanes > 1 ? ir_fmt(v->ctx, "%sx%u", ir_dtypes[n->dtype].spelling, n->lanes)
                                   : ir_dtypes[n->dtype].spelling;
-    Diag *d = v_report(v, E0312, e, "`load ... as %s` reads %lld element%s of %s (%lld bytes): %s "
-                       "has %u lane%s (%lld bytes)", as, (long long)elems, elems == 1 ? "" : "s",
-                       ir_dtypes[val.dtype].spelling, (long long)(elems * esz), as, n->lanes,
-                       n->lanes == 1 ? "" : "s", (long long)n->lanes * asz);
-    diag_help(v->ctx, d, "a converting load keeps the lane count (`as %sx%lld`); a "
-              "reinterpreting load keeps the bytes", ir_dtypes[n->dtype].spelling, (long long)elems);
+    Diag *d = v_report(v, E0312, e, "`load ... as %s` converts %d element%s of %s: %s has %u lane%s",
+                       as, lanes, lanes == 1 ? "" : "s", ir_dtypes[val.dtype].spelling, as, n->lanes,
+                       n->lanes == 1 ? "" : "s");
+    const char *fix = lanes > 1 ? ir_fmt(v->ctx, "%sx%d", ir_dtypes[n->dtype].spelling, lanes)
+                                : ir_dtypes[n->dtype].spelling;
+    diag_help(v->ctx, d, "a converting load keeps the lane count: `as %s`", fix);
     return 0;
 }
 
@@ -792,12 +917,12 @@ static TypeId builtin(Ver *v, NodeId e)
                          "dimension %d", name, vt_str(v, vt_of(v, a0)), i);
                 return 0;
             }
-        Type r = *t0;
+        Type r = *t0;   /* the view's logical shape; the target's layout decides (7.4) */
         r.space = SP_REG;
         r.swizzle = 0;
         r.align = 0;
         r.scope = SC_WARP;
-        if (t0->transposed != (n->op == OP_LDMATRIX_T)) {
+        if (t0->transposed) {
             int64_t s = r.shape[0];
             NodeId d = r.dims[0];
             r.shape[0] = r.shape[1], r.dims[0] = r.dims[1];
@@ -831,13 +956,15 @@ static TypeId builtin(Ver *v, NodeId e)
                 diag_help(v->ctx, d, "reduce across threads with reduce.warp.* or reduce.block.*");
             return 0;
         }
-        int keep = n->op == OP_ROWSUM || n->op == OP_ROWMAX || n->op == OP_ROWMIN ? 0 : 1;
         Type r = *t0;
-        r.rank = 1;
-        r.shape[0] = t0->shape[keep];
-        r.dims[0] = t0->dims[keep];
-        r.shape[1] = 0;
-        r.dims[1] = 0;
+        if (n->op == OP_ROWSUM || n->op == OP_ROWMAX || n->op == OP_ROWMIN) { /* -> [R] */
+            r.rank = 1;
+            r.shape[1] = 0;
+            r.dims[1] = 0;
+        } else { /* -> [1, C] */
+            r.shape[0] = 1;
+            r.dims[0] = 0;
+        }
         return vt_intern(v, &r);
     }
     if (fl & (OF_WARP | OF_BLOCK)) { /* reduce.warp.*, reduce.block.* */
@@ -978,7 +1105,9 @@ static TypeId name_expr(Ver *v, NodeId e)
         return v->t_i32;
     const Node *dn = N(v, d);
     switch (dn->op) {
-    case OP_PARAM: case OP_DIM: return v->t_uint;
+    case OP_PARAM: return v->t_uint;
+    case OP_DIM: return vt_scalar(v, DT_I64);
+    case OP_LET: return (dn->flags & NF_ERROR) ? 0 : dn->type;
     case OP_SUM: case OP_RMAX: case OP_RMIN: return v->t_i32;
     case OP_NAME: return dn->type ? dn->type : v->t_i32;   /* an implicit reference index */
     default: return (dn->flags & NF_ERROR) ? 0 : dn->type;
@@ -1027,7 +1156,7 @@ static TypeId value(Ver *v, NodeId e)
 {
     TypeId t = expr(v, e);
     if (t && vt_is_untyped(vt(v, t))) {
-        settle(v, e, default_dt(vt(v, t)));
+        settle(v, e, default_for(v, e));
         t = vt_of(v, e);
     }
     return t;
@@ -1071,6 +1200,11 @@ static TypeId type_node(Ver *v, NodeId tn, uint8_t space, NodeId decl)
             continue;
         }
         int64_t c;
+        if (!v_const(v, d, &c) && v->in_ref[decl]) {
+            t.shape[i] = -1;   /* reference arrays may have symbolic extents (11.1) */
+            t.dims[i] = d;
+            continue;
+        }
         if (!v_const(v, d, &c)) {
             Diag *dg = v_report(v, E0328, d, "extent `%s` of `%s` is not a compile-time constant",
                                 v_text(v, d), v_name(v, decl));
@@ -1120,6 +1254,16 @@ static int assignable(Ver *v, NodeId val, TypeId tdst, NodeId decl, const char *
         Diag *dg = v_report(v, code, val, "%s: expected %s, found %s", what, vt_str(v, tdst),
                             vt_str(v, vt_of(v, val)));
         v_note_decl(v, dg, decl, NULL);
+        return 0;
+    }
+    if (d->kind == TK_TILE && s->kind == TK_TILE && d->layout && s->layout && d->layout != s->layout &&
+        !(ir_dtypes[dd].bits == 16 && ((s->layout == LY_MMA && d->layout == LY_MMA_A) ||
+                                       (s->layout == LY_WGMMA && d->layout == LY_WGMMA_A)))) {
+        Diag *dg = v_report(v, E0335, val, "%s: layout %s cannot become layout %s in registers",
+                            what, ir_layout_names[s->layout], ir_layout_names[d->layout]);
+        v_note_decl(v, dg, decl, NULL);
+        diag_help(v->ctx, dg, "only mma -> mma_a and wgmma -> wgmma_a (16-bit results) stay in "
+                              "registers; otherwise go through shared memory (store, a barrier, load)");
         return 0;
     }
     DType sd = s->kind == TK_STAGE ? DT_I32 : (DType)s->dtype;
@@ -1191,33 +1335,40 @@ static void reg_decl(Ver *v, NodeId s)
     if (ty.kind == TK_TILE) {
         ty.layout = layout;
         ty.scope = scope ? scope : SC_THREAD;
-        if (layout == LY_WGMMA && ty.rank == 2 && ty.shape[0] != 64) {
-            Diag *d = v_report(v, E0319, n->a, "a wgmma accumulator holds 64 rows per warpgroup; "
-                               "`%s` has %lld", v_name(v, s), (long long)ty.shape[0]);
-            diag_help(v->ctx, d, "declare it as [64, N] in each warpgroup (a role over 2 "
-                                 "warpgroups computes 128 rows)");
-        } else if (layout == LY_WGMMA && ty.rank == 2 && (ty.shape[1] % 8 || ty.shape[1] > 256)) {
-            v_report(v, E0319, n->a, "a wgmma accumulator has N = 8..256 in steps of 8; `%s` has "
-                     "N = %lld", v_name(v, s), (long long)ty.shape[1]);
-        } else if (layout == LY_MMA && ty.rank == 2 && (ty.shape[0] % 16 || ty.shape[1] % 8)) {
-            v_report(v, E0319, n->a, "an mma accumulator is made of 16x8 blocks; `%s` is %lld x %lld",
-                     v_name(v, s), (long long)ty.shape[0], (long long)ty.shape[1]);
-        } else if ((layout == LY_WGMMA || layout == LY_MMA || layout == LY_MFMA || layout == LY_MMA_A ||
-                    layout == LY_MMA_B || layout == LY_MFMA_A || layout == LY_MFMA_B ||
-                    layout == LY_WGMMA_A) && ty.rank != 2 &&
-                   !(layout == LY_WGMMA || layout == LY_MMA || layout == LY_MFMA)) {
-            v_report(v, E0319, n->a, "layout `%s` is for 2-D tiles; `%s` has rank %u",
-                     ir_layout_names[layout], v_name(v, s), ty.rank);
+        int64_t m0 = ty.rank >= 1 ? ty.shape[0] : 0, n0 = ty.rank == 2 ? ty.shape[1] : 0;
+        int acc = layout == LY_WGMMA || layout == LY_MMA || layout == LY_MFMA;
+        const char *bad = NULL;
+        if (layout && layout != LY_ROWS && ty.rank != 2 && !(acc && ty.rank == 1))
+            bad = ir_fmt(v->ctx, "layout `%s` is for 2-D tiles (or [R] row vectors of an "
+                         "accumulator layout)", ir_layout_names[layout]);
+        else if (ty.rank == 2 && (layout == LY_WGMMA || layout == LY_WGMMA_A) && m0 % 64)
+            bad = ir_fmt(v->ctx, "a %s tile has 64 rows per instruction: [64·a, N]; `%s` has %lld "
+                         "rows", ir_layout_names[layout], v_name(v, s), (long long)m0);
+        else if (ty.rank == 2 && layout == LY_WGMMA && (n0 % 8 || n0 > 256))
+            bad = ir_fmt(v->ctx, "a wgmma accumulator has N = 8..256 in steps of 8; `%s` has "
+                         "N = %lld", v_name(v, s), (long long)n0);
+        else if (ty.rank == 2 && layout == LY_MMA && (m0 % 16 || n0 % 8))
+            bad = ir_fmt(v->ctx, "an mma accumulator is made of 16x8 fragments: [16·a, 8·b]; `%s` "
+                         "is [%lld, %lld]", v_name(v, s), (long long)m0, (long long)n0);
+        else if (ty.rank == 2 && layout == LY_MMA_A && m0 % 16)
+            bad = ir_fmt(v->ctx, "an mma_a fragment has 16·a rows; `%s` has %lld", v_name(v, s),
+                         (long long)m0);
+        else if (ty.rank == 2 && layout == LY_MMA_B && n0 % 8)
+            bad = ir_fmt(v->ctx, "an mma_b fragment is [K, 8·b]; `%s` has N = %lld", v_name(v, s),
+                         (long long)n0);
+        else if (ty.rank == 2 && layout == LY_MFMA && !((m0 % 32 == 0 && n0 % 32 == 0) ||
+                                                        (m0 % 16 == 0 && n0 % 16 == 0)))
+            bad = ir_fmt(v->ctx, "an mfma accumulator is [32·a, 32·b] or [16·a, 16·b]; `%s` is "
+                         "[%lld, %lld]", v_name(v, s), (long long)m0, (long long)n0);
+        if (bad) {
+            v_report(v, E0319, n->a, "%s", bad);
+            return;
         }
         const char *why = NULL;
         if (ty.scope == SC_WARPGROUP && !warpgroup_ctx(v, s, &why)) {
             Diag *d = v_report(v, E0318, s, "`%s` (layout %s) is owned by a warpgroup, but %s",
                                v_name(v, s), ir_layout_names[layout], why);
             diag_help(v->ctx, d, "declare it in a role of whole warpgroups (`role R: warpgroup N`)");
-        } else if (ty.scope == SC_BLOCK && v->role_of[s]) {
-            Diag *d = v_report(v, E0318, s, "`%s` has scope block but is declared in role `%s`",
-                               v_name(v, s), v_name(v, v->role_of[s]));
-            diag_help(v->ctx, d, "declare block-scope tiles outside roles");
         }
         t = vt_intern(v, &ty);
     }
@@ -1249,6 +1400,20 @@ static void shared_decl(Ver *v, NodeId s)
     Type ty = *vt(v, t);
     ty.swizzle = sw;
     ty.align = al;
+    if (sw && ty.rank >= 1 && ty.shape[ty.rank - 1] > 0) {
+        int64_t ib = ty.shape[ty.rank - 1] * ir_dtype_bytes((DType)ty.dtype);
+        if (ib % sw) {
+            Diag *d = v_report(v, E0334, s, "`swizzle %u` needs rows of a multiple of %u bytes; `%s` "
+                               "has rows of %lld bytes", sw, sw, v_name(v, s), (long long)ib);
+            int64_t fit = ib >= 128 ? 128 : ib >= 64 ? 64 : ib >= 32 ? 32 : 0;
+            if (fit && ib % fit == 0)
+                diag_help(v->ctx, d, "use `swizzle %lld`", (long long)fit);
+            else
+                diag_help(v->ctx, d, "make the innermost extent a multiple of %u elements",
+                          sw / ir_dtype_bytes((DType)ty.dtype));
+            return;
+        }
+    }
     if (ty.kind == TK_TILE && ty.lanes > 1) {
         Diag *d = v_report(v, E0328, n->a, "shared tiles hold scalars; `%s` has vector elements "
                            "%sx%u", v_name(v, s), ir_dtypes[ty.dtype].spelling, ty.lanes);
@@ -1450,7 +1615,8 @@ static void tc_stmt(Ver *v, NodeId s)
     (void)Ka;
     (void)Kb;
     /* dtypes: A and B agree; the accumulator is f32/f16/i32/f64 */
-    if (A->dtype != B->dtype) {
+    int fp8_mix = (A->dtype == DT_E4M3 || A->dtype == DT_E5M2) && (B->dtype == DT_E4M3 || B->dtype == DT_E5M2);
+    if (A->dtype != B->dtype && !fp8_mix) {
         Diag *d = v_report(v, E0316, s, "`%s` operands differ: A is %s, B is %s", nm,
                            ir_dtypes[A->dtype].spelling, ir_dtypes[B->dtype].spelling);
         diag_note(v->ctx, d, v_span(v, n->b), "A is %s", vt_str(v, ta));
@@ -1471,10 +1637,10 @@ static void tc_stmt(Ver *v, NodeId s)
     }
     /* wgmma: 64 rows per warpgroup; N = 8..256; K-major operands for non-16-bit types */
     if (op == OP_WGMMA) {
-        if (M > 0 && M != 64) {
-            Diag *d = v_report(v, E0315, n->a, "`wgmma` computes 64 rows per warpgroup; the "
+        if (M > 0 && M % 64) {
+            Diag *d = v_report(v, E0315, n->a, "`wgmma` computes 64 rows per instruction; the "
                                "accumulator has %lld", (long long)M);
-            diag_help(v->ctx, d, "split the rows over warpgroups: each holds [64, N]");
+            diag_help(v->ctx, d, "give each warpgroup [64, N] (or [64·a, N])");
             return;
         }
         if (Nn > 0 && (Nn % 8 || Nn > 256)) {
@@ -1518,6 +1684,39 @@ static int lvalue_ok(Ver *v, NodeId lv)
     return 1;
 }
 
+/* `f = ldmatrix(view)`: the target layout decides which dim must be contiguous (7.4) */
+static void ldmatrix_form(Ver *v, NodeId val, TypeId tdst)
+{
+    const Node *n = N(v, val);
+    if ((n->op != OP_LDMATRIX && n->op != OP_LDMATRIX_T) || n->n != 1)
+        return;
+    const Type *d = vt(v, tdst);
+    NodeId view = arg(v, val, 0);
+    int trans_view = T(v, view)->transposed;
+    if (d->layout != LY_MMA_A && d->layout != LY_WGMMA_A && d->layout != LY_MMA_B) {
+        Diag *dg = v_report(v, E0317, val, "`ldmatrix` fills mma_a, mma_b or wgmma_a fragments; "
+                            "the destination is %s", vt_str(v, tdst));
+        (void)dg;
+        return;
+    }
+    /* plain ldmatrix needs K contiguous: A [M, K] not transposed, B [K, N] a ^T view */
+    int k_contig = d->layout == LY_MMA_B ? trans_view : !trans_view;
+    int plain = n->op == OP_LDMATRIX;
+    if (plain == k_contig)
+        return;
+    const char *other = plain ? "ldmatrix.trans" : "ldmatrix";
+    Diag *dg = v_report(v, E0336, val, "`%s` into %s layout needs %s contiguous, but `%s` has %s "
+                        "contiguous", plain ? "ldmatrix" : "ldmatrix.trans", ir_layout_names[d->layout],
+                        plain ? "K" : (d->layout == LY_MMA_B ? "N" : "M"), v_text(v, view),
+                        k_contig ? "K" : (d->layout == LY_MMA_B ? "N" : "M"));
+    diag_help(v->ctx, dg, "use `%s(%s)`", other, v_text(v, view));
+    Span sp = v_span(v, val);
+    const SourceFile *f = sp.file < v->ctx->nfiles ? &v->ctx->files[sp.file] : NULL;
+    uint32_t len = plain ? 8 : 14;
+    if (f && sp.lo + len <= f->len && !strncmp(f->text + sp.lo, plain ? "ldmatrix" : "ldmatrix.trans", len))
+        diag_fixit(v->ctx, dg, (Span){sp.file, sp.lo, sp.lo + len}, other);
+}
+
 static void assign_stmt(Ver *v, NodeId s)
 {
     Node *n = N(v, s);
@@ -1530,7 +1729,8 @@ static void assign_stmt(Ver *v, NodeId s)
     NodeId decl = v_root_decl(v, n->a);
     const char *what = ir_fmt(v->ctx, "assignment to `%s`", v_text(v, n->a));
     if (n->sub == OP_NONE || n->sub == 0) {
-        assignable(v, n->b, tl, decl, what);
+        if (assignable(v, n->b, tl, decl, what))
+            ldmatrix_form(v, n->b, tl);
         return;
     }
     /* compound: x op= y is x = x op y with the same result type as x */
@@ -1595,42 +1795,30 @@ static void store_stmt(Ver *v, NodeId s)
         adapt(v, n->b, (DType)D->dtype);
         return;
     }
-    /* shapes: element dst = origin (scalar, vector along the last dim, or tile) */
+    /* shapes: an element takes a scalar, a vector slice a vector, a tile view a tile */
     const char *what = ir_fmt(v->ctx, "store to `%s`", v_text(v, n->a));
-    if (D->kind == TK_SCALAR && V->kind == TK_VECTOR) {
-        Diag *d = v_report(v, E0304, n->b, "%s: the destination is one %s element, the value is "
-                           "%s", what, ir_dtypes[D->dtype].spelling, vt_str(v, vt_of(v, n->b)));
-        diag_help(v->ctx, d, "store a vector to a slice: `X[..., i : +%u]`", V->lanes);
+    Type dv = view_value(D);
+    if (!vector_access_ok(v, n->a, &dv))
+        return;
+    int ok = dv.kind == V->kind && (dv.kind != TK_VECTOR || dv.lanes == V->lanes) &&
+             (dv.kind != TK_TILE || same_shape(v, &dv, V));
+    if (!ok) {
+        Diag *d = v_report(v, V->kind == TK_VECTOR && dv.kind == TK_VECTOR ? E0304 : E0313, n->b,
+                           "%s: the destination holds %s, the value is %s", what,
+                           vt_str(v, vt_intern(v, &dv)), vt_str(v, vt_of(v, n->b)));
+        v_note_decl(v, d, decl, NULL);
+        if (dv.kind == TK_SCALAR && V->kind == TK_VECTOR)
+            diag_help(v->ctx, d, "store a vector to a slice: `X[..., i : +%u]`", V->lanes);
+        else if (dv.kind == TK_SCALAR && V->kind == TK_TILE)
+            diag_help(v->ctx, d, "store a tile to a view of its shape: `X[r : +R, c : +C]`");
         return;
     }
-    if (D->kind == TK_SCALAR && V->kind == TK_TILE) { /* a tile stored at an origin */
-        const Type *R = vt(v, vt_of(v, decl));
-        if (decl && R->rank < V->rank) {
-            Diag *d = v_report(v, E0313, n->b, "%s: a %u-D tile into a tensor of rank %u", what,
-                               V->rank, R->rank);
-            v_note_decl(v, d, decl, NULL);
-            return;
-        }
-    } else if (D->kind != TK_SCALAR) {
-        Type dv = view_value(D);
-        int ok = dv.kind == V->kind && (dv.kind != TK_VECTOR || dv.lanes == V->lanes) &&
-                 (dv.kind != TK_TILE || same_shape(v, &dv, V));
-        if (!ok && D->kind == TK_TILE && V->kind == TK_VECTOR && D->rank == 1)
-            ok = D->shape[0] == V->lanes;
-        if (!ok) {
-            Diag *d = v_report(v, V->kind == TK_VECTOR ? E0304 : E0313, n->b,
-                               "%s: the destination holds %s, the value is %s", what,
-                               vt_str(v, vt_intern(v, &dv)), vt_str(v, vt_of(v, n->b)));
-            v_note_decl(v, d, decl, NULL);
-            return;
-        }
-    }
     DType sd = (DType)V->dtype, dd = (DType)D->dtype;
-    if (sd != dd && widen(sd, dd) != dd) {
+    if (sd != dd) { /* a store converts nothing (7.1) */
         const char *to = V->kind == TK_VECTOR ? ir_fmt(v->ctx, "%sx%u", ir_dtypes[dd].spelling, V->lanes)
                                              : ir_dtypes[dd].spelling;
-        Diag *d = v_report(v, E0313, n->b, "%s: the destination holds %s, the value is %s", what,
-                           ir_dtypes[dd].spelling, vt_str(v, vt_of(v, n->b)));
+        Diag *d = v_report(v, E0313, n->b, "%s: the destination holds %s, the value is %s (a store "
+                           "converts nothing)", what, ir_dtypes[dd].spelling, vt_str(v, vt_of(v, n->b)));
         v_note_decl(v, d, decl, NULL);
         if (sd != DT_BOOL && dd != DT_BOOL) {
             diag_help(v->ctx, d, "convert it: `%s(%s)`", to, v_text(v, n->b));
@@ -1695,14 +1883,24 @@ static void cp_async_stmt(Ver *v, NodeId s)
         v_note_decl(v, d, v_root_decl(v, n->a), NULL);
         return;
     }
-    /* a view source must match the destination's shape; an element source is an origin */
-    if (S->kind != TK_SCALAR) {
-        Type a = view_value(D), b = view_value(S);
-        if (!(a.kind == b.kind && a.lanes == b.lanes && (a.kind != TK_TILE || same_shape(v, &a, &b)))) {
-            v_report(v, E0305, n->b, "`cp.async`: the destination is %s, the source %s",
-                     vt_str(v, td), vt_str(v, ts));
-        }
+    /* per thread: an element or a vector slice on both sides, of the same size */
+    Type a = view_value(D), b = view_value(S);
+    if (a.kind == TK_TILE || b.kind == TK_TILE) {
+        NodeId at = a.kind == TK_TILE ? n->a : n->b;
+        Diag *d = v_report(v, E0611, at, "`cp.async` copies 4, 8 or 16 bytes per thread; `%s` is "
+                           "%s", v_text(v, at), vt_str(v, vt_of(v, at)));
+        diag_help(v->ctx, d, "give each thread its 16-byte piece: `cp.async Xs[r, c : +%d] <- "
+                  "X[gr, gc : +%d]`", 16 / ir_dtype_bytes((DType)D->dtype),
+                  16 / ir_dtype_bytes((DType)D->dtype));
+        return;
     }
+    if (a.kind != b.kind || a.lanes != b.lanes) {
+        v_report(v, E0305, n->b, "`cp.async`: the destination is %s, the source %s",
+                 vt_str(v, vt_intern(v, &a)), vt_str(v, vt_intern(v, &b)));
+        return;
+    }
+    if (!vector_access_ok(v, n->a, &a) || !vector_access_ok(v, n->b, &b))
+        return;
 }
 
 static void const_count(Ver *v, NodeId e, const char *what)
@@ -1749,9 +1947,10 @@ static void stmt(Ver *v, NodeId s)
             set(v, s, t);
         } else if (ti && !v_err(v, n->b)) {
             const Type *it = vt(v, ti);
-            if (vt_is_untyped(it))
+            int64_t c;
+            if (vt_is_untyped(it) && !v_const(v, n->b, &c))
                 ti = value(v, n->b);
-            set(v, s, ti);
+            set(v, s, ti);   /* a let of an untyped constant is an untyped constant (3.5) */
         }
         break;
     }
@@ -1837,7 +2036,8 @@ static void stmt(Ver *v, NodeId s)
         break;
     case OP_STMATRIX: stmatrix_stmt(v, s); break;
     case OP_BAR_SYNC: case OP_BAR_ARRIVE:
-        const_count(v, n->a, "a named barrier id");
+        expr(v, n->a);
+        want_int(v, n->a, "a named barrier id");
         expr(v, n->b);
         want_int(v, n->b, "a barrier thread count");
         break;
@@ -1890,7 +2090,7 @@ static void header(Ver *v)
         set(v, p, v->t_i32);
     }
     for (uint32_t i = 0; i < k->ndims; i++)
-        set(v, k->dims[i], v->t_i32);
+        set(v, k->dims[i], vt_scalar(v, DT_I64));
     for (uint32_t i = 0; i < k->nargs; i++) {
         NodeId a = k->args[i];
         NodeId tn = N(v, a)->a;
@@ -1973,9 +2173,8 @@ static void host_only(Ver *v, NodeId e, void *arg_)
 static void settle_all(Ver *v, NodeId e, void *arg_)
 {
     (void)arg_;
-    const Type *t = T(v, e);
-    if (vt_is_untyped(t))
-        settle(v, e, default_dt(t));
+    if (vt_is_untyped(T(v, e)))
+        settle(v, e, default_for(v, e));
 }
 
 void ver_types(Ver *v)

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "backend.h" /* rt__jit_spills */
 #include "rt.h"
 
 static bool contains(const char *s, const char *part) { return s && strstr(s, part); }
@@ -98,6 +99,30 @@ static void test_jit_log(void **state)
     assert_false(rt_jit_log_next(&cur, &m));
     cur = "";
     assert_false(rt_jit_log_next(&cur, &m));
+}
+
+static void test_jit_spills(void **state)
+{
+    (void)state;
+    const char *log =
+        "ptxas info    : Compiling entry function 'k2' for 'sm_90a'\n"
+        "ptxas info    : Function properties for k2\n"
+        "ptxas         .     48 bytes stack frame, 40 bytes spill stores, 36 bytes spill "
+        "loads\n"
+        "ptxas info    : Used 255 registers, used 0 barriers\n"
+        "ptxas info    : Function properties for k\n"
+        "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n";
+    int sp[3] = {-1, -1, -1};
+    assert_true(rt__jit_spills(log, "k2", sp));
+    assert_int_equal(sp[0], 48);
+    assert_int_equal(sp[1], 40);
+    assert_int_equal(sp[2], 36);
+    assert_true(rt__jit_spills(log, "k", sp)); /* not a prefix match on "k2" */
+    assert_int_equal(sp[0], 0);
+    assert_int_equal(sp[1], 0);
+    assert_int_equal(sp[2], 0);
+    assert_false(rt__jit_spills(log, "nosuch", sp));
+    assert_false(rt__jit_spills("", "k", sp));
 }
 
 static RtTmaDesc good_tma(void)
@@ -208,6 +233,7 @@ int main(void)
         cmocka_unit_test(test_median),
         cmocka_unit_test(test_stats),
         cmocka_unit_test(test_jit_log),
+        cmocka_unit_test(test_jit_spills),
         cmocka_unit_test(test_tma_check),
         cmocka_unit_test(test_open_cuda),
         cmocka_unit_test(test_open_hip),

@@ -262,6 +262,12 @@ static void check_func_info(RtDevice *dev, RtFunction *fn)
            fi.max_threads, fi.ptx_version, fi.binary_version);
     assert_in_range(fi.regs, 1, 255);
     assert_int_equal(fi.local_bytes, 0);
+    /* read from the JIT log; -1 when the driver's JIT cache served the module */
+    printf("vadd: spill stores %d, spill loads %d, stack %d bytes\n", fi.spill_store_bytes,
+           fi.spill_load_bytes, fi.stack_bytes);
+    assert_in_range(fi.spill_store_bytes + 1, 0, 1);
+    assert_in_range(fi.spill_load_bytes + 1, 0, 1);
+    assert_in_range(fi.stack_bytes + 1, 0, 1);
     assert_int_equal(fi.ptx_version, 80); /* .target sm_80 */
     const RtDeviceInfo *in = rt_info(dev);
     assert_int_equal(fi.binary_version, in->cc_major * 10 + in->cc_minor);
@@ -292,6 +298,31 @@ static void time_vadd(RtDevice *dev, Vadd *v, RtFunction *fn)
     opts.no_flush = true;
     CHECK_RT(dev, rt_time(dev, &l, 1, &opts, &warm, NULL));
     printf("vadd without L2 flush: median %.4f ms\n", warm.median_ms);
+}
+
+/* 12 MiB fit in L2: the flush should show. Printed, not asserted. */
+static void time_small_vadd(RtDevice *dev, RtFunction *fn)
+{
+    Vadd v;
+    vadd_setup(&v, dev, 1u << 20);
+    void *params[4];
+    RtLaunch l = vadd_launch(&v, fn, params);
+    RtTiming cold, warm;
+    RtTimeOpts opts = {.runs = 50};
+    CHECK_RT(dev, rt_time(dev, &l, 1, &opts, &cold, NULL));
+    opts.no_flush = true;
+    CHECK_RT(dev, rt_time(dev, &l, 1, &opts, &warm, NULL));
+    printf("vadd n=2^20: median %.4f ms with L2 flushed, %.4f ms with L2 warm\n",
+           cold.median_ms, warm.median_ms);
+    RtLaunch two[2] = {l, l}; /* two variants of a one-launch sequence */
+    opts.variants = 2;
+    CHECK_RT(dev, rt_time(dev, two, 1, &opts, &warm, NULL));
+    l.grid[0] = 1; /* one block: the events must not time the host */
+    opts.variants = 0;
+    CHECK_RT(dev, rt_time(dev, &l, 1, &opts, &warm, NULL));
+    printf("vadd, one block: median %.4f ms, min %.4f ms\n", warm.median_ms, warm.min_ms);
+    assert_true(warm.median_ms < 0.05);
+    vadd_free(&v);
 }
 
 static void check_load_errors(RtDevice *dev, RtModule *mod)
@@ -365,6 +396,7 @@ static void test_gpu_vadd(void **state)
     CHECK_RT(dev, rt_run(dev, &l));
     vadd_check(&v);
     time_vadd(dev, &v, fn);
+    time_small_vadd(dev, fn);
     check_load_errors(dev, mod);
     check_launch_errors(dev, fn, &v);
     CHECK_RT(dev, rt_memset_d8(dev, v.c, 0xff, (size_t)v.n * 4));

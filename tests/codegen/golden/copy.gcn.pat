@@ -1,0 +1,2 @@
+global_load_dwordx4
+global_store_dwordx4

@@ -1,0 +1,6 @@
+ds_bpermute_b32
+ds_swizzle_b32
+s_barrier
+v_exp_f32
+v_log_f32
+v_sqrt_f32

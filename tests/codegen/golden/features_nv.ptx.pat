@@ -1,0 +1,2 @@
+barrier\.arrive
+barrier\.sync\s+1, 256

@@ -1,0 +1,5 @@
+global_load_dwordx4
+global_store_dwordx4
+(ds_swizzle_b32|ds_bpermute_b32|_dpp)
+s_barrier
+v_rsq_f32

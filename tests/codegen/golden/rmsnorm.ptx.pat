@@ -1,0 +1,9 @@
+# one bf16x8 load per vector, butterfly warp reduction, one barrier, rsqrt.approx
+\.entry rmsnorm\(
+ld\.global(\.nc)?\.v4\.(u32|b32)
+shfl\.sync\.bfly\.b32
+bar\.sync
+rsqrt\.approx\.f32
+cvt\.rn\.bf16\.f32
+st\.global\.v4\.b32
+!\.local

@@ -1,0 +1,3 @@
+global_load_dwordx4
+global_store_dwordx4
+!scratch_

@@ -1,0 +1,815 @@
+/* bounds.c — every index of a global access (load, store, cp.async source) and
+ * of a shared/register tile with a constant shape is proven in bounds for all
+ * shapes the kernel's `assume`s allow.
+ *
+ * An index becomes a linear form over atoms (dims, loop variables, thread and
+ * block indices, stage tokens, opaque subterms such as `e / c` or `e % c`),
+ * with rational coefficients. To prove f <= 0 the prover repeatedly replaces
+ * the newest atom by its upper bound (positive coefficient) or lower bound
+ * (negative): loop ranges `lo .. hi step s` (tightened by congruences, so that
+ * i < N, i % VEC == 0 and N % VEC == 0 give i <= N - VEC), grid extents,
+ * block and role sizes, `e / c` <= e / c, `cdiv(e, c)` <= (e + c - 1) / c
+ * (exact when the assumes make e a multiple of c), `e % c` in [0, c - 1].
+ * What remains is linear in the dims, bounded by the assumes. Masks, enclosing
+ * `if`s, earlier `if ... { return }` guards and linear assumes are facts g <= 0:
+ * f <= 0 also holds when f - g <= 0 does. TMA accesses are not checked: the
+ * hardware zero-fills loads and clips stores outside the tensor.
+ * E0801: a global index not proven; E0802: a tile index not proven where its
+ * bound is a constant. The help proposes an `assume` that would make the
+ * proof go through, or a mask. */
+#include <string.h>
+#include "consteval.h"
+#include "sync.h"
+
+#define MAXTERM 16
+#define MAXFACT 24
+
+enum { A_NODE = 0, A_SPEC = 1 };
+
+typedef struct { uint32_t atom; int64_t c; } Term;  /* atom: node id, or 0x80000000 | SpecialReg */
+typedef struct { int64_t c0, den; Term t[MAXTERM]; int n, ok; } Lin;
+
+typedef struct {
+    SyK *s;
+    NodeId role;                    /* of the access */
+    Lin facts[MAXFACT]; int nfacts;
+    NodeId hyp_dim; int64_t hyp_mod; /* a hypothetical `assume D % m == 0` */
+    int depth;
+} Bx;
+
+#define SPEC(sr) (0x80000000u | (uint32_t)(sr))
+
+static int64_t gcd(int64_t a, int64_t b)
+{
+    if (a < 0) a = -a;
+    if (b < 0) b = -b;
+    while (b) {
+        int64_t t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static Lin lconst(int64_t c)
+{
+    Lin l;
+    memset(&l, 0, sizeof l);
+    l.c0 = c;
+    l.den = 1;
+    l.ok = 1;
+    return l;
+}
+
+static Lin latom(uint32_t atom)
+{
+    Lin l = lconst(0);
+    l.t[0].atom = atom;
+    l.t[0].c = 1;
+    l.n = 1;
+    return l;
+}
+
+static void lnorm(Lin *l)
+{
+    int64_t g = l->den;
+    g = gcd(g, l->c0);
+    int w = 0;
+    for (int i = 0; i < l->n; i++)
+        if (l->t[i].c)
+            l->t[w++] = l->t[i];
+    l->n = w;
+    for (int i = 0; i < l->n; i++)
+        g = gcd(g, l->t[i].c);
+    if (g > 1) {
+        l->den /= g;
+        l->c0 /= g;
+        for (int i = 0; i < l->n; i++)
+            l->t[i].c /= g;
+    }
+}
+
+/* a*x + b*y over a common denominator */
+static Lin lcomb(int64_t a, Lin x, int64_t b, Lin y)
+{
+    Lin r = lconst(0);
+    if (!x.ok || !y.ok)
+        return r.ok = 0, r;
+    int64_t ax, by, t;
+    if (__builtin_mul_overflow(x.den, y.den, &r.den) || __builtin_mul_overflow(a, y.den, &ax) ||
+        __builtin_mul_overflow(b, x.den, &by))
+        return r.ok = 0, r;
+    int64_t u, v;
+    if (__builtin_mul_overflow(ax, x.c0, &u) || __builtin_mul_overflow(by, y.c0, &v) ||
+        __builtin_add_overflow(u, v, &r.c0))
+        return r.ok = 0, r;
+    for (int pass = 0; pass < 2; pass++) {
+        const Lin *src = pass ? &y : &x;
+        int64_t m = pass ? by : ax;
+        for (int i = 0; i < src->n; i++) {
+            if (__builtin_mul_overflow(m, src->t[i].c, &t))
+                return r.ok = 0, r;
+            int j = 0;
+            while (j < r.n && r.t[j].atom != src->t[i].atom)
+                j++;
+            if (j == r.n) {
+                if (r.n == MAXTERM)
+                    return r.ok = 0, r;
+                r.t[r.n].atom = src->t[i].atom;
+                r.t[r.n++].c = 0;
+            }
+            if (__builtin_add_overflow(r.t[j].c, t, &r.t[j].c))
+                return r.ok = 0, r;
+        }
+    }
+    lnorm(&r);
+    return r;
+}
+
+static Lin ldiv(Lin x, int64_t d) /* x / d, d > 0 */
+{
+    if (__builtin_mul_overflow(x.den, d, &x.den))
+        x.ok = 0;
+    lnorm(&x);
+    return x;
+}
+
+/* ---- expressions to linear forms ---------------------------------------- */
+
+static Lin lin(Bx *b, NodeId e, int depth)
+{
+    SyK *s = b->s;
+    Lin bad = lconst(0);
+    bad.ok = 0;
+    int64_t c;
+    if (!e || depth > 64)
+        return bad;
+    Node *n = sy_node(s, e);
+    if (n->op != OP_NAME && sy_const(s, e, &c))
+        return lconst(c);
+    switch (n->op) {
+    case OP_SPECIAL:
+        if (n->sub == SR_NTHREADS) {
+            int64_t first, count;
+            return sy_role_range(s, b->role, &first, &count) ? lconst(count) : bad;
+        }
+        return latom(SPEC(n->sub));
+    case OP_NAME: {
+        NodeId d = sy_decl(s, e);
+        if (!d)
+            return bad;
+        Node *dn = sy_node(s, d);
+        if (dn->op == OP_PARAM)
+            return sy_const(s, e, &c) ? lconst(c) : bad;
+        if (dn->op == OP_LET && sy_token_kind(s, d) == OP_NONE)
+            return lin(b, dn->b, depth + 1);
+        return latom(d);
+    }
+    case OP_CAST: return lin(b, n->a, depth + 1);
+    case OP_NEG: return lcomb(-1, lin(b, n->a, depth + 1), 0, lconst(0));
+    case OP_ADD: return lcomb(1, lin(b, n->a, depth + 1), 1, lin(b, n->b, depth + 1));
+    case OP_SUB: return lcomb(1, lin(b, n->a, depth + 1), -1, lin(b, n->b, depth + 1));
+    case OP_MUL:
+        if (sy_const(s, n->b, &c))
+            return lcomb(c, lin(b, n->a, depth + 1), 0, lconst(0));
+        if (sy_const(s, n->a, &c))
+            return lcomb(c, lin(b, n->b, depth + 1), 0, lconst(0));
+        return latom(e);
+    case OP_SHL:
+        if (sy_const(s, n->b, &c) && c >= 0 && c < 40)
+            return lcomb((int64_t)1 << c, lin(b, n->a, depth + 1), 0, lconst(0));
+        return latom(e);
+    default:
+        return latom(e);
+    }
+}
+
+/* ---- congruences: value ≡ r (mod m); m == 0: exactly r ------------------- */
+
+typedef struct { int64_t r, m; } Cong;
+
+static Cong cong_lin(Bx *b, const Lin *l, int depth);
+
+static Cong cong_atom(Bx *b, uint32_t atom, int depth)
+{
+    SyK *s = b->s;
+    Cong none = {0, 1};
+    if (atom & 0x80000000u || depth > 16)
+        return none;
+    Node *n = sy_node(s, atom);
+    int64_t step = 1;
+    if (n->op == OP_DIM) {
+        int64_t mod = 1, lo = 0, hi = INT64_MAX;
+        sy_dim_facts(s, atom, &mod, &lo, &hi);
+        if (atom == b->hyp_dim)
+            mod = mod / gcd(mod, b->hyp_mod) * b->hyp_mod;
+        return (Cong){0, mod};
+    }
+    if (n->op == OP_FOR) {
+        if (n->c && !sy_const(s, n->c, &step))
+            return none;
+        Lin lo = lin(b, n->a, 0);
+        if (!lo.ok || lo.den != 1)
+            return none;
+        Cong c = cong_lin(b, &lo, depth + 1);
+        c.m = gcd(c.m, step);
+        if (c.m)
+            c.r = ((c.r % c.m) + c.m) % c.m;
+        return c;
+    }
+    return none;
+}
+
+static Cong cong_lin(Bx *b, const Lin *l, int depth)
+{
+    Cong c = {l->c0, 0};
+    if (l->den != 1)
+        return (Cong){0, 1};
+    for (int i = 0; i < l->n; i++) {
+        Cong a = cong_atom(b, l->t[i].atom, depth);
+        int64_t m;
+        if (__builtin_mul_overflow(a.m, l->t[i].c, &m))
+            return (Cong){0, 1};
+        c.m = gcd(c.m, m);
+        c.r += l->t[i].c * a.r;
+    }
+    if (c.m)
+        c.r = ((c.r % c.m) + c.m) % c.m;
+    return c;
+}
+
+/* ---- atom bounds ---------------------------------------------------------- */
+
+static Lin upper(Bx *b, Lin l, int depth);
+
+/* the bound of atom (upper when up), as a linear form; ok = 0 when unbounded */
+static Lin bound(Bx *b, uint32_t atom, int up, int alt)
+{
+    SyK *s = b->s;
+    Lin bad = lconst(0);
+    bad.ok = 0;
+    int64_t c, first, count;
+    if (atom & 0x80000000u) {
+        uint32_t sr = atom & 0xffffu;
+        if (sr == SR_BLOCK_X || sr == SR_BLOCK_Y || sr == SR_BLOCK_Z) {
+            uint32_t dim = sr - SR_BLOCK_X;
+            if (!up)
+                return lconst(0);
+            if (dim >= s->k->ngrid)
+                return lconst(0);
+            return lcomb(1, lin(b, s->k->grid[dim], 0), 1, lconst(-1));
+        }
+        if (!sy_role_range(s, b->role, &first, &count))
+            return bad;
+        switch (sr) {
+        case SR_THREAD_X: return lconst(up ? first + count - 1 : first);
+        case SR_THREAD_Y: case SR_THREAD_Z: return lconst(0);
+        case SR_LANE: return lconst(up ? 31 : 0);
+        case SR_WARP: return lconst(up ? (count + 31) / 32 - 1 : 0);
+        case SR_WG: return lconst(up ? (count + 127) / 128 - 1 : 0);
+        default: return bad;
+        }
+    }
+    Node *n = sy_node(s, atom);
+    switch (n->op) {
+    case OP_FOR: {
+        if (!up)
+            return lin(b, n->a, 0);
+        Lin hi = lcomb(1, lin(b, n->b, 0), 1, lconst(-1));
+        Lin lo = lin(b, n->a, 0);
+        if (!hi.ok || hi.den != 1)
+            return hi;
+        Cong ci = cong_atom(b, atom, 0), ch = cong_lin(b, &hi, 0);
+        int64_t g = gcd(ci.m, ch.m);
+        if (g > 1) { /* i <= hi and i ≡ r (mod g): i <= hi - ((hi - r) mod g) */
+            int64_t d = (((ch.r - ci.r) % g) + g) % g;
+            hi = lcomb(1, hi, 1, lconst(-d));
+        }
+        (void)lo;
+        return hi;
+    }
+    case OP_LET: case OP_VAR: { /* a stage token, or a token variable */
+        NodeId pipe = sy_token_pipe(s, atom);
+        if (!pipe || !sy_const(s, sy_node(s, pipe)->a, &c))
+            return bad;
+        return lconst(up ? c - 1 : 0);
+    }
+    case OP_DIV: case OP_SHR: {
+        if (!sy_const(s, n->b, &c) || c <= 0 || (n->op == OP_SHR && c > 40))
+            return bad;
+        int64_t d = n->op == OP_SHR ? (int64_t)1 << c : c;
+        Lin x = lin(b, n->a, 0);
+        Lin xb = lconst(0);
+        xb.ok = 0;
+        if (b->depth < 8) {
+            b->depth++;
+            xb = up ? upper(b, x, 0) : lcomb(-1, upper(b, lcomb(-1, x, 0, lconst(0)), 0), 0, lconst(0));
+            b->depth--;
+        }
+        if (xb.ok && !xb.n && xb.c0 >= 0) /* a constant numerator bound: floor exactly */
+            return lconst(xb.c0 / xb.den / d);
+        return up ? ldiv(x, d) : ldiv(lcomb(1, x, 1, lconst(-(d - 1))), d);
+    }
+    case OP_MOD:
+        if (!sy_const(s, n->b, &c) || c <= 0)
+            return bad;
+        return lconst(up ? c - 1 : 0);
+    case OP_BAND:
+        if (sy_const(s, n->b, &c) && c >= 0)
+            return lconst(up ? c : 0);
+        return bad;
+    case OP_CDIV: {
+        if (n->n != 2 || !sy_const(s, ir_list_at(s->k, n, 1), &c) || c <= 0)
+            return bad;
+        Lin x = lin(b, ir_list_at(s->k, n, 0), 0);
+        Cong cx = x.ok ? cong_lin(b, &x, 0) : (Cong){0, 1};
+        if (up && !(cx.m && cx.m % c == 0 && cx.r % c == 0))
+            x = lcomb(1, x, 1, lconst(c - 1));
+        return ldiv(x, c);
+    }
+    case OP_MIN: case OP_MAX:
+        if (n->n != 2 || (n->op == OP_MIN) != up)
+            return bad;
+        return lin(b, ir_list_at(s->k, n, alt ? 1 : 0), 0);
+    default:
+        return bad;
+    }
+}
+
+static uint32_t rank(SyK *s, uint32_t atom)
+{
+    if (atom & 0x80000000u)
+        return 0;
+    Node *n = sy_node(s, atom);
+    if (n->op == OP_FOR)
+        return n->a;
+    if (n->op == OP_LET)
+        return n->b;
+    return atom;
+}
+
+static int prove(Bx *b, Lin f, int depth);
+
+/* f <= 0 once only dims are left: dims at their bounds from the assumes */
+static int prove_dims(Bx *b, Lin f)
+{
+    SyK *s = b->s;
+    for (int i = 0; i < f.n; i++) {
+        uint32_t a = f.t[i].atom;
+        if (a & 0x80000000u || sy_node(s, a)->op != OP_DIM)
+            return 0;
+        int64_t mod = 1, lo = 0, hi = INT64_MAX, v;
+        sy_dim_facts(s, a, &mod, &lo, &hi);
+        v = f.t[i].c > 0 ? hi : lo;
+        if (v == INT64_MAX || __builtin_mul_overflow(v, f.t[i].c, &v) || __builtin_add_overflow(f.c0, v, &f.c0))
+            return 0;
+    }
+    return f.c0 < f.den; /* f is an integer: f < 1 means f <= 0 */
+}
+
+static int prove(Bx *b, Lin f, int depth)
+{
+    SyK *s = b->s;
+    if (!f.ok || depth > 48)
+        return 0;
+    int pick = -1;
+    for (int i = 0; i < f.n; i++) {
+        uint32_t a = f.t[i].atom;
+        if (!(a & 0x80000000u) && sy_node(s, a)->op == OP_DIM)
+            continue;
+        if (pick < 0 || rank(s, a) > rank(s, f.t[pick].atom))
+            pick = i;
+    }
+    if (pick < 0)
+        return prove_dims(b, f);
+    uint32_t a = f.t[pick].atom;
+    int64_t c = f.t[pick].c;
+    int alts = !(a & 0x80000000u) && (sy_node(s, a)->op == OP_MIN || sy_node(s, a)->op == OP_MAX) ? 2 : 1;
+    for (int alt = 0; alt < alts; alt++) {
+        Lin bd = bound(b, a, c > 0, alt);
+        if (!bd.ok)
+            continue;
+        Lin g = lcomb(1, f, -c, latom(a));
+        if (prove(b, lcomb(1, g, c, bd), depth + 1))
+            return 1;
+    }
+    return 0;
+}
+
+/* f <= 0 directly, or f - m*g <= 0 for a fact g <= 0 scaled to cancel a shared atom */
+static int prove_facts(Bx *b, Lin f)
+{
+    if (prove(b, f, 0))
+        return 1;
+    for (int i = 0; i < b->nfacts; i++) {
+        const Lin *g = &b->facts[i];
+        if (prove(b, lcomb(1, f, -1, *g), 0))
+            return 1;
+        for (int j = 0; j < g->n; j++)
+            for (int h = 0; h < f.n; h++) {
+                if (f.t[h].atom != g->t[j].atom || (f.t[h].c > 0) != (g->t[j].c > 0))
+                    continue;
+                /* m = (fc / fden) / (gc / gden) as a rational: scale f by gc*fden, g by fc*gden */
+                int64_t sf, sg;
+                if (__builtin_mul_overflow(g->t[j].c, f.den, &sf) || __builtin_mul_overflow(f.t[h].c, g->den, &sg))
+                    continue;
+                if (sf < 0) {
+                    sf = -sf;
+                    sg = -sg;
+                }
+                if (prove(b, lcomb(sf, f, -sg, *g), 0))
+                    return 1;
+            }
+    }
+    return 0;
+}
+
+/* ---- facts --------------------------------------------------------------- */
+
+/* g <= 0 with g ≡ r (mod m) tightens to g + ((m - r) mod m) <= 0:
+ * i < N with i % 8 == 0 and N % 8 == 0 gives i + 8 <= N */
+static void add_fact(Bx *b, Lin g)
+{
+    if (!g.ok || b->nfacts == MAXFACT)
+        return;
+    Cong c = cong_lin(b, &g, 0);
+    if (c.m > 1)
+        g = lcomb(1, g, 1, lconst((c.m - c.r % c.m) % c.m));
+    b->facts[b->nfacts++] = g;
+}
+
+static void facts_of(Bx *b, NodeId e, int neg, int depth)
+{
+    SyK *s = b->s;
+    if (!e || depth > 16)
+        return;
+    Node *n = sy_node(s, e);
+    if (n->op == OP_NOT) {
+        facts_of(b, n->a, !neg, depth + 1);
+        return;
+    }
+    if ((n->op == OP_AND && !neg) || (n->op == OP_OR && neg)) {
+        facts_of(b, n->a, neg, depth + 1);
+        facts_of(b, n->b, neg, depth + 1);
+        return;
+    }
+    uint16_t op = n->op;
+    if (neg)
+        op = op == OP_LT ? OP_GE : op == OP_GE ? OP_LT : op == OP_GT ? OP_LE : op == OP_LE ? OP_GT
+           : op == OP_EQ ? OP_NE : op == OP_NE ? OP_EQ : OP_NONE;
+    Lin x = lin(b, n->a, 0), y = lin(b, n->b, 0);
+    switch (op) {
+    case OP_LT: add_fact(b, lcomb(1, lcomb(1, x, -1, y), 1, lconst(1))); break;
+    case OP_LE: add_fact(b, lcomb(1, x, -1, y)); break;
+    case OP_GT: add_fact(b, lcomb(1, lcomb(1, y, -1, x), 1, lconst(1))); break;
+    case OP_GE: add_fact(b, lcomb(1, y, -1, x)); break;
+    case OP_EQ: add_fact(b, lcomb(1, x, -1, y)); add_fact(b, lcomb(1, y, -1, x)); break;
+    default: break;
+    }
+}
+
+static int ends_in_return(SyK *s, NodeId block)
+{
+    Node *n = sy_node(s, block);
+    return n->op == OP_BLOCK && n->n && sy_node(s, ir_list_at(s->k, n, n->n - 1))->op == OP_RETURN;
+}
+
+static NodeId block_of(SyK *s, NodeId st)
+{
+    NodeId up = s->up[st];
+    if (!up)
+        return s->k->body;
+    Node *u = sy_node(s, up);
+    if (u->op == OP_IF)
+        return s->in_else[st] ? u->c : u->b;
+    return u->d;
+}
+
+/* the facts that hold at statement st: enclosing ifs, earlier return guards */
+static void context_facts(Bx *b, NodeId st)
+{
+    SyK *s = b->s;
+    for (uint32_t i = 0; i < s->k->nassumes; i++)
+        facts_of(b, s->k->assumes[i], 0, 0);
+    for (NodeId cur = st; cur; cur = s->up[cur]) {
+        NodeId blk = block_of(s, cur);
+        Node *bn = sy_node(s, blk);
+        for (uint32_t i = 0; bn->op == OP_BLOCK && i < bn->n; i++) {
+            NodeId x = ir_list_at(s->k, bn, i);
+            if (x == cur)
+                break;
+            Node *xn = sy_node(s, x);
+            if (xn->op == OP_IF && !xn->c && ends_in_return(s, xn->b))
+                facts_of(b, xn->a, 1, 0);
+        }
+        NodeId up = s->up[cur];
+        if (up && sy_node(s, up)->op == OP_IF)
+            facts_of(b, sy_node(s, up)->a, s->in_else[cur], 0);
+    }
+}
+
+/* ---- printing a bound --------------------------------------------------- */
+
+/* the upper bound of l with every non-dim atom replaced by its bound */
+static Lin upper(Bx *b, Lin l, int depth)
+{
+    SyK *s = b->s;
+    for (int it = 0; it < 48 && l.ok; it++) {
+        int pick = -1;
+        for (int i = 0; i < l.n; i++) {
+            uint32_t a = l.t[i].atom;
+            if (!(a & 0x80000000u) && sy_node(s, a)->op == OP_DIM)
+                continue;
+            if (pick < 0 || rank(s, a) > rank(s, l.t[pick].atom))
+                pick = i;
+        }
+        if (pick < 0)
+            return l;
+        uint32_t a = l.t[pick].atom;
+        int64_t c = l.t[pick].c;
+        Lin bd = bound(b, a, c > 0, 0);
+        if (!bd.ok)
+            return bd;
+        l = lcomb(1, lcomb(1, l, -c, latom(a)), c, bd);
+    }
+    (void)depth;
+    l.ok = 0;
+    return l;
+}
+
+static const char *lin_str(SyK *s, Lin l)
+{
+    if (!l.ok)
+        return "an unbounded value";
+    char *out = "";
+    for (int i = 0; i < l.n; i++) {
+        const char *name = ir_symstr(s->ctx, sy_node(s, l.t[i].atom)->name);
+        int64_t c = l.t[i].c;
+        out = ir_fmt(s->ctx, "%s%s%s%s%s", out, *out ? (c < 0 ? " - " : " + ") : (c < 0 ? "-" : ""),
+                     c == 1 || c == -1 ? "" : ir_fmt(s->ctx, "%lld*", (long long)(c < 0 ? -c : c)), name, "");
+    }
+    if (l.c0 || !*out)
+        out = ir_fmt(s->ctx, "%s%s%lld", out, *out ? (l.c0 < 0 ? " - " : " + ") : "",
+                     (long long)(*out && l.c0 < 0 ? -l.c0 : l.c0));
+    if (l.den != 1)
+        out = ir_fmt(s->ctx, "(%s) / %lld", out, (long long)l.den);
+    return out;
+}
+
+/* ---- the check of one index -------------------------------------------- */
+
+typedef struct {
+    NodeId ref, ix;      /* the reference and the index expression (or SLICE) */
+    NodeId dim_expr;     /* the extent's expression (0: constant ext) */
+    int64_t ext;         /* constant extent, or -1 */
+    int dim;             /* which dimension */
+    int global;
+} Idx;
+
+/* start and inclusive end of an index */
+static void index_range(Bx *b, NodeId ix, Lin *lo, Lin *hi, int64_t *vec)
+{
+    Node *n = sy_node(b->s, ix);
+    int64_t e = 1;
+    *vec = 1;
+    if (n->op == OP_SLICE) {
+        *lo = lin(b, n->a, 0);
+        if (!sy_const(b->s, n->b, &e))
+            e = -1;
+        *vec = e;
+        *hi = e > 0 ? lcomb(1, *lo, 1, lconst(e - 1)) : lcomb(1, *lo, 1, lin(b, n->b, 0));
+        if (e <= 0)
+            *hi = lcomb(1, *hi, 1, lconst(-1));
+    } else {
+        *lo = lin(b, ix, 0);
+        *hi = *lo;
+    }
+}
+
+static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64_t vec)
+{
+    SyK *s = b->s;
+    const char *name = sy_text(s, sy_ref_base(s, x->ref));
+    const char *ext = x->dim_expr ? sy_text(s, x->dim_expr) : ir_fmt(s->ctx, "%lld", (long long)x->ext);
+    Lin hib = upper(b, hi, 0);
+    Diag *d = sy_report(s, x->global ? E0801 : E0802, x->ix, "index %d of `%s` may be out of bounds: %s", x->dim,
+                        name, low_fails ? "it can be negative" : ir_fmt(s->ctx, "it can reach %s, but the extent "
+                        "is %s", lin_str(s, hib), ext));
+    if (!d)
+        return;
+    diag_note(s->ctx, d, sy_span(s, x->ref), "dimension %d of `%s` has extent %s; the index covers %s%s", x->dim, name,
+              ext, sy_text(s, x->ix), vec > 1 ? ir_fmt(s->ctx, " (%lld elements)", (long long)vec) : "");
+    if (low_fails || !x->global) {
+        diag_help(s->ctx, d, "keep the index within 0 .. %s, or guard the access with `if`", ext);
+        return;
+    }
+    /* an assume that would make it provable */
+    NodeId dim = sy_decl(s, x->dim_expr);
+    int64_t cands[6] = {vec, 0, 0, 0, 0, 0};
+    int nc = vec > 1 ? 1 : 0;
+    for (uint32_t g = 0; g < s->k->ngrid; g++) {
+        Node *gn = sy_node(s, s->k->grid[g]);
+        int64_t c;
+        if (gn->op == OP_CDIV && gn->n == 2 && sy_const(s, ir_list_at(s->k, gn, 1), &c) && nc < 6)
+            cands[nc++] = c;
+    }
+    for (NodeId l = sy_loop_of(s, s->stmt_of[x->ix]); l && nc < 6; l = sy_loop_of(s, l)) {
+        int64_t c;
+        if (sy_node(s, l)->c && sy_const(s, sy_node(s, l)->c, &c) && c > 1)
+            cands[nc++] = c;
+    }
+    for (int i = 0; dim && sy_node(s, dim)->op == OP_DIM && i < nc; i++) {
+        if (cands[i] <= 1)
+            continue;
+        b->hyp_dim = dim;
+        b->hyp_mod = cands[i];
+        int ok = prove_facts(b, lcomb(1, hi, -1, lcomb(1, extent, 1, lconst(-1))));
+        b->hyp_dim = 0;
+        if (ok) {
+            diag_help(s->ctx, d, "if every %s is a multiple of %lld, say so: add `assume %s %% %lld == 0`", ext,
+                      (long long)cands[i], ext, (long long)cands[i]);
+            return;
+        }
+    }
+    Node *ixn = sy_node(s, x->ix);
+    if (ixn->op == OP_SLICE)
+        diag_help(s->ctx, d, "mask the access: `mask %s + %s <= %s`", sy_text(s, ixn->a), sy_text(s, ixn->b), ext);
+    else
+        diag_help(s->ctx, d, "mask the access: `mask %s < %s` (or guard it with `if`)", sy_text(s, x->ix), ext);
+}
+
+static void check_index(Bx *b, Idx *x, NodeId mask)
+{
+    SyK *s = b->s;
+    Node *ixn = sy_node(s, x->ix);
+    if (ixn->op == OP_COLON || (ixn->flags & NF_ERROR))
+        return;
+    Lin lo, hi, extent;
+    int64_t vec;
+    index_range(b, x->ix, &lo, &hi, &vec);
+    extent = x->dim_expr ? lin(b, x->dim_expr, 0) : lconst(x->ext);
+    if (!lo.ok || !hi.ok || !extent.ok)
+        return;
+    int nf = b->nfacts;
+    facts_of(b, mask, 0, 0);
+    int low = prove_facts(b, lcomb(-1, lo, 0, lconst(0)));
+    int high = prove_facts(b, lcomb(1, hi, -1, lcomb(1, extent, 1, lconst(-1))));
+    if (!x->global) { /* tiles: only where the bound is a constant that is out of the shape */
+        Lin u = upper(b, hi, 0), v = upper(b, lcomb(-1, lo, 0, lconst(0)), 0);
+        high = high || !u.ok || u.n || u.c0 / u.den <= x->ext - 1;
+        low = low || !v.ok || v.n || v.c0 <= 0;
+    }
+    if (!low || !high)
+        report(b, x, hi, extent, !low, vec);
+    b->nfacts = nf;
+}
+
+/* ---- references ------------------------------------------------------------ */
+
+static void check_ref(SyK *s, NodeId st, NodeId ref, NodeId mask)
+{
+    NodeId decl = sy_ref_decl(s, ref);
+    if (!decl)
+        return;
+    Node *d = sy_node(s, decl);
+    NodeId ty = d->a;
+    int global = d->op == OP_ARG && ty && sy_node(s, ty)->op == OP_GTYPE;
+    if (!global && !((d->op == OP_SHARED || d->op == OP_REG) && ty && sy_node(s, ty)->op == OP_TYPE))
+        return;
+    Node *t = sy_node(s, ty);
+    uint32_t rank = global ? t->sub : t->n;
+    if (!rank || rank > 8)
+        return;
+    NodeId dims[8];
+    uint32_t nd = rank;
+    for (uint32_t i = 0; i < rank; i++)
+        dims[i] = ir_list_at(s->k, t, i);
+    NodeId chain[16];
+    uint32_t nc = 0;
+    for (NodeId r = ref; r && nc < 16; r = sy_node(s, r)->a) {
+        uint16_t op = sy_node(s, r)->op;
+        if (op == OP_INDEX)
+            chain[nc++] = r;
+        else if (op == OP_NAME)
+            break;
+        else if (op != OP_TRANS && op != OP_CAST && op != OP_LOAD)
+            return;
+    }
+    Bx b;
+    memset(&b, 0, sizeof b);
+    b.s = s;
+    b.role = s->role[st];
+    context_facts(&b, st);
+    int dimno[8];
+    for (uint32_t i = 0; i < nd; i++)
+        dimno[i] = (int)i;
+    while (nc--) {
+        Node *ix = sy_node(s, chain[nc]);
+        NodeId out[8];
+        int outno[8];
+        uint32_t no = 0, j = 0;
+        for (; j < ix->n && j < nd; j++) {
+            NodeId e = ir_list_at(s->k, ix, j);
+            Idx x = {ref, e, dims[j], -1, dimno[j], global};
+            int64_t c;
+            if (!global || sy_const(s, dims[j], &c)) {
+                if (!sy_const(s, dims[j], &x.ext))
+                    return; /* symbolic tile extents: left to the type checker */
+                x.dim_expr = global ? dims[j] : 0;
+            }
+            check_index(&b, &x, mask);
+            Node *en = sy_node(s, e);
+            if (en->op == OP_COLON) {
+                outno[no] = dimno[j];
+                out[no++] = dims[j];
+            } else if (en->op == OP_SLICE) {
+                outno[no] = dimno[j];
+                out[no++] = en->b;
+            }
+        }
+        for (; j < nd; j++) {
+            outno[no] = dimno[j];
+            out[no++] = dims[j];
+        }
+        memcpy(dims, out, sizeof out);
+        memcpy(dimno, outno, sizeof outno);
+        nd = no;
+    }
+}
+
+typedef struct { NodeId st, skip; NodeId covered[32]; uint32_t ncovered; } RefCx;
+
+/* checks the chain rooted at ref once; its inner INDEX nodes are then covered */
+static void ref_once(SyK *s, RefCx *c, NodeId ref, NodeId mask)
+{
+    for (uint32_t i = 0; i < c->ncovered; i++)
+        if (c->covered[i] == ref)
+            return;
+    for (NodeId r = ref; r && c->ncovered < 32; r = sy_node(s, r)->a) {
+        uint16_t op = sy_node(s, r)->op;
+        if (op == OP_INDEX)
+            c->covered[c->ncovered++] = r;
+        else if (op != OP_TRANS && op != OP_CAST)
+            break;
+    }
+    check_ref(s, c->st, ref, mask);
+}
+
+static void ref_expr(SyK *s, NodeId e, void *u)
+{
+    RefCx *c = u;
+    Node *n = sy_node(s, e);
+    if (n->op == OP_LOAD) {
+        ref_once(s, c, n->a, n->b);
+        return;
+    }
+    /* a plain element or view of a shared/register tile: T[i, j] */
+    if (n->op == OP_INDEX) {
+        NodeId d = sy_ref_decl(s, e);
+        if (d && (sy_node(s, d)->op == OP_SHARED || sy_node(s, d)->op == OP_REG))
+            ref_once(s, c, e, 0);
+    }
+}
+
+static void ref_top(SyK *s, RefCx *c, NodeId e, NodeId mask)
+{
+    if (e)
+        ref_once(s, c, e, mask);
+}
+
+static void stmt_refs(SyK *s, NodeId st, void *u)
+{
+    Node *n = sy_node(s, st);
+    (void)u;
+    if (n->op == OP_REFERENCE || n->op == OP_ROLE || n->op == OP_FOR)
+        return;
+    RefCx c = {.st = st};
+    switch (n->op) {
+    case OP_STORE: ref_top(s, &c, n->a, n->c); c.skip = n->a; break;
+    case OP_CP_ASYNC: ref_top(s, &c, n->b, n->c); ref_top(s, &c, n->a, 0); c.skip = n->a; break;
+    case OP_TMA_LOAD: case OP_TMA_STORE: return; /* the hardware bounds-checks TMA */
+    case OP_ASSIGN: case OP_STMATRIX: ref_top(s, &c, n->a, 0); c.skip = n->a; break;
+    default: break;
+    }
+    if (n->op == OP_IF) {
+        sy_each_expr(s, n->a, ref_expr, &c);
+        return;
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        if (kids[i] && kids[i] != c.skip)
+            sy_each_expr(s, kids[i], ref_expr, &c);
+    for (uint32_t i = 0; i < n->n; i++)
+        sy_each_expr(s, ir_list_at(s->k, n, i), ref_expr, &c);
+}
+
+uint32_t ver_bounds(CakeCtx *ctx, Kernel *k)
+{
+    uint32_t before = ctx->nerrors;
+    if (!k || !k->body)
+        return 0;
+    SyK s;
+    sy_init(&s, ctx, k);
+    sy_each_stmt(&s, k->body, stmt_refs, NULL);
+    return ctx->nerrors - before;
+}

@@ -1,0 +1,275 @@
+/* caps.c — op legality per declared target: every use of a feature a declared
+ * target lacks (wgmma, TMA, cp.async, mma.sync, MFMA, ...), tensor-core shapes
+ * and dtypes a target has no instruction for, fragment layouts of the other
+ * vendor, warp-size-dependent lane numbers, fp8 conversions. Reports E04xx
+ * at the op with a note at the target clause and a help with the alternative. */
+#include <string.h>
+#include "vpriv.h"
+
+static Node *N(Ver *v, NodeId n) { return &v->k->nodes[n]; }
+
+/* what to write instead of `op` on target t */
+static const char *alternative(Op op, Target t)
+{
+    char vendor = ver_target(t)->vendor;
+    switch (op) {
+    case OP_WGMMA: case OP_WGMMA_WAIT:
+        if (vendor == 'a')
+            return "use MFMA on AMD targets (`mfma acc += a * b` with mfma/mfma_a/mfma_b fragments)";
+        if (t == TG_SM100A)
+            return "wgmma exists on sm_90a only; on sm_100a use mma.sync (`mma acc += a * b` with "
+                   "mma fragments) until TIR has tcgen05";
+        return "use mma.sync on sm_80 (`mma acc += a * b` with mma/mma_a/mma_b fragments loaded by "
+               "ldmatrix)";
+    case OP_TMA_LOAD:
+        return vendor == 'a' ? "load through registers (`load` + `store` into the shared tile)"
+                             : "use cp.async on sm_80 (`cp.async tile <- src`, `cp.async.commit`, "
+                               "`cp.async.wait N`) and a `sync` before reading the tile";
+    case OP_TMA_STORE: case OP_TMA_WAIT:
+        return "store from registers with `store` (or read the shared tile with `load` and store it)";
+    case OP_MMA:
+        return "use MFMA on AMD targets (`mfma acc += a * b` with mfma/mfma_a/mfma_b fragments)";
+    case OP_MFMA:
+        return "use mma.sync on NVIDIA targets (`mma acc += a * b`; wgmma on sm_90a)";
+    case OP_CP_ASYNC: case OP_CP_COMMIT: case OP_CP_WAIT:
+        return "load into registers and `store` into the shared tile, then `sync`";
+    case OP_LDMATRIX: case OP_LDMATRIX_T:
+        return "read shared memory with `load` (ds_read on AMD)";
+    case OP_STMATRIX:
+        return "write the fragment with `store`";
+    case OP_MB_EXPECT:
+        return "transaction counts need sm_90 (TMA); on sm_80 count arrivals with mbarrier.arrive";
+    case OP_MBARRIER: case OP_MB_ARRIVE: case OP_MB_WAIT:
+        return "synchronize with `sync` (s_barrier) on AMD targets";
+    case OP_FENCE_PROXY:
+        return vendor == 'a' ? "AMD has no async proxy: drop the fence"
+                             : "sm_80 has no async proxy (no TMA, no wgmma): drop the fence";
+    case OP_BAR_SYNC: case OP_BAR_ARRIVE:
+        return "AMD has one block barrier: use `sync`";
+    case OP_ROLE: case OP_PIPELINE:
+        return "v1 has no roles on AMD targets: let every wavefront run the same code, with `sync` "
+               "between the phases";
+    default:
+        return NULL;
+    }
+}
+
+static const char *op_word(Op op)
+{
+    switch (op) {
+    case OP_MMA: return "mma (mma.sync)";
+    case OP_TMA_LOAD: return "tma";
+    case OP_MBARRIER: return "mbarrier";
+    default: return ir_ops[op].spelling;
+    }
+}
+
+/* list of declared targets lacking `feature`, into mask; returns how many */
+static int lacking(Ver *v, uint32_t feature, int *mask)
+{
+    int n = 0;
+    for (int t = 0; t < TG__COUNT; t++) {
+        mask[t] = v->k->targets[t] && !ver_target_has((Target)t, feature);
+        n += mask[t];
+    }
+    return n;
+}
+
+static const char *target_list(Ver *v, const int *mask)
+{
+    char buf[128] = "";
+    size_t used = 0;
+    int cnt = 0, total = 0;
+    for (int t = 0; t < TG__COUNT; t++)
+        total += mask[t];
+    for (int t = 0; t < TG__COUNT; t++) {
+        if (!mask[t])
+            continue;
+        cnt++;
+        int w = snprintf(buf + used, sizeof buf - used, "%s%s", cnt == 1 ? "" : cnt == total ? " and " : ", ",
+                         ir_target_names[t]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return arena_strndup(&v->ctx->arena, buf, used);
+}
+
+/* notes at target clauses and one help per distinct alternative */
+static void explain(Ver *v, Diag *d, Op op, const int *mask, const char *why)
+{
+    const char *said[TG__COUNT] = {0};
+    int nsaid = 0;
+    for (int t = 0; t < TG__COUNT; t++) {
+        if (!mask[t])
+            continue;
+        diag_note(v->ctx, d, v->k->target_spans[t], "%s declared here%s", ir_target_names[t],
+                  why ? why : "");
+        const char *alt = alternative(op, (Target)t);
+        int dup = 0;
+        for (int i = 0; i < nsaid; i++)
+            dup |= alt && !strcmp(said[i], alt);
+        if (alt && !dup) {
+            diag_help(v->ctx, d, "%s", alt);
+            said[nsaid++] = alt;
+        }
+    }
+}
+
+static void check_feature(Ver *v, NodeId n)
+{
+    Op op = (Op)N(v, n)->op;
+    uint32_t f = ver_op_feature(op);
+    int mask[TG__COUNT];
+    if (!f || !lacking(v, f, mask))
+        return;
+    Diag *d = v_report(v, E0401, n, "`%s` needs %s, which %s does not have", op_word(op),
+                       ver_feature_name(f), target_list(v, mask));
+    explain(v, d, op, mask, NULL);
+}
+
+static void check_tc_shape(Ver *v, NodeId n)
+{
+    const Node *x = N(v, n);
+    if (v_err(v, n) || v_err(v, x->a) || v_err(v, x->b) || v_err(v, x->c))
+        return;
+    const Type *C = ver_type(v->k, x->a), *A = ver_type(v->k, x->b), *B = ver_type(v->k, x->c);
+    if (C->kind != TK_TILE || A->kind != TK_TILE || B->kind != TK_TILE || C->rank != 2 ||
+        A->rank != 2)
+        return;
+    Op op = (Op)x->op;
+    int64_t M = C->shape[0], Nn = C->shape[1];
+    int64_t K = A->transposed ? A->shape[0] : A->shape[1];
+    DType ab = (DType)A->dtype, acc = (DType)C->dtype;
+    int mask[TG__COUNT];
+    memset(mask, 0, sizeof mask);
+    int bad = 0;
+    for (int t = 0; t < TG__COUNT; t++) {
+        if (!v->k->targets[t] || !ver_target_has((Target)t, ver_op_feature(op)))
+            continue;  /* reported by check_feature */
+        if (!ver_tc_tile((Target)t, op, M, Nn, K, ab, acc)) {
+            mask[t] = 1;
+            bad++;
+        }
+    }
+    if (!bad)
+        return;
+    const char *nm = op == OP_WGMMA ? "wgmma" : op == OP_MMA ? "mma.sync" : "MFMA";
+    Diag *d = v_report(v, E0402, n, "%s has no instruction for %s x %s -> %s with a %lld x %lld x %lld "
+                       "tile on %s", nm, ir_dtypes[ab].spelling, ir_dtypes[ab].spelling,
+                       ir_dtypes[acc].spelling, (long long)M, (long long)Nn, (long long)K,
+                       target_list(v, mask));
+    for (int t = 0; t < TG__COUNT; t++) {
+        if (!mask[t])
+            continue;
+        char buf[512];
+        uint32_t cnt = ver_tc_describe((Target)t, op, ab, buf, sizeof buf);
+        diag_note(v->ctx, d, v->k->target_spans[t], "%s declared here", ir_target_names[t]);
+        if (cnt)
+            diag_help(v->ctx, d, "%s on %s: %s; make M, N and K multiples of one of them", nm,
+                      ir_target_names[t], buf);
+        else if ((ab == DT_E4M3 || ab == DT_E5M2) && !ver_target_has((Target)t, TF_FP8))
+            diag_help(v->ctx, d, "%s has no fp8 tensor cores (sm_89+/sm_90a, gfx942 have them): "
+                      "use bf16 or f16 inputs", ir_target_names[t]);
+        else
+            diag_help(v->ctx, d, "%s on %s has no %s inputs", nm, ir_target_names[t],
+                      ir_dtypes[ab].spelling);
+    }
+}
+
+static void check_layout(Ver *v, NodeId n)
+{
+    const Node *x = N(v, n);
+    if (!(x->flags & NF_HAS_LAYOUT) || v_err(v, n))
+        return;
+    uint8_t ly = x->v.attr.layout;
+    uint32_t need = ly == LY_WGMMA || ly == LY_WGMMA_A ? TF_WGMMA
+                  : ly == LY_MMA || ly == LY_MMA_A || ly == LY_MMA_B ? TF_MMA_SYNC
+                  : ly == LY_MFMA || ly == LY_MFMA_A || ly == LY_MFMA_B ? TF_MFMA : 0;
+    int mask[TG__COUNT];
+    if (!need || !lacking(v, need, mask))
+        return;
+    Diag *d = v_report(v, E0403, n, "layout `%s` is a %s fragment, which %s does not have",
+                       ir_layout_names[ly], ver_feature_name(need), target_list(v, mask));
+    explain(v, d, need == TF_WGMMA ? OP_WGMMA : need == TF_MMA_SYNC ? OP_MMA : OP_MFMA, mask, NULL);
+}
+
+static void check_lanes(Ver *v, NodeId n)
+{
+    const Node *x = N(v, n);
+    if (x->n != 2 || v_err(v, n))
+        return;
+    NodeId lane = ir_list_at(v->k, x, 1);
+    int64_t c;
+    if (!v_const(v, lane, &c))
+        return;
+    int mask[TG__COUNT] = {0}, bad = 0, ws = 0;
+    for (int t = 0; t < TG__COUNT; t++)
+        if (v->k->targets[t] && (c < 0 || c >= ver_target((Target)t)->warp_size)) {
+            mask[t] = 1;
+            bad++;
+            ws = ver_target((Target)t)->warp_size;
+        }
+    if (!bad)
+        return;
+    Diag *d = v_report(v, E0404, lane, "lane %s %lld is outside a %d-lane %s on %s",
+                       x->op == OP_SHFL_IDX ? "number" : "offset", (long long)c, ws,
+                       ws == 64 ? "wavefront" : "warp", target_list(v, mask));
+    explain(v, d, (Op)x->op, mask, ws == 32 ? " (32-lane warps)" : " (64-lane wavefronts)");
+    diag_help(v->ctx, d, "use reduce.warp.* for reductions that fit every warp size, or keep lane "
+                         "numbers below %d", ws);
+}
+
+static void check_fp8_cast(Ver *v, NodeId n)
+{
+    const Node *x = N(v, n);
+    if (v_err(v, n))
+        return;
+    DType to = (DType)x->dtype, from = (DType)ver_type(v->k, x->a)->dtype;
+    int fp8 = to == DT_E4M3 || to == DT_E5M2 || from == DT_E4M3 || from == DT_E5M2;
+    int mask[TG__COUNT];
+    if (!fp8 || !lacking(v, TF_FP8, mask))
+        return;
+    Diag *d = v_report(v, E0407, n, "conversion between %s and %s needs fp8 support, which %s does "
+                       "not have", ir_dtypes[from].spelling, ir_dtypes[to].spelling,
+                       target_list(v, mask));
+    explain(v, d, OP_CAST, mask, NULL);
+    diag_help(v->ctx, d, "fp8 conversions exist on sm_90a, sm_100a and gfx942; use bf16 elsewhere");
+}
+
+static void check_block_unit(Ver *v)
+{
+    int mask[TG__COUNT];
+    if (v->k->block_unit != UNIT_WARPGROUPS || !lacking(v, TF_WARPGROUPS, mask))
+        return;
+    Diag *d = diag_report(v->ctx, E0401, v->k->block_span, "`warpgroups` needs %s, which %s does not "
+                          "have", ver_feature_name(TF_WARPGROUPS), target_list(v, mask));
+    for (int t = 0; t < TG__COUNT; t++)
+        if (mask[t])
+            diag_note(v->ctx, d, v->k->target_spans[t], "%s declared here", ir_target_names[t]);
+    diag_help(v->ctx, d, "give the block size with `threads` (portable) or `warps`");
+}
+
+void ver_caps(Ver *v)
+{
+    if (!v->k->ntargets)
+        return;
+    check_block_unit(v);
+    for (NodeId n = 1; n < v->k->nnodes; n++) {
+        if (v->in_ref[n])
+            continue;  /* reference code runs on the CPU */
+        Op op = (Op)N(v, n)->op;
+        switch (op) {
+        case OP_MMA: case OP_WGMMA: case OP_MFMA:
+            check_feature(v, n);
+            check_tc_shape(v, n);
+            break;
+        case OP_REG: check_layout(v, n); break;
+        case OP_SHFL_XOR: case OP_SHFL_DOWN: case OP_SHFL_UP: case OP_SHFL_IDX:
+            check_lanes(v, n);
+            break;
+        case OP_CAST: check_fp8_cast(v, n); break;
+        default:
+            check_feature(v, n);
+            break;
+        }
+    }
+}
