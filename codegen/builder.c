@@ -1,6 +1,7 @@
 /* builder.c — the shared LLVM builder layer: target setup, module and
  * kernel creation, small LLVM helpers, verification, the O3 pipeline and
  * emission (PTX text, objects, code objects). cg_emit is the entry point. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <llvm-c/Analysis.h>
@@ -10,12 +11,10 @@
 int cg_link_hsaco(CakeCtx *ctx, const CgOptions *opt, const char *obj, size_t objlen,
                   char **out, size_t *outlen); /* lld.c */
 
-static int targets_ready;
+static pthread_once_t targets_once = PTHREAD_ONCE_INIT;
 
-static void init_targets(void)
+static void init_targets_once(void)
 {
-    if (targets_ready)
-        return;
     LLVMInitializeNVPTXTargetInfo();
     LLVMInitializeNVPTXTarget();
     LLVMInitializeNVPTXTargetMC();
@@ -24,7 +23,11 @@ static void init_targets(void)
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
-    targets_ready = 1;
+}
+
+static void init_targets(void)
+{
+    pthread_once(&targets_once, init_targets_once);
 }
 
 static const CgTarget *target_hooks(Target tg)
@@ -363,9 +366,11 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
     if (!opt->no_verify) {
         char *msg = NULL;
         if (LLVMVerifyModule(cg.mod, LLVMReturnStatusAction, &msg)) {
-            char *s = LLVMPrintModuleToString(cg.mod);
-            fprintf(stderr, "%s\n", s);
-            LLVMDisposeMessage(s);
+            if (getenv("CAKE_DUMP_BAD_LLVM")) { /* for the bug report */
+                char *s = LLVMPrintModuleToString(cg.mod);
+                fprintf(stderr, "%s\n", s);
+                LLVMDisposeMessage(s);
+            }
             ir_bug(ctx, "code generation produced invalid LLVM IR: %s", msg ? msg : "");
         }
         LLVMDisposeMessage(msg);

@@ -15,22 +15,15 @@
 #include "fe.h"
 #include "verify.h"
 
-enum { EXIT_OK = 0, EXIT_USER = 1, EXIT_BUG = 2, EXIT_DEVICE = 3 };
-
-typedef struct {
-    const char *command;     /* check, print, compile, cost, run */
-    const char *file;
-    const char *out, *target, *emit, *shape, *set, *reference;
-    int json, check, bench;
-    const char *dump_after;
-} Options;
+#include "driver.h"
 
 static const char usage[] =
     "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|ir]\n"
     "       cakec check FILE [--json]\n"
     "       cakec print FILE\n"
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--json]\n"
-    "       cakec run FILE [--shape ...] [--reference REF.tir] [--check] [--bench] [--json]\n"
+    "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
+    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--json]\n"
     "       cakec --help | --version\n"
     "options:\n"
     "  --json               print one JSON document with every diagnostic to stdout\n"
@@ -123,11 +116,12 @@ static void sort_diags(CakeCtx *ctx)
     }
 }
 
-static int finish(CakeCtx *ctx, const Options *o, int code)
+int drv_finish_with(CakeCtx *ctx, const Options *o, int code, void *extra)
 {
     sort_diags(ctx);
     if (o->json) {
-        char *s = fe_diags_json(ctx, o->command ? o->command : "cakec", ctx->nerrors == 0 && code == 0);
+        char *s = fe_diags_json_with(ctx, o->command ? o->command : "cakec",
+                                     ctx->nerrors == 0 && code == 0, extra);
         if (s) {
             puts(s);
             free(s);
@@ -135,15 +129,22 @@ static int finish(CakeCtx *ctx, const Options *o, int code)
     } else {
         int color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
         diag_print_text(ctx, stderr, color);
+        fe_json_delete(extra);
     }
+    fflush(stdout);
     return code;
+}
+
+int drv_finish(CakeCtx *ctx, const Options *o, int code)
+{
+    return drv_finish_with(ctx, o, code, NULL);
 }
 
 static int usage_error(CakeCtx *ctx, const Options *o, const char *msg)
 {
     Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "%s", msg);
     diag_help(ctx, d, "run `cakec --help` for the usage");
-    return finish(ctx, o, EXIT_USER);
+    return drv_finish(ctx, o, EXIT_USER);
 }
 
 /* ---- commands ----------------------------------------------------------- */
@@ -152,21 +153,24 @@ static int run_command(CakeCtx *ctx, Options *o)
 {
     uint32_t file = fe_load_file(ctx, o->file);
     if (file == UINT32_MAX)
-        return finish(ctx, o, EXIT_USER);
+        return drv_finish(ctx, o, EXIT_USER);
     int print = !strcmp(o->command, "print");
     Module *m = fe_compile(ctx, file, print ? "resolve" : NULL);
     if (ctx->nerrors)
-        return finish(ctx, o, EXIT_USER);
+        return drv_finish(ctx, o, EXIT_USER);
     if (print) {
         ir_print_module(ctx, m, stdout);
-        return finish(ctx, o, EXIT_OK);
+        return drv_finish(ctx, o, EXIT_OK);
     }
     if (!strcmp(o->command, "check"))
-        return finish(ctx, o, EXIT_OK);
-    /* compile, cost, run: the next stages plug in here */
-    Diag *d = diag_report(ctx, E0004, IR_NOSPAN, "code generation is not built yet");
-    diag_help(ctx, d, "`cakec check FILE` parses and verifies the kernel");
-    return finish(ctx, o, EXIT_USER);
+        return drv_finish(ctx, o, EXIT_OK);
+    if (!strcmp(o->command, "compile"))
+        return fe_cmd_compile(ctx, o, m);
+    if (!strcmp(o->command, "run"))
+        return fe_cmd_run(ctx, o, m);
+    Diag *d = diag_report(ctx, E0004, IR_NOSPAN, "the cost model is not built yet");
+    diag_help(ctx, d, "`cakec run FILE --bench` measures the kernel on a GPU");
+    return drv_finish(ctx, o, EXIT_USER);
 }
 
 static int take_value(int argc, char **argv, int *i, const char **dst)
@@ -218,6 +222,10 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         else if (opt_is(a, "--set")) dst = &o->set;
         else if (opt_is(a, "--reference")) dst = &o->reference;
         else if (opt_is(a, "--dump-after")) dst = &o->dump_after;
+        else if (opt_is(a, "--kernel")) dst = &o->kernel;
+        else if (opt_is(a, "--timeout")) dst = &o->timeout;
+        else if (opt_is(a, "--runs")) dst = &o->runs;
+        else if (opt_is(a, "--seed")) dst = &o->seed;
         if (dst) {
             if (!take_value(argc, argv, &i, dst))
                 return ir_fmt(ctx, "option `%s` needs a value", a);

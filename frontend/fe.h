@@ -15,6 +15,9 @@ uint32_t fe_resolve(CakeCtx *ctx, Module *m);
 /* Renders all diagnostics of ctx as the JSON document of the CLI contract
  * (docs/diagnostics.md, "JSON format"); a malloc'd string: free() it. */
 char *fe_diags_json(const CakeCtx *ctx, const char *command, int ok);
+/* The same with the members of `extra` (a cJSON object, consumed; NULL: none)
+ * added to the top-level object: a command's results, e.g. "check", "bench". */
+char *fe_diags_json_with(const CakeCtx *ctx, const char *command, int ok, void *extra);
 
 /* The compilation pipeline, one line per stage: parse, resolve, verify (and
  * later the passes and code generation). Stops after the first stage that
@@ -29,5 +32,7 @@ uint32_t fe_load_file(CakeCtx *ctx, const char *path);
 /* The cakec command line (frontend/main.c calls it). Returns the exit code:
  * 0 ok, 1 the input is wrong, 2 internal error, 3 device problem. */
 int fe_main(int argc, char **argv);
+
+void fe_json_delete(void *json);   /* cJSON_Delete for files without cJSON */
 
 #endif

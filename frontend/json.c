@@ -91,6 +91,11 @@ static cJSON *diag_json(const CakeCtx *ctx, const Diag *d)
 
 char *fe_diags_json(const CakeCtx *ctx, const char *command, int ok)
 {
+    return fe_diags_json_with(ctx, command, ok, NULL);
+}
+
+char *fe_diags_json_with(const CakeCtx *ctx, const char *command, int ok, void *extra)
+{
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "command", command ? command : "");
     cJSON_AddBoolToObject(root, "ok", ok);
@@ -99,7 +104,20 @@ char *fe_diags_json(const CakeCtx *ctx, const char *command, int ok)
     cJSON *list = cJSON_AddArrayToObject(root, "diagnostics");
     for (uint32_t i = 0; i < ctx->ndiags; i++)
         cJSON_AddItemToArray(list, diag_json(ctx, &ctx->diags[i]));
+    if (extra) { /* the command's own results: moved into the document */
+        cJSON *ex = extra;
+        while (ex->child) {
+            cJSON *item = cJSON_DetachItemViaPointer(ex, ex->child);
+            cJSON_AddItemToObject(root, item->string, item);
+        }
+        cJSON_Delete(ex);
+    }
     char *s = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
     return s;
+}
+
+void fe_json_delete(void *json)
+{
+    cJSON_Delete(json);
 }

@@ -262,7 +262,22 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         if (!sy_role_range(s, b->role, &first, &count))
             return bad;
         switch (sr) {
-        case SR_THREAD_X: return lconst(up ? first + count - 1 : first);
+        case SR_THREAD_X: {
+            int64_t hi = count - 1; /* role-relative; tightened by facts on warp or wg */
+            for (int i = 0; up && i < b->nfacts; i++) {
+                const Lin *g = &b->facts[i];
+                if (g->n != 1 || g->t[0].c <= 0 || !(g->t[0].atom & 0x80000000u))
+                    continue;
+                uint32_t fs = g->t[0].atom & 0xffffu;
+                int64_t unit = fs == SR_WARP ? 32 : fs == SR_WG ? 128 : fs == SR_THREAD_X ? 1 : 0;
+                if (!unit || -g->c0 < 0)
+                    continue;
+                int64_t lim = (-g->c0) / g->t[0].c; /* atom <= lim */
+                if (lim * unit + unit - 1 < hi)
+                    hi = lim * unit + unit - 1;
+            }
+            return lconst(up ? hi : 0);
+        }
         case SR_THREAD_Y: case SR_THREAD_Z: return lconst(0);
         case SR_LANE: return lconst(up ? 31 : 0);
         case SR_WARP: return lconst(up ? (count + 31) / 32 - 1 : 0);
@@ -358,7 +373,7 @@ static int prove_dims(Bx *b, Lin f)
         uint32_t a = f.t[i].atom;
         if (a & 0x80000000u || sy_node(s, a)->op != OP_DIM)
             return 0;
-        int64_t mod = 1, lo = 0, hi = INT64_MAX, v;
+        int64_t mod = 1, lo = 1, hi = INT64_MAX, v; /* a dim is at least 1 (no empty tensors) */
         sy_dim_facts(s, a, &mod, &lo, &hi);
         v = f.t[i].c > 0 ? hi : lo;
         if (v == INT64_MAX || __builtin_mul_overflow(v, f.t[i].c, &v) || __builtin_add_overflow(f.c0, v, &f.c0))
@@ -803,13 +818,21 @@ static void stmt_refs(SyK *s, NodeId st, void *u)
         sy_each_expr(s, ir_list_at(s->k, n, i), ref_expr, &c);
 }
 
+uint32_t sy_check_bounds(SyK *s)
+{
+    uint32_t before = s->ctx->nerrors;
+    for (NodeId i = 1; i < s->k->nnodes; i++) /* earlier errors: indices may be ill-typed; fix those first */
+        if (s->k->nodes[i].flags & NF_ERROR)
+            return 0;
+    sy_each_stmt(s, s->k->body, stmt_refs, NULL);
+    return s->ctx->nerrors - before;
+}
+
 uint32_t ver_bounds(CakeCtx *ctx, Kernel *k)
 {
-    uint32_t before = ctx->nerrors;
     if (!k || !k->body)
         return 0;
     SyK s;
     sy_init(&s, ctx, k);
-    sy_each_stmt(&s, k->body, stmt_refs, NULL);
-    return ctx->nerrors - before;
+    return sy_check_bounds(&s);
 }

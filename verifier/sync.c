@@ -3,19 +3,24 @@
  * tests/diag/sync/CODES.md lists the codes with a wrong and a fixed example). */
 #include "sync.h"
 
+uint32_t sy_check_all(SyK *s)
+{
+    uint32_t before = s->ctx->nerrors;
+    sy_check_diverge(s);
+    sy_check_pipes(s);
+    sy_check_mbars(s);
+    sy_check_races(s);
+    sy_check_proxy(s);
+    sy_check_cpasync(s);
+    sy_check_wgmma(s);
+    return s->ctx->nerrors - before;
+}
+
 uint32_t ver_sync(CakeCtx *ctx, Kernel *k)
 {
-    uint32_t before = ctx->nerrors;
     if (!k || !k->body)
         return 0;
     SyK s;
     sy_init(&s, ctx, k);
-    sy_check_diverge(&s);
-    sy_check_pipes(&s);
-    sy_check_mbars(&s);
-    sy_check_races(&s);
-    sy_check_proxy(&s);
-    sy_check_cpasync(&s);
-    sy_check_wgmma(&s);
-    return ctx->nerrors - before;
+    return sy_check_all(&s);
 }

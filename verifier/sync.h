@@ -45,9 +45,13 @@ static inline Span sy_span(const SyK *s, NodeId id) { return s->k->nodes[id].spa
 
 /* Reports diagnostic `code` at node `at` unless (code, at) was reported
  * already (fixpoint iterations visit statements more than once). Returns NULL
- * when suppressed; diag_note/diag_help accept only non-NULL. */
+ * or when an earlier check already reported an error on `at` (no follow-on
+ * errors). Returns NULL when suppressed; diag_note/diag_help need non-NULL. */
 Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+
+/* 1 when this checker reported `code` on a node inside role (0: outside roles) */
+int sy_reported_in(const SyK *s, DiagCode code, NodeId role);
 
 /* line of a node, for messages ("at line 12") */
 uint32_t sy_line(const SyK *s, NodeId id);
@@ -144,6 +148,8 @@ void sy_dim_facts(SyK *s, NodeId dim, int64_t *mod, int64_t *lo, int64_t *hi);
 const char *sy_sample_text(SyExec *x);
 
 /* ---- the checks (one file each) ----------------------------------------- */
+uint32_t sy_check_all(SyK *s);     /* sync.c: every synchronization check, in order */
+uint32_t sy_check_bounds(SyK *s);  /* bounds.c */
 void sy_check_pipes(SyK *s);
 void sy_check_mbars(SyK *s);
 void sy_check_races(SyK *s);

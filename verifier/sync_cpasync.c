@@ -32,6 +32,7 @@ typedef struct {
     int open;          /* copies issued since the last commit */
     NodeId last_wait, last_sync;
     int64_t last_wait_n;
+    long commit_at_wait;   /* groups committed when the last wait ran */
     int found;
 } Cp;
 
@@ -85,6 +86,8 @@ static const char *stage_text(Cp *c, const Slot *sl)
 
 static void on_read(Cp *c, NodeId st, NodeId ref)
 {
+    NodeId stmt = st;
+    st = ref; /* diagnostics point at the read itself */
     SyK *s = c->s;
     int t = tile_of(s, ref);
     if (t < 0)
@@ -95,7 +98,7 @@ static void on_read(Cp *c, NodeId st, NodeId ref)
         if (sl->tile != t || (stage >= 0 && sl->stage >= 0 && sl->stage != stage))
             continue;
         sl->read_epoch = c->epoch;
-        sl->read = st;
+        sl->read = stmt;
         if (sl->group < 0 || c->found)
             continue;
         Diag *d = NULL;
@@ -104,11 +107,18 @@ static void on_read(Cp *c, NodeId st, NodeId ref)
                           "`cp.async.wait` covers it (on %s)", stage_text(c, sl), sy_sample_text(c->x));
             if (d)
                 diag_help(s->ctx, d, "close the group with `cp.async.commit` after the copies, then wait for it");
+        } else if (sl->group >= c->done && (!c->last_wait || sl->group >= c->commit_at_wait)) {
+            d = sy_report(s, E0730, st, "this reads %s, written by cp.async group %ld, but no `cp.async.wait` "
+                          "after that group's commit covers it (on %s)", stage_text(c, sl), sl->group,
+                          sy_sample_text(c->x));
+            if (d)
+                diag_help(s->ctx, d, "wait for the group (`cp.async.wait N`, then `sync`) between its commit and "
+                          "this read");
         } else if (sl->group >= c->done) {
-            long need = c->ncommit - 1 - sl->group;
+            long need = c->commit_at_wait - 1 - sl->group;
             d = sy_report(s, E0730, st, "this reads %s, written by cp.async group %ld, but only groups before %ld "
-                          "are complete: %ld groups are committed and the last wait lets %lld stay in flight "
-                          "(on %s)", stage_text(c, sl), sl->group, c->done, c->ncommit,
+                          "are complete: %ld groups were committed at the last wait, which lets %lld stay in flight "
+                          "(on %s)", stage_text(c, sl), sl->group, c->done, c->commit_at_wait,
                           (long long)(c->last_wait ? c->last_wait_n : c->ncommit), sy_sample_text(c->x));
             if (d && c->last_wait)
                 diag_note(s->ctx, d, sy_span(s, c->last_wait), "this wait is too lax here");
@@ -204,6 +214,7 @@ static void cp_stmt(SyExec *x, NodeId st)
             c->done = c->ncommit - v;
         c->last_wait = st;
         c->last_wait_n = v;
+        c->commit_at_wait = c->ncommit;
         return;
     case OP_SYNC: case OP_BAR_SYNC:
         c->visible = c->done;

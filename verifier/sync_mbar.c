@@ -128,8 +128,8 @@ static void check_count(SyK *s, Bar *b)
                       "the extra arrivals complete phases early", (long long)total, bname(s, b), (long long)count);
     else
         d = sy_report(s, E0710, sy_node(s, b->decl)->b, "`%s` waits for %lld arrivals per phase, but only %lld "
-                      "threads arrive: its phase never completes (deadlock)", bname(s, b), (long long)count,
-                      (long long)total);
+                      "arrive%s: its phase never completes (deadlock)", bname(s, b), (long long)count,
+                      (long long)total, total == 1 ? "s" : "");
     if (!d)
         return;
     diag_note(s->ctx, d, sy_span(s, b->decl), "`%s` is declared with count %lld here", bname(s, b), (long long)count);
@@ -250,7 +250,7 @@ static void simulate_parity(SyK *s, Bar *b, NodeId w, NodeId loop)
     sy_exec_init(&x, s, 0);
     if (!sy_sample_dims(&x, 0) || !sy_eval(&x, l->a, &lo) || (l->c && !sy_eval(&x, l->c, &step)) || step <= 0)
         return;
-    if (!sy_eval(&x, l->b, &hi))
+    if (!sy_const(s, l->b, &hi)) /* a dynamic loop: check the pattern, whatever the trip count */
         hi = lo + 64 * step;
     int uses[64] = {0};
     for (int64_t k = lo, it = 0; k < hi && it < 4 * nelem + 4; k += step, it++) {

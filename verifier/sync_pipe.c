@@ -67,6 +67,17 @@ static NodeId member_site(SyK *s, NodeId pipe, Op op)
     return f.found;
 }
 
+/* a member already reported (here or by the type checker) */
+static int bad_member(SyK *s, NodeId member)
+{
+    if (sy_node(s, member)->flags & NF_ERROR)
+        return 1;
+    for (uint32_t i = 0; i < s->nreported; i++)
+        if (s->reported[i] == ((uint64_t)E0703 << 32 | member))
+            return 1;
+    return 0;
+}
+
 /* E0703: a member used outside the side of the pipeline it belongs to */
 static int check_side(SyK *s, NodeId role, NodeId member)
 {
@@ -102,7 +113,7 @@ static int want_token(Pipes *p, NodeId at, NodeId e, NodeId pipe, Op side, const
     NodeId tpipe = let ? sy_token_pipe(s, let) : 0;
     if (let && tpipe == pipe && sy_token_kind(s, let) == side)
         return tok_index(p, let);
-    if (let && sy_node(s, let)->op == OP_LET && (sy_node(s, sy_node(s, let)->b)->flags & NF_ERROR))
+    if (let && sy_node(s, let)->op == OP_LET && bad_member(s, sy_node(s, let)->b))
         return -1; /* its acquire/wait was already reported */
     Diag *d;
     if (!let)
@@ -123,14 +134,15 @@ static int want_token(Pipes *p, NodeId at, NodeId e, NodeId pipe, Op side, const
     return -1;
 }
 
-typedef struct { Pipes *p; PState *ps; NodeId st; } UseCx;
+typedef struct { Pipes *p; PState *ps; NodeId st; int done; } UseCx;
 
 static void check_use(SyK *s, NodeId e, void *u)
 {
     UseCx *c = u;
     int t = tok_index(c->p, sy_token_let(s, e));
-    if (t < 0 || !(c->ps->st[t] & T_DONE))
+    if (t < 0 || !(c->ps->st[t] & T_DONE) || c->done)
         return;
+    c->done = 1; /* once per statement */
     NodeId let = c->p->tok[t];
     int prod = sy_token_kind(s, let) == OP_P_ACQUIRE;
     Diag *d = sy_report(s, E0708, e, "stage `%s` is used after it was %s%s", sy_text(s, e),
@@ -214,7 +226,7 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
         ps->st[t] = T_DONE;
         return;
     }
-    UseCx c = {p, ps, st};
+    UseCx c = {p, ps, st, 0};
     if (n->op == OP_STORE || n->op == OP_ASSIGN || n->op == OP_STMATRIX || n->op == OP_CP_ASYNC ||
         n->op == OP_TMA_LOAD) {
         NodeId ix = sy_ref_index0(s, n->a), tok = sy_token_let(s, ix);
@@ -268,8 +280,8 @@ static void report_held(Pipes *p, int t, NodeId where, uint8_t bits)
     int prod = sy_token_kind(s, let) == OP_P_ACQUIRE;
     const char *name = ir_symstr(s->ctx, sy_node(s, let)->name);
     Diag *d;
-    if (!pipe)
-        return;
+    if (!pipe || sy_reported_in(s, E0750, p->role))
+        return; /* divergent control in this role was reported: paths are not meaningful */
     if (prod) {
         d = sy_report(s, E0701, let, "stage `%s` of pipeline `%s` is acquired but never filled or committed%s",
                       name, pname(s, pipe), bits & (T_DONE | T_FILLED) ? " on some path" : "");
@@ -388,7 +400,7 @@ static void check_trips(SyK *s, NodeId pipe)
 {
     NodeId prod = producer(s, pipe), cons = consumer(s, pipe);
     NodeId bad_a = member_site(s, pipe, OP_P_ACQUIRE), bad_w = member_site(s, pipe, OP_P_WAIT);
-    if (!prod || !cons || (bad_a && sy_node(s, bad_a)->flags & NF_ERROR) || (bad_w && sy_node(s, bad_w)->flags & NF_ERROR))
+    if (!prod || !cons || (bad_a && bad_member(s, bad_a)) || (bad_w && bad_member(s, bad_w)))
         return; /* members in the wrong role were reported already */
     for (int i = 0; i < SY_NSAMPLES; i++) {
         const char *shape = "";

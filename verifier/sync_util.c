@@ -118,6 +118,8 @@ Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
     for (uint32_t i = 0; i < s->nreported; i++)
         if (s->reported[i] == key)
             return NULL;
+    if (at && (sy_node(s, at)->flags & NF_ERROR))
+        return NULL; /* an earlier check reported this node: no follow-on errors */
     if (s->nreported == s->capreported) {
         uint32_t cap = s->capreported ? s->capreported * 2 : 16;
         s->reported = arena_realloc(&s->ctx->arena, s->reported, s->capreported * sizeof *s->reported,
@@ -130,8 +132,15 @@ Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
     char *msg = ir_vfmt(s->ctx, fmt, ap);
     va_end(ap);
     Diag *d = diag_report(s->ctx, code, sy_span(s, at), "%s", msg);
-    sy_node(s, at)->flags |= NF_ERROR;
     return d->msg ? d : NULL;
+}
+
+int sy_reported_in(const SyK *s, DiagCode code, NodeId role)
+{
+    for (uint32_t i = 0; i < s->nreported; i++)
+        if ((s->reported[i] >> 32) == (uint64_t)code && s->role[s->stmt_of[(NodeId)s->reported[i]]] == role)
+            return 1;
+    return 0;
 }
 
 uint32_t sy_line(const SyK *s, NodeId id)

@@ -1072,19 +1072,10 @@ static TypeId pipe_member(Ver *v, NodeId e)
         st.dims[0] = pipe;
         return vt_intern(v, &st);
     }
-    if (n->n == 1) {
+    if (n->n == 1) {  /* whose token it is: the sync check (E0706) */
         NodeId s = arg(v, e, 0);
-        if (known(v, s)) {
-            const Type *ts = T(v, s);
-            if (ts->kind == TK_STAGE && ts->dims[0] != pipe) {
-                Diag *d = v_report(v, E0322, s, "`%s` is a stage of pipeline `%s`, used with `%s`",
-                                   v_text(v, s), v_name(v, ts->dims[0]), v_name(v, pipe));
-                diag_help(v->ctx, d, "use the stage `%s.%s()` returned", v_name(v, pipe),
-                          n->op == OP_P_COMMIT || n->op == OP_P_FULL ? "acquire" : "wait");
-            } else {
-                want_int(v, s, "a pipeline stage");
-            }
-        }
+        if (known(v, s) && T(v, s)->kind != TK_STAGE)
+            want_int(v, s, "a pipeline stage");
     }
     if (n->op == OP_P_FULL || n->op == OP_P_EMPTY) {
         Type mb = blank(TK_MBARRIER);

@@ -1,0 +1,357 @@
+/* commands.c — the cakec commands past `check`: `cakec FILE` (compile and
+ * emit) and `cakec run` (check against the reference, bench), on libcake. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "fe.h"
+#include "driver.h"
+#include "../runtime/cake.h"
+#include "../passes/passes.h"
+#include "../codegen/cg.h"
+
+/* ---- target selection ------------------------------------------------------ */
+
+static int first_target(const Module *m, Target *tg)
+{
+    for (uint32_t i = 0; i < m->nkernels; i++)
+        for (int t = 0; t < TG__COUNT; t++)
+            if (m->kernels[i]->targets[t]) {
+                *tg = (Target)t;
+                return 1;
+            }
+    *tg = TG_SM90A;
+    return 1;
+}
+
+static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *tg)
+{
+    if (!o->target)
+        return first_target(m, tg);
+    if (ir_lookup_target(o->target, strlen(o->target), tg))
+        return 1;
+    Diag *d = diag_report(ctx, E0112, IR_NOSPAN, "unknown target `%s`", o->target);
+    diag_help(ctx, d, "targets: sm_80, sm_90a, sm_100a, gfx90a, gfx942");
+    return 0;
+}
+
+/* the device's arch picks among the kernel's targets: sm_90 runs sm_90a or sm_80 code */
+static Target device_target(const Module *m, const RtDeviceInfo *info)
+{
+    const Kernel *k = m->nkernels ? m->kernels[0] : NULL;
+    static const Target nv[] = {TG_SM100A, TG_SM90A, TG_SM80};
+    if (info->backend == RT_HIP)
+        return strstr(info->arch, "gfx90a") ? TG_GFX90A : TG_GFX942;
+    int cc = info->cc_major * 10 + info->cc_minor;
+    for (int i = 0; i < 3; i++) {
+        int need = nv[i] == TG_SM100A ? 100 : nv[i] == TG_SM90A ? 90 : 80;
+        if (cc >= need && (!k || k->targets[nv[i]] || !k->ntargets) && (cc / 10 == need / 10 || nv[i] == TG_SM80))
+            return nv[i];
+    }
+    return TG_SM80;
+}
+
+/* ---- cakec FILE [-o OUT] [--target T] [--emit E] ------------------------------ */
+
+static int emit_kind(CakeCtx *ctx, const char *emit, Target tg, CgEmit *what)
+{
+    int amd = tg == TG_GFX90A || tg == TG_GFX942;
+    if (!emit)
+        *what = amd ? CG_EMIT_HSACO : CG_EMIT_PTX;
+    else if (!strcmp(emit, "ptx") || !strcmp(emit, "asm"))
+        *what = CG_EMIT_PTX;
+    else if (!strcmp(emit, "llvm"))
+        *what = CG_EMIT_LLVM;
+    else if (!strcmp(emit, "hsaco") && amd)
+        *what = CG_EMIT_HSACO;
+    else if (!strcmp(emit, "obj"))
+        *what = CG_EMIT_OBJ;
+    else {
+        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "cannot emit `%s` for target %s", emit,
+                              ir_target_names[tg]);
+        diag_help(ctx, d, "--emit ptx|llvm|ir for NVIDIA targets, --emit hsaco|obj|ptx|llvm|ir for AMD");
+        return 0;
+    }
+    return 1;
+}
+
+static int write_output(CakeCtx *ctx, const char *path, const char *data, size_t len)
+{
+    FILE *f = path ? fopen(path, "wb") : stdout;
+    if (!f || fwrite(data, 1, len, f) != len) {
+        diag_report(ctx, E0001, IR_NOSPAN, "cannot write `%s`", path ? path : "<stdout>");
+        if (f && f != stdout)
+            fclose(f);
+        return 0;
+    }
+    if (f != stdout)
+        fclose(f);
+    return 1;
+}
+
+int fe_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
+{
+    Target tg;
+    CgEmit what;
+    if (!pick_target(ctx, o, m, &tg))
+        return drv_finish(ctx, o, EXIT_USER);
+    int emit_ir = o->emit && !strcmp(o->emit, "ir");
+    if (!emit_ir && !emit_kind(ctx, o->emit, tg, &what))
+        return drv_finish(ctx, o, EXIT_USER);
+    ShapeEnv env;
+    shape_env_clear(&env);
+    char err[256];
+    if (o->set && m->nkernels && !shape_env_parse(ctx, m->kernels[0], &env, o->set, err, sizeof err)) {
+        diag_report(ctx, E0002, IR_NOSPAN, "--set: %s", err);
+        return drv_finish(ctx, o, EXIT_USER);
+    }
+    VerEnv view = shape_env_view(&env);
+    if (pass_run_all(ctx, m, NULL, tg, &view))
+        return drv_finish(ctx, o, EXIT_USER);
+    if (emit_ir) {
+        FILE *f = o->out ? fopen(o->out, "w") : stdout;
+        if (!f)
+            return drv_finish(ctx, o, EXIT_USER);
+        ir_print_module(ctx, m, f);
+        if (f != stdout)
+            fclose(f);
+        return drv_finish(ctx, o, EXIT_OK);
+    }
+    if ((what == CG_EMIT_HSACO || what == CG_EMIT_OBJ) && !o->out && isatty(fileno(stdout))) {
+        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "a binary code object needs `-o FILE`");
+        diag_help(ctx, d, "write it to a file: `-o kernel.hsaco`");
+        return drv_finish(ctx, o, EXIT_USER);
+    }
+    CgOptions opt = {.opt_level = 3};
+    char *out = NULL;
+    size_t len = 0;
+    int rc = cg_emit(ctx, m, NULL, tg, what, &opt, &out, &len);
+    if (rc == 2)
+        ir_bug(ctx, "%s", ctx->bug_msg ? ctx->bug_msg : "code generation failed");
+    if (rc == 0 && !write_output(ctx, o->out, out, len))
+        rc = 1;
+    free(out);
+    return drv_finish(ctx, o, rc == 0 ? EXIT_OK : rc == 3 ? EXIT_DEVICE : EXIT_USER);
+}
+
+/* ---- cakec run ------------------------------------------------------------------ */
+
+static cJSON *check_json(const CheckReport *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "shape", r->shape);
+    cJSON_AddStringToObject(j, "status", check_status_name(r->status));
+    cJSON_AddBoolToObject(j, "ok", r->ok);
+    cJSON_AddNumberToObject(j, "seed", (double)r->seed);
+    cJSON_AddNumberToObject(j, "max_abs_err", r->max_abs_err);
+    cJSON_AddNumberToObject(j, "max_rel_err", r->max_rel_err);
+    cJSON_AddNumberToObject(j, "mean_abs_err", r->mean_abs_err);
+    cJSON_AddNumberToObject(j, "bad_elements", (double)r->n_bad);
+    cJSON_AddBoolToObject(j, "unwritten", r->unwritten);
+    cJSON_AddBoolToObject(j, "nan", r->has_nan);
+    if (r->first_bad_output >= 0) {
+        const CheckOutput *out = &r->out[r->first_bad_output];
+        cJSON *fb = cJSON_AddObjectToObject(j, "first_bad");
+        cJSON_AddStringToObject(fb, "output", out->name);
+        cJSON *idx = cJSON_AddArrayToObject(fb, "index");
+        for (int d = 0; d < out->rank; d++)
+            cJSON_AddItemToArray(idx, cJSON_CreateNumber((double)out->first_bad[d]));
+        cJSON_AddNumberToObject(fb, "got", out->first_bad_got);
+        cJSON_AddNumberToObject(fb, "want", out->first_bad_want);
+        cJSON_AddStringToObject(fb, "why", check_bad_name(out->bad));
+    }
+    cJSON_AddStringToObject(j, "message", r->message);
+    return j;
+}
+
+static cJSON *bench_json(const CakeBench *b)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "shape", b->shape);
+    cJSON_AddNumberToObject(j, "median_ms", b->t.median_ms);
+    cJSON_AddNumberToObject(j, "min_ms", b->t.min_ms);
+    cJSON_AddNumberToObject(j, "mean_ms", b->t.mean_ms);
+    cJSON_AddNumberToObject(j, "runs", b->t.runs);
+    cJSON_AddNumberToObject(j, "bytes", b->bytes);
+    cJSON_AddNumberToObject(j, "flops", b->flops);
+    cJSON_AddNumberToObject(j, "gbps", b->gbps);
+    cJSON_AddNumberToObject(j, "tflops", b->tflops);
+    cJSON_AddNumberToObject(j, "peak_gbps", b->peak_gbps);
+    cJSON_AddNumberToObject(j, "roofline_fraction", b->roofline);
+    cJSON_AddNumberToObject(j, "registers", b->regs);
+    cJSON_AddNumberToObject(j, "local_bytes", b->local_bytes);
+    cJSON_AddNumberToObject(j, "shared_bytes", b->shared_bytes);
+    cJSON *g = cJSON_AddArrayToObject(j, "grid"), *bl = cJSON_AddArrayToObject(j, "block");
+    for (int i = 0; i < 3; i++) {
+        cJSON_AddItemToArray(g, cJSON_CreateNumber(b->grid[i]));
+        cJSON_AddItemToArray(bl, cJSON_CreateNumber(b->block[i]));
+    }
+    return j;
+}
+
+static void check_text(const CheckReport *r)
+{
+    printf("check %-28s %-5s max_rel_err %.3g  bad %lld%s%s\n", r->shape,
+           check_status_name(r->status), r->max_rel_err, (long long)r->n_bad,
+           r->unwritten ? "  UNWRITTEN" : "", r->has_nan ? "  NaN" : "");
+    if (!r->ok && r->message[0])
+        printf("      %s\n", r->message);
+}
+
+static void bench_text(const CakeBench *b)
+{
+    printf("bench %-28s median %.4f ms  %.1f GB/s  %.2f TFLOP/s  %.0f%% of %.0f GB/s  regs %d\n",
+           b->shape, b->t.median_ms, b->gbps, b->tflops, 100 * b->roofline, b->peak_gbps, b->regs);
+}
+
+typedef struct {
+    RtDevice *dev;
+    CakeKernel ck;
+    cJSON *extra;
+    Kernel *reference;
+    int code;
+} RunState;
+
+static int open_device(CakeCtx *ctx, const Options *o, RunState *rs)
+{
+    char err[512];
+    RtStatus st = rt_open(RT_AUTO, 0, &rs->dev, err, sizeof err);
+    if (st != RT_OK) {
+        Diag *d = diag_report(ctx, E0973, IR_NOSPAN, "no GPU to run on: %s", err);
+        diag_help(ctx, d, "`cakec check FILE` and `cakec FILE --emit ptx` work without a GPU");
+        return 0;
+    }
+    if (o->timeout)
+        rt_set_timeout(rs->dev, atof(o->timeout));
+    return 1;
+}
+
+static int load_reference(CakeCtx *ctx, const Options *o, RunState *rs)
+{
+    if (!o->reference)
+        return 1;
+    uint32_t file = fe_load_file(ctx, o->reference);
+    if (file == UINT32_MAX)
+        return 0;
+    Module *rm = fe_compile(ctx, file, NULL);
+    if (ctx->nerrors || !rm->nkernels)
+        return 0;
+    rs->reference = rm->kernels[0];
+    for (uint32_t i = 0; i < rm->nkernels; i++)
+        if (rm->kernels[i]->name == rs->ck.k->name)
+            rs->reference = rm->kernels[i];
+    return 1;
+}
+
+static int device_broken(CakeCtx *ctx, RunState *rs, const char *what)
+{
+    RtStatus h = rt_health(rs->dev);
+    if (h == RT_OK)
+        return 0;
+    Diag *d = diag_report(ctx, E0972, rs->ck.k->span, "kernel `%s` %s: %s",
+                          ir_symstr(ctx, rs->ck.k->name), what, rt_error(rs->dev));
+    diag_help(ctx, d, h == RT_TIMEOUT ? "the kernel may never finish: look for a wait nobody signals"
+                                      : "an out-of-bounds access or a misaligned vector access is "
+                                        "the usual cause; run compute-sanitizer on the kernel");
+    rs->code = EXIT_DEVICE;
+    return 1;
+}
+
+static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEnv *base)
+{
+    CheckOptions copt = {0};
+    copt.reference = rs->reference;
+    if (o->seed)
+        copt.seed = strtoull(o->seed, NULL, 0);
+    CheckReport reps[8];
+    uint32_t n = cake_check(ctx, rs->dev, &rs->ck, base, o->shape != NULL, &copt, reps, 8);
+    cJSON *arr = cJSON_AddArrayToObject(rs->extra, "check");
+    int ok = n > 0;
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON_AddItemToArray(arr, check_json(&reps[i]));
+        if (!o->json)
+            check_text(&reps[i]);
+        ok &= reps[i].ok;
+    }
+    if (device_broken(ctx, rs, "failed during the check"))
+        return;
+    if (!ok && rs->code == EXIT_OK)
+        rs->code = EXIT_USER;
+}
+
+static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEnv *base)
+{
+    ShapeEnv env = *base;
+    shape_env_add_defaults(rs->ck.k, &env);
+    if (!shape_env_bind_params(ctx, rs->ck.k, &env) || !shape_env_complete(ctx, rs->ck.k, &env, 1)) {
+        rs->code = EXIT_USER;
+        return;
+    }
+    CakeBench b;
+    RtStatus st = cake_bench(ctx, rs->dev, &rs->ck, &env, o->runs ? atoi(o->runs) : 0, &b);
+    if (st != RT_OK) {
+        if (!device_broken(ctx, rs, "failed during the bench")) {
+            diag_report(ctx, E0972, rs->ck.k->span, "bench failed: %s", b.message);
+            rs->code = EXIT_DEVICE;
+        }
+        return;
+    }
+    cJSON_AddItemToObject(rs->extra, "bench", bench_json(&b));
+    if (!o->json)
+        bench_text(&b);
+}
+
+static void add_kernel_info(CakeCtx *ctx, RunState *rs)
+{
+    const RtDeviceInfo *info = rt_info(rs->dev);
+    cJSON_AddStringToObject(rs->extra, "device", info->name);
+    cJSON_AddStringToObject(rs->extra, "kernel", ir_symstr(ctx, rs->ck.k->name));
+    cJSON_AddStringToObject(rs->extra, "target", ir_target_names[rs->ck.tg]);
+    cJSON_AddNumberToObject(rs->extra, "registers", rs->ck.info.regs);
+    cJSON_AddNumberToObject(rs->extra, "local_bytes", rs->ck.info.local_bytes);
+}
+
+int fe_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
+{
+    RunState rs = {0};
+    rs.extra = cJSON_CreateObject();
+    Target tg;
+    if (o->target && !pick_target(ctx, o, m, &tg))
+        return drv_finish_with(ctx, o, EXIT_USER, rs.extra);
+    if (!open_device(ctx, o, &rs))
+        return drv_finish_with(ctx, o, EXIT_DEVICE, rs.extra);
+    if (!o->target)
+        tg = device_target(m, rt_info(rs.dev));
+    int rc = cake_compile_module(ctx, m, o->kernel, tg, o->set, &rs.ck);
+    if (rc == 2)
+        ir_bug(ctx, "%s", ctx->bug_msg ? ctx->bug_msg : "code generation failed");
+    if (rc || !load_reference(ctx, o, &rs) || cake_load(ctx, rs.dev, &rs.ck) != RT_OK) {
+        rs.code = rc == 3 || (rs.ck.k && rt_health(rs.dev) != RT_OK) ? EXIT_DEVICE : EXIT_USER;
+        goto done;
+    }
+    add_kernel_info(ctx, &rs);
+    ShapeEnv base;
+    shape_env_clear(&base);
+    char err[256];
+    if ((o->set && !shape_env_parse(ctx, rs.ck.k, &base, o->set, err, sizeof err)) ||
+        (o->shape && !shape_env_parse(ctx, rs.ck.k, &base, o->shape, err, sizeof err))) {
+        diag_report(ctx, E0002, IR_NOSPAN, "--shape/--set: %s", err);
+        rs.code = EXIT_USER;
+        goto done;
+    }
+    if (o->check || !o->bench)
+        do_check(ctx, o, &rs, &base);
+    if (o->bench && rs.code != EXIT_DEVICE)
+        do_bench(ctx, o, &rs, &base);
+done:
+    if (rs.dev && rt_health(rs.dev) == RT_TIMEOUT) {
+        drv_finish_with(ctx, o, EXIT_DEVICE, rs.extra);
+        rt_exit_now(EXIT_DEVICE);
+    }
+    if (rs.dev && rt_health(rs.dev) == RT_OK)
+        cake_unload(&rs.ck);
+    else
+        free(rs.ck.image);
+    rt_close(rs.dev);
+    return drv_finish_with(ctx, o, rs.code, rs.extra);
+}

@@ -1,0 +1,191 @@
+/* cake.c — libcake: compile, load, launch, check and bench a TIR kernel.
+ * The CLI's `cakec FILE`, `run --check` and `run --bench` are built on it. */
+#include <stdlib.h>
+#include <string.h>
+#include "cake.h"
+#include "../frontend/fe.h"
+#include "../passes/passes.h"
+#include "../codegen/cg.h"
+
+static int is_nvptx(Target tg)
+{
+    return tg == TG_SM80 || tg == TG_SM90A || tg == TG_SM100A;
+}
+
+static Kernel *find_kernel(CakeCtx *ctx, Module *m, const char *name, Target tg)
+{
+    for (uint32_t i = 0; i < m->nkernels; i++) {
+        Kernel *k = m->kernels[i];
+        if (name ? !strcmp(ir_symstr(ctx, k->name), name) : cg_kernel_targets(k, tg))
+            return k;
+    }
+    Diag *d = diag_report(ctx, E0970, IR_NOSPAN, name ? "no kernel named `%s` in the file"
+                                                      : "no kernel of the file lists target %s",
+                          name ? name : ir_target_names[tg]);
+    diag_help(ctx, d, "add the target to the kernel's `target` clause, or pass another --target");
+    return NULL;
+}
+
+int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
+                        const char *set, CakeKernel *out)
+{
+    memset(out, 0, sizeof *out);
+    Kernel *k = find_kernel(ctx, m, kernel, tg);
+    if (!k)
+        return 1;
+    ShapeEnv env;
+    shape_env_clear(&env);
+    char err[256];
+    if (set && !shape_env_parse(ctx, k, &env, set, err, sizeof err)) {
+        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "--set: %s", err);
+        diag_help(ctx, d, "write compile-time params as `--set BM=64,STAGES=3`");
+        return 1;
+    }
+    VerEnv view = shape_env_view(&env);
+    if (pass_run_all(ctx, m, k, tg, &view))
+        return 1;
+    CgOptions opt = {.opt_level = 3};
+    int rc = cg_emit(ctx, m, k, tg, is_nvptx(tg) ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
+                     &out->image, &out->len);
+    if (rc)
+        return rc;
+    out->m = m;
+    out->k = k;
+    out->tg = tg;
+    return 0;
+}
+
+int cake_compile_file(CakeCtx *ctx, const char *path, const char *kernel, Target tg,
+                      const char *set, CakeKernel *out)
+{
+    memset(out, 0, sizeof *out);
+    uint32_t file = fe_load_file(ctx, path);
+    if (file == UINT32_MAX)
+        return 1;
+    Module *m = fe_compile(ctx, file, NULL);
+    if (ctx->nerrors)
+        return 1;
+    return cake_compile_module(ctx, m, kernel, tg, set, out);
+}
+
+/* the JIT log's messages become notes of one diagnostic */
+static void report_load_error(CakeCtx *ctx, CakeKernel *ck, RtStatus st, const char *log)
+{
+    Diag *d = diag_report(ctx, E0971, ck->k->span, "the device rejected kernel `%s`: %s",
+                          ir_symstr(ctx, ck->k->name), rt_status_name(st));
+    const char *cur = log;
+    RtJitMsg msg;
+    int n = 0;
+    while (rt_jit_log_next(&cur, &msg) && n++ < 20)
+        diag_note(ctx, d, IR_NOSPAN, "JIT line %d: %.*s", msg.line, msg.len, msg.text);
+    if (!n && log[0])
+        diag_note(ctx, d, IR_NOSPAN, "%s", log);
+    diag_help(ctx, d, "this is a code generation bug if `cakec check` passes: please report it");
+}
+
+RtStatus cake_load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
+{
+    char log[8192] = "";
+    RtStatus st = rt_module_load(dev, ck->image, ck->len, &ck->mod, log, sizeof log);
+    if (st == RT_OK)
+        st = rt_function(ck->mod, ir_symstr(ctx, ck->k->name), &ck->fn);
+    if (st != RT_OK) {
+        if (!log[0])
+            snprintf(log, sizeof log, "%s", rt_error(dev));
+        report_load_error(ctx, ck, st, log);
+        return st;
+    }
+    rt_func_info(ck->fn, &ck->info);
+    return RT_OK;
+}
+
+void cake_unload(CakeKernel *ck)
+{
+    rt_module_unload(ck->mod);
+    ck->mod = NULL;
+    ck->fn = NULL;
+    free(ck->image);
+    ck->image = NULL;
+}
+
+/* ---- launching ------------------------------------------------------------ */
+
+typedef struct {
+    void **params;
+    RtPtr *ptrs;
+    int32_t *dims;
+} ParamBlock;
+
+/* fills the ABI parameter list of cg.h: args in order, then dims as i32 */
+void cake_params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tensors,
+                      const void *const *scalars, void **params, RtPtr *ptrs, int32_t *dims)
+{
+    uint32_t ti = 0, si = 0;
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        const Node *arg = &k->nodes[k->args[i]];
+        if (k->nodes[arg->a].op == OP_GTYPE) {
+            ptrs[i] = tensors[ti++];
+            params[i] = &ptrs[i];
+        } else {
+            params[i] = (void *)scalars[si++];
+        }
+    }
+    for (uint32_t j = 0; j < k->ndims; j++) {
+        dims[j] = (int32_t)dimv[j];
+        params[k->nargs + j] = &dims[j];
+    }
+}
+
+static int dims_of(CakeCtx *ctx, const Kernel *k, const ShapeEnv *env, int64_t *dimv)
+{
+    for (uint32_t j = 0; j < k->ndims; j++)
+        if (!shape_env_get(env, k->nodes[k->dims[j]].name, &dimv[j])) {
+            diag_report(ctx, E0953, k->nodes[k->dims[j]].span, "no value for dim `%s`",
+                        ir_symstr(ctx, k->nodes[k->dims[j]].name));
+            return 0;
+        }
+    return 1;
+}
+
+static RtStatus launch_with(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const int64_t *dimv,
+                            const RtPtr *tensors, const void *const *scalars, RtLaunch *rl,
+                            ParamBlock *pb)
+{
+    const Kernel *k = ck->k;
+    CgLaunch L;
+    if (cg_launch_dims(ctx, k, ck->tg, dimv, &L))
+        return RT_INVALID;
+    pb->params = calloc(k->nargs + k->ndims + 1, sizeof *pb->params);
+    pb->ptrs = calloc(k->nargs + 1, sizeof *pb->ptrs);
+    pb->dims = calloc(k->ndims + 1, sizeof *pb->dims);
+    cake_params_fill(k, dimv, tensors, scalars, pb->params, pb->ptrs, pb->dims);
+    memset(rl, 0, sizeof *rl);
+    rl->fn = ck->fn;
+    memcpy(rl->grid, L.grid, sizeof rl->grid);
+    memcpy(rl->block, L.block, sizeof rl->block);
+    rl->shared_bytes = L.dyn_shared_bytes;
+    rl->params = pb->params;
+    return RT_OK;
+}
+
+static void params_free(ParamBlock *pb)
+{
+    free(pb->params);
+    free(pb->ptrs);
+    free(pb->dims);
+}
+
+RtStatus cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
+                     const RtPtr *tensors, const void *const *scalars)
+{
+    int64_t dimv[SHAPE_ENV_MAX];
+    if (!dims_of(ctx, ck->k, env, dimv))
+        return RT_INVALID;
+    RtLaunch rl;
+    ParamBlock pb = {0};
+    RtStatus st = launch_with(ctx, dev, ck, dimv, tensors, scalars, &rl, &pb);
+    if (st == RT_OK)
+        st = rt_run(dev, &rl);
+    params_free(&pb);
+    return st;
+}

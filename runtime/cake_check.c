@@ -1,0 +1,222 @@
+/* cake_check.c — libcake's `run --check` (device callback for verifier/check.c)
+ * and `run --bench` (random inputs, L2 flushed, median of device-event times). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cake.h"
+#include "../codegen/cg.h"
+
+typedef struct {
+    RtDevice *dev;
+    CakeKernel *ck;
+} CheckState;
+
+static void free_all(RtDevice *dev, RtPtr *ptrs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        rt_free(dev, ptrs[i]);
+}
+
+/* the CheckLaunchFn: copies the host buffers to the device, runs, copies back */
+static int check_launch(void *user, CakeCtx *ctx, CheckLaunch *l)
+{
+    CheckState *st = user;
+    RtDevice *dev = st->dev;
+    const Kernel *k = st->ck->k;
+    RtPtr *dev_ptr = calloc(l->nbufs + 1, sizeof *dev_ptr);
+    RtPtr *tensors = calloc(l->nbufs + 1, sizeof *tensors);
+    const void **scalars = calloc(l->nbufs + 1, sizeof *scalars);
+    uint32_t nt = 0, ns = 0;
+    RtStatus rs = RT_OK;
+    for (uint32_t i = 0; i < l->nbufs && rs == RT_OK; i++) {
+        CheckBuffer *b = &l->bufs[i];
+        if (!b->is_tensor) {
+            scalars[ns++] = b->host;
+            continue;
+        }
+        rs = rt_alloc(dev, b->bytes ? b->bytes : 16, &dev_ptr[i]);
+        if (rs == RT_OK && b->bytes)
+            rs = rt_copy_h2d(dev, dev_ptr[i], b->host, b->bytes);
+        tensors[nt++] = dev_ptr[i];
+    }
+    if (rs == RT_OK) {
+        ShapeEnv env = *l->env;
+        rs = cake_launch(ctx, dev, st->ck, &env, tensors, (const void *const *)scalars);
+    }
+    for (uint32_t i = 0; i < l->nbufs && rs == RT_OK; i++) {
+        CheckBuffer *b = &l->bufs[i];
+        if (b->is_tensor && (b->role & INTERP_WRITTEN) && b->bytes)
+            rs = rt_copy_d2h(dev, b->host, dev_ptr[i], b->bytes);
+    }
+    if (rs != RT_OK)
+        snprintf(l->err, l->errlen, "kernel `%s`: %s: %s", ir_symstr(ctx, k->name),
+                 rt_status_name(rs), rt_error(dev));
+    if (rt_health(dev) == RT_OK)
+        free_all(dev, dev_ptr, l->nbufs);
+    free(dev_ptr);
+    free(tensors);
+    free(scalars);
+    return rs != RT_OK;
+}
+
+uint32_t cake_check(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
+                    int only_env, const CheckOptions *opt, CheckReport *reps, uint32_t max)
+{
+    CheckState st = {dev, ck};
+    ShapeEnv base;
+    shape_env_clear(&base);
+    if (env)
+        base = *env;
+    if (only_env) {
+        if (!max)
+            return 0;
+        check_run_ex(ctx, ck->k, &base, check_launch, &st, opt, &reps[0]);
+        return 1;
+    }
+    return check_suite(ctx, ck->k, &base, opt, check_launch, &st, reps, max);
+}
+
+/* ---- bench ------------------------------------------------------------------ */
+
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t x = (*s += 0x9E3779B97F4A7C15ull);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+/* fills `bytes` of device memory with random values of dtype dt in [-1, 1) */
+static RtStatus fill_random(RtDevice *dev, RtPtr p, size_t bytes, DType dt, uint64_t seed)
+{
+    int eb = interp_elem_bytes(dt);
+    if (eb <= 0)
+        eb = 1;
+    size_t chunk_elems = (size_t)1 << 20, chunk = chunk_elems * (size_t)eb;
+    unsigned char *buf = malloc(chunk);
+    for (size_t i = 0; i < chunk_elems; i++) {
+        double u = (double)(rng_next(&seed) >> 11) * 0x1p-53 * 2.0 - 1.0;
+        if (u == 0)
+            u = 0.5;
+        if (ir_dtypes[dt].kind != 'f')
+            u = (double)(1 + (int)(rng_next(&seed) % 7));
+        interp_encode(dt, u, buf + i * (size_t)eb);
+    }
+    RtStatus st = RT_OK;
+    for (size_t off = 0; off < bytes && st == RT_OK; off += chunk) {
+        size_t n = bytes - off < chunk ? bytes - off : chunk;
+        st = rt_copy_h2d(dev, p + off, buf, n);
+    }
+    free(buf);
+    return st;
+}
+
+typedef struct {
+    uint32_t n;
+    RtPtr ptr[64];
+    unsigned char scal[64][8];
+    const void *scalp[64];
+} BenchArgs;
+
+static RtStatus bench_args(CakeCtx *ctx, RtDevice *dev, const Kernel *k, const ShapeEnv *env,
+                           BenchArgs *a, double *arg_bytes)
+{
+    uint32_t nt = 0, ns = 0;
+    *arg_bytes = 0;
+    for (uint32_t i = 0; i < k->nargs && i < 64; i++) {
+        DType dt;
+        int rank;
+        int64_t shape[IR_MAX_RANK], stride[IR_MAX_RANK];
+        if (!shape_arg_geometry(ctx, k, i, env, &dt, &rank, shape, stride))
+            return RT_INVALID;
+        if (!rank) {
+            interp_encode(dt, ir_dtypes[dt].kind == 'f' ? 1e-5 : 1.0, a->scal[ns]);
+            a->scalp[ns] = a->scal[ns];
+            ns++;
+            continue;
+        }
+        int64_t span = 1;
+        for (int d = 0; d < rank; d++)
+            span += (shape[d] - 1) * stride[d];
+        size_t bytes = (size_t)span * (size_t)interp_elem_bytes(dt);
+        *arg_bytes += (double)bytes;
+        RtStatus st = rt_alloc(dev, bytes ? bytes : 16, &a->ptr[nt]);
+        if (st == RT_OK)
+            st = fill_random(dev, a->ptr[nt], bytes, dt, 0x43414B45u + i);
+        nt++;
+        a->n = nt;
+        if (st != RT_OK)
+            return st;
+    }
+    return RT_OK;
+}
+
+static void bench_counts(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, double arg_bytes,
+                         CakeBench *out)
+{
+    out->bytes = arg_bytes;
+    Interp *in = ck->k->reference ? interp_new(ctx, ck->k) : NULL;
+    InterpCost cost;
+    if (in && interp_cost(in, env, &cost)) {
+        out->bytes = cost.bytes;
+        out->flops = cost.flops;
+    }
+    if (in)
+        interp_free(in);
+}
+
+RtStatus cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
+                    int runs, CakeBench *out)
+{
+    memset(out, 0, sizeof *out);
+    const Kernel *k = ck->k;
+    if (k->nargs > 64 || k->ndims > 64) {
+        snprintf(out->message, sizeof out->message, "bench supports at most 64 arguments");
+        return RT_UNSUPPORTED;
+    }
+    shape_env_format(ctx, k, env, out->shape, sizeof out->shape);
+    int64_t dimv[SHAPE_ENV_MAX];
+    for (uint32_t j = 0; j < k->ndims; j++)
+        if (!shape_env_get(env, k->nodes[k->dims[j]].name, &dimv[j]))
+            return RT_INVALID;
+    BenchArgs a = {0};
+    double arg_bytes;
+    RtStatus st = bench_args(ctx, dev, k, env, &a, &arg_bytes);
+    CgLaunch L;
+    if (st == RT_OK && cg_launch_dims(ctx, k, ck->tg, dimv, &L))
+        st = RT_INVALID;
+    if (st == RT_OK) {
+        ShapeEnv e = *env;
+        st = cake_launch(ctx, dev, ck, &e, a.ptr, a.scalp); /* also a correctness smoke run */
+    }
+    if (st == RT_OK) {
+        RtTimeOpts to = {.warmup = 5, .runs = runs ? runs : 50};
+        RtLaunch rl = {.fn = ck->fn};
+        memcpy(rl.grid, L.grid, sizeof rl.grid);
+        memcpy(rl.block, L.block, sizeof rl.block);
+        void *params[128];
+        RtPtr ptrs[64];
+        int32_t dims[64];
+        cake_params_fill(k, dimv, a.ptr, a.scalp, params, ptrs, dims);
+        rl.params = params;
+        st = rt_time(dev, &rl, 1, &to, &out->t, NULL);
+        memcpy(out->grid, L.grid, sizeof out->grid);
+        memcpy(out->block, L.block, sizeof out->block);
+    }
+    if (st != RT_OK) {
+        snprintf(out->message, sizeof out->message, "%s: %s", rt_status_name(st), rt_error(dev));
+    } else {
+        bench_counts(ctx, ck, env, arg_bytes, out);
+        double s = out->t.median_ms * 1e-3;
+        out->gbps = out->bytes / s * 1e-9;
+        out->tflops = out->flops / s * 1e-12;
+        out->peak_gbps = rt_info(dev)->peak_gbps;
+        out->roofline = out->peak_gbps > 0 ? out->gbps / out->peak_gbps : 0;
+        out->regs = ck->info.regs;
+        out->local_bytes = ck->info.local_bytes;
+        out->shared_bytes = ck->info.static_shared_bytes;
+    }
+    if (rt_health(dev) == RT_OK)
+        free_all(dev, a.ptr, a.n);
+    return st;
+}

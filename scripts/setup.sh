@@ -1,0 +1,77 @@
+#!/bin/sh
+# setup.sh — the first command on a fresh Debian 12 machine: installs the
+# packages that are missing, builds cakec and the tests, and runs the demo.
+#
+#   scripts/setup.sh             install, build (build/), demo
+#   scripts/setup.sh --install   only install the missing packages (.ci/run)
+#
+# Packages: the LLVM 19 C API with NVPTX and AMDGPU (llvm-19-dev, which brings
+# libffi-dev, libxml2-dev, libz3-dev and libncurses-dev), ld.lld for AMDGPU code
+# objects (lld-19), clang-19 with its sanitizer and libFuzzer runtimes
+# (libclang-rt-19-dev) for the ASan/UBSan build and the fuzzer, cJSON, libcurl,
+# cmocka for the unit tests, and zlib/zstd for linking LLVM statically
+# (-DCAKE_STATIC_LLVM=ON). The CUDA toolkit is optional: with it, cuda.h and
+# ptxas are used; without it, GPU and ptxas tests skip.
+set -eu
+cd "$(dirname "$0")/.."
+
+PACKAGES="cmake make gcc pkg-config llvm-19-dev lld-19 clang-19 libclang-rt-19-dev
+          libcjson-dev libcurl4-openssl-dev libcmocka-dev libzstd-dev zlib1g-dev"
+
+install_missing() {
+    missing=""
+    for p in $PACKAGES; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+            missing="$missing $p"
+    done
+    if [ -z "$missing" ]; then
+        echo "setup: all packages are installed"
+        return 0
+    fi
+    echo "setup: installing:$missing"
+    sudo=""
+    [ "$(id -u)" -ne 0 ] && sudo=sudo
+    $sudo apt-get update -qq
+    # shellcheck disable=SC2086
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing
+}
+
+install_missing
+[ "${1:-}" = "--install" ] && exit 0
+
+echo "== build (build/)"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j "$(nproc)"
+CAKEC=build/cakec
+
+echo
+echo "== cakec check on every example"
+failed=0
+for f in examples/*.tir; do
+    if "$CAKEC" check "$f"; then
+        echo "ok    $f"
+    else
+        echo "FAIL  $f"
+        failed=1
+    fi
+done
+
+# A broken input with a note (where the name was declared) and a help line.
+BROKEN=tests/diag/names/assign_to_let.tir
+echo
+echo "== the diagnostics of a broken file, as text (stderr): $BROKEN"
+"$CAKEC" check "$BROKEN" || echo "(exit $?: the input is wrong)"
+echo
+echo "== the same as JSON (stdout)"
+"$CAKEC" check --json "$BROKEN" || echo "(exit $?)"
+
+# ---- DEMO: cost model and code generation -----------------------------------
+# Not built yet. When `cakec cost` and code generation land, show here:
+#   "$CAKEC" cost examples/gemm_sm90.tir --shape M=4096,N=4096,K=4096
+#   "$CAKEC" examples/vector_add.tir --target sm_90a --emit ptx -o build/vector_add.ptx
+#   head -40 build/vector_add.ptx
+# -------------------------------------------------------------------------------
+
+echo
+echo "setup done: run scripts/test.sh for every test"
+exit $failed

@@ -1,0 +1,192 @@
+/* test_sync.c — the synchronization and bounds checks through their C API:
+ * thread counting under guards, TMA byte counts, stage tokens, and a few
+ * kernels that must (or must not) draw a given code. The golden files in
+ * tests/diag/sync/ cover every code end to end. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "fe.h"
+#include "verify.h"
+#include "sync.h"
+
+typedef struct { CakeCtx *ctx; Kernel *k; SyK s; } Fix;
+
+/* parses and type-checks src, then builds the sync tables */
+static Fix *load(const char *src)
+{
+    Fix *f = calloc(1, sizeof *f);
+    f->ctx = ctx_new();
+    uint32_t file = ctx_add_file(f->ctx, "t.tir", src, (uint32_t)strlen(src));
+    Module *m = fe_parse(f->ctx, file);
+    fe_resolve(f->ctx, m);
+    ver_verify(f->ctx, m);
+    assert_true(m->nkernels >= 1);
+    f->k = m->kernels[0];
+    sy_init(&f->s, f->ctx, f->k);
+    return f;
+}
+
+static void done(Fix *f)
+{
+    ctx_free(f->ctx);
+    free(f);
+}
+
+static int has_code(const CakeCtx *ctx, DiagCode code)
+{
+    for (uint32_t i = 0; i < ctx->ndiags; i++)
+        if (ctx->diags[i].code == code)
+            return 1;
+    return 0;
+}
+
+/* the first statement with op */
+static NodeId find_op(const Kernel *k, Op op, uint32_t nth)
+{
+    for (NodeId n = 1; n < k->nnodes; n++)
+        if (k->nodes[n].op == op && nth-- == 0)
+            return n;
+    return 0;
+}
+
+static const char *GUARDS =
+    "kernel g\n"
+    "  target sm_90a\n"
+    "  arg X: global f32[N]\n"
+    "  grid [1]\n"
+    "  threads 128\n"
+    "{\n"
+    "  mbarrier a count 1\n"
+    "  if thread.x == 0 { mbarrier.arrive a }\n"
+    "  if lane == 0 { mbarrier.arrive a }\n"
+    "  if warp < 2 { mbarrier.arrive a }\n"
+    "  mbarrier.arrive a\n"
+    "}\n";
+
+static void test_threads_at(void **state)
+{
+    (void)state;
+    Fix *f = load(GUARDS);
+    int exact;
+    assert_int_equal(sy_threads_at(&f->s, find_op(f->k, OP_MB_ARRIVE, 0), &exact), 1);
+    assert_true(exact);
+    assert_int_equal(sy_threads_at(&f->s, find_op(f->k, OP_MB_ARRIVE, 1), &exact), 4);
+    assert_int_equal(sy_threads_at(&f->s, find_op(f->k, OP_MB_ARRIVE, 2), &exact), 64);
+    assert_int_equal(sy_threads_at(&f->s, find_op(f->k, OP_MB_ARRIVE, 3), &exact), 128);
+    done(f);
+}
+
+static const char *GEMM =
+    "kernel p<BM = 64, BN = 128, BK = 64, STAGES = 4>\n"
+    "  target sm_90a\n"
+    "  arg A: global bf16[M, K] align 16\n"
+    "  arg B: global bf16[N, K] align 16\n"
+    "  grid [cdiv(M, BM), cdiv(N, BN)]\n"
+    "  warpgroups 2\n"
+    "  assume K % BK == 0\n"
+    "{\n"
+    "  shared As: bf16[STAGES, BM, BK] swizzle 128\n"
+    "  shared Bs: bf16[STAGES, BN, BK] swizzle 128\n"
+    "  pipeline ring: STAGES stages from role load to role mma\n"
+    "  role load: warpgroup 0, regs 40 {\n"
+    "    for k in 0 .. K / BK {\n"
+    "      let s = ring.acquire()\n"
+    "      tma As[s] <- A[block.x * BM, k * BK] on ring.full(s)\n"
+    "      tma Bs[s] <- B[block.y * BN, k * BK] on ring.full(s)\n"
+    "    }\n"
+    "  }\n"
+    "  role mma: warpgroup 1, regs 232 {\n"
+    "    reg acc: f32[BM, BN] layout wgmma = 0\n"
+    "    for k in 0 .. K / BK {\n"
+    "      let s = ring.wait()\n"
+    "      wgmma acc += As[s] * Bs[s]^T\n"
+    "      wgmma.wait 0\n"
+    "      RELEASE\n"
+    "    }\n"
+    "  }\n"
+    "}\n";
+
+static char *with_release(const char *rel)
+{
+    static char buf[4096];
+    const char *at = strstr(GEMM, "RELEASE");
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - GEMM), GEMM, rel, at + strlen("RELEASE"));
+    return buf;
+}
+
+static void test_tokens_and_bytes(void **state)
+{
+    (void)state;
+    Fix *f = load(with_release("ring.release(s)"));
+    NodeId tma = find_op(f->k, OP_TMA_LOAD, 0);
+    assert_int_equal(sy_ref_bytes(&f->s, f->k->nodes[tma].a), 64 * 64 * 2);
+    NodeId let = sy_token_let(&f->s, sy_ref_index0(&f->s, f->k->nodes[tma].a));
+    assert_int_equal(sy_token_kind(&f->s, let), OP_P_ACQUIRE);
+    assert_int_equal(sy_token_pipe(&f->s, let), find_op(f->k, OP_PIPELINE, 0));
+    int exact;
+    assert_int_equal(sy_threads_at(&f->s, tma, &exact), 1); /* single-issue: one warpgroup */
+    assert_int_equal(sy_check_all(&f->s), 0);
+    done(f);
+}
+
+static void test_pipeline_errors(void **state)
+{
+    (void)state;
+    Fix *f = load(with_release(""));
+    sy_check_all(&f->s);
+    assert_true(has_code(f->ctx, E0704));
+    done(f);
+    f = load(with_release("ring.release(s); ring.release(s)"));
+    sy_check_all(&f->s);
+    assert_true(has_code(f->ctx, E0702));
+    done(f);
+}
+
+static const char *VEC =
+    "kernel v<VEC = 8>\n"
+    "  target sm_80\n"
+    "  arg x: global bf16[M, N] align 16\n"
+    "  arg y: global bf16[M, N] align 16\n"
+    "  grid [M]\n"
+    "  threads 256\n"
+    "  ASSUME\n"
+    "{\n"
+    "  for i in thread.x * VEC .. N step 256 * VEC {\n"
+    "    store y[block.x, i : +VEC] <- load x[block.x, i : +VEC]\n"
+    "  }\n"
+    "}\n";
+
+static void test_bounds(void **state)
+{
+    (void)state;
+    char buf[2048];
+    const char *at = strstr(VEC, "ASSUME");
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - VEC), VEC, "assume N % VEC == 0", at + 6);
+    Fix *f = load(buf);
+    assert_int_equal(sy_check_bounds(&f->s), 0);
+    done(f);
+    snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - VEC), VEC, "assume N >= 1", at + 6);
+    f = load(buf);
+    assert_int_equal(sy_check_bounds(&f->s), 2);
+    assert_true(has_code(f->ctx, E0801));
+    int helped = 0;
+    for (uint32_t i = 0; i < f->ctx->ndiags; i++)
+        for (uint32_t j = 0; j < f->ctx->diags[i].nhelps; j++)
+            helped |= strstr(f->ctx->diags[i].helps[j], "assume N % 8 == 0") != NULL;
+    assert_true(helped);
+    done(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_threads_at),
+        cmocka_unit_test(test_tokens_and_bytes),
+        cmocka_unit_test(test_pipeline_errors),
+        cmocka_unit_test(test_bounds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
