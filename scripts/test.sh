@@ -1,5 +1,5 @@
 #!/bin/sh
-# test.sh — the second command: every test, in three builds.
+# test.sh — the second command: every test, in two builds.
 #
 #   1. build/       the normal build (cc, RelWithDebInfo), then ctest
 #   2. build-asan/  everything with ASan + UBSan (clang-19; leak checking on),
@@ -57,7 +57,7 @@ build() { # build DIR CONFIGURE-ARGS...
         return 1
     fi
     if ! cmake --build "$dir" -j "$JOBS" >"$dir/build.log" 2>&1; then
-        grep -E 'error|Error' "$dir/build.log" | head -40
+        grep -E -B3 'error|Error' "$dir/build.log" | tail -60
         echo "test.sh: building $dir FAILED (log: $dir/build.log)"
         return 1
     fi

@@ -326,9 +326,10 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         return up ? ldiv(x, d) : ldiv(lcomb(1, x, 1, lconst(-(d - 1))), d);
     }
     case OP_MOD:
-        if (!sy_const(s, n->b, &c) || c <= 0)
-            return bad;
-        return lconst(up ? c - 1 : 0);
+        if (sy_const(s, n->b, &c))
+            return c > 0 ? lconst(up ? c - 1 : 0) : bad;
+        /* x % D with a symbolic divisor (a dim): 0 .. D - 1 */
+        return up ? lcomb(1, lin(b, n->b, 0), 1, lconst(-1)) : lconst(0);
     case OP_BAND:
         if (sy_const(s, n->b, &c) && c >= 0)
             return lconst(up ? c : 0);

@@ -268,6 +268,26 @@ static void gather_named(SyK *s, NodeId st, void *p)
         nb->sites[nb->n++] = st;
 }
 
+static int span_in(Span in, Span out)
+{
+    return in.file == out.file && in.lo >= out.lo && in.hi <= out.hi;
+}
+
+/* 1 when statements a and b lie on different arms of one if/else */
+static int other_arms(SyK *s, NodeId a, NodeId b)
+{
+    for (NodeId f = s->up[a]; f; f = s->up[f]) {
+        Node *n = sy_node(s, f);
+        if (n->op != OP_IF || !n->c || !sy_encloses(s, f, b))
+            continue;
+        Span then_s = sy_node(s, n->b)->span, else_s = sy_node(s, n->c)->span;
+        Span sa = sy_node(s, a)->span, sb = sy_node(s, b)->span;
+        return (span_in(sa, then_s) && span_in(sb, else_s)) ||
+               (span_in(sa, else_s) && span_in(sb, then_s));
+    }
+    return 0;
+}
+
 static void check_named(Uni *u)
 {
     SyK *s = u->s;
@@ -324,6 +344,9 @@ static void check_named(Uni *u)
             }
             if (seen)
                 continue;
+            NodeId chosen[64];
+            uint32_t nchosen = 0;
+            int64_t disjoint = 0;
             for (uint32_t h = j; h < nb.n; h++) {
                 int64_t hd, t;
                 int ex;
@@ -335,8 +358,15 @@ static void check_named(Uni *u)
                     exact_all = 0;
                 if (t > best)
                     best = t;
+                int excl = 1; /* sites on other arms of an if: different threads, they add up */
+                for (uint32_t c = 0; c < nchosen; c++)
+                    excl &= other_arms(s, chosen[c], nb.sites[h]);
+                if (excl) {
+                    chosen[nchosen++] = nb.sites[h];
+                    disjoint += t;
+                }
             }
-            total += best;
+            total += disjoint > best ? disjoint : best;
         }
         if (!exact_all || total == count)
             continue;

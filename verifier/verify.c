@@ -3,21 +3,6 @@
  * the synchronization protocol and bounds (sync.c, bounds.c). */
 #include "vpriv.h"
 
-/* placeholders until verifier/sync.c and verifier/bounds.c define them */
-__attribute__((weak)) uint32_t ver_sync(CakeCtx *ctx, Kernel *k)
-{
-    (void)ctx;
-    (void)k;
-    return 0;
-}
-
-__attribute__((weak)) uint32_t ver_bounds(CakeCtx *ctx, Kernel *k)
-{
-    (void)ctx;
-    (void)k;
-    return 0;
-}
-
 const Type *ver_type(const Kernel *k, NodeId n)
 {
     if (!n || n >= k->nnodes || k->nodes[n].type >= k->ntypes)

@@ -9,7 +9,8 @@
  *                            default to i32 / f32)
  *   thread.x .. threads      i32
  *   ARG                      TK_TENSOR (global) or the scalar type
- *   SHARED / REG tiles       TK_TILE with space, swizzle, layout, scope
+ *   SHARED / REG tiles       TK_TILE with space, swizzle, layout, scope; Type.lanes > 1
+ *                            for a per-thread array of vectors (`reg xs: f32x8[4]`)
  *   INDEX                    an element (scalar) or a view (tile/tensor with the
  *                            kept dims); ^T sets Type.transposed
  *   MBARRIER                 TK_MBARRIER (rank 1 for an array)
@@ -17,7 +18,9 @@
  *                            give TK_STAGE with dims[0] = the PIPELINE node
  *   ROLE                     TK_ROLE;  FOR  the loop variable's type
  * An operand whose dtype is narrower than its node's (implicit widening, e.g.
- * bf16 * f32) is widened by the consumer. */
+ * bf16 * f32) is widened by the consumer. A float-typed node over i64-typed
+ * children is an untyped integer constant used as a float (`x * (BM / 2)`):
+ * fold it with ver_const_int and convert the value. */
 #ifndef CAKE_VERIFY_H
 #define CAKE_VERIFY_H
 #include "ir.h"
