@@ -16,6 +16,7 @@ typedef struct {
     NodeId *stk; uint32_t nstk, capstk;   /* scratch stack for operand lists */
     int in_ref;         /* inside the reference block */
     uint32_t depth;
+    int store_value;    /* parsing the value of `store ... <- v`: a bare `mask` belongs to the store */
     uint32_t nops;      /* binary operators in the current statement (bounded) */     /* recursion depth, bounded by fe_enter */
 } Parser;
 

@@ -121,7 +121,19 @@ NodeId fe_unary(Parser *p)
 }
 
 /* pushes expr (',' expr)* onto the stack and eats the closing token */
+static uint32_t expr_list(Parser *p, TokKind close, const Token *open);
+static NodeId index_list(Parser *p, NodeId base);
+
 uint32_t fe_expr_list(Parser *p, TokKind close, const Token *open)
+{
+    int saved = p->store_value;
+    p->store_value = 0;
+    uint32_t r = expr_list(p, close, open);
+    p->store_value = saved;
+    return r;
+}
+
+static uint32_t expr_list(Parser *p, TokKind close, const Token *open)
 {
     uint32_t n = 0;
     if (!fe_check(p, close)) {
@@ -170,6 +182,15 @@ static NodeId index_item(Parser *p)
 
 /* '[' index (',' index)* ']' applied to base */
 NodeId fe_index_list(Parser *p, NodeId base)
+{
+    int saved = p->store_value;
+    p->store_value = 0;
+    NodeId r = index_list(p, base);
+    p->store_value = saved;
+    return r;
+}
+
+static NodeId index_list(Parser *p, NodeId base)
 {
     Token *open = fe_advance(p);
     uint32_t mark = fe_mark(p);
@@ -493,8 +514,8 @@ static NodeId load(Parser *p, Token *kw)
     uint8_t dt = DT_NONE, lanes = 1;
     if (fe_accept(p, T_AS) && !fe_dtype(p, &dt, &lanes))
         return 0;
-    NodeId mask = 0;
-    if (fe_accept(p, T_MASK) && !(mask = fe_expr(p)))
+    NodeId mask = 0; /* in a store's value a bare `mask` is the store's: (load x mask c) */
+    if (!p->store_value && fe_accept(p, T_MASK) && !(mask = fe_expr(p)))
         return 0;
     NodeId id = fe_node(p, OP_LOAD, kw->span);
     Node *n = ir_get(p->k, id);
@@ -546,7 +567,10 @@ static NodeId literal(Parser *p, Op op, Token *t)
 /* ( expr ) */
 static NodeId paren(Parser *p, Token *open)
 {
+    int saved = p->store_value;
+    p->store_value = 0;
     NodeId e = fe_expr(p);
+    p->store_value = saved;
     if (!e || !fe_expect_close(p, T_RPAREN, open))
         return 0;
     Node *n = ir_get(p->k, e);

@@ -359,7 +359,10 @@ static NodeId move_stmt(Parser *p, Op op, Token *kw)
     if (!dst || !fe_expect(p, T_ARROW, "(memory moves are written `dst <- src`)"))
         return 0;
     int src_is_ref = op == OP_CP_ASYNC || op == OP_TMA_LOAD || op == OP_TMA_STORE;
-    if (!(src = src_is_ref ? fe_ref(p) : fe_expr(p)))
+    p->store_value = op == OP_STORE;
+    src = src_is_ref ? fe_ref(p) : fe_expr(p);
+    p->store_value = 0;
+    if (!src)
         return 0;
     if ((op == OP_STORE || op == OP_CP_ASYNC) && fe_accept(p, T_MASK) && !(extra = fe_expr(p)))
         return 0;

@@ -332,27 +332,15 @@ static void decl(Printer *p, const Node *n)
     }
 }
 
-/* an expression whose last token belongs to a `load`: a following `mask`
- * would be read as that load's mask */
-static int ends_with_load(const Printer *p, NodeId id)
-{
-    const Node *n = &p->k->nodes[id];
-    if (n->op == OP_LOAD)
-        return 1;
-    if (ir_ops[n->op].cls == OC_BIN)
-        return ends_with_load(p, n->b);
-    if (n->op == OP_NEG || n->op == OP_NOT)
-        return ends_with_load(p, n->a);
-    return 0;
-}
-
 /* dst <- src  (and the optional trailer) */
 static void move(Printer *p, const Node *n, const char *trailer)
 {
     fprintf(p->out, "%s ", ir_ops[n->op].spelling);
     expr(p, n->a, PREC_POSTFIX);
     fputs(" <- ", p->out);
-    int wrap = n->c && n->b && ends_with_load(p, n->b);
+    /* in a store's value a bare `mask` is the store's: a masked load is parenthesized */
+    const Node *v = &p->k->nodes[n->b];
+    int wrap = n->op == OP_STORE && v->op == OP_LOAD && v->b;
     expr(p, n->b, wrap ? PREC_POSTFIX + 1 : PREC_TOP);
     if (n->c) {
         fprintf(p->out, " %s ", trailer);
