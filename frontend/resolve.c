@@ -169,7 +169,7 @@ static void unknown(Resolver *r, NodeId id)
         d = diag_report(r->ctx, E0201, use->span, "unknown name `%s`", s);
         cuda_hint(r, d, s);
         if (later)
-            diag_note(r->ctx, d, N(r, later)->span, "a `%s` declared here is out of scope", s);
+            diag_note(r->ctx, d, N(r, later)->span, "`%s` is declared here, out of scope", s);
         suggest(r, d, use);
     }
     use->flags |= NF_ERROR;

@@ -348,6 +348,8 @@ static int arg_index(const Interp *I, NodeId decl)
 
 static const char *opname(Op op)
 {
+    if (op == OP_SPECIAL)
+        return "a thread or block index";
     const char *s = ir_ops[op].spelling;
     return s && *s ? s : ir_ops[op].name;
 }
@@ -534,7 +536,7 @@ static uint32_t cbuiltin(Interp *I, NodeId e)
         kind = join(I->x[args[1]].kind, I->x[args[2]].kind);
         break;
     default:
-        return bad(I, e, "'%s' is not allowed in a reference block", opname((Op)n->op));
+        return bad(I, e, "%s is not allowed in a reference block", opname((Op)n->op));
     }
     uint32_t x = xnew(I, op, kind, e);
     XNode *p = &I->x[x];
@@ -604,7 +606,7 @@ static uint32_t cx(Interp *I, NodeId e)
         return cbin(I, e);
     if (ir_ops[n->op].cls == OC_BUILTIN)
         return cbuiltin(I, e);
-    return bad(I, e, "'%s' is not allowed in a reference block", opname((Op)n->op));
+    return bad(I, e, "%s is not allowed in a reference block", opname((Op)n->op));
 }
 
 static uint32_t cstmt(Interp *I, NodeId s);
@@ -780,7 +782,7 @@ static uint32_t cstmt(Interp *I, NodeId s)
         return x;
     }
     default:
-        return bad(I, s, "'%s' is not allowed in a reference block", opname((Op)n->op));
+        return bad(I, s, "%s is not allowed in a reference block", opname((Op)n->op));
     }
 }
 

@@ -92,7 +92,7 @@ static const char *why(Uni *u, Ctl c)
     Node *n = sy_node(s, c.src);
     const char *what = n->op == OP_FOR ? "the bounds of this loop" : n->op == OP_RETURN ? "this early `return`"
                                                                                          : "this condition";
-    return ir_fmt(s->ctx, "%s differ%s per %s", what, n->op == OP_RETURN ? "s" : "", lvl_name[c.lvl]);
+    return ir_fmt(s->ctx, "%s %s per %s", what, n->op == OP_FOR ? "differ" : "differs", lvl_name[c.lvl]);
 }
 
 static void need(Uni *u, NodeId at, Ctl c, int max, const char *what, const char *help)

@@ -420,7 +420,7 @@ static void check_trips(SyK *s, NodeId pipe)
                                   : "stages are filled that nobody consumes (a hang or lost data)");
         if (d) {
             if (pat)
-                diag_note(s->ctx, d, sy_span(s, pat), "the producer's loop runs %ld times here", a);
+                diag_note(s->ctx, d, sy_span(s, pat), "the producer's loop runs %ld time%s here", a, a == 1 ? "" : "s");
             diag_help(s->ctx, d, "make both loops run the same number of iterations (same bounds, e.g. `0 .. %s`)",
                       pat && sy_node(s, pat)->op == OP_FOR ? sy_text(s, sy_node(s, pat)->b) : "K / BK");
         }

@@ -77,7 +77,7 @@ static void async_read(Proxy *p, XState *x, NodeId st, NodeId ref, const char *w
         return;
     diag_note(s->ctx, d, sy_span(s, w), "the generic write (%s)", sy_role_name(s, s->role[w]));
     diag_help(s->ctx, d, "insert `fence.proxy.async` after the write (in the writing threads), then a barrier so "
-              "all writers are done before `%s`", what);
+              "all writers are done before %s", what);
 }
 
 static void generic_write(Proxy *p, XState *x, NodeId st, NodeId ref)

@@ -13,8 +13,5 @@ r run "$D/run_nan.tir" --check
 r run "$D/run_copy.tir" --check --shape N=1001
 r run "$D/run_copy.tir" --check --reference "$D/run_copy_ref.tir"
 r run "$D/run_copy.tir" --kernel nosuch
-r run "$D/run_sm80_only.tir" --check
-r run "$D/run_copy.tir"
-r run "$D/run_copy.tir" --check
 r run "$D/../oracle/wrong/vadd_wrong_value.tir" --check
 r run "$D/../oracle/wrong/vadd_no_tail.tir" --check

@@ -50,7 +50,9 @@ static void test_parens(void **state)
     expect_stmt("let a = 2^3^4", "let a = 2 ^ 3 ^ 4");
     expect_stmt("let a = (-2)^2 + -2^2", "let a = (-2) ^ 2 + -2 ^ 2");
     expect_stmt("let a = (load x[0, 0] mask true) * 2", "let a = (load x[0, 0] mask true) * 2");
-    expect_stmt("store x[0, 0] <- (load x[1, 1]) mask s > 0", "store x[0, 0] <- (load x[1, 1]) mask s > 0");
+    /* in a store's value a bare mask is the store's; a masked load keeps its parentheses */
+    expect_stmt("store x[0, 0] <- (load x[1, 1]) mask s > 0", "store x[0, 0] <- load x[1, 1] mask s > 0");
+    expect_stmt("store x[0, 0] <- (load x[1, 1] mask s > 0)", "store x[0, 0] <- (load x[1, 1] mask s > 0)");
     expect_stmt("let a=x[0,1:+4]^T", "let a = x[0, 1 : +4]^T");
     expect_stmt("let a = 1.0 + 2.5e-3 + .5 + 1e20 + inf", "let a = 1.0 + 0.0025 + 0.5 + 1e+20 + inf");
     expect_stmt("for i in 0..4 step 2 unroll { }", "for i in 0 .. 4 step 2 unroll {");

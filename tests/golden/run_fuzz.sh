@@ -29,7 +29,11 @@ grep -E '^(INFO: seed corpus|#[0-9]+ *DONE|stat::number_of_executed_units|stat::
 if [ $rc -ne 0 ]; then
     echo "fuzzer FAILED (exit $rc); the end of its log:"
     tail -60 "$work/log"
-    ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-* 2>/dev/null
+    for a in "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/oom-*; do
+        [ -f "$a" ] || continue
+        echo "the input ($a, $(wc -c <"$a") bytes; reproduce with: cakec check FILE):"
+        od -An -c "$a" | head -40   # CI machines do not keep the file: print it
+    done
     exit 1
 fi
 echo "fuzzer: no crash in ${seconds}s"
