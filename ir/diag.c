@@ -12,13 +12,12 @@ const DiagInfo ir_diag_info[DIAG__COUNT] = {
 
 Diag *diag_report(CakeCtx *ctx, DiagCode code, Span span, const char *fmt, ...)
 {
-    static Diag sink; /* over the limit: collected nowhere, never read */
     uint8_t sev = ir_diag_info[code].severity;
     uint32_t limit = ctx->max_errors ? ctx->max_errors : 200;
     if (sev == SEV_ERROR && ctx->nerrors >= limit) {
-        memset(&sink, 0, sizeof sink);
+        memset(&ctx->diag_sink, 0, sizeof ctx->diag_sink); /* collected nowhere, never read */
         ctx->nerrors++;
-        return &sink;
+        return &ctx->diag_sink;
     }
     if (ctx->ndiags == ctx->capdiags) {
         uint32_t cap = ctx->capdiags ? ctx->capdiags * 2 : 16;

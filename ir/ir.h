@@ -325,6 +325,7 @@ typedef struct CakeCtx {
     Diag *diags; uint32_t ndiags, capdiags;
     uint32_t nerrors, nwarnings;
     uint32_t max_errors;         /* stop collecting after this many (0 = 200) */
+    Diag diag_sink;              /* what diag_report returns past max_errors */
     jmp_buf *bug_jmp;            /* set by library entry points: ir_bug longjmps here */
     const char *bug_msg;
     const char *dump_after;      /* pass name to dump IR after ("all" for every pass) */

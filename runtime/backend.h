@@ -5,7 +5,9 @@
  * The operations are thin: one driver call or a few, each error turned into a
  * message with rt__fail. Everything the backends have in common — argument
  * checks, the broken-device state, waiting with a timeout, timing, L2 flush —
- * lives in rt.c and timing.c.
+ * lives in rt.c and timing.c; the driver-neutral pieces of a backend itself
+ * (loading the library, opening, reading attribute tables, the shape of an
+ * error message) in backend_common.c.
  */
 #ifndef CAKE_RT_BACKEND_H
 #define CAKE_RT_BACKEND_H
@@ -104,5 +106,72 @@ RtStatus rt__sync(RtDevice *dev);
 RtStatus rt__wait_event(RtDevice *dev, void *ev);
 /* Seconds on a monotonic clock. */
 double rt__now(void);
+
+/* A launch dimension of 0 means 1. */
+static inline unsigned rt__dim1(unsigned v) { return v ? v : 1; }
+
+/* ---- backend_common.c: what cuda.c and hip.c share ---------------------- */
+
+/* The first member of a backend's state (dev->be): the driver library. */
+typedef struct {
+    void *lib;
+    const char *libname;
+    bool inited; /* the driver was initialised: the library stays loaded */
+} RtLib;
+
+/* One entry point: stored at byte `off` of the backend's table of function
+ * pointers. */
+typedef struct {
+    size_t off;
+    const char *name, *alt; /* alt: an older name, for older drivers; or NULL */
+    bool optional;          /* absent: NULL instead of an error */
+} RtSym;
+
+typedef struct {
+    const char *what;     /* "CUDA driver": for messages */
+    const char *env;      /* a variable that names the one library to try */
+    const char *names[4]; /* else these, in order, NULL-terminated */
+    const char *too_old;  /* appended to "has no <symbol>" */
+    const RtSym *syms;
+    size_t nsyms;
+} RtLibSpec;
+
+/* dlopens the first library of spec that loads and resolves its symbols
+ * into api; RT_NO_DEVICE with a message if either fails. */
+RtStatus rt__load_lib(RtDevice *dev, RtLib *lib, const RtLibSpec *spec, void *api);
+
+typedef RtStatus (*RtOpenStep)(RtDevice *dev, int ordinal);
+/* ops->open's skeleton: allocates dev->be (state_bytes, zeroed, an RtLib
+ * first), runs the steps in order and, when one fails, ops->close(dev, false).
+ * On success derives what the backend-neutral info needs (peak_gbps). */
+RtStatus rt__open_steps(RtDevice *dev, int ordinal, size_t state_bytes,
+                        const RtOpenStep *steps, size_t nsteps);
+/* ops->close's tail: unloads a library whose driver never started and frees
+ * dev->be. */
+void rt__free_state(RtDevice *dev);
+
+/* An attribute read into an int or size_t field at byte `off` of a struct. */
+typedef struct {
+    int attr;      /* the driver's enum value */
+    size_t off;
+    bool wide;     /* a size_t field */
+    bool optional; /* passed to the getter */
+} RtAttr;
+#define RT__ATTR(type, a, field, opt)                                                  \
+    {(int)(a), offsetof(type, field),                                                  \
+     _Generic(((type *)0)->field, size_t: true, default: false), opt}
+
+/* Reads one attribute of obj (NULL: the device). */
+typedef RtStatus (*RtAttrGet)(RtDevice *dev, void *obj, int attr, bool optional, int *out);
+/* Reads each attribute of tab, in order, into base; stops at the first error. */
+RtStatus rt__read_attrs(RtDevice *dev, RtAttrGet get, void *obj, const RtAttr *tab, size_t n,
+                        void *base);
+
+/* "what: name (text)" as dev->err, via rt__fail; what and text may be NULL;
+ * with no name, "<kind> <code>" (e.g. "CUresult 999"). */
+RtStatus rt__fail_driver(RtDevice *dev, RtStatus st, const char *what, const char *name,
+                         const char *text, const char *kind, int code);
+/* RT_OOM for an allocation of `bytes`, with the device's free and total bytes. */
+RtStatus rt__fail_oom(RtDevice *dev, size_t bytes, size_t freeb, size_t total);
 
 #endif

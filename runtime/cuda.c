@@ -10,7 +10,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "backend.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,14 +65,8 @@ typedef struct {
                                      CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
 } CuApi;
 
-typedef struct {
-    size_t off;
-    const char *name, *alt; /* alt: the older symbol, for older drivers */
-    bool optional;
-} CuSym;
-
 #define SYM(f, name, alt, opt) {offsetof(CuApi, f), name, alt, opt}
-static const CuSym cu_syms[] = {
+static const RtSym cu_syms[] = {
     SYM(Init, "cuInit", NULL, false),
     SYM(DriverGetVersion, "cuDriverGetVersion", NULL, false),
     SYM(DeviceGetCount, "cuDeviceGetCount", NULL, false),
@@ -118,10 +111,17 @@ static const CuSym cu_syms[] = {
 };
 #undef SYM
 
+static const RtLibSpec cu_lib = {
+    .what = "CUDA driver",
+    .env = "CAKE_LIBCUDA",
+    .names = {"libcuda.so.1", "libcuda.so", NULL},
+    .too_old = " (driver too old?)",
+    .syms = cu_syms,
+    .nsyms = sizeof cu_syms / sizeof cu_syms[0],
+};
+
 typedef struct {
-    void *lib;
-    const char *libname;
-    bool inited;   /* cuInit was called: the library stays loaded */
+    RtLib lib;     /* lib.inited: cuInit was called */
     bool retained; /* the primary context is retained */
     CuApi api;
     CUdevice device;
@@ -182,17 +182,11 @@ static RtStatus cu_fail(RtDevice *dev, CUresult r, RtStatus st, const char *what
 {
     CudaState *s = st_of(dev);
     const char *name = NULL, *text = NULL;
-    char num[32];
     if (s->api.GetErrorName(r, &name) != CUDA_SUCCESS || !name)
         name = early_name(r);
-    if (!name) {
-        snprintf(num, sizeof num, "CUresult %d", (int)r);
-        name = num;
-    }
     if (s->api.GetErrorString(r, &text) != CUDA_SUCCESS || !text)
         text = NULL;
-    return rt__fail(dev, st, "%s%s%s%s%s%s", what ? what : "", what ? ": " : "", name,
-                    text ? " (" : "", text ? text : "", text ? ")" : "");
+    return rt__fail_driver(dev, st, what, name, text, "CUresult", (int)r);
 }
 
 #define CU_TRY(dev, call, st, what)                                    \
@@ -204,38 +198,16 @@ static RtStatus cu_fail(RtDevice *dev, CUresult r, RtStatus st, const char *what
 
 /* ---- loading the driver ------------------------------------------------- */
 
-static RtStatus load_lib(RtDevice *dev, CudaState *s)
+static RtStatus load_lib(RtDevice *dev, int ordinal)
 {
-    const char *env = getenv("CAKE_LIBCUDA");
-    const char *names[] = {env && *env ? env : "libcuda.so.1", "libcuda.so"};
-    int n = env && *env ? 1 : 2;
-    char why[512] = "";
-    for (int i = 0; i < n && !s->lib; i++) {
-        s->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        s->libname = names[i];
-        const char *e = dlerror();
-        if (!s->lib && i == 0)
-            rt__copystr(why, sizeof why, e ? e : "dlopen failed");
-    }
-    if (!s->lib)
-        return rt__fail(dev, RT_NO_DEVICE, "no CUDA driver: %s not found (%s)", names[0], why);
-    for (size_t i = 0; i < sizeof cu_syms / sizeof cu_syms[0]; i++) {
-        const CuSym *sym = &cu_syms[i];
-        void *p = dlsym(s->lib, sym->name);
-        if (!p && sym->alt)
-            p = dlsym(s->lib, sym->alt);
-        if (!p && !sym->optional)
-            return rt__fail(dev, RT_NO_DEVICE,
-                            "no usable CUDA driver: %s has no %s (driver too old?)",
-                            s->libname, sym->name);
-        memcpy((char *)&s->api + sym->off, &p, sizeof p);
-    }
-    return RT_OK;
+    (void)ordinal;
+    return rt__load_lib(dev, &st_of(dev)->lib, &cu_lib, &st_of(dev)->api);
 }
 
-static RtStatus init_driver(RtDevice *dev, CudaState *s, int ordinal)
+static RtStatus init_driver(RtDevice *dev, int ordinal)
 {
-    s->inited = true; /* even a failed init leaves the library in use */
+    CudaState *s = st_of(dev);
+    s->lib.inited = true; /* even a failed init leaves the library in use */
     CUresult r = s->api.Init(0);
     if (r != CUDA_SUCCESS)
         return cu_fail(dev, r, RT_NO_DEVICE, "no CUDA device: cuInit");
@@ -261,72 +233,49 @@ static RtStatus init_driver(RtDevice *dev, CudaState *s, int ordinal)
 
 /* ---- device info -------------------------------------------------------- */
 
-typedef struct {
-    CUdevice_attribute attr;
-    size_t off; /* an int field of RtDeviceInfo */
-} CuAttr;
-
-#define ATTR(a, f) {a, offsetof(RtDeviceInfo, f)}
-static const CuAttr cu_attrs[] = {
-    ATTR(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, cc_major),
-    ATTR(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, cc_minor),
-    ATTR(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, sm_count),
-    ATTR(CU_DEVICE_ATTRIBUTE_WARP_SIZE, warp_size),
-    ATTR(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, max_threads_per_block),
-    ATTR(CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR, regs_per_sm),
-    ATTR(CU_DEVICE_ATTRIBUTE_CLOCK_RATE, clock_khz),
-    ATTR(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, mem_clock_khz),
-    ATTR(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, mem_bus_bits),
+#define ATTR(a, f) RT__ATTR(RtDeviceInfo, CU_DEVICE_ATTRIBUTE_##a, f, false)
+static const RtAttr cu_attrs[] = {
+    ATTR(COMPUTE_CAPABILITY_MAJOR, cc_major),
+    ATTR(COMPUTE_CAPABILITY_MINOR, cc_minor),
+    ATTR(MULTIPROCESSOR_COUNT, sm_count),
+    ATTR(WARP_SIZE, warp_size),
+    ATTR(MAX_THREADS_PER_BLOCK, max_threads_per_block),
+    ATTR(MAX_REGISTERS_PER_MULTIPROCESSOR, regs_per_sm),
+    ATTR(CLOCK_RATE, clock_khz),
+    ATTR(MEMORY_CLOCK_RATE, mem_clock_khz),
+    ATTR(GLOBAL_MEMORY_BUS_WIDTH, mem_bus_bits),
+    ATTR(L2_CACHE_SIZE, l2_bytes),
+    ATTR(MAX_SHARED_MEMORY_PER_BLOCK, shared_per_block),
+    ATTR(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, shared_per_block_optin),
+    ATTR(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, shared_per_sm),
 };
 #undef ATTR
 
-static RtStatus get_attr(RtDevice *dev, CUdevice_attribute a, int *out)
+static RtStatus get_attr(RtDevice *dev, void *obj, int a, bool optional, int *out)
 {
+    (void)obj, (void)optional;
     CudaState *s = st_of(dev);
-    CU_TRY(dev, s->api.DeviceGetAttribute(out, a, s->device), RT_ERROR, "cuDeviceGetAttribute");
+    CU_TRY(dev, s->api.DeviceGetAttribute(out, (CUdevice_attribute)a, s->device), RT_ERROR,
+           "cuDeviceGetAttribute");
     return RT_OK;
 }
 
-static RtStatus get_sizes(RtDevice *dev, RtDeviceInfo *in)
+static RtStatus read_info(RtDevice *dev, int ordinal)
 {
-    static const CUdevice_attribute a[] = {
-        CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE,
-        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-        CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
-    };
-    size_t *dst[] = {&in->l2_bytes, &in->shared_per_block, &in->shared_per_block_optin,
-                     &in->shared_per_sm};
-    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
-        int v = 0;
-        RtStatus st = get_attr(dev, a[i], &v);
-        if (st != RT_OK)
-            return st;
-        *dst[i] = (size_t)v;
-    }
-    return RT_OK;
-}
-
-static RtStatus read_info(RtDevice *dev)
-{
+    (void)ordinal;
     CudaState *s = st_of(dev);
     RtDeviceInfo *in = &dev->info;
     in->backend = RT_CUDA;
     CU_TRY(dev, s->api.DeviceGetName(in->name, (int)sizeof in->name, s->device), RT_ERROR,
            "cuDeviceGetName");
-    for (size_t i = 0; i < sizeof cu_attrs / sizeof cu_attrs[0]; i++) {
-        RtStatus st = get_attr(dev, cu_attrs[i].attr, (int *)((char *)in + cu_attrs[i].off));
-        if (st != RT_OK)
-            return st;
-    }
-    RtStatus st = get_sizes(dev, in);
+    RtStatus st = rt__read_attrs(dev, get_attr, NULL, cu_attrs,
+                                 sizeof cu_attrs / sizeof cu_attrs[0], in);
     if (st != RT_OK)
         return st;
     CU_TRY(dev, s->api.DeviceTotalMem(&in->global_bytes, s->device), RT_ERROR,
            "cuDeviceTotalMem");
     CU_TRY(dev, s->api.DriverGetVersion(&in->driver_version), RT_ERROR, "cuDriverGetVersion");
     snprintf(in->arch, sizeof in->arch, "sm_%d%d", in->cc_major, in->cc_minor);
-    in->peak_gbps = 2.0 * in->mem_clock_khz * 1e3 * (in->mem_bus_bits / 8) / 1e9;
     return RT_OK;
 }
 
@@ -337,32 +286,19 @@ static void cu_close(RtDevice *dev, bool hung)
     CudaState *s = st_of(dev);
     if (!s)
         return;
-    if (!hung && s->inited) {
+    if (!hung && s->lib.inited) {
         if (s->stream)
             s->api.StreamDestroy(s->stream);
         if (s->retained)
             s->api.DevicePrimaryCtxRelease(s->device);
     }
-    if (s->lib && !s->inited)
-        dlclose(s->lib); /* a driver that started stays loaded */
-    free(s);
-    dev->be = NULL;
+    rt__free_state(dev);
 }
 
 static RtStatus cu_open(RtDevice *dev, int ordinal)
 {
-    CudaState *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt__fail(dev, RT_ERROR, "out of host memory");
-    dev->be = s;
-    RtStatus st = load_lib(dev, s);
-    if (st == RT_OK)
-        st = init_driver(dev, s, ordinal);
-    if (st == RT_OK)
-        st = read_info(dev);
-    if (st != RT_OK)
-        cu_close(dev, false);
-    return st;
+    static const RtOpenStep steps[] = {load_lib, init_driver, read_info};
+    return rt__open_steps(dev, ordinal, sizeof(CudaState), steps, sizeof steps / sizeof *steps);
 }
 
 static RtStatus cu_bind(RtDevice *dev)
@@ -473,21 +409,31 @@ static RtStatus cu_function(RtDevice *dev, void *mod, const char *name, void **f
     return RT_OK;
 }
 
+#define ATTR(a, f) RT__ATTR(RtFuncInfo, CU_FUNC_ATTRIBUTE_##a, f, false)
+static const RtAttr cu_func_attrs[] = {
+    ATTR(NUM_REGS, regs),
+    ATTR(LOCAL_SIZE_BYTES, local_bytes),
+    ATTR(SHARED_SIZE_BYTES, static_shared_bytes),
+    ATTR(CONST_SIZE_BYTES, const_bytes),
+    ATTR(MAX_THREADS_PER_BLOCK, max_threads),
+    ATTR(MAX_DYNAMIC_SHARED_SIZE_BYTES, max_dyn_shared_bytes),
+    ATTR(PTX_VERSION, ptx_version),
+    ATTR(BINARY_VERSION, binary_version),
+};
+#undef ATTR
+
+static RtStatus get_func_attr(RtDevice *dev, void *fn, int a, bool optional, int *out)
+{
+    (void)optional;
+    CU_TRY(dev, st_of(dev)->api.FuncGetAttribute(out, (CUfunction_attribute)a, fn), RT_ERROR,
+           "cuFuncGetAttribute");
+    return RT_OK;
+}
+
 static RtStatus cu_func_info(RtDevice *dev, void *fn, RtFuncInfo *out)
 {
-    static const CUfunction_attribute a[] = {
-        CU_FUNC_ATTRIBUTE_NUM_REGS, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES,
-        CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES,
-        CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-        CU_FUNC_ATTRIBUTE_PTX_VERSION, CU_FUNC_ATTRIBUTE_BINARY_VERSION,
-    };
-    int *dst[] = {&out->regs, &out->local_bytes, &out->static_shared_bytes,
-                  &out->const_bytes, &out->max_threads, &out->max_dyn_shared_bytes,
-                  &out->ptx_version, &out->binary_version};
-    CudaState *s = st_of(dev);
-    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
-        CU_TRY(dev, s->api.FuncGetAttribute(dst[i], a[i], fn), RT_ERROR, "cuFuncGetAttribute");
-    return RT_OK;
+    return rt__read_attrs(dev, get_func_attr, fn, cu_func_attrs,
+                          sizeof cu_func_attrs / sizeof cu_func_attrs[0], out);
 }
 
 static RtStatus cu_func_set_shared(RtDevice *dev, void *fn, unsigned bytes)
@@ -510,9 +456,7 @@ static RtStatus cu_alloc(RtDevice *dev, size_t bytes, RtPtr *out)
     if (r == CUDA_ERROR_OUT_OF_MEMORY) {
         size_t freeb = 0, total = 0;
         s->api.MemGetInfo(&freeb, &total);
-        return rt__fail(dev, RT_OOM,
-                        "out of device memory allocating %zu bytes (%zu MiB free of %zu MiB)",
-                        bytes, freeb >> 20, total >> 20);
+        return rt__fail_oom(dev, bytes, freeb, total);
     }
     if (r != CUDA_SUCCESS)
         return cu_fail(dev, r, classify(r, RT_ERROR), "cuMemAlloc");
@@ -556,24 +500,22 @@ static RtStatus cu_copy(RtDevice *dev, RtCopyDir dir, void *dst, const void *src
 
 /* ---- launches, the stream, events --------------------------------------- */
 
-static unsigned d1(unsigned v) { return v ? v : 1; }
-
 static CUresult launch_cluster(CudaState *s, const RtLaunch *l, CUfunction f)
 {
     CUlaunchAttribute attr;
     memset(&attr, 0, sizeof attr);
     attr.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-    attr.value.clusterDim.x = d1(l->cluster[0]);
-    attr.value.clusterDim.y = d1(l->cluster[1]);
-    attr.value.clusterDim.z = d1(l->cluster[2]);
+    attr.value.clusterDim.x = rt__dim1(l->cluster[0]);
+    attr.value.clusterDim.y = rt__dim1(l->cluster[1]);
+    attr.value.clusterDim.z = rt__dim1(l->cluster[2]);
     CUlaunchConfig cfg;
     memset(&cfg, 0, sizeof cfg);
-    cfg.gridDimX = d1(l->grid[0]);
-    cfg.gridDimY = d1(l->grid[1]);
-    cfg.gridDimZ = d1(l->grid[2]);
-    cfg.blockDimX = d1(l->block[0]);
-    cfg.blockDimY = d1(l->block[1]);
-    cfg.blockDimZ = d1(l->block[2]);
+    cfg.gridDimX = rt__dim1(l->grid[0]);
+    cfg.gridDimY = rt__dim1(l->grid[1]);
+    cfg.gridDimZ = rt__dim1(l->grid[2]);
+    cfg.blockDimX = rt__dim1(l->block[0]);
+    cfg.blockDimY = rt__dim1(l->block[1]);
+    cfg.blockDimZ = rt__dim1(l->block[2]);
     cfg.sharedMemBytes = l->shared_bytes;
     cfg.hStream = s->stream;
     cfg.attrs = &attr;
@@ -590,9 +532,9 @@ static RtStatus cu_launch(RtDevice *dev, const RtLaunch *l, void *fn)
                         "kernel '%s': cluster launch needs cuLaunchKernelEx (CUDA 12)",
                         l->fn->name);
     CUresult r = cluster ? launch_cluster(s, l, fn)
-                         : s->api.LaunchKernel(fn, d1(l->grid[0]), d1(l->grid[1]),
-                                               d1(l->grid[2]), d1(l->block[0]),
-                                               d1(l->block[1]), d1(l->block[2]),
+                         : s->api.LaunchKernel(fn, rt__dim1(l->grid[0]), rt__dim1(l->grid[1]),
+                                               rt__dim1(l->grid[2]), rt__dim1(l->block[0]),
+                                               rt__dim1(l->block[1]), rt__dim1(l->block[2]),
                                                l->shared_bytes, s->stream, l->params, NULL);
     if (r == CUDA_SUCCESS)
         return RT_OK;
@@ -601,14 +543,19 @@ static RtStatus cu_launch(RtDevice *dev, const RtLaunch *l, void *fn)
     return cu_fail(dev, r, classify(r, RT_LAUNCH_ERROR), what);
 }
 
-static RtStatus cu_query(RtDevice *dev)
+/* A query's answer: done, still running, or the error. */
+static RtStatus cu_poll(RtDevice *dev, CUresult r)
 {
-    CUresult r = st_of(dev)->api.StreamQuery(st_of(dev)->stream);
     if (r == CUDA_SUCCESS)
         return RT_OK;
     if (r == CUDA_ERROR_NOT_READY)
         return RT__PENDING;
     return cu_fail(dev, r, classify(r, RT_ERROR), NULL);
+}
+
+static RtStatus cu_query(RtDevice *dev)
+{
+    return cu_poll(dev, st_of(dev)->api.StreamQuery(st_of(dev)->stream));
 }
 
 static RtStatus cu_event_create(RtDevice *dev, void **ev)
@@ -633,12 +580,7 @@ static RtStatus cu_event_record(RtDevice *dev, void *ev)
 
 static RtStatus cu_event_query(RtDevice *dev, void *ev)
 {
-    CUresult r = st_of(dev)->api.EventQuery(ev);
-    if (r == CUDA_SUCCESS)
-        return RT_OK;
-    if (r == CUDA_ERROR_NOT_READY)
-        return RT__PENDING;
-    return cu_fail(dev, r, classify(r, RT_ERROR), NULL);
+    return cu_poll(dev, st_of(dev)->api.EventQuery(ev));
 }
 
 static RtStatus cu_event_elapsed(RtDevice *dev, void *start, void *stop, float *ms)

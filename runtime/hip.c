@@ -12,7 +12,6 @@
 #include "backend.h"
 #include "hip_api.h"
 
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +57,8 @@ typedef struct {
     const char *(*GetErrorString)(HipError);
 } HipApi;
 
-typedef struct {
-    size_t off;
-    const char *name;
-    bool optional;
-} HipSym;
-
-#define SYM(f, opt) {offsetof(HipApi, f), "hip" #f, opt}
-static const HipSym hip_syms[] = {
+#define SYM(f, opt) {offsetof(HipApi, f), "hip" #f, NULL, opt}
+static const RtSym hip_syms[] = {
     SYM(Init, false), SYM(DriverGetVersion, false), SYM(GetDeviceCount, false),
     SYM(DeviceGet, false), SYM(DeviceGetName, false), SYM(DeviceGetAttribute, false),
     SYM(DeviceTotalMem, false), SYM(SetDevice, false),
@@ -82,10 +75,17 @@ static const HipSym hip_syms[] = {
 };
 #undef SYM
 
+static const RtLibSpec hip_lib = {
+    .what = "HIP runtime",
+    .env = "CAKE_LIBHIP",
+    .names = {"libamdhip64.so", "libamdhip64.so.6", "libamdhip64.so.5", NULL},
+    .too_old = "",
+    .syms = hip_syms,
+    .nsyms = sizeof hip_syms / sizeof hip_syms[0],
+};
+
 typedef struct {
-    void *lib;
-    const char *libname;
-    bool inited; /* hipInit was called: the library stays loaded */
+    RtLib lib; /* lib.inited: hipInit was called */
     HipApi api;
     int ordinal;
     HipDevice device;
@@ -111,15 +111,9 @@ static RtStatus hip_fail(RtDevice *dev, HipError e, RtStatus st, const char *wha
 {
     HipState *s = st_of(dev);
     const char *name = s->api.GetErrorName(e), *text = s->api.GetErrorString(e);
-    char num[32];
-    if (!name) {
-        snprintf(num, sizeof num, "hipError_t %d", e);
-        name = num;
-    }
-    if (text && strcmp(text, name) == 0)
+    if (text && name && strcmp(text, name) == 0)
         text = NULL; /* older HIPs answer the name again */
-    return rt__fail(dev, st, "%s%s%s%s%s%s", what ? what : "", what ? ": " : "", name,
-                    text ? " (" : "", text ? text : "", text ? ")" : "");
+    return rt__fail_driver(dev, st, what, name, text, "hipError_t", e);
 }
 
 #define HIP_TRY(dev, call, st, what)                                   \
@@ -131,35 +125,16 @@ static RtStatus hip_fail(RtDevice *dev, HipError e, RtStatus st, const char *wha
 
 /* ---- loading the runtime ------------------------------------------------ */
 
-static RtStatus load_lib(RtDevice *dev, HipState *s)
+static RtStatus load_lib(RtDevice *dev, int ordinal)
 {
-    const char *env = getenv("CAKE_LIBHIP");
-    const char *names[] = {env && *env ? env : "libamdhip64.so", "libamdhip64.so.6",
-                           "libamdhip64.so.5"};
-    int n = env && *env ? 1 : 3;
-    char why[512] = "";
-    for (int i = 0; i < n && !s->lib; i++) {
-        s->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        s->libname = names[i];
-        const char *e = dlerror();
-        if (!s->lib && i == 0)
-            rt__copystr(why, sizeof why, e ? e : "dlopen failed");
-    }
-    if (!s->lib)
-        return rt__fail(dev, RT_NO_DEVICE, "no HIP runtime: %s not found (%s)", names[0], why);
-    for (size_t i = 0; i < sizeof hip_syms / sizeof hip_syms[0]; i++) {
-        void *p = dlsym(s->lib, hip_syms[i].name);
-        if (!p && !hip_syms[i].optional)
-            return rt__fail(dev, RT_NO_DEVICE, "no usable HIP runtime: %s has no %s",
-                            s->libname, hip_syms[i].name);
-        memcpy((char *)&s->api + hip_syms[i].off, &p, sizeof p);
-    }
-    return RT_OK;
+    (void)ordinal;
+    return rt__load_lib(dev, &st_of(dev)->lib, &hip_lib, &st_of(dev)->api);
 }
 
-static RtStatus init_runtime(RtDevice *dev, HipState *s, int ordinal)
+static RtStatus init_runtime(RtDevice *dev, int ordinal)
 {
-    s->inited = true; /* even a failed init leaves the library in use */
+    HipState *s = st_of(dev);
+    s->lib.inited = true; /* even a failed init leaves the library in use */
     HipError e = s->api.Init(0);
     if (e != HIP_OK)
         return hip_fail(dev, e, RT_NO_DEVICE, "no HIP device: hipInit");
@@ -180,55 +155,34 @@ static RtStatus init_runtime(RtDevice *dev, HipState *s, int ordinal)
 
 /* ---- device info -------------------------------------------------------- */
 
-typedef struct {
-    HipDeviceAttr attr;
-    size_t off;    /* an int field of RtDeviceInfo */
-    bool optional; /* a hint some HIP versions do not answer: 0 then */
-} HipAttrField;
-
-#define ATTR(a, f, opt) {a, offsetof(RtDeviceInfo, f), opt}
-static const HipAttrField hip_attrs[] = {
-    ATTR(HIP_ATTR_CC_MAJOR, cc_major, false),
-    ATTR(HIP_ATTR_CC_MINOR, cc_minor, false),
-    ATTR(HIP_ATTR_MULTIPROCESSOR_COUNT, sm_count, false),
-    ATTR(HIP_ATTR_WARP_SIZE, warp_size, false),
-    ATTR(HIP_ATTR_MAX_THREADS_PER_BLOCK, max_threads_per_block, false),
-    ATTR(HIP_ATTR_MAX_REGS_PER_MULTIPROCESSOR, regs_per_sm, true),
-    ATTR(HIP_ATTR_CLOCK_RATE, clock_khz, true),
-    ATTR(HIP_ATTR_MEMORY_CLOCK_RATE, mem_clock_khz, true),
-    ATTR(HIP_ATTR_MEMORY_BUS_WIDTH, mem_bus_bits, true),
+/* optional: a hint some HIP versions do not answer; 0 then */
+#define ATTR(a, f, opt) RT__ATTR(RtDeviceInfo, HIP_ATTR_##a, f, opt)
+static const RtAttr hip_attrs[] = {
+    ATTR(CC_MAJOR, cc_major, false),
+    ATTR(CC_MINOR, cc_minor, false),
+    ATTR(MULTIPROCESSOR_COUNT, sm_count, false),
+    ATTR(WARP_SIZE, warp_size, false),
+    ATTR(MAX_THREADS_PER_BLOCK, max_threads_per_block, false),
+    ATTR(MAX_REGS_PER_MULTIPROCESSOR, regs_per_sm, true),
+    ATTR(CLOCK_RATE, clock_khz, true),
+    ATTR(MEMORY_CLOCK_RATE, mem_clock_khz, true),
+    ATTR(MEMORY_BUS_WIDTH, mem_bus_bits, true),
+    ATTR(L2_CACHE_SIZE, l2_bytes, false),
+    ATTR(MAX_SHARED_PER_BLOCK, shared_per_block, false),
+    ATTR(SHARED_PER_BLOCK_OPTIN, shared_per_block_optin, true),
+    ATTR(SHARED_PER_MULTIPROCESSOR, shared_per_sm, true),
 };
 #undef ATTR
 
-static RtStatus get_attr(RtDevice *dev, HipDeviceAttr a, bool optional, int *out)
+static RtStatus get_attr(RtDevice *dev, void *obj, int a, bool optional, int *out)
 {
+    (void)obj;
     HipState *s = st_of(dev);
-    HipError e = s->api.DeviceGetAttribute(out, a, s->ordinal);
+    HipError e = s->api.DeviceGetAttribute(out, (HipDeviceAttr)a, s->ordinal);
     if (e == HIP_OK)
         return RT_OK;
     *out = 0;
     return optional ? RT_OK : hip_fail(dev, e, RT_ERROR, "hipDeviceGetAttribute");
-}
-
-static RtStatus get_sizes(RtDevice *dev, RtDeviceInfo *in)
-{
-    static const HipDeviceAttr a[] = {
-        HIP_ATTR_L2_CACHE_SIZE, HIP_ATTR_MAX_SHARED_PER_BLOCK,
-        HIP_ATTR_SHARED_PER_BLOCK_OPTIN, HIP_ATTR_SHARED_PER_MULTIPROCESSOR,
-    };
-    static const bool optional[] = {false, false, true, true};
-    size_t *dst[] = {&in->l2_bytes, &in->shared_per_block, &in->shared_per_block_optin,
-                     &in->shared_per_sm};
-    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++) {
-        int v = 0;
-        RtStatus st = get_attr(dev, a[i], optional[i], &v);
-        if (st != RT_OK)
-            return st;
-        *dst[i] = (size_t)v;
-    }
-    if (in->shared_per_block_optin < in->shared_per_block)
-        in->shared_per_block_optin = in->shared_per_block;
-    return RT_OK;
 }
 
 /* gcnArchName ("gfx90a:sramecc+:xnack-") without its feature suffix. */
@@ -255,28 +209,25 @@ static void read_arch(RtDevice *dev)
     free(props);
 }
 
-static RtStatus read_info(RtDevice *dev)
+static RtStatus read_info(RtDevice *dev, int ordinal)
 {
+    (void)ordinal;
     HipState *s = st_of(dev);
     RtDeviceInfo *in = &dev->info;
     in->backend = RT_HIP;
     HIP_TRY(dev, s->api.DeviceGetName(in->name, (int)sizeof in->name, s->device), RT_ERROR,
             "hipDeviceGetName");
-    for (size_t i = 0; i < sizeof hip_attrs / sizeof hip_attrs[0]; i++) {
-        const HipAttrField *f = &hip_attrs[i];
-        RtStatus st = get_attr(dev, f->attr, f->optional, (int *)((char *)in + f->off));
-        if (st != RT_OK)
-            return st;
-    }
-    RtStatus st = get_sizes(dev, in);
+    RtStatus st = rt__read_attrs(dev, get_attr, NULL, hip_attrs,
+                                 sizeof hip_attrs / sizeof hip_attrs[0], in);
     if (st != RT_OK)
         return st;
+    if (in->shared_per_block_optin < in->shared_per_block)
+        in->shared_per_block_optin = in->shared_per_block;
     HIP_TRY(dev, s->api.DeviceTotalMem(&in->global_bytes, s->device), RT_ERROR,
             "hipDeviceTotalMem");
     HIP_TRY(dev, s->api.DriverGetVersion(&in->driver_version), RT_ERROR,
             "hipDriverGetVersion");
     read_arch(dev);
-    in->peak_gbps = 2.0 * in->mem_clock_khz * 1e3 * (in->mem_bus_bits / 8) / 1e9;
     return RT_OK;
 }
 
@@ -287,28 +238,15 @@ static void hip_close(RtDevice *dev, bool hung)
     HipState *s = st_of(dev);
     if (!s)
         return;
-    if (!hung && s->inited && s->stream)
+    if (!hung && s->lib.inited && s->stream)
         s->api.StreamDestroy(s->stream);
-    if (s->lib && !s->inited)
-        dlclose(s->lib); /* a runtime that started stays loaded */
-    free(s);
-    dev->be = NULL;
+    rt__free_state(dev);
 }
 
 static RtStatus hip_open(RtDevice *dev, int ordinal)
 {
-    HipState *s = calloc(1, sizeof *s);
-    if (!s)
-        return rt__fail(dev, RT_ERROR, "out of host memory");
-    dev->be = s;
-    RtStatus st = load_lib(dev, s);
-    if (st == RT_OK)
-        st = init_runtime(dev, s, ordinal);
-    if (st == RT_OK)
-        st = read_info(dev);
-    if (st != RT_OK)
-        hip_close(dev, false);
-    return st;
+    static const RtOpenStep steps[] = {load_lib, init_runtime, read_info};
+    return rt__open_steps(dev, ordinal, sizeof(HipState), steps, sizeof steps / sizeof *steps);
 }
 
 static RtStatus hip_bind(RtDevice *dev)
@@ -348,19 +286,30 @@ static RtStatus hip_function(RtDevice *dev, void *mod, const char *name, void **
     return RT_OK;
 }
 
+#define ATTR(a, f) RT__ATTR(RtFuncInfo, HIP_FUNC_ATTR_##a, f, false)
+static const RtAttr hip_func_attrs[] = {
+    ATTR(NUM_REGS, regs),
+    ATTR(LOCAL_SIZE_BYTES, local_bytes),
+    ATTR(SHARED_SIZE_BYTES, static_shared_bytes),
+    ATTR(CONST_SIZE_BYTES, const_bytes),
+    ATTR(MAX_THREADS_PER_BLOCK, max_threads),
+};
+#undef ATTR
+
+static RtStatus get_func_attr(RtDevice *dev, void *fn, int a, bool optional, int *out)
+{
+    (void)optional;
+    HIP_TRY(dev, st_of(dev)->api.FuncGetAttribute(out, (HipFuncAttr)a, fn), RT_ERROR,
+            "hipFuncGetAttribute");
+    return RT_OK;
+}
+
 static RtStatus hip_func_info(RtDevice *dev, void *fn, RtFuncInfo *out)
 {
-    static const HipFuncAttr a[] = {
-        HIP_FUNC_ATTR_NUM_REGS, HIP_FUNC_ATTR_LOCAL_SIZE_BYTES,
-        HIP_FUNC_ATTR_SHARED_SIZE_BYTES, HIP_FUNC_ATTR_CONST_SIZE_BYTES,
-        HIP_FUNC_ATTR_MAX_THREADS_PER_BLOCK,
-    };
-    int *dst[] = {&out->regs, &out->local_bytes, &out->static_shared_bytes,
-                  &out->const_bytes, &out->max_threads};
-    HipState *s = st_of(dev);
-    for (size_t i = 0; i < sizeof a / sizeof a[0]; i++)
-        HIP_TRY(dev, s->api.FuncGetAttribute(dst[i], a[i], fn), RT_ERROR,
-                "hipFuncGetAttribute");
+    RtStatus st = rt__read_attrs(dev, get_func_attr, fn, hip_func_attrs,
+                                 sizeof hip_func_attrs / sizeof hip_func_attrs[0], out);
+    if (st != RT_OK)
+        return st;
     out->max_dyn_shared_bytes = (int)dev->info.shared_per_block_optin;
     return RT_OK;
 }
@@ -382,9 +331,7 @@ static RtStatus hip_alloc(RtDevice *dev, size_t bytes, RtPtr *out)
     if (e == HIP_ERR_OUT_OF_MEMORY) {
         size_t freeb = 0, total = 0;
         s->api.MemGetInfo(&freeb, &total);
-        return rt__fail(dev, RT_OOM,
-                        "out of device memory allocating %zu bytes (%zu MiB free of %zu MiB)",
-                        bytes, freeb >> 20, total >> 20);
+        return rt__fail_oom(dev, bytes, freeb, total);
     }
     if (e != HIP_OK)
         return hip_fail(dev, e, classify(e, RT_ERROR), "hipMalloc");
@@ -430,16 +377,15 @@ static RtStatus hip_copy(RtDevice *dev, RtCopyDir dir, void *dst, const void *sr
 
 /* ---- launches, the stream, events --------------------------------------- */
 
-static unsigned d1(unsigned v) { return v ? v : 1; }
-
 static RtStatus hip_launch(RtDevice *dev, const RtLaunch *l, void *fn)
 {
     HipState *s = st_of(dev);
     if (l->cluster[0] || l->cluster[1] || l->cluster[2])
         return rt__fail(dev, RT_UNSUPPORTED, "kernel '%s': HIP has no thread-block clusters",
                         l->fn->name);
-    HipError e = s->api.ModuleLaunchKernel(fn, d1(l->grid[0]), d1(l->grid[1]), d1(l->grid[2]),
-                                           d1(l->block[0]), d1(l->block[1]), d1(l->block[2]),
+    HipError e = s->api.ModuleLaunchKernel(fn, rt__dim1(l->grid[0]), rt__dim1(l->grid[1]),
+                                           rt__dim1(l->grid[2]), rt__dim1(l->block[0]),
+                                           rt__dim1(l->block[1]), rt__dim1(l->block[2]),
                                            l->shared_bytes, s->stream, l->params, NULL);
     if (e == HIP_OK)
         return RT_OK;
@@ -448,14 +394,19 @@ static RtStatus hip_launch(RtDevice *dev, const RtLaunch *l, void *fn)
     return hip_fail(dev, e, classify(e, RT_LAUNCH_ERROR), what);
 }
 
-static RtStatus hip_query(RtDevice *dev)
+/* A query's answer: done, still running, or the error. */
+static RtStatus hip_poll(RtDevice *dev, HipError e)
 {
-    HipError e = st_of(dev)->api.StreamQuery(st_of(dev)->stream);
     if (e == HIP_OK)
         return RT_OK;
     if (e == HIP_ERR_NOT_READY)
         return RT__PENDING;
     return hip_fail(dev, e, classify(e, RT_ERROR), NULL);
+}
+
+static RtStatus hip_query(RtDevice *dev)
+{
+    return hip_poll(dev, st_of(dev)->api.StreamQuery(st_of(dev)->stream));
 }
 
 static RtStatus hip_event_create(RtDevice *dev, void **ev)
@@ -480,12 +431,7 @@ static RtStatus hip_event_record(RtDevice *dev, void *ev)
 
 static RtStatus hip_event_query(RtDevice *dev, void *ev)
 {
-    HipError e = st_of(dev)->api.EventQuery(ev);
-    if (e == HIP_OK)
-        return RT_OK;
-    if (e == HIP_ERR_NOT_READY)
-        return RT__PENDING;
-    return hip_fail(dev, e, classify(e, RT_ERROR), NULL);
+    return hip_poll(dev, st_of(dev)->api.EventQuery(ev));
 }
 
 static RtStatus hip_event_elapsed(RtDevice *dev, void *start, void *stop, float *ms)

@@ -399,8 +399,6 @@ RtStatus rt_copy_d2d(RtDevice *dev, RtPtr dst, RtPtr src, size_t bytes)
 
 /* ---- launches ----------------------------------------------------------- */
 
-static unsigned dim1(unsigned v) { return v ? v : 1; }
-
 static RtStatus check_launch(RtDevice *dev, const RtLaunch *l)
 {
     if (!l || !l->fn)
@@ -408,8 +406,8 @@ static RtStatus check_launch(RtDevice *dev, const RtLaunch *l)
     if (l->fn->mod->dev != dev)
         return rt__fail(dev, RT_INVALID, "kernel '%s' belongs to another device",
                         l->fn->name);
-    unsigned long threads = (unsigned long)dim1(l->block[0]) * dim1(l->block[1]) *
-                            dim1(l->block[2]);
+    unsigned long threads = (unsigned long)rt__dim1(l->block[0]) * rt__dim1(l->block[1]) *
+                            rt__dim1(l->block[2]);
     if (threads > (unsigned long)dev->info.max_threads_per_block)
         return rt__fail(dev, RT_LAUNCH_ERROR,
                         "kernel '%s': %lu threads per block; the device allows %d",

@@ -39,18 +39,6 @@ typedef struct {
 
 #define SPEC(sr) (0x80000000u | (uint32_t)(sr))
 
-static int64_t gcd(int64_t a, int64_t b)
-{
-    if (a < 0) a = -a;
-    if (b < 0) b = -b;
-    while (b) {
-        int64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
 static Lin lconst(int64_t c)
 {
     Lin l;
@@ -73,14 +61,14 @@ static Lin latom(uint32_t atom)
 static void lnorm(Lin *l)
 {
     int64_t g = l->den;
-    g = gcd(g, l->c0);
+    g = ver_gcd(g, l->c0);
     int w = 0;
     for (int i = 0; i < l->n; i++)
         if (l->t[i].c)
             l->t[w++] = l->t[i];
     l->n = w;
     for (int i = 0; i < l->n; i++)
-        g = gcd(g, l->t[i].c);
+        g = ver_gcd(g, l->t[i].c);
     if (g > 1) {
         l->den /= g;
         l->c0 /= g;
@@ -202,7 +190,7 @@ static Cong cong_atom(Bx *b, uint32_t atom, int depth)
         int64_t mod = 1, lo = 0, hi = INT64_MAX;
         sy_dim_facts(s, atom, &mod, &lo, &hi);
         if (atom == b->hyp_dim)
-            mod = mod / gcd(mod, b->hyp_mod) * b->hyp_mod;
+            mod = mod / ver_gcd(mod, b->hyp_mod) * b->hyp_mod;
         return (Cong){0, mod};
     }
     if (n->op == OP_FOR) {
@@ -212,7 +200,7 @@ static Cong cong_atom(Bx *b, uint32_t atom, int depth)
         if (!lo.ok || lo.den != 1)
             return none;
         Cong c = cong_lin(b, &lo, depth + 1);
-        c.m = gcd(c.m, step);
+        c.m = ver_gcd(c.m, step);
         if (c.m)
             c.r = ((c.r % c.m) + c.m) % c.m;
         return c;
@@ -230,7 +218,7 @@ static Cong cong_lin(Bx *b, const Lin *l, int depth)
         int64_t m;
         if (__builtin_mul_overflow(a.m, l->t[i].c, &m))
             return (Cong){0, 1};
-        c.m = gcd(c.m, m);
+        c.m = ver_gcd(c.m, m);
         c.r += l->t[i].c * a.r;
     }
     if (c.m)
@@ -295,7 +283,7 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         if (!hi.ok || hi.den != 1)
             return hi;
         Cong ci = cong_atom(b, atom, 0), ch = cong_lin(b, &hi, 0);
-        int64_t g = gcd(ci.m, ch.m);
+        int64_t g = ver_gcd(ci.m, ch.m);
         if (g > 1) { /* i <= hi and i ≡ r (mod g): i <= hi - ((hi - r) mod g) */
             int64_t d = (((ch.r - ci.r) % g) + g) % g;
             hi = lcomb(1, hi, 1, lconst(-d));
@@ -700,17 +688,10 @@ static void check_ref(SyK *s, NodeId st, NodeId ref, NodeId mask)
     uint32_t nd = rank;
     for (uint32_t i = 0; i < rank; i++)
         dims[i] = ir_list_at(s->k, t, i);
-    NodeId chain[16];
-    uint32_t nc = 0;
-    for (NodeId r = ref; r && nc < 16; r = sy_node(s, r)->a) {
-        uint16_t op = sy_node(s, r)->op;
-        if (op == OP_INDEX)
-            chain[nc++] = r;
-        else if (op == OP_NAME)
-            break;
-        else if (op != OP_TRANS && op != OP_CAST && op != OP_LOAD)
-            return;
-    }
+    NodeId chain[SY_REF_CHAIN];
+    int nc = sy_ref_chain(s, ref, chain);
+    if (nc < 0)
+        return;
     Bx b;
     memset(&b, 0, sizeof b);
     b.s = s;
@@ -831,9 +812,5 @@ uint32_t sy_check_bounds(SyK *s)
 
 uint32_t ver_bounds(CakeCtx *ctx, Kernel *k)
 {
-    if (!k || !k->body)
-        return 0;
-    SyK s;
-    sy_init(&s, ctx, k);
-    return sy_check_bounds(&s);
+    return sy_run(ctx, k, sy_check_bounds);
 }

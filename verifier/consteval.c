@@ -139,7 +139,7 @@ int ver_const_int(const CakeCtx *ctx, const Kernel *k, NodeId e, int64_t *out)
 
 /* ---- divisibility ------------------------------------------------------ */
 
-static int64_t gcd64(int64_t a, int64_t b)
+int64_t ver_gcd(int64_t a, int64_t b)
 {
     if (a < 0) a = -a;
     if (b < 0) b = -b;
@@ -153,7 +153,7 @@ static int64_t gcd64(int64_t a, int64_t b)
 
 static int64_t lcm_capped(int64_t a, int64_t b)
 {
-    int64_t g = gcd64(a, b), r;
+    int64_t g = ver_gcd(a, b), r;
     if (!g)
         return a ? a : b;
     if (__builtin_mul_overflow(a / g, b, &r) || r > ((int64_t)1 << 40))
@@ -214,7 +214,7 @@ static int64_t divisor(const CakeCtx *ctx, const Kernel *k, NodeId e, int depth)
     }
     case OP_ADD: case OP_SUB: {
         int64_t a = divisor(ctx, k, n->a, depth + 1), b = divisor(ctx, k, n->b, depth + 1);
-        return gcd64(a, b) ? gcd64(a, b) : 0;
+        return ver_gcd(a, b) ? ver_gcd(a, b) : 0;
     }
     case OP_SHL:
         if (ver_const_int(ctx, k, n->b, &c) && c >= 0 && c < 40) {

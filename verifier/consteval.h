@@ -25,6 +25,9 @@ int ver_eval_int(const CakeCtx *ctx, const Kernel *k, NodeId e, const VerEnv *en
  * constant 0 (divisible by everything). */
 int64_t ver_known_divisor(const CakeCtx *ctx, const Kernel *k, NodeId e);
 
+/* The greatest common divisor of |a| and |b|; 0 when both are 0. */
+int64_t ver_gcd(int64_t a, int64_t b);
+
 /* 1 when e is provably a multiple of m (m >= 1). */
 int ver_is_multiple(const CakeCtx *ctx, const Kernel *k, NodeId e, int64_t m);
 

@@ -18,9 +18,5 @@ uint32_t sy_check_all(SyK *s)
 
 uint32_t ver_sync(CakeCtx *ctx, Kernel *k)
 {
-    if (!k || !k->body)
-        return 0;
-    SyK s;
-    sy_init(&s, ctx, k);
-    return sy_check_all(&s);
+    return sy_run(ctx, k, sy_check_all);
 }

@@ -39,6 +39,9 @@ typedef struct {
 } SyK;
 
 void sy_init(SyK *s, CakeCtx *ctx, Kernel *k);
+/* An entry point's body: builds the tables of k and runs check; 0 errors for
+ * a kernel without a body. */
+uint32_t sy_run(CakeCtx *ctx, Kernel *k, uint32_t (*check)(SyK *s));
 
 static inline Node *sy_node(const SyK *s, NodeId id) { return &s->k->nodes[id]; }
 static inline Span sy_span(const SyK *s, NodeId id) { return s->k->nodes[id].span; }
@@ -68,6 +71,11 @@ NodeId sy_ref_index0(const SyK *s, NodeId ref);    /* first index applied to the
 int sy_is_shared_ref(const SyK *s, NodeId ref);
 int sy_is_global_ref(const SyK *s, NodeId ref);
 int64_t sy_ref_bytes(const SyK *s, NodeId ref);    /* bytes of the box a ref selects; -1 unknown */
+/* The INDEX nodes from ref down to its root NAME, outermost first (the last
+ * is the first index applied to the root), at most SY_REF_CHAIN of them; their
+ * count, or -1 when the way down passes anything but ^T, casts and loads. */
+#define SY_REF_CHAIN 16
+int sy_ref_chain(const SyK *s, NodeId ref, NodeId chain[SY_REF_CHAIN]);
 
 /* pipelines: P_* member nodes and stage tokens (`let s = ring.acquire()`) */
 NodeId sy_pipe_of(const SyK *s, NodeId member);    /* P_* node -> PIPELINE decl */

@@ -110,6 +110,15 @@ void sy_init(SyK *s, CakeCtx *ctx, Kernel *k)
         sy_each_stmt(s, k->body, find_tokvars, NULL);
 }
 
+uint32_t sy_run(CakeCtx *ctx, Kernel *k, uint32_t (*check)(SyK *s))
+{
+    if (!k || !k->body)
+        return 0;
+    SyK s;
+    sy_init(&s, ctx, k);
+    return check(&s);
+}
+
 /* ---- diagnostics --------------------------------------------------------- */
 
 Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
@@ -211,6 +220,21 @@ NodeId sy_ref_index0(const SyK *s, NodeId ref)
     return ir_list_at(s->k, sy_node(s, last), 0);
 }
 
+int sy_ref_chain(const SyK *s, NodeId ref, NodeId chain[SY_REF_CHAIN])
+{
+    int nc = 0;
+    for (NodeId r = ref; r && nc < SY_REF_CHAIN; r = sy_node(s, r)->a) {
+        uint16_t op = sy_node(s, r)->op;
+        if (op == OP_INDEX)
+            chain[nc++] = r;
+        else if (op == OP_NAME)
+            break;
+        else if (op != OP_TRANS && op != OP_CAST && op != OP_LOAD)
+            return -1;
+    }
+    return nc;
+}
+
 static NodeId decl_type(const SyK *s, NodeId decl)
 {
     const Node *d = sy_node(s, decl);
@@ -246,17 +270,10 @@ int64_t sy_ref_bytes(const SyK *s, NodeId ref)
     for (uint32_t i = 0; i < rank; i++)
         if (!sy_const(s, ir_list_at(s->k, t, i), &dims[nd++]))
             return -1;
-    NodeId chain[16];
-    uint32_t nc = 0;
-    for (NodeId r = ref; r && nc < 16; r = sy_node(s, r)->a) {
-        uint16_t op = sy_node(s, r)->op;
-        if (op == OP_INDEX)
-            chain[nc++] = r;
-        else if (op == OP_NAME)
-            break;
-        else if (op != OP_TRANS && op != OP_CAST && op != OP_LOAD)
-            return -1;
-    }
+    NodeId chain[SY_REF_CHAIN];
+    int nc = sy_ref_chain(s, ref, chain);
+    if (nc < 0)
+        return -1;
     while (nc--) { /* innermost index first */
         const Node *ix = sy_node(s, chain[nc]);
         int64_t out[8];
