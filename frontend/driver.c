@@ -164,10 +164,10 @@ static int run_command(CakeCtx *ctx, Options *o)
     }
     if (!strcmp(o->command, "check"))
         return drv_finish(ctx, o, EXIT_OK);
-    if (!strcmp(o->command, "compile"))
-        return fe_cmd_compile(ctx, o, m);
-    if (!strcmp(o->command, "run"))
-        return fe_cmd_run(ctx, o, m);
+    if (!strcmp(o->command, "compile") && o->be)
+        return o->be->compile(ctx, o, m);
+    if (!strcmp(o->command, "run") && o->be)
+        return o->be->run(ctx, o, m);
     Diag *d = diag_report(ctx, E0004, IR_NOSPAN, "the cost model is not built yet");
     diag_help(ctx, d, "`cakec run FILE --bench` measures the kernel on a GPU");
     return drv_finish(ctx, o, EXIT_USER);
@@ -269,10 +269,12 @@ static int guarded(CakeCtx *ctx, Options *o)
     return code;
 }
 
-int fe_main(int argc, char **argv)
+int fe_main(int argc, char **argv, const FeBackend *be)
 {
     CakeCtx *ctx = ctx_new();
     Options o = {0};
+    o.be = be;
+    o.argv = argv;
     int info = 0;
     const char *err = parse_args(ctx, argc, argv, &o, &info);
     int code;

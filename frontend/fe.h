@@ -31,7 +31,9 @@ uint32_t fe_load_file(CakeCtx *ctx, const char *path);
 
 /* The cakec command line (frontend/main.c calls it). Returns the exit code:
  * 0 ok, 1 the input is wrong, 2 internal error, 3 device problem. */
-int fe_main(int argc, char **argv);
+struct FeBackend;
+/* The cakec command line; `be` runs the commands past `check` (driver.h). */
+int fe_main(int argc, char **argv, const struct FeBackend *be);
 
 void fe_json_delete(void *json);   /* cJSON_Delete for files without cJSON */
 

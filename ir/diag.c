@@ -98,7 +98,9 @@ static void print_snippet(const CakeCtx *ctx, FILE *out, Span s, int color)
     fprintf(out, "%5u | %.*s\n      | ", line, (int)(end - start), f->text + start);
     for (uint32_t i = 1; i < col; i++)
         fputc(f->text[start + i - 1] == '\t' ? '\t' : ' ', out);
-    uint32_t width = eline == line ? (ecol > col ? ecol - col : 1) : (end - start + 1 - (col - 1));
+    uint32_t linelen = end - start; /* a span may start past a '\r' that ends the shown line */
+    uint32_t width = eline == line ? (ecol > col ? ecol - col : 1)
+                                   : (col - 1 <= linelen ? linelen + 1 - (col - 1) : 1);
     if (width == 0)
         width = 1;
     if (color)

@@ -256,9 +256,9 @@ int64_t ver_block_threads(const CakeCtx *ctx, const Kernel *k, int ws)
     int64_t v;
     if (!k->block_size || !ver_const_int(ctx, k, k->block_size, &v) || v <= 0)
         return 0;
-    switch (k->block_unit) {
-    case UNIT_WARPS: return v * ws;
-    case UNIT_WARPGROUPS: return v * 4 * ws;
-    default: return v;
-    }
+    int64_t per = k->block_unit == UNIT_WARPS ? ws : k->block_unit == UNIT_WARPGROUPS ? 4 * ws : 1;
+    int64_t th;
+    if (__builtin_mul_overflow(v, per, &th))
+        return INT64_MAX / 2; /* far over every limit; halved so that rounding up cannot overflow */
+    return th;
 }

@@ -260,9 +260,12 @@ static void check_block(Ver *v)
             continue;
         const TargetInfo *ti = ver_target((Target)t);
         int64_t th = v->block_threads[t];
-        if (th > ti->max_threads_per_block && !over) {
-            Diag *d = v_report(v, E0502, k->block_size, "%lld threads per block on %s; the limit "
-                               "is %d", (long long)th, ti->name, ti->max_threads_per_block);
+        if (th > ti->max_threads_per_block) {
+            if (over)
+                continue;
+            Diag *d = v_report(v, E0502, k->block_size, "%s%lld threads per block on %s; the limit "
+                               "is %d", th == INT64_MAX / 2 ? "over " : "", (long long)th, ti->name,
+                               ti->max_threads_per_block);
             diag_note(v->ctx, d, k->target_spans[t], "%s: at most %d threads per block (%d %s)",
                       ti->name, ti->max_threads_per_block, ti->max_threads_per_block / ti->warp_size,
                       ti->warp_size == 64 ? "wavefronts" : "warps");
@@ -272,6 +275,7 @@ static void check_block(Ver *v)
                 diag_help(v->ctx, d, "use at most %d threads and give each more work",
                           ti->max_threads_per_block);
             over = 1;
+            continue; /* the warp-multiple checks would only repeat the problem */
         }
         if (th % ti->warp_size && !warned && uses_warps(v)) {
             Diag *d = v_report(v, E0510, k->block_size, "%lld threads is not a multiple of the %s "

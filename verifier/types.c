@@ -648,6 +648,12 @@ static Type view_value(const Type *r)
     return t;
 }
 
+/* bytes of one element in memory: bool is stored as a byte (ir_dtype_bytes says 0) */
+static int mem_bytes(int dt)
+{
+    return dt == DT_BOOL ? 1 : ir_dtype_bytes((DType)dt);
+}
+
 static int is_memory(const Type *t)
 {
     return t->space == SP_GLOBAL || t->space == SP_SHARED;
@@ -659,6 +665,12 @@ static int vector_access_ok(Ver *v, NodeId ref, const Type *val)
     if (val->kind != TK_VECTOR)
         return 1;
     const Node *n = N(v, ref);
+    if (val->dtype == DT_BOOL) {
+        Diag *d = v_report(v, E0330, ref, "a vector access moves numbers; `%s` is %s",
+                           v_text(v, ref), vt_str(v, vt_intern(v, val)));
+        diag_help(v->ctx, d, "access the bool elements one at a time, or keep them as u8 lanes");
+        return 0;
+    }
     int bytes = val->lanes * ir_dtype_bytes((DType)val->dtype);
     if (bytes != 2 && bytes != 4 && bytes != 8 && bytes != 16) {
         Diag *d = v_report(v, E0330, ref, "a vector access moves 2, 4, 8 or 16 bytes; `%s` is %u x "
@@ -1392,7 +1404,7 @@ static void shared_decl(Ver *v, NodeId s)
     ty.swizzle = sw;
     ty.align = al;
     if (sw && ty.rank >= 1 && ty.shape[ty.rank - 1] > 0) {
-        int64_t ib = ty.shape[ty.rank - 1] * ir_dtype_bytes((DType)ty.dtype);
+        int64_t ib = ty.shape[ty.rank - 1] * mem_bytes(ty.dtype);
         if (ib % sw) {
             Diag *d = v_report(v, E0334, s, "`swizzle %u` needs rows of a multiple of %u bytes; `%s` "
                                "has rows of %lld bytes", sw, sw, v_name(v, s), (long long)ib);
@@ -1401,7 +1413,7 @@ static void shared_decl(Ver *v, NodeId s)
                 diag_help(v->ctx, d, "use `swizzle %lld`", (long long)fit);
             else
                 diag_help(v->ctx, d, "make the innermost extent a multiple of %u elements",
-                          sw / ir_dtype_bytes((DType)ty.dtype));
+                          sw / mem_bytes(ty.dtype));
             return;
         }
     }
@@ -1881,8 +1893,7 @@ static void cp_async_stmt(Ver *v, NodeId s)
         Diag *d = v_report(v, E0611, at, "`cp.async` copies 4, 8 or 16 bytes per thread; `%s` is "
                            "%s", v_text(v, at), vt_str(v, vt_of(v, at)));
         diag_help(v->ctx, d, "give each thread its 16-byte piece: `cp.async Xs[r, c : +%d] <- "
-                  "X[gr, gc : +%d]`", 16 / ir_dtype_bytes((DType)D->dtype),
-                  16 / ir_dtype_bytes((DType)D->dtype));
+                  "X[gr, gc : +%d]`", 16 / mem_bytes(D->dtype), 16 / mem_bytes(D->dtype));
         return;
     }
     if (a.kind != b.kind || a.lanes != b.lanes) {
