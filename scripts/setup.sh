@@ -65,11 +65,24 @@ echo
 echo "== the same as JSON (stdout)"
 "$CAKEC" check --json "$BROKEN" || echo "(exit $?)"
 
-# ---- DEMO: cost model and code generation -----------------------------------
-# Not built yet. When `cakec cost` and code generation land, show here:
-#   "$CAKEC" cost examples/gemm_sm90.tir --shape M=4096,N=4096,K=4096
-#   "$CAKEC" examples/vector_add.tir --target sm_90a --emit ptx -o build/vector_add.ptx
-#   head -40 build/vector_add.ptx
+# ---- DEMO: code generation, and a checked, timed run where there is a GPU ----
+# (the cost model, `cakec cost`, is a later stage)
+echo
+echo "== rmsnorm compiled to PTX for sm_90a (the key instructions)"
+"$CAKEC" examples/rmsnorm.tir --target sm_90a --emit ptx -o build/rmsnorm.ptx &&
+    grep -oE "^\.(version|target) [a-z0-9_.]+|\.reqntid [0-9]+|(ld\.global\.nc|st\.global)\.v4\.[a-z0-9]+|shfl\.sync\.bfly\.b32|rsqrt\.approx\.[a-z0-9.]+|bar\.sync" \
+        build/rmsnorm.ptx | sort | uniq -c
+if command -v ptxas >/dev/null 2>&1; then
+    ptxas -arch=sm_90a build/rmsnorm.ptx -o /dev/null && echo "ptxas -arch=sm_90a: ok"
+fi
+echo
+echo "== rmsnorm for gfx942: an AMDGPU code object"
+"$CAKEC" examples/rmsnorm.tir --target gfx942 --emit hsaco -o build/rmsnorm.hsaco &&
+    ls -l build/rmsnorm.hsaco
+echo
+echo "== a checked, timed run (needs a GPU: without one, cakec says so and exits 3)"
+"$CAKEC" run examples/rmsnorm.tir --check --bench ||
+    echo "(exit $?)"
 # -------------------------------------------------------------------------------
 
 echo
