@@ -98,6 +98,10 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
         return 0;
     }
     if (!base) {
+        if (d->flags & NF_ERROR) { /* its declaration was reported: no follow-on error per use */
+            cg->failed = 1;
+            return 0;
+        }
         cg_unsupported(cg, refid, "a reference to a declaration not lowered yet");
         return 0;
     }

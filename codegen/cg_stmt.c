@@ -37,11 +37,15 @@ static void var_decl(Cg *cg, NodeId s, Node *n)
         uint64_t count = 1;
         for (uint32_t i = 0; i < t->n; i++) {
             int64_t e = 0;
-            if (!cg_const_int(cg, ir_list_at(cg->k, t, i), &e) || e <= 0 || e > 65536) {
+            if (!cg_const_int(cg, ir_list_at(cg->k, t, i), &e) || e <= 0) {
                 cg_unsupported(cg, s, "a private array whose extents are not constants");
                 return;
             }
-            count *= (uint64_t)e;
+            /* checked per factor: the product of four extents could wrap around 64 bits */
+            if ((uint64_t)e > 65536 || (count *= (uint64_t)e) > 65536) {
+                cg_unsupported(cg, s, "a private array of more than 65536 elements");
+                return;
+            }
         }
         LLVMTypeRef et = ty.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, ty);
         cg->val[s] = cg_alloca(cg, LLVMArrayType2(et, count), ir_symstr(cg->ctx, n->name));

@@ -95,12 +95,28 @@ static void print_snippet(const CakeCtx *ctx, FILE *out, Span s, int color)
     uint32_t start = f->line_starts[line - 1], end = start;
     while (end < f->len && f->text[end] != '\n' && f->text[end] != '\r')
         end++;
-    fprintf(out, "%5u | %.*s\n      | ", line, (int)(end - start), f->text + start);
-    for (uint32_t i = 1; i < col; i++)
-        fputc(f->text[start + i - 1] == '\t' ? '\t' : ' ', out);
+    /* control bytes (a NUL would end the line early) print as '?'; UTF-8 passes through, and
+       the caret line counts one column per character, not per byte */
+    fprintf(out, "%5u | ", line);
+    for (uint32_t i = start; i < end; i++) {
+        unsigned char c = (unsigned char)f->text[i];
+        fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : '?', out);
+    }
+    fputs("\n      | ", out);
+    for (uint32_t i = 1; i < col; i++) {
+        unsigned char c = start + i - 1 < f->len ? (unsigned char)f->text[start + i - 1] : ' ';
+        if ((c & 0xc0) != 0x80) /* a UTF-8 continuation byte takes no column */
+            fputc(c == '\t' ? '\t' : ' ', out);
+    }
     uint32_t linelen = end - start; /* a span may start past a '\r' that ends the shown line */
-    uint32_t width = eline == line ? (ecol > col ? ecol - col : 1)
+    uint32_t bytes = eline == line ? (ecol > col ? ecol - col : 1)
                                    : (col - 1 <= linelen ? linelen + 1 - (col - 1) : 1);
+    uint32_t width = 0;
+    for (uint32_t i = 0; i < bytes; i++) {
+        uint32_t at = start + col - 1 + i;
+        if (at >= end || ((unsigned char)f->text[at] & 0xc0) != 0x80)
+            width++;
+    }
     if (width == 0)
         width = 1;
     if (color)

@@ -45,6 +45,15 @@ void ver_roles(Ver *v)
 
 static int64_t align_up(int64_t x, int64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
 
+/* a byte count larger than any target's shared memory; sums and products saturate here, so that
+   absurd extents are reported (E0501) instead of overflowing */
+#define SMEM_HUGE (INT64_MAX / 4)
+
+static int64_t smem_add(int64_t a, int64_t b)
+{
+    return a >= SMEM_HUGE - b ? SMEM_HUGE : a + b;
+}
+
 /* tiles are aligned to 128 bytes, swizzled ones to the swizzle repeat 8 x S (5.2) */
 static int64_t shared_align(const Kernel *k, NodeId decl)
 {
@@ -65,9 +74,10 @@ static int64_t shared_bytes_env(const CakeCtx *ctx, const Kernel *k, NodeId decl
         bytes = 1;
     for (uint32_t i = 0; i < t->n; i++) {
         int64_t d;
-        if (!ver_eval_int(ctx, k, k->lists[t->list + i], env, &d) || d < 0 ||
-            __builtin_mul_overflow(bytes, d, &bytes))
+        if (!ver_eval_int(ctx, k, k->lists[t->list + i], env, &d) || d < 0)
             return -1;
+        if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > SMEM_HUGE)
+            bytes = SMEM_HUGE;
     }
     return align_up(bytes, shared_align(k, decl));
 }
@@ -99,9 +109,11 @@ static uint32_t smem_items(Ver *v, const VerEnv *env, SmemItem *items, uint32_t 
         } else if (x->op == OP_MBARRIER) {
             b = 8;
             if (x->a)
-                b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0 ? 8 * c : -1;
+                b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0
+                  ? (c > SMEM_HUGE / 8 ? SMEM_HUGE : 8 * c) : -1;
         } else if (x->op == OP_PIPELINE) {
-            b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0 ? 2 * 8 * c : -1;
+            b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0
+              ? (c > SMEM_HUGE / 16 ? SMEM_HUGE : 2 * 8 * c) : -1;
         } else if (ir_ops[x->op].flags & OF_BLOCK && x->op != OP_SYNC && !v->in_ref[id] && !scratch) {
             /* block reductions: one word per warp, double-buffered (9.2); counted once */
             int64_t th = 0;
@@ -116,7 +128,7 @@ static uint32_t smem_items(Ver *v, const VerEnv *env, SmemItem *items, uint32_t 
         }
         if (b < 0)
             continue;  /* not constant: the type check reported it */
-        *total += b;
+        *total = smem_add(*total, b);
         if (n < cap)
             items[n++] = (SmemItem){id, b};
     }
@@ -207,10 +219,14 @@ static void check_smem(Ver *v)
         return;
     qsort(items, n, sizeof *items, by_bytes_desc);
     const TargetInfo *ti = ver_target((Target)tg);
-    Diag *d = v_report(v, E0501, items[0].node, "shared memory per block is %lld bytes, %lld over "
-                       "the limit of %lld bytes on %s", (long long)total,
-                       (long long)(total - ti->max_smem_per_block), (long long)ti->max_smem_per_block,
-                       ti->name);
+    Diag *d = total >= SMEM_HUGE
+        ? v_report(v, E0501, items[0].node, "shared memory per block is over %lld bytes, far over the "
+                   "limit of %lld bytes on %s", (long long)SMEM_HUGE, (long long)ti->max_smem_per_block,
+                   ti->name)
+        : v_report(v, E0501, items[0].node, "shared memory per block is %lld bytes, %lld over "
+                   "the limit of %lld bytes on %s", (long long)total,
+                   (long long)(total - ti->max_smem_per_block), (long long)ti->max_smem_per_block,
+                   ti->name);
     for (uint32_t i = 0; i < n; i++) {
         const Node *x = N(v, items[i].node);
         const char *what = x->op == OP_SHARED ? "shared tile" : x->op == OP_MBARRIER ? "mbarrier"

@@ -250,10 +250,11 @@ static void simulate_parity(SyK *s, Bar *b, NodeId w, NodeId loop)
     sy_exec_init(&x, s, 0);
     if (!sy_sample_dims(&x, 0) || !sy_eval(&x, l->a, &lo) || (l->c && !sy_eval(&x, l->c, &step)) || step <= 0)
         return;
-    if (!sy_const(s, l->b, &hi)) /* a dynamic loop: check the pattern, whatever the trip count */
-        hi = lo + 64 * step;
+    if (!sy_const(s, l->b, &hi) && /* a dynamic loop: check the pattern, whatever the trip count */
+        (__builtin_mul_overflow(step, 64, &hi) || __builtin_add_overflow(lo, hi, &hi)))
+        hi = INT64_MAX;
     int uses[64] = {0};
-    for (int64_t k = lo, it = 0; k < hi && it < 4 * nelem + 4; k += step, it++) {
+    for (int64_t k = lo, it = 0; k < hi && it < 4 * nelem + 4; it++) {
         int64_t e = 0, p;
         x.val[loop] = k;
         x.has[loop] = 1;
@@ -272,6 +273,8 @@ static void simulate_parity(SyK *s, Bar *b, NodeId w, NodeId loop)
             return;
         }
         uses[e]++;
+        if (__builtin_add_overflow(k, step, &k))
+            break;
     }
 }
 

@@ -127,8 +127,6 @@ Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
     for (uint32_t i = 0; i < s->nreported; i++)
         if (s->reported[i] == key)
             return NULL;
-    if (at && (sy_node(s, at)->flags & NF_ERROR))
-        return NULL; /* an earlier check reported this node: no follow-on errors */
     if (s->nreported == s->capreported) {
         uint32_t cap = s->capreported ? s->capreported * 2 : 16;
         s->reported = arena_realloc(&s->ctx->arena, s->reported, s->capreported * sizeof *s->reported,
@@ -136,6 +134,10 @@ Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
         s->capreported = cap;
     }
     s->reported[s->nreported++] = key;
+    /* an earlier check reported this node: no follow-on error, but the problem is recorded, so
+       that checks which step back after it (sy_reported_in) step back here too */
+    if (at && (sy_node(s, at)->flags & NF_ERROR))
+        return NULL;
     va_list ap;
     va_start(ap, fmt);
     char *msg = ir_vfmt(s->ctx, fmt, ap);

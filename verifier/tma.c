@@ -46,9 +46,8 @@ static int offset_aligned(Ver *v, NodeId ref, NodeId decl, int64_t align, NodeId
     int64_t s = ir_dtype_bytes((DType)d->dtype);
     for (int i = d->rank - 1; i >= 0; i--) {
         stride[i] = s;
-        if (d->shape[i] < 0)
-            return 1;
-        s *= d->shape[i];
+        if (d->shape[i] < 0 || __builtin_mul_overflow(s, d->shape[i], &s))
+            return 1; /* unknown, or a tile too large for memory (E0501 says so) */
     }
     NodeId chain[8];
     int nc = index_chain(v, ref, chain, 8);
@@ -224,7 +223,7 @@ static void check_tma(Ver *v, NodeId s)
                                "256", i, (long long)S->shape[i]);
             v_note_decl(v, d, sdecl, NULL);
             diag_help(v->ctx, d, "split the copy into boxes of at most 256 (e.g. two `%s` of %lld)",
-                      kw, (long long)(S->shape[i] + 1) / 2);
+                      kw, (long long)(S->shape[i] / 2 + S->shape[i] % 2));
             return;
         }
     }
@@ -295,10 +294,11 @@ static void check_cp_async(Ver *v, NodeId s)
     const Type *D = ver_type(v->k, x->a);
     if (D->space != SP_SHARED)
         return;
-    int esz = ir_dtype_bytes((DType)D->dtype);
+    int esz = D->dtype == DT_BOOL ? 1 : ir_dtype_bytes((DType)D->dtype); /* bool: a byte */
     if (D->kind == TK_SCALAR || (D->kind == TK_TILE && D->rank == 1)) {
-        int64_t n = D->kind == TK_SCALAR ? 1 : D->shape[0];
-        int64_t bytes = n * esz;
+        int64_t n = D->kind == TK_SCALAR ? 1 : D->shape[0], bytes;
+        if (__builtin_mul_overflow(n, esz, &bytes))
+            bytes = INT64_MAX;
         if (n > 0 && bytes != 4 && bytes != 8 && bytes != 16) {
             Diag *d = v_report(v, E0611, x->a, "`cp.async` copies 4, 8 or 16 bytes per thread; "
                                "this copies %lld x %d = %lld bytes", (long long)n, esz, (long long)bytes);
@@ -308,7 +308,9 @@ static void check_cp_async(Ver *v, NodeId s)
         return;
     }
     if (D->kind == TK_TILE && D->rank >= 2) {
-        int64_t ib = D->shape[D->rank - 1] * esz;
+        int64_t ib;
+        if (__builtin_mul_overflow(D->shape[D->rank - 1], esz, &ib))
+            ib = 0; /* absurd: E0501 reports the tile */
         if (ib > 0 && ib % 4) {
             Diag *d = v_report(v, E0611, x->a, "`cp.async` of a tile moves rows in 4-, 8- or 16-byte "
                                "pieces; a row here is %lld bytes", (long long)ib);
