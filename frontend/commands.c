@@ -226,7 +226,46 @@ static int open_device(CakeCtx *ctx, const Options *o, RunState *rs)
     return 1;
 }
 
-static int load_reference(CakeCtx *ctx, const Options *o, RunState *rs)
+/* the options of `run` that need no device: wrong ones are exit 1, before any GPU */
+static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
+{
+    const char *bad = NULL;
+    char *end;
+    if (o->runs && (strtol(o->runs, &end, 10) <= 0 || *end))
+        bad = "--runs takes a positive whole number";
+    else if (o->timeout && (strtod(o->timeout, &end) <= 0 || *end))
+        bad = "--timeout takes a positive number of seconds";
+    else if (o->seed && (strtoull(o->seed, &end, 0), *end))
+        bad = "--seed takes a whole number";
+    if (bad) {
+        diag_report(ctx, E0002, IR_NOSPAN, "%s", bad);
+        return 0;
+    }
+    const Kernel *k = m->nkernels ? m->kernels[0] : NULL;
+    if (o->kernel) {
+        k = NULL;
+        for (uint32_t i = 0; i < m->nkernels; i++)
+            if (!strcmp(ir_symstr(ctx, m->kernels[i]->name), o->kernel))
+                k = m->kernels[i];
+        if (!k) {
+            Diag *d = diag_report(ctx, E0970, IR_NOSPAN, "no kernel named `%s` in the file", o->kernel);
+            diag_help(ctx, d, "`--kernel` names one of the file's kernels");
+            return 0;
+        }
+    }
+    ShapeEnv env;
+    shape_env_clear(&env);
+    char err[256];
+    if (k && ((o->set && !shape_env_parse(ctx, k, &env, o->set, err, sizeof err)) ||
+              (o->shape && !shape_env_parse(ctx, k, &env, o->shape, err, sizeof err)))) {
+        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "--shape/--set: %s", err);
+        diag_help(ctx, d, "write `--shape M=4096,N=8192` for dims and `--set BM=64` for params");
+        return 0;
+    }
+    return 1;
+}
+
+static int load_reference(CakeCtx *ctx, const Options *o, RunState *rs, Sym name)
 {
     if (!o->reference)
         return 1;
@@ -238,7 +277,7 @@ static int load_reference(CakeCtx *ctx, const Options *o, RunState *rs)
         return 0;
     rs->reference = rm->kernels[0];
     for (uint32_t i = 0; i < rm->nkernels; i++)
-        if (rm->kernels[i]->name == rs->ck.k->name)
+        if (rm->kernels[i]->name == name)
             rs->reference = rm->kernels[i];
     return 1;
 }
@@ -318,6 +357,9 @@ int fe_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
     Target tg;
     if (o->target && !pick_target(ctx, o, m, &tg))
         return drv_finish_with(ctx, o, EXIT_USER, rs.extra);
+    Sym name = o->kernel ? ir_intern_cstr(ctx, o->kernel) : m->nkernels ? m->kernels[0]->name : 0;
+    if (!run_options_ok(ctx, o, m) || !load_reference(ctx, o, &rs, name))
+        return drv_finish_with(ctx, o, EXIT_USER, rs.extra);
     if (!open_device(ctx, o, &rs))
         return drv_finish_with(ctx, o, EXIT_DEVICE, rs.extra);
     if (!o->target)
@@ -325,7 +367,7 @@ int fe_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
     int rc = cake_compile_module(ctx, m, o->kernel, tg, o->set, &rs.ck);
     if (rc == 2)
         ir_bug(ctx, "%s", ctx->bug_msg ? ctx->bug_msg : "code generation failed");
-    if (rc || !load_reference(ctx, o, &rs) || cake_load(ctx, rs.dev, &rs.ck) != RT_OK) {
+    if (rc || cake_load(ctx, rs.dev, &rs.ck) != RT_OK) {
         rs.code = rc == 3 || (rs.ck.k && rt_health(rs.dev) != RT_OK) ? EXIT_DEVICE : EXIT_USER;
         goto done;
     }

@@ -114,6 +114,14 @@ static void explain(Ver *v, Diag *d, Op op, const int *mask, const char *why)
     }
 }
 
+static int n_lacking(const int *mask)
+{
+    int n = 0;
+    for (int t = 0; t < TG__COUNT; t++)
+        n += mask[t] != 0;
+    return n;
+}
+
 static void check_feature(Ver *v, NodeId n)
 {
     Op op = (Op)N(v, n)->op;
@@ -121,8 +129,8 @@ static void check_feature(Ver *v, NodeId n)
     int mask[TG__COUNT];
     if (!f || !lacking(v, f, mask))
         return;
-    Diag *d = v_report(v, E0401, n, "`%s` needs %s, which %s does not have", op_word(op),
-                       ver_feature_name(f), target_list(v, mask));
+    Diag *d = v_report(v, E0401, n, "`%s` needs %s, which %s %s not have", op_word(op),
+                       ver_feature_name(f), target_list(v, mask), n_lacking(mask) > 1 ? "do" : "does");
     explain(v, d, op, mask, NULL);
 }
 
@@ -187,8 +195,9 @@ static void check_layout(Ver *v, NodeId n)
     int mask[TG__COUNT];
     if (!need || !lacking(v, need, mask))
         return;
-    Diag *d = v_report(v, E0403, n, "layout `%s` is a %s fragment, which %s does not have",
-                       ir_layout_names[ly], ver_feature_name(need), target_list(v, mask));
+    Diag *d = v_report(v, E0403, n, "layout `%s` is a %s fragment, which %s %s not have",
+                       ir_layout_names[ly], ver_feature_name(need), target_list(v, mask),
+                       n_lacking(mask) > 1 ? "do" : "does");
     explain(v, d, need == TF_WGMMA ? OP_WGMMA : need == TF_MMA_SYNC ? OP_MMA : OP_MFMA, mask, NULL);
 }
 
