@@ -9,6 +9,7 @@
 # Output: $OUT/table.md, $OUT/log.txt, $OUT/raw.tar.gz (every JSON document).
 set -u
 C=${CAKEC:-.carry/cakec}
+CL=${CAKEC_LLVM:-.carry/cakec-llvm}   # run directly under compute-sanitizer (no re-exec)
 O=${OUT:-/tmp/cake-out}
 R=$O/raw
 mkdir -p "$R"
@@ -65,9 +66,17 @@ say "peers: exit $?"
 # 5. memory checker on the SIMT examples (small shapes)
 if command -v compute-sanitizer > /dev/null; then
     for ex in vector_add copy rmsnorm softmax layernorm; do
-        compute-sanitizer --tool memcheck --error-exitcode 9 $C run examples/$ex.tir --check \
+        compute-sanitizer --tool memcheck --error-exitcode 9 $CL run examples/$ex.tir --check \
             > "$R/memcheck_$ex.txt" 2>&1
         say "memcheck $ex: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$R/memcheck_$ex.txt") clean summaries)"
+    done
+    # the kernels with shared memory and barriers (block reductions): races and barrier misuse
+    for ex in rmsnorm softmax layernorm; do
+        for tool in racecheck synccheck; do
+            compute-sanitizer --tool $tool --error-exitcode 9 $CL run examples/$ex.tir --check \
+                > "$R/${tool}_$ex.txt" 2>&1
+            say "$tool $ex: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$R/${tool}_$ex.txt") clean summaries)"
+        done
     done
 fi
 
