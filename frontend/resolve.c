@@ -297,11 +297,22 @@ static void check_target(Resolver *r, NodeId lhs)
         diag_help(r->ctx, d, "declare it with `var %s: TYPE = ...` to make it mutable", s);
 }
 
+/* 1 when lhs writes a distributed register tile (a `reg` with a layout):
+ * outside reference blocks only those take implicit indices, so that a
+ * misspelled loop variable indexing a per-thread array is an unknown name */
+static int tile_target(Resolver *r, const Node *lhs)
+{
+    const Node *base = N(r, lhs->a);
+    NodeId d = base->op == OP_NAME ? lookup(r, base->name) : 0;
+    const Node *decl = d ? N(r, d) : NULL;
+    return decl && decl->op == OP_REG && (decl->flags & NF_HAS_LAYOUT) && decl->v.attr.layout != LY_NONE;
+}
+
 /* bare unknown names indexing the left side are implicit indices */
 static void implicit_indices(Resolver *r, NodeId lhs)
 {
     Node *n = N(r, lhs);
-    if (n->op != OP_INDEX)
+    if (n->op != OP_INDEX || (!r->in_ref && !tile_target(r, n)))
         return;
     for (uint32_t i = 0; i < n->n; i++) {
         NodeId ix = ir_list_at(r->k, n, i);
