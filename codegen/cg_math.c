@@ -115,7 +115,7 @@ LLVMValueRef cg_minmax(Cg *cg, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy 
             return cg_convert(cg, r, w, ty);
         }
         LLVMTypeRef ov[1] = {LLVMTypeOf(a)};
-        return cg_intrin(cg, is_max ? "llvm.maxnum" : "llvm.minnum", ov, 1, args, 2);
+        return cg_intrin(cg, is_max ? "llvm.maximum" : "llvm.minimum", ov, 1, args, 2); /* NaN-propagating */
     }
     LLVMTypeRef ov[1] = {LLVMTypeOf(a)};
     const char *n = cg_is_signed(ty) ? (is_max ? "llvm.smax" : "llvm.smin")

@@ -607,7 +607,11 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
         diag_help(s->ctx, d, "keep the index within 0 .. %s, or guard the access with `if`", ext);
         return;
     }
-    /* an assume that would make it provable */
+    /* the mask that always works, and an assume that would make it provable */
+    Node *ixn = sy_node(s, x->ix);
+    const char *mask = ixn->op == OP_SLICE
+        ? ir_fmt(s->ctx, "`mask %s + %s <= %s`", sy_text(s, ixn->a), sy_text(s, ixn->b), ext)
+        : ir_fmt(s->ctx, "`mask %s < %s`", sy_text(s, x->ix), ext);
     NodeId dim = sy_decl(s, x->dim_expr);
     int64_t cands[6] = {vec, 0, 0, 0, 0, 0};
     int nc = vec > 1 ? 1 : 0;
@@ -630,16 +634,13 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
         int ok = prove_facts(b, lcomb(1, hi, -1, lcomb(1, extent, 1, lconst(-1))));
         b->hyp_dim = 0;
         if (ok) {
-            diag_help(s->ctx, d, "if every %s is a multiple of %lld, say so: add `assume %s %% %lld == 0`", ext,
-                      (long long)cands[i], ext, (long long)cands[i]);
+            diag_help(s->ctx, d, "if every %s is a multiple of %lld, say so: add `assume %s %% %lld == 0`; "
+                      "to keep other %s working, mask the access instead: %s", ext, (long long)cands[i], ext,
+                      (long long)cands[i], ext, mask);
             return;
         }
     }
-    Node *ixn = sy_node(s, x->ix);
-    if (ixn->op == OP_SLICE)
-        diag_help(s->ctx, d, "mask the access: `mask %s + %s <= %s`", sy_text(s, ixn->a), sy_text(s, ixn->b), ext);
-    else
-        diag_help(s->ctx, d, "mask the access: `mask %s < %s` (or guard it with `if`)", sy_text(s, x->ix), ext);
+    diag_help(s->ctx, d, "mask the access: %s (or guard it with `if`)", mask);
 }
 
 static void check_index(Bx *b, Idx *x, NodeId mask)

@@ -296,9 +296,9 @@ static void check_named(Uni *u)
     for (uint32_t i = 0; i < nb.n; i++) {
         Node *n = sy_node(s, nb.sites[i]);
         int64_t id, count;
-        if (sy_const(s, n->a, &id) && (id < 0 || id >= 16 || (id == 0 && u->has_sync))) {
-            Diag *d = sy_report(s, E0752, n->a, id == 0 ? "named barrier 0 is the one `sync` uses: mixing them "
-                                "miscounts arrivals" : "named barrier id %lld is out of range: there are 16 "
+        if (sy_const(s, n->a, &id) && (id <= 0 || id >= 16)) {
+            Diag *d = sy_report(s, E0752, n->a, id == 0 ? "named barrier 0 is reserved for `sync` and the "
+                                "compiler's block reductions: sharing it miscounts arrivals" : "named barrier id %lld is out of range: there are 16 "
                                 "hardware barriers, 0 to 15", (long long)id);
             if (d)
                 diag_help(s->ctx, d, "use an id from 1 to 15 (0 belongs to `sync`)");

@@ -27,6 +27,77 @@ static void mark(Ver *v, NodeId n, NodeId role, uint8_t ref, int depth)
         mark(v, v->k->lists[x->list + i], role, ref, depth + 1);
 }
 
+/* E0337: a reference block is per-element math over the arguments, evaluated
+ * on the CPU (docs/tir.md §11). Reports, at check time, the schedule-only
+ * constructs that `run --check` would otherwise reject as E0951: thread and
+ * block indices, memory moves, synchronization, collectives, tile and
+ * tensor-core operations, vectors, `return`. The outermost offending node is
+ * reported; what lies below it is not looked at again. */
+static const char *schedule_only(const Ver *v, NodeId n)
+{
+    const Node *x = &v->k->nodes[n];
+    Op op = (Op)x->op;
+    if (op == OP_SPECIAL)
+        return "a thread or block index";
+    if (op == OP_LOAD)
+        return "a memory load (a reference reads an argument element directly: `x[i]`)";
+    if (op == OP_STORE)
+        return "a memory store (a reference assigns an element: `y[i] = ...`)";
+    if (op == OP_RETURN)
+        return "kernel control flow (a reference has no threads to end)";
+    if (op == OP_SLICE || op == OP_COLON || op == OP_TRANS)
+        return "a tile view (a reference reads and writes one element at a time)";
+    if (op == OP_DOT || op == OP_HSUM || op == OP_HMAX || (op == OP_CAST && x->lanes > 1))
+        return "a vector operation (a reference computes on scalars)";
+    if (op == OP_REG)
+        return "a register tile (declare a `var` instead)";
+    if (ir_ops[op].cls == OC_PIPE)
+        return "a pipeline member";
+    if (ir_ops[op].flags & (OF_SYNC | OF_BLOCK))
+        return "synchronization";
+    if (ir_ops[op].flags & OF_TC)
+        return "a tensor-core operation";
+    if (ir_ops[op].flags & OF_TILE)
+        return "a tile reduction";
+    if (ir_ops[op].flags & OF_WARP)
+        return "a warp collective";
+    if (ir_ops[op].flags & (OF_MEM | OF_ASYNC | OF_SMEM))
+        return "a memory move";
+    return NULL;
+}
+
+static void check_ref(Ver *v, NodeId n, int depth)
+{
+    if (!n || n >= v->k->nnodes || depth > 4096)
+        return;
+    const Node *x = &v->k->nodes[n];
+    const char *what = schedule_only(v, n);
+    if (what) {
+        if (v_err(v, n))
+            return;
+        const char *text = x->op == OP_SPECIAL || x->op == OP_CAST ? v_text(v, n) : ir_ops[x->op].spelling;
+        Diag *d = v_report(v, E0337, n, "%s%s%s is not allowed in a reference block: it is %s",
+                           text && *text ? "`" : "", text && *text ? text : "this", text && *text ? "`" : "",
+                           what);
+        diag_help(v->ctx, d, "a reference is per-element math over the arguments, run on the CPU: let, var, "
+                  "for, if, assignments, sum/max/min(k in a..b, e), casts and math builtins");
+        return;
+    }
+    NodeId kids[4] = {x->a, x->b, x->c, x->d};
+    for (int i = 0; i < 4; i++)
+        check_ref(v, kids[i], depth + 1);
+    for (uint32_t i = 0; i < x->n; i++)
+        check_ref(v, v->k->lists[x->list + i], depth + 1);
+}
+
+static void ver_reference(Ver *v)
+{
+    for (NodeId n = 1; n < v->k->nnodes; n++)
+        if (v->k->nodes[n].op == OP_REFERENCE)
+            check_ref(v, v->k->nodes[n].a, 0);
+    check_ref(v, v->k->reference, 0);   /* reported nodes are not reported twice */
+}
+
 uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
 {
     uint32_t errors = ctx->nerrors;
@@ -50,6 +121,7 @@ uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
     }
     if (v.ws_min > v.ws_max)
         v.ws_min = v.ws_max = 32;
+    ver_reference(&v);
     ver_roles(&v);
     ver_types(&v);
     ver_caps(&v);
