@@ -180,7 +180,7 @@ static size_t match_dotted(const char *s, size_t avail)
 {
     size_t best = 0;
     for (int pass = 0; pass < 2; pass++) {
-        int n = pass == 0 ? OP__COUNT : SR__COUNT;
+        int n = pass == 0 ? (int)OP__COUNT : (int)SR__COUNT;
         for (int i = 0; i < n; i++) {
             const char *sp = pass == 0 ? ir_ops[i].spelling : ir_special_names[i];
             if (!dotted_name(sp))

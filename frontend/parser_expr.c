@@ -266,9 +266,9 @@ static int bad_dotted(Parser *p, NodeId base, Token *m)
     if (!word)
         return 0;
     size_t first = strcspn(word, ".");
-    const char *cands[OP__COUNT + SR__COUNT];
+    const char *cands[(int)OP__COUNT + (int)SR__COUNT];
     uint32_t n = 0, known_prefix = 0;
-    for (int i = 0; i < OP__COUNT + SR__COUNT; i++) {
+    for (int i = 0; i < (int)OP__COUNT + (int)SR__COUNT; i++) {
         const char *sp = i < OP__COUNT ? ir_ops[i].spelling : ir_special_names[i - OP__COUNT];
         if (!strchr(sp, '.'))
             continue;

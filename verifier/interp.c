@@ -674,7 +674,7 @@ static uint32_t cassign(Interp *I, NodeId s)
     p->list = xlist(I, idx, rank);
     p->n = rank;
     p->a = v;
-    p->dt = dt;
+    p->dt = (uint8_t)dt;
     p->sub = compound(n->sub, join(dt_kind(dt), I->x[v].kind));
     p->cnt = (uint8_t)(p->sub && join(dt_kind(dt), I->x[v].kind) == K_FLT);
     /* implicit indices: loops over the extents, the first index outermost */
@@ -817,7 +817,7 @@ Interp *interp_new(CakeCtx *ctx, const Kernel *k)
         } else {
             I->arg_rank[i] = -1;
             DType dt = t ? (DType)t->dtype : DT_F32;
-            new_slot(I, k->args[i], dt_kind(dt), dt);
+            new_slot(I, k->args[i], dt_kind(dt), (uint8_t)dt);
         }
     }
     const Node *r = &k->nodes[k->reference];
