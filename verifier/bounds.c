@@ -489,6 +489,25 @@ static NodeId block_of(SyK *s, NodeId st)
     return u->d;
 }
 
+static int is_guard(SyK *s, NodeId x)
+{
+    Node *xn = sy_node(s, x);
+    return xn->op == OP_IF && !xn->c && ends_in_return(s, xn->b);
+}
+
+/* 1 when block blk holds an early-return guard (`if c { ... return }`); cached */
+static int has_guard(SyK *s, NodeId blk)
+{
+    if (!s->guards[blk]) {
+        Node *bn = sy_node(s, blk);
+        s->guards[blk] = 1;
+        for (uint32_t i = 0; bn->op == OP_BLOCK && i < bn->n; i++)
+            if (is_guard(s, ir_list_at(s->k, bn, i)))
+                s->guards[blk] = 2;
+    }
+    return s->guards[blk] == 2;
+}
+
 /* the facts that hold at statement st: enclosing ifs, earlier return guards */
 static void context_facts(Bx *b, NodeId st)
 {
@@ -498,13 +517,12 @@ static void context_facts(Bx *b, NodeId st)
     for (NodeId cur = st; cur; cur = s->up[cur]) {
         NodeId blk = block_of(s, cur);
         Node *bn = sy_node(s, blk);
-        for (uint32_t i = 0; bn->op == OP_BLOCK && i < bn->n; i++) {
+        for (uint32_t i = 0; bn->op == OP_BLOCK && has_guard(s, blk) && i < bn->n; i++) {
             NodeId x = ir_list_at(s->k, bn, i);
             if (x == cur)
                 break;
-            Node *xn = sy_node(s, x);
-            if (xn->op == OP_IF && !xn->c && ends_in_return(s, xn->b))
-                facts_of(b, xn->a, 1, 0);
+            if (is_guard(s, x))
+                facts_of(b, sy_node(s, x)->a, 1, 0);
         }
         NodeId up = s->up[cur];
         if (up && sy_node(s, up)->op == OP_IF)

@@ -26,6 +26,7 @@ typedef struct {
     Kernel *k;
     NodeId *up;        /* statement -> enclosing FOR/IF/ROLE statement (0: kernel body) */
     uint8_t *in_else;  /* statement -> 1 when it sits in the else part of `up` (an IF) */
+    uint8_t *guards;   /* block -> 0 not looked at, 1 no early-return guard, 2 has one (bounds.c) */
     NodeId *role;      /* statement -> ROLE whose body holds it (0: outside roles) */
     uint32_t *pos;     /* statement -> pre-order position (0: not a statement) */
     NodeId *stmt_of;   /* expression node -> the statement it belongs to */

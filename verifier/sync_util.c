@@ -99,6 +99,7 @@ void sy_init(SyK *s, CakeCtx *ctx, Kernel *k)
     size_t nn = k->nnodes;
     s->up = arena_alloc(&ctx->arena, nn * sizeof *s->up);
     s->in_else = arena_alloc(&ctx->arena, nn);
+    s->guards = arena_alloc(&ctx->arena, nn);
     s->role = arena_alloc(&ctx->arena, nn * sizeof *s->role);
     s->pos = arena_alloc(&ctx->arena, nn * sizeof *s->pos);
     s->stmt_of = arena_alloc(&ctx->arena, nn * sizeof *s->stmt_of);
