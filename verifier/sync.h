@@ -1,6 +1,8 @@
 /* sync.h — the synchronization-protocol checker (sync.c and sync_*.c) and the
  * bounds checker (bounds.c). Each check is a small pass over the structured
- * IR (loops and ifs, no CFG); the helpers they share live in sync_util.c.
+ * IR (loops and ifs, no CFG); the helpers they share live in sync_util.c
+ * (tables, references, tokens, roles), sync_walk.c (visiting, dataflow) and
+ * sync_exec.c (the concrete interpreter, thread counts).
  *
  *   sync_pipe.c     pipelines: stage tokens per role, trip counts, expect_tx
  *   sync_mbar.c     explicit mbarriers: arrival counts, parities, deadlocks
@@ -21,6 +23,9 @@ uint32_t ver_sync(CakeCtx *ctx, Kernel *k);
 uint32_t ver_bounds(CakeCtx *ctx, Kernel *k);
 
 /* ---- the kernel as the checks see it (sync_util.c) --------------------- */
+/* how deep the helpers follow nested statements, blocks and expressions */
+#define SY_MAX_DEPTH 200
+
 typedef struct {
     CakeCtx *ctx;
     Kernel *k;
@@ -92,7 +97,8 @@ NodeId sy_role_named(const SyK *s, NodeId name);   /* NAME of a role -> ROLE dec
 /* roles and threads */
 int sy_role_range(const SyK *s, NodeId role, int64_t *first, int64_t *count); /* in threads */
 const char *sy_role_name(const SyK *s, NodeId role);  /* "role `mma`" or "the kernel body" */
-/* threads per issuing unit of a role (warpgroup, warp; the block outside roles) */
+/* (sync_exec.c from here to sy_threads_at)
+ * threads per issuing unit of a role (warpgroup, warp; the block outside roles) */
 int64_t sy_unit_size(const SyK *s, NodeId role);
 /* tma, tma.store, tma.store.wait, mbarrier.expect_tx: once per issuing unit */
 int sy_single_issue(const SyK *s, NodeId st);
@@ -106,14 +112,14 @@ int sy_encloses(const SyK *s, NodeId anc, NodeId st);
 NodeId sy_loop_of(const SyK *s, NodeId st);        /* innermost enclosing FOR (0: none) */
 NodeId sy_common_loop(const SyK *s, NodeId a, NodeId b);
 
-/* visiting */
+/* visiting (sync_walk.c) */
 typedef void (*SyVisit)(SyK *s, NodeId n, void *u);
 void sy_each_stmt(SyK *s, NodeId block, SyVisit fn, void *u); /* pre-order, into roles */
 void sy_each_expr(SyK *s, NodeId e, SyVisit fn, void *u);     /* e and its sub-expressions */
 void sy_stmt_exprs(SyK *s, NodeId st, SyVisit fn, void *u);   /* expressions of one statement */
 int sy_mentions(const SyK *s, NodeId e, NodeId decl);          /* e names decl somewhere */
 
-/* ---- a forward dataflow over structured statements --------------------- */
+/* ---- a forward dataflow over structured statements (sync_walk.c) ------- */
 typedef struct SyFlow SyFlow;
 struct SyFlow {
     SyK *s;
@@ -127,7 +133,7 @@ struct SyFlow {
 /* runs the statements of block over state; returns 0 when no path gets through */
 int sy_flow(SyFlow *f, NodeId block, void *state);
 
-/* ---- a concrete interpreter for integer control (simulations) ----------- */
+/* ---- a concrete interpreter for integer control (sync_exec.c) ---------- */
 typedef struct SyExec SyExec;
 struct SyExec {
     SyK *s;

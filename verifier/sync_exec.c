@@ -1,0 +1,396 @@
+/* sync_exec.c — a small concrete interpreter for integer control, used by the
+ * synchronization checks' simulations (sync.h): expression evaluation,
+ * statement execution under a budget, dim samples that satisfy the assumes,
+ * and, built on it, how many threads of a role execute a statement under its
+ * enclosing guards. */
+#include <string.h>
+#include "consteval.h"
+#include "sync.h"
+
+/* ---- concrete interpreter -------------------------------------------------- */
+
+void sy_exec_init(SyExec *x, SyK *s, long budget)
+{
+    memset(x, 0, sizeof *x);
+    x->s = s;
+    x->val = arena_alloc(&s->ctx->arena, s->k->nnodes * sizeof *x->val);
+    x->has = arena_alloc(&s->ctx->arena, s->k->nnodes);
+    x->budget = budget;
+}
+
+static int eval(SyExec *x, NodeId e, int depth, int64_t *out);
+
+static int eval_args(SyExec *x, const Node *n, int depth, int64_t *v, uint32_t want)
+{
+    if (n->n != want)
+        return 0;
+    for (uint32_t i = 0; i < want; i++)
+        if (!eval(x, ir_list_at(x->s->k, n, i), depth + 1, &v[i]))
+            return 0;
+    return 1;
+}
+
+static int binop(uint16_t op, int64_t a, int64_t b, int64_t *r)
+{
+    switch (op) {
+    case OP_ADD: return !__builtin_add_overflow(a, b, r);
+    case OP_SUB: return !__builtin_sub_overflow(a, b, r);
+    case OP_MUL: return !__builtin_mul_overflow(a, b, r);
+    case OP_DIV: if (!b || (a == INT64_MIN && b == -1)) return 0; *r = a / b; return 1;
+    case OP_MOD: if (!b || (a == INT64_MIN && b == -1)) return 0; *r = a % b; return 1;
+    case OP_SHL: if (b < 0 || b > 62 || a < 0 || a > (INT64_MAX >> b)) return 0; *r = a << b; return 1;
+    case OP_SHR: if (b < 0 || b > 63) return 0; *r = a >> b; return 1;
+    case OP_BAND: *r = a & b; return 1;
+    case OP_BOR: *r = a | b; return 1;
+    case OP_BXOR: *r = a ^ b; return 1;
+    case OP_LT: *r = a < b; return 1;
+    case OP_LE: *r = a <= b; return 1;
+    case OP_GT: *r = a > b; return 1;
+    case OP_GE: *r = a >= b; return 1;
+    case OP_EQ: *r = a == b; return 1;
+    case OP_NE: *r = a != b; return 1;
+    case OP_MAX: *r = a > b ? a : b; return 1;
+    case OP_MIN: *r = a < b ? a : b; return 1;
+    case OP_CDIV: if (b <= 0 || a < 0) return 0; *r = a / b + (a % b != 0); return 1;
+    default: return 0;
+    }
+}
+
+static int eval(SyExec *x, NodeId e, int depth, int64_t *out)
+{
+    if (!e || e >= x->s->k->nnodes || depth > SY_MAX_DEPTH)
+        return 0;
+    const Node *n = sy_node(x->s, e);
+    int64_t a, b, v[3];
+    switch (n->op) {
+    case OP_INT: case OP_BOOL: *out = n->v.i; return 1;
+    case OP_SPECIAL:
+        if (n->sub >= SR__COUNT)
+            return 0;
+        if (n->sub == SR_NTHREADS) {
+            int64_t first, count;
+            if (!sy_role_range(x->s, x->s->role[x->s->stmt_of[e]], &first, &count))
+                return 0;
+            *out = count;
+            return 1;
+        }
+        if (!x->has_spec[n->sub])
+            return 0;
+        *out = x->spec[n->sub];
+        return 1;
+    case OP_NAME: {
+        NodeId d = n->decl;
+        if (!d || d >= x->s->k->nnodes)
+            return 0;
+        if (x->has[d]) {
+            *out = x->val[d];
+            return 1;
+        }
+        const Node *dn = sy_node(x->s, d);
+        if (dn->op == OP_PARAM)
+            return eval(x, dn->a, depth + 1, out);
+        if (dn->op == OP_LET && sy_token_kind(x->s, d) == OP_NONE)
+            return eval(x, dn->b, depth + 1, out);
+        return 0;
+    }
+    case OP_CAST: return eval(x, n->a, depth + 1, out);
+    case OP_NEG: if (!eval(x, n->a, depth + 1, &a) || a == INT64_MIN) return 0; *out = -a; return 1;
+    case OP_NOT: if (!eval(x, n->a, depth + 1, &a)) return 0; *out = !a; return 1;
+    case OP_AND: case OP_OR: {
+        int ka = eval(x, n->a, depth + 1, &a);
+        if (ka && (n->op == OP_AND ? !a : a)) {
+            *out = n->op == OP_OR;
+            return 1;
+        }
+        int kb = eval(x, n->b, depth + 1, &b);
+        if (kb && (n->op == OP_AND ? !b : b)) {
+            *out = n->op == OP_OR;
+            return 1;
+        }
+        if (!ka || !kb)
+            return 0;
+        *out = n->op == OP_AND ? (a && b) : (a || b);
+        return 1;
+    }
+    case OP_CDIV: case OP_MAX: case OP_MIN:
+        return eval_args(x, n, depth, v, 2) && binop(n->op, v[0], v[1], out);
+    case OP_SELECT:
+        if (n->n != 3 || !eval(x, ir_list_at(x->s->k, n, 0), depth + 1, &a))
+            return 0;
+        return eval(x, ir_list_at(x->s->k, n, a ? 1 : 2), depth + 1, out);
+    default: break;
+    }
+    if (ir_ops[n->op].cls != OC_BIN || n->op == OP_POW)
+        return 0;
+    return eval(x, n->a, depth + 1, &a) && eval(x, n->b, depth + 1, &b) && binop(n->op, a, b, out);
+}
+
+int sy_eval(SyExec *x, NodeId e, int64_t *out)
+{
+    return eval(x, e, 0, out);
+}
+
+static void exec_block(SyExec *x, NodeId block, int depth);
+
+static void exec_assign(SyExec *x, const Node *n)
+{
+    NodeId d = sy_decl(x->s, n->a);
+    if (!d)
+        return;
+    int64_t v, old;
+    if (!sy_eval(x, n->b, &v)) {
+        x->has[d] = 0;
+        return;
+    }
+    if (n->sub != OP_NONE) {
+        if (!x->has[d]) return;
+        old = x->val[d];
+        uint16_t op = n->sub;
+        if (!binop(op, old, v, &v)) {
+            x->has[d] = 0;
+            return;
+        }
+    }
+    x->val[d] = v;
+    x->has[d] = 1;
+}
+
+static void exec_stmt(SyExec *x, NodeId st, int depth)
+{
+    const Node *n = sy_node(x->s, st);
+    int64_t lo, hi, step = 1, c;
+    if (x->stopped || x->unknown || x->budget < 0)
+        return;
+    x->budget--;
+    switch (n->op) {
+    case OP_ROLE:
+        if (x->role == st)
+            exec_block(x, n->d, depth + 1);
+        return;
+    case OP_REFERENCE: return;
+    case OP_RETURN: x->stopped = 1; return;
+    case OP_FOR:
+        if (!sy_eval(x, n->a, &lo) || !sy_eval(x, n->b, &hi) || (n->c && !sy_eval(x, n->c, &step)) ||
+            step <= 0) {
+            x->unknown = 1;
+            return;
+        }
+        for (int64_t i = lo; i < hi && !x->stopped && !x->unknown && x->budget >= 0; i += step) {
+            x->val[st] = i;
+            x->has[st] = 1;
+            exec_block(x, n->d, depth + 1);
+        }
+        x->has[st] = 0;
+        return;
+    case OP_IF:
+        if (x->stmt)
+            x->stmt(x, st);
+        if (!sy_eval(x, n->a, &c)) {
+            x->unknown = 1;
+            return;
+        }
+        if (c)
+            exec_block(x, n->b, depth + 1);
+        else if (n->c && sy_node(x->s, n->c)->op == OP_IF)
+            exec_stmt(x, n->c, depth + 1);
+        else
+            exec_block(x, n->c, depth + 1);
+        return;
+    case OP_LET:
+        x->has[st] = sy_token_kind(x->s, st) == OP_NONE && sy_eval(x, n->b, &x->val[st]);
+        break;
+    case OP_VAR:
+        x->has[st] = n->b && sy_eval(x, n->b, &x->val[st]);
+        break;
+    case OP_ASSIGN:
+        if (sy_node(x->s, n->a)->op == OP_NAME)
+            exec_assign(x, n);
+        break;
+    default: break;
+    }
+    if (x->stmt)
+        x->stmt(x, st);
+}
+
+static void exec_block(SyExec *x, NodeId block, int depth)
+{
+    if (!block || depth > SY_MAX_DEPTH || sy_node(x->s, block)->op != OP_BLOCK)
+        return;
+    const Node *b = sy_node(x->s, block);
+    for (uint32_t i = 0; i < b->n && !x->stopped && !x->unknown && x->budget >= 0; i++)
+        exec_stmt(x, ir_list_at(x->s->k, b, i), depth);
+}
+
+void sy_exec(SyExec *x, NodeId block)
+{
+    exec_block(x, block, 0);
+}
+
+/* ---- shape samples ---------------------------------------------------------- */
+
+/* divisor c and bounds of dim d from the assumes */
+static void dim_facts(SyK *s, NodeId e, NodeId d, int64_t *mod, int64_t *lo, int64_t *hi, int depth)
+{
+    if (!e || depth > 32)
+        return;
+    const Node *n = sy_node(s, e);
+    int64_t c;
+    if (n->op == OP_AND) {
+        dim_facts(s, n->a, d, mod, lo, hi, depth + 1);
+        dim_facts(s, n->b, d, mod, lo, hi, depth + 1);
+        return;
+    }
+    if (n->op == OP_EQ && sy_const(s, n->b, &c) && c == 0 && sy_node(s, n->a)->op == OP_MOD &&
+        sy_decl(s, sy_node(s, n->a)->a) == d && sy_const(s, sy_node(s, n->a)->b, &c) && c > 0) {
+        int64_t g = *mod, b = c;
+        while (b) { int64_t t = g % b; g = b; b = t; }
+        if (*mod / g <= ((int64_t)1 << 30) / c)
+            *mod = *mod / g * c;
+        return;
+    }
+    int flip = 0;
+    NodeId lhs = n->a, rhs = n->b;
+    if (sy_decl(s, rhs) == d) {
+        NodeId t = lhs;
+        lhs = rhs;
+        rhs = t;
+        flip = 1;
+    }
+    if (sy_decl(s, lhs) != d || !sy_const(s, rhs, &c))
+        return;
+    uint16_t op = n->op;
+    if (flip)
+        op = op == OP_LT ? OP_GT : op == OP_GT ? OP_LT : op == OP_LE ? OP_GE : op == OP_GE ? OP_LE : op;
+    switch (op) {
+    case OP_GE: if (c > *lo) *lo = c; break;
+    case OP_GT: if (c + 1 > *lo) *lo = c + 1; break;
+    case OP_LE: if (c < *hi) *hi = c; break;
+    case OP_LT: if (c - 1 < *hi) *hi = c - 1; break;
+    case OP_EQ: *lo = *hi = c; break;
+    default: break;
+    }
+}
+
+void sy_dim_facts(SyK *s, NodeId dim, int64_t *mod, int64_t *lo, int64_t *hi)
+{
+    for (uint32_t a = 0; a < s->k->nassumes; a++)
+        dim_facts(s, s->k->assumes[a], dim, mod, lo, hi, 0);
+}
+
+int sy_sample_dims(SyExec *x, int i)
+{
+    static const int64_t mults[SY_NSAMPLES] = {1, 2, 3, 5, 8, 17, 4, 64};
+    static const int64_t raws[SY_NSAMPLES] = {100, 1, 257, 1000, 4096, 33, 2, 12345};
+    SyK *s = x->s;
+    Kernel *k = s->k;
+    for (uint32_t j = 0; j < k->ndims; j++) {
+        NodeId d = k->dims[j];
+        int64_t mod = 1, lo = 1, hi = (int64_t)1 << 40, v;
+        for (uint32_t a = 0; a < k->nassumes; a++)
+            dim_facts(s, k->assumes[a], d, &mod, &lo, &hi, 0);
+        v = mod > 1 ? mod * mults[i] : raws[i];
+        if (i == 0)
+            for (uint32_t h = 0; h < k->nshapes; h++)
+                if (k->shapes[h].name == sy_node(s, d)->name)
+                    v = k->shapes[h].value;
+        if (v < lo)
+            v = mod > 1 ? (lo + mod - 1) / mod * mod : lo;
+        if (v > hi)
+            v = mod > 1 ? hi / mod * mod : hi;
+        x->val[d] = v;
+        x->has[d] = 1;
+    }
+    for (uint32_t a = 0; a < k->nassumes; a++) {
+        int64_t ok;
+        if (sy_eval(x, k->assumes[a], &ok) && !ok)
+            return 0;
+    }
+    return 1;
+}
+
+const char *sy_sample_text(SyExec *x)
+{
+    SyK *s = x->s;
+    char *buf = "";
+    for (uint32_t j = 0; j < s->k->ndims; j++) {
+        NodeId d = s->k->dims[j];
+        buf = ir_fmt(s->ctx, "%s%s%s = %lld", buf, j ? ", " : "", ir_symstr(s->ctx, sy_node(s, d)->name),
+                     (long long)x->val[d]);
+    }
+    return buf;
+}
+
+/* ---- threads ------------------------------------------------------------ */
+
+void sy_exec_thread(SyExec *x, NodeId role, int64_t t)
+{
+    int64_t first = 0, count;
+    if (!sy_role_range(x->s, role, &first, &count))
+        first = 0;
+    /* inside a role thread.x, warp and wg are role-relative (docs/tir.md section 6) */
+    x->spec[SR_THREAD_X] = t - first;
+    x->spec[SR_LANE] = t % 32;
+    x->spec[SR_WARP] = (t - first) / 32;
+    x->spec[SR_WG] = (t - first) / 128;
+    x->has_spec[SR_THREAD_X] = x->has_spec[SR_LANE] = 1;
+    x->has_spec[SR_WARP] = x->has_spec[SR_WG] = 1;
+    x->has_spec[SR_THREAD_Y] = x->has_spec[SR_THREAD_Z] = 1;
+    x->spec[SR_THREAD_Y] = x->spec[SR_THREAD_Z] = 0;
+    for (int b = SR_BLOCK_X; b <= SR_BLOCK_Z; b++) /* a representative block */
+        if (!x->has_spec[b]) {
+            x->spec[b] = 0;
+            x->has_spec[b] = 1;
+        }
+}
+
+int64_t sy_unit_size(const SyK *s, NodeId role)
+{
+    int64_t first, count;
+    if (!sy_role_range(s, role, &first, &count))
+        return 0;
+    if (!role)
+        return count;
+    return sy_node(s, role)->sub == UNIT_WARPGROUPS ? 128 : sy_node(s, role)->sub == UNIT_WARPS ? 32 : count;
+}
+
+int sy_single_issue(const SyK *s, NodeId st)
+{
+    uint16_t op = sy_node(s, st)->op;
+    return op == OP_TMA_LOAD || op == OP_TMA_STORE || op == OP_TMA_WAIT || op == OP_MB_EXPECT;
+}
+
+int64_t sy_threads_at(const SyK *s, NodeId st, int *exact)
+{
+    int64_t first, count, n = 0, stride = 1;
+    *exact = 1;
+    NodeId role = s->role[st];
+    if (!sy_role_range(s, role, &first, &count) || count > 4096)
+        return 0;
+    if (sy_single_issue(s, st) && (stride = sy_unit_size(s, role)) <= 0)
+        return 0;
+    NodeId guards[64];
+    uint8_t neg[64];
+    uint32_t ng = 0;
+    for (NodeId cur = st; cur && s->up[cur] && s->up[cur] != role && ng < 64; cur = s->up[cur]) {
+        NodeId p = s->up[cur];
+        if (sy_node(s, p)->op == OP_IF) {
+            guards[ng] = sy_node(s, p)->a;
+            neg[ng++] = s->in_else[cur];
+        }
+    }
+    SyExec x;
+    sy_exec_init(&x, (SyK *)s, 0);
+    for (int64_t t = first; t < first + count; t += stride) {
+        sy_exec_thread(&x, role, t);
+        int taken = 1;
+        for (uint32_t g = 0; g < ng && taken; g++) {
+            int64_t v;
+            if (!sy_eval(&x, guards[g], &v))
+                *exact = 0;
+            else if ((v != 0) == neg[g])
+                taken = 0;
+        }
+        n += taken;
+    }
+    return n;
+}
