@@ -47,6 +47,8 @@ static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *la
 Module *fe_compile(CakeCtx *ctx, uint32_t file, const char *last)
 {
     Module *m = fe_parse(ctx, file);
+    if (getenv("CAKE_TEST_BUG")) /* tests reach the internal-error path through this */
+        ir_bug(ctx, "CAKE_TEST_BUG is set: a simulated compiler bug");
     if (stage_done(ctx, m, "parse", last))
         return m;
     fe_resolve(ctx, m);
