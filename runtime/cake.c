@@ -110,29 +110,23 @@ void cake_unload(CakeKernel *ck)
 
 /* ---- launching ------------------------------------------------------------ */
 
-typedef struct {
-    void **params;
-    RtPtr *ptrs;
-    int32_t *dims;
-} ParamBlock;
-
 /* fills the ABI parameter list of cg.h: args in order, then dims as i32 */
-void cake_params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tensors,
-                      const void *const *scalars, void **params, RtPtr *ptrs, int32_t *dims)
+static void params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tensors,
+                        const void *const *scalars, CakePrepared *p)
 {
     uint32_t ti = 0, si = 0;
     for (uint32_t i = 0; i < k->nargs; i++) {
         const Node *arg = &k->nodes[k->args[i]];
         if (k->nodes[arg->a].op == OP_GTYPE) {
-            ptrs[i] = tensors[ti++];
-            params[i] = &ptrs[i];
+            p->ptrs[i] = tensors[ti++];
+            p->params[i] = &p->ptrs[i];
         } else {
-            params[i] = (void *)scalars[si++];
+            p->params[i] = (void *)scalars[si++];
         }
     }
     for (uint32_t j = 0; j < k->ndims; j++) {
-        dims[j] = (int32_t)dimv[j];
-        params[k->nargs + j] = &dims[j];
+        p->dims[j] = (int32_t)dimv[j];
+        p->params[k->nargs + j] = &p->dims[j];
     }
 }
 
@@ -147,45 +141,43 @@ static int dims_of(CakeCtx *ctx, const Kernel *k, const ShapeEnv *env, int64_t *
     return 1;
 }
 
-static RtStatus launch_with(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const int64_t *dimv,
-                            const RtPtr *tensors, const void *const *scalars, RtLaunch *rl,
-                            ParamBlock *pb)
+RtStatus cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                      const void *const *scalars, CakePrepared *p)
 {
     const Kernel *k = ck->k;
+    memset(p, 0, sizeof *p);
+    int64_t dimv[SHAPE_ENV_MAX];
     CgLaunch L;
-    if (cg_launch_dims(ctx, k, ck->tg, dimv, &L))
+    if (k->ndims > SHAPE_ENV_MAX || !dims_of(ctx, k, env, dimv) ||
+        cg_launch_dims(ctx, k, ck->tg, dimv, &L))
         return RT_INVALID;
-    pb->params = calloc(k->nargs + k->ndims + 1, sizeof *pb->params);
-    pb->ptrs = calloc(k->nargs + 1, sizeof *pb->ptrs);
-    pb->dims = calloc(k->ndims + 1, sizeof *pb->dims);
-    cake_params_fill(k, dimv, tensors, scalars, pb->params, pb->ptrs, pb->dims);
-    memset(rl, 0, sizeof *rl);
-    rl->fn = ck->fn;
-    memcpy(rl->grid, L.grid, sizeof rl->grid);
-    memcpy(rl->block, L.block, sizeof rl->block);
-    rl->shared_bytes = L.dyn_shared_bytes;
-    rl->params = pb->params;
+    p->params = calloc(k->nargs + k->ndims + 1, sizeof *p->params);
+    p->ptrs = calloc(k->nargs + 1, sizeof *p->ptrs);
+    p->dims = calloc(k->ndims + 1, sizeof *p->dims);
+    params_fill(k, dimv, tensors, scalars, p);
+    p->rl.fn = ck->fn;
+    memcpy(p->rl.grid, L.grid, sizeof p->rl.grid);
+    memcpy(p->rl.block, L.block, sizeof p->rl.block);
+    p->rl.shared_bytes = L.dyn_shared_bytes;
+    p->rl.params = p->params;
     return RT_OK;
 }
 
-static void params_free(ParamBlock *pb)
+void cake_prepared_free(CakePrepared *p)
 {
-    free(pb->params);
-    free(pb->ptrs);
-    free(pb->dims);
+    free(p->params);
+    free(p->ptrs);
+    free(p->dims);
+    memset(p, 0, sizeof *p);
 }
 
 RtStatus cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
                      const RtPtr *tensors, const void *const *scalars)
 {
-    int64_t dimv[SHAPE_ENV_MAX];
-    if (!dims_of(ctx, ck->k, env, dimv))
-        return RT_INVALID;
-    RtLaunch rl;
-    ParamBlock pb = {0};
-    RtStatus st = launch_with(ctx, dev, ck, dimv, tensors, scalars, &rl, &pb);
+    CakePrepared p;
+    RtStatus st = cake_prepare(ctx, ck, env, tensors, scalars, &p);
     if (st == RT_OK)
-        st = rt_run(dev, &rl);
-    params_free(&pb);
+        st = rt_run(dev, &p.rl);
+    cake_prepared_free(&p);
     return st;
 }

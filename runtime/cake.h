@@ -89,9 +89,18 @@ typedef struct CakeBench {
 RtStatus cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
                     int runs, CakeBench *out);
 
-/* internal: the ABI parameter list (cg.h) — args in order, then the dims as
- * i32; params needs nargs + ndims entries, ptrs nargs, dims ndims */
-void cake_params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tensors,
-                      const void *const *scalars, void **params, RtPtr *ptrs, int32_t *dims);
+/* A launch of ck at shape env on the given buffers, ready for rt_run or
+ * rt_time: grid and block from the `grid` clause and the block size, the
+ * parameters in the order of the ABI (cg.h). Free it with cake_prepared_free. */
+typedef struct CakePrepared {
+    RtLaunch rl;
+    void **params;
+    RtPtr *ptrs;
+    int32_t *dims;
+} CakePrepared;
+
+RtStatus cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                      const void *const *scalars, CakePrepared *p);
+void cake_prepared_free(CakePrepared *p);
 
 #endif

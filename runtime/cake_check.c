@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cake.h"
-#include "../codegen/cg.h"
 
 typedef struct {
     RtDevice *dev;
@@ -39,10 +38,8 @@ static int check_launch(void *user, CakeCtx *ctx, CheckLaunch *l)
             rs = rt_copy_h2d(dev, dev_ptr[i], b->host, b->bytes);
         tensors[nt++] = dev_ptr[i];
     }
-    if (rs == RT_OK) {
-        ShapeEnv env = *l->env;
-        rs = cake_launch(ctx, dev, st->ck, &env, tensors, (const void *const *)scalars);
-    }
+    if (rs == RT_OK)
+        rs = cake_launch(ctx, dev, st->ck, l->env, tensors, (const void *const *)scalars);
     for (uint32_t i = 0; i < l->nbufs && rs == RT_OK; i++) {
         CheckBuffer *b = &l->bufs[i];
         if (b->is_tensor && (b->role & INTERP_WRITTEN) && b->bytes)
@@ -170,39 +167,26 @@ RtStatus cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv 
 {
     memset(out, 0, sizeof *out);
     const Kernel *k = ck->k;
-    if (k->nargs > 64 || k->ndims > 64) {
+    if (k->nargs > 64) {
         snprintf(out->message, sizeof out->message, "bench supports at most 64 arguments");
         return RT_UNSUPPORTED;
     }
     shape_env_format(ctx, k, env, out->shape, sizeof out->shape);
-    int64_t dimv[SHAPE_ENV_MAX];
-    for (uint32_t j = 0; j < k->ndims; j++)
-        if (!shape_env_get(env, k->nodes[k->dims[j]].name, &dimv[j]))
-            return RT_INVALID;
     BenchArgs a = {0};
     double arg_bytes;
+    CakePrepared p = {0};
     RtStatus st = bench_args(ctx, dev, k, env, &a, &arg_bytes);
-    CgLaunch L;
-    if (st == RT_OK && cg_launch_dims(ctx, k, ck->tg, dimv, &L))
-        st = RT_INVALID;
-    if (st == RT_OK) {
-        ShapeEnv e = *env;
-        st = cake_launch(ctx, dev, ck, &e, a.ptr, a.scalp); /* also a correctness smoke run */
-    }
+    if (st == RT_OK)
+        st = cake_prepare(ctx, ck, env, a.ptr, a.scalp, &p);
+    if (st == RT_OK)
+        st = rt_run(dev, &p.rl); /* also a smoke run: a fault shows here, not in the timing */
     if (st == RT_OK) {
         RtTimeOpts to = {.warmup = 5, .runs = runs ? runs : 50};
-        RtLaunch rl = {.fn = ck->fn};
-        memcpy(rl.grid, L.grid, sizeof rl.grid);
-        memcpy(rl.block, L.block, sizeof rl.block);
-        void *params[128];
-        RtPtr ptrs[64];
-        int32_t dims[64];
-        cake_params_fill(k, dimv, a.ptr, a.scalp, params, ptrs, dims);
-        rl.params = params;
-        st = rt_time(dev, &rl, 1, &to, &out->t, NULL);
-        memcpy(out->grid, L.grid, sizeof out->grid);
-        memcpy(out->block, L.block, sizeof out->block);
+        st = rt_time(dev, &p.rl, 1, &to, &out->t, NULL);
+        memcpy(out->grid, p.rl.grid, sizeof out->grid);
+        memcpy(out->block, p.rl.block, sizeof out->block);
     }
+    cake_prepared_free(&p);
     if (st != RT_OK) {
         snprintf(out->message, sizeof out->message, "%s: %s", rt_status_name(st), rt_error(dev));
     } else {
