@@ -6,7 +6,7 @@
 
 static const Node *node(const Kernel *k, NodeId id) { return &k->nodes[id]; }
 
-static int lookup(const VerEnv *env, Sym name, int64_t *out)
+int ver_env_get(const VerEnv *env, Sym name, int64_t *out)
 {
     if (!env)
         return 0;
@@ -27,9 +27,9 @@ static int eval_name(const Kernel *k, const Node *n, const VerEnv *env, int dept
     const Node *d = node(k, n->decl);
     switch (d->op) {
     case OP_PARAM:
-        return lookup(env, d->name, out) || (d->a && eval(k, d->a, env, depth + 1, out));
+        return ver_env_get(env, d->name, out) || (d->a && eval(k, d->a, env, depth + 1, out));
     case OP_DIM:
-        return lookup(env, d->name, out);
+        return ver_env_get(env, d->name, out);
     case OP_LET: /* a let of a constant is a constant */
         return d->b && eval(k, d->b, env, depth + 1, out);
     default:

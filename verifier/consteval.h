@@ -10,6 +10,9 @@
 typedef struct { Sym name; int64_t value; } VerBinding;
 typedef struct { const VerBinding *b; uint32_t n; } VerEnv;
 
+/* The value env binds to name: 1 and *out, or 0 (env may be NULL). */
+int ver_env_get(const VerEnv *env, Sym name, int64_t *out);
+
 /* Evaluates integer expression e with parameters at their defaults and dims
  * unknown. Returns 1 and sets *out when e is a compile-time constant; 0 when it
  * is not (it names a dim, a loop variable, a special register, ...) or when the

@@ -24,22 +24,16 @@ int shape_env_set(ShapeEnv *env, Sym name, int64_t value)
     return 1;
 }
 
-int shape_env_get(const ShapeEnv *env, Sym name, int64_t *out)
-{
-    if (!env)
-        return 0;
-    for (uint32_t i = 0; i < env->n; i++)
-        if (env->b[i].name == name) {
-            *out = env->b[i].value;
-            return 1;
-        }
-    return 0;
-}
-
 VerEnv shape_env_view(const ShapeEnv *env)
 {
     VerEnv v = {env ? env->b : NULL, env ? env->n : 0};
     return v;
+}
+
+int shape_env_get(const ShapeEnv *env, Sym name, int64_t *out)
+{
+    VerEnv v = shape_env_view(env);
+    return ver_env_get(&v, name, out);
 }
 
 static int scalar_int_arg(const Kernel *k, const Node *d)
