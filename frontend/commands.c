@@ -12,22 +12,22 @@
 
 /* ---- target selection ------------------------------------------------------ */
 
-static int first_target(const Module *m, Target *tg)
+/* the first target the file's kernels list (sm_90a when none lists any) */
+static Target first_target(const Module *m)
 {
     for (uint32_t i = 0; i < m->nkernels; i++)
         for (int t = 0; t < TG__COUNT; t++)
-            if (m->kernels[i]->targets[t]) {
-                *tg = (Target)t;
-                return 1;
-            }
-    *tg = TG_SM90A;
-    return 1;
+            if (m->kernels[i]->targets[t])
+                return (Target)t;
+    return TG_SM90A;
 }
 
 static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *tg)
 {
-    if (!o->target)
-        return first_target(m, tg);
+    if (!o->target) {
+        *tg = first_target(m);
+        return 1;
+    }
     if (ir_lookup_target(o->target, strlen(o->target), tg))
         return 1;
     Diag *d = diag_report(ctx, E0112, IR_NOSPAN, "unknown target `%s`", o->target);
@@ -39,16 +39,17 @@ static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *
 /* the device's arch picks among the kernel's targets: sm_90 runs sm_90a or sm_80 code */
 static Target device_target(const Module *m, const RtDeviceInfo *info)
 {
+    /* the `a` targets run only on their own family; sm_80 code runs on any newer GPU */
+    static const struct { Target tg; int cc; int newer_too; } nv[] = {
+        {TG_SM100A, 100, 0}, {TG_SM90A, 90, 0}, {TG_SM80, 80, 1}};
     const Kernel *k = m->nkernels ? m->kernels[0] : NULL;
-    static const Target nv[] = {TG_SM100A, TG_SM90A, TG_SM80};
     if (info->backend == RT_HIP)
         return strstr(info->arch, "gfx90a") ? TG_GFX90A : TG_GFX942;
     int cc = info->cc_major * 10 + info->cc_minor;
-    for (int i = 0; i < 3; i++) {
-        int need = nv[i] == TG_SM100A ? 100 : nv[i] == TG_SM90A ? 90 : 80;
-        if (cc >= need && (!k || k->targets[nv[i]] || !k->ntargets) && (cc / 10 == need / 10 || nv[i] == TG_SM80))
-            return nv[i];
-    }
+    for (int i = 0; i < 3; i++)
+        if (cc >= nv[i].cc && (nv[i].newer_too || cc / 10 == nv[i].cc / 10) &&
+            (!k || cg_kernel_targets(k, nv[i].tg)))
+            return nv[i].tg;
     return TG_SM80;
 }
 
