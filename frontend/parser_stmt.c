@@ -175,6 +175,16 @@ static NodeId pipeline_decl(Parser *p, Token *kw)
     return id;
 }
 
+/* block, after a construct that must be followed by one: `expected` says what */
+static NodeId body_block(Parser *p, int kind, const char *expected)
+{
+    if (!fe_check(p, T_LBRACE)) {
+        fe_error_here(p, E0104, expected);
+        return 0;
+    }
+    return fe_block(p, kind);
+}
+
 /* role := 'role' IDENT ':' UNIT expr ('..' expr)? (',' 'regs' expr)? block */
 static NodeId role_decl(Parser *p, Token *kw)
 {
@@ -198,11 +208,7 @@ static NodeId role_decl(Parser *p, Token *kw)
         return 0;
     if (fe_accept(p, T_COMMA) && (!fe_expect(p, T_REGS, NULL) || !(regs = fe_expr(p))))
         return 0;
-    if (!fe_check(p, T_LBRACE)) {
-        fe_error_here(p, E0104, "`{` to start the role's body");
-        return 0;
-    }
-    NodeId body = fe_block(p, BLK_ROLE);
+    NodeId body = body_block(p, BLK_ROLE, "`{` to start the role's body");
     if (!body)
         return 0;
     NodeId id = named(p, OP_ROLE, kw, name);
@@ -224,12 +230,8 @@ static NodeId reference(Parser *p, Token *kw)
             diag_note(p->ctx, d, ir_get(p->k, p->k->reference)->span, "the first one is here");
         return 0;
     }
-    if (!fe_check(p, T_LBRACE)) {
-        fe_error_here(p, E0104, "`{` after `reference`");
-        return 0;
-    }
     p->in_ref = 1;
-    NodeId body = fe_block(p, BLK_REFERENCE);
+    NodeId body = body_block(p, BLK_REFERENCE, "`{` after `reference`");
     p->in_ref = 0;
     if (!body)
         return 0;
@@ -284,11 +286,7 @@ static NodeId for_stmt(Parser *p, Token *kw)
         if (fe_check(p, T_INT) && !fe_int_lit(p, &unroll, 255, "unroll factor"))
             return 0;
     }
-    if (!fe_check(p, T_LBRACE)) {
-        fe_error_here(p, E0104, "`{` to start the loop body");
-        return 0;
-    }
-    NodeId body = fe_block(p, BLK_NESTED);
+    NodeId body = body_block(p, BLK_NESTED, "`{` to start the loop body");
     if (!body)
         return 0;
     NodeId id = named(p, OP_FOR, kw, var);
