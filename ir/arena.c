@@ -51,6 +51,18 @@ void *arena_realloc(Arena *a, void *p, size_t old, size_t size)
     return q;
 }
 
+void *arena_grow(Arena *a, void *p, uint32_t *cap, uint32_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    uint32_t c = *cap ? *cap : 16;
+    while (c < need)
+        c *= 2;
+    p = arena_realloc(a, p, *cap * elem, c * elem);
+    *cap = c;
+    return p;
+}
+
 char *arena_strndup(Arena *a, const char *s, size_t n)
 {
     char *p = arena_alloc(a, n + 1);

@@ -19,12 +19,7 @@ Diag *diag_report(CakeCtx *ctx, DiagCode code, Span span, const char *fmt, ...)
         ctx->nerrors++;
         return &ctx->diag_sink;
     }
-    if (ctx->ndiags == ctx->capdiags) {
-        uint32_t cap = ctx->capdiags ? ctx->capdiags * 2 : 16;
-        ctx->diags = arena_realloc(&ctx->arena, ctx->diags, ctx->capdiags * sizeof *ctx->diags,
-                                   cap * sizeof *ctx->diags);
-        ctx->capdiags = cap;
-    }
+    ctx->diags = arena_grow(&ctx->arena, ctx->diags, &ctx->capdiags, ctx->ndiags + 1, sizeof *ctx->diags);
     Diag *d = &ctx->diags[ctx->ndiags++];
     memset(d, 0, sizeof *d);
     d->code = (uint16_t)code;

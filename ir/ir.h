@@ -273,6 +273,9 @@ typedef struct ArenaBlock ArenaBlock;
 typedef struct { ArenaBlock *head; size_t used_total; } Arena;
 void *arena_alloc(Arena *a, size_t size);              /* zeroed, 16-aligned */
 void *arena_realloc(Arena *a, void *p, size_t old, size_t size);
+/* p holds *cap elements of elem bytes: makes room for `need` of them, doubling
+ * the capacity (from 16); returns the array (moved, or p) */
+void *arena_grow(Arena *a, void *p, uint32_t *cap, uint32_t need, size_t elem);
 char *arena_strndup(Arena *a, const char *s, size_t n);
 void arena_free(Arena *a);
 

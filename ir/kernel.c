@@ -18,12 +18,7 @@ Kernel *ir_kernel_new(CakeCtx *ctx)
 
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 {
-    if (k->nnodes == k->capnodes) {
-        uint32_t cap = k->capnodes * 2;
-        k->nodes = arena_realloc(&ctx->arena, k->nodes, k->capnodes * sizeof *k->nodes,
-                                 cap * sizeof *k->nodes);
-        k->capnodes = cap;
-    }
+    k->nodes = arena_grow(&ctx->arena, k->nodes, &k->capnodes, k->nnodes + 1, sizeof *k->nodes);
     Node *n = &k->nodes[k->nnodes];
     memset(n, 0, sizeof *n);
     n->op = (uint16_t)op;
@@ -34,14 +29,7 @@ NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 
 uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n)
 {
-    if (k->nlists + n > k->caplists) {
-        uint32_t cap = k->caplists * 2;
-        while (cap < k->nlists + n)
-            cap *= 2;
-        k->lists = arena_realloc(&ctx->arena, k->lists, k->caplists * sizeof *k->lists,
-                                 cap * sizeof *k->lists);
-        k->caplists = cap;
-    }
+    k->lists = arena_grow(&ctx->arena, k->lists, &k->caplists, k->nlists + n, sizeof *k->lists);
     uint32_t start = k->nlists;
     if (n)
         memcpy(k->lists + start, items, n * sizeof *items);
@@ -51,25 +39,16 @@ uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n)
 
 TypeId ir_type_add(CakeCtx *ctx, Kernel *k, const Type *t)
 {
-    if (k->ntypes == k->captypes) {
-        uint32_t cap = k->captypes * 2;
-        k->types = arena_realloc(&ctx->arena, k->types, k->captypes * sizeof *k->types,
-                                 cap * sizeof *k->types);
-        k->captypes = cap;
-    }
+    k->types = arena_grow(&ctx->arena, k->types, &k->captypes, k->ntypes + 1, sizeof *k->types);
     k->types[k->ntypes] = *t;
     return k->ntypes++;
 }
 
 void ir_push_node_list(CakeCtx *ctx, NodeId **arr, uint32_t *n, NodeId id)
 {
-    /* grows by powers of two: capacity is implied by n */
-    uint32_t cap = 4;
-    while (cap < *n)
-        cap *= 2;
-    if (*n == 0 || *n == cap) {
-        uint32_t newcap = *n == 0 ? 4 : cap * 2;
-        *arr = arena_realloc(&ctx->arena, *arr, *n * sizeof **arr, newcap * sizeof **arr);
-    }
+    /* the capacity is implied by n: 4, doubled whenever n reaches a power of two */
+    uint32_t n0 = *n;
+    if (n0 == 0 || (n0 >= 4 && !(n0 & (n0 - 1))))
+        *arr = arena_realloc(&ctx->arena, *arr, n0 * sizeof **arr, (n0 ? n0 * 2 : 4) * sizeof **arr);
     (*arr)[(*n)++] = id;
 }
