@@ -53,12 +53,7 @@ static Span span_of(Lexer *lx, uint32_t lo, uint32_t hi)
 
 static Token *push(Lexer *lx, TokKind kind, uint32_t lo, uint32_t hi)
 {
-    if (lx->out.ntoks == lx->cap) {
-        uint32_t cap = lx->cap ? lx->cap * 2 : 256;
-        lx->out.toks = arena_realloc(&lx->ctx->arena, lx->out.toks, lx->cap * sizeof(Token),
-                                     cap * sizeof(Token));
-        lx->cap = cap;
-    }
+    lx->out.toks = arena_grow(&lx->ctx->arena, lx->out.toks, &lx->cap, lx->out.ntoks + 1, sizeof(Token));
     Token *t = &lx->out.toks[lx->out.ntoks++];
     memset(t, 0, sizeof *t);
     if (kind != T_NEWLINE)
@@ -70,12 +65,8 @@ static Token *push(Lexer *lx, TokKind kind, uint32_t lo, uint32_t hi)
 
 static void delim_push(Lexer *lx, char c)
 {
-    if (lx->ndelims == lx->capdelims) {
-        uint32_t cap = lx->capdelims ? lx->capdelims * 2 : 32;
-        lx->delims = arena_realloc(&lx->ctx->arena, lx->delims, lx->capdelims * sizeof *lx->delims,
-                                   cap * sizeof *lx->delims);
-        lx->capdelims = cap;
-    }
+    lx->delims = arena_grow(&lx->ctx->arena, lx->delims, &lx->capdelims, lx->ndelims + 1,
+                            sizeof *lx->delims);
     lx->delims[lx->ndelims++] = (struct Delim){c, lx->out.ntoks};
 }
 

@@ -154,12 +154,7 @@ uint32_t fe_mark(Parser *p) { return p->nstk; }
 
 void fe_push(Parser *p, NodeId id)
 {
-    if (p->nstk == p->capstk) {
-        uint32_t cap = p->capstk ? p->capstk * 2 : 64;
-        p->stk = arena_realloc(&p->ctx->arena, p->stk, p->capstk * sizeof *p->stk,
-                               cap * sizeof *p->stk);
-        p->capstk = cap;
-    }
+    p->stk = arena_grow(&p->ctx->arena, p->stk, &p->capstk, p->nstk + 1, sizeof *p->stk);
     p->stk[p->nstk++] = id;
 }
 

@@ -86,11 +86,7 @@ static void bind(Resolver *r, Sym s, NodeId decl)
         N(r, decl)->flags |= NF_ERROR;
         return;
     }
-    if (r->nb == r->capb) {
-        uint32_t cap = r->capb ? r->capb * 2 : 64;
-        r->b = arena_realloc(&r->ctx->arena, r->b, r->capb * sizeof *r->b, cap * sizeof *r->b);
-        r->capb = cap;
-    }
+    r->b = arena_grow(&r->ctx->arena, r->b, &r->capb, r->nb + 1, sizeof *r->b);
     r->b[r->nb] = (Binding){s, decl, h};
     r->head[s] = ++r->nb;
 }

@@ -127,12 +127,8 @@ Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
     for (uint32_t i = 0; i < s->nreported; i++)
         if (s->reported[i] == key)
             return NULL;
-    if (s->nreported == s->capreported) {
-        uint32_t cap = s->capreported ? s->capreported * 2 : 16;
-        s->reported = arena_realloc(&s->ctx->arena, s->reported, s->capreported * sizeof *s->reported,
-                                    cap * sizeof *s->reported);
-        s->capreported = cap;
-    }
+    s->reported = arena_grow(&s->ctx->arena, s->reported, &s->capreported, s->nreported + 1,
+                             sizeof *s->reported);
     s->reported[s->nreported++] = key;
     /* an earlier check reported this node: no follow-on error, but the problem is recorded, so
        that checks which step back after it (sy_reported_in) step back here too */
