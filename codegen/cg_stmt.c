@@ -71,6 +71,19 @@ static Op compound_op(uint16_t sub)
     return (Op)sub;
 }
 
+/* the value assignment n stores into a place of type vt: its right side, or
+ * for `x op= e` the old value `old` op e, computed in their common type */
+static LLVMValueRef assigned(Cg *cg, NodeId s, Node *n, Op cop, LLVMValueRef old, CgTy vt)
+{
+    if (cop == OP_NONE)
+        return cg_expr(cg, n->b, vt);
+    CgTy ot = cg_unify(vt, cg_ty(cg, n->b));
+    ot.weak = 0;
+    cg->at = s;
+    LLVMValueRef r = cg_binop(cg, cop, cg_convert(cg, old, vt, ot), cg_expr(cg, n->b, ot), ot, n->span);
+    return cg_convert(cg, r, ot, vt);
+}
+
 static void assign(Cg *cg, NodeId s, Node *n)
 {
     Kernel *k = cg->k;
@@ -84,18 +97,8 @@ static void assign(Cg *cg, NodeId s, Node *n)
         }
         CgTy vt = cg_decl_ty(cg, lv->decl);
         LLVMTypeRef lt = cg_llvm_type(cg, vt);
-        LLVMValueRef nv;
-        if (cop == OP_NONE) {
-            nv = cg_expr(cg, n->b, vt);
-        } else {
-            CgTy ot = cg_unify(vt, cg_ty(cg, n->b));
-            ot.weak = 0;
-            LLVMValueRef old = LLVMBuildLoad2(cg->b, lt, cg->val[lv->decl], "");
-            cg->at = s;
-            LLVMValueRef r = cg_binop(cg, cop, cg_convert(cg, old, vt, ot), cg_expr(cg, n->b, ot), ot, n->span);
-            nv = cg_convert(cg, r, ot, vt);
-        }
-        LLVMBuildStore(cg->b, nv, cg->val[lv->decl]);
+        LLVMValueRef old = cop == OP_NONE ? NULL : LLVMBuildLoad2(cg->b, lt, cg->val[lv->decl], "");
+        LLVMBuildStore(cg->b, assigned(cg, s, n, cop, old, vt), cg->val[lv->decl]);
         return;
     }
     if (cg_is_lane_ref(cg, n->a)) { /* v[i] = x on a vector var */
@@ -111,33 +114,15 @@ static void assign(Cg *cg, NodeId s, Node *n)
         LLVMValueRef old = LLVMBuildLoad2(cg->b, lt, cg->val[bn->decl], "");
         LLVMValueRef ix = cg_expr(cg, ir_list_at(k, lv, 0), cg_scalar(DT_I32));
         LLVMValueRef lane = vt.lanes > 1 ? LLVMBuildExtractElement(cg->b, old, ix, "") : old;
-        LLVMValueRef nv;
-        if (cop == OP_NONE) {
-            nv = cg_expr(cg, n->b, st);
-        } else {
-            CgTy ot = cg_unify(st, cg_ty(cg, n->b));
-            ot.weak = 0;
-            cg->at = s;
-            nv = cg_convert(cg, cg_binop(cg, cop, cg_convert(cg, lane, st, ot), cg_expr(cg, n->b, ot), ot, n->span), ot, st);
-        }
+        LLVMValueRef nv = assigned(cg, s, n, cop, lane, st);
         LLVMBuildStore(cg->b, vt.lanes > 1 ? LLVMBuildInsertElement(cg->b, old, nv, ix, "") : nv, cg->val[bn->decl]);
         return;
     }
     CgRef ref;
     if (!cg_ref(cg, n->a, &ref))
         return;
-    LLVMValueRef nv;
-    if (cop == OP_NONE) {
-        nv = cg_expr(cg, n->b, ref.elem);
-    } else {
-        CgTy ot = cg_unify(ref.elem, cg_ty(cg, n->b));
-        ot.weak = 0;
-        LLVMValueRef old = cg_load(cg, &ref, 0, n->span);
-        cg->at = s;
-        LLVMValueRef r = cg_binop(cg, cop, cg_convert(cg, old, ref.elem, ot), cg_expr(cg, n->b, ot), ot, n->span);
-        nv = cg_convert(cg, r, ot, ref.elem);
-    }
-    cg_store(cg, &ref, nv, 0, n->span);
+    LLVMValueRef old = cop == OP_NONE ? NULL : cg_load(cg, &ref, 0, n->span);
+    cg_store(cg, &ref, assigned(cg, s, n, cop, old, ref.elem), 0, n->span);
 }
 
 static void set_loop_md(Cg *cg, LLVMValueRef br, uint8_t unroll)
