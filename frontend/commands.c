@@ -97,7 +97,7 @@ int fe_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     CgEmit what;
     if (!pick_target(ctx, o, m, &tg))
         return drv_finish(ctx, o, EXIT_USER);
-    int emit_ir = o->emit && !strcmp(o->emit, "ir");
+    int emit_ir = o->emit && (!strcmp(o->emit, "ir") || !strcmp(o->emit, "tirl"));
     if (!emit_ir && !emit_kind(ctx, o->emit, tg, &what))
         return drv_finish(ctx, o, EXIT_USER);
     ShapeEnv env;

@@ -18,7 +18,7 @@
 #include "driver.h"
 
 static const char usage[] =
-    "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|ir]\n"
+    "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|tirl]\n"
     "       cakec check FILE [--json]\n"
     "       cakec print FILE\n"
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--json]\n"
@@ -27,7 +27,9 @@ static const char usage[] =
     "       cakec --help | --version\n"
     "options:\n"
     "  --json               print one JSON document with every diagnostic to stdout\n"
-    "  --dump-after STAGE   print the IR after STAGE (parse, resolve, verify, all) to stderr\n"
+    "  --dump-after STAGE   print the IR after STAGE to stderr: parse, resolve, verify, or a\n"
+    "                       lowering pass (bind-params unroll pipes async distribute roles\n"
+    "                       abi unsupported), or all\n"
     "exit codes: 0 ok, 1 the input is wrong, 2 internal error, 3 device problem\n";
 
 /* ---- the pipeline ------------------------------------------------------- */
@@ -243,10 +245,14 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         o->command = "compile";
     if (!o->file)
         return "no input file";
-    if (o->dump_after && strcmp(o->dump_after, "parse") && strcmp(o->dump_after, "resolve") &&
-        strcmp(o->dump_after, "verify") && strcmp(o->dump_after, "all"))
-        return ir_fmt(ctx, "unknown stage `%s` for --dump-after (parse, resolve, verify, all)",
-                      o->dump_after);
+    if (o->dump_after) {
+        int known = 0;
+        for (int i = 0; ir_stage_names[i]; i++)
+            known |= !strcmp(o->dump_after, ir_stage_names[i]);
+        if (!known)
+            return ir_fmt(ctx, "unknown stage `%s` for --dump-after (parse, resolve, verify, "
+                               "a lowering pass of docs/tirl.md, all)", o->dump_after);
+    }
     return NULL;
 }
 

@@ -37,13 +37,15 @@ typedef enum {
 } Op;
 
 typedef enum { OC_LEAF, OC_BIN, OC_UN, OC_POST, OC_SLICE, OC_CAST, OC_BUILTIN,
-               OC_MEM, OC_RED, OC_PIPE, OC_DECL, OC_TYPE, OC_STMT } OpClass;
+               OC_MEM, OC_RED, OC_PIPE, OC_DECL, OC_TYPE, OC_STMT,
+               OC_LOW /* TIR-L: lowered ops, printed @name(operands) */ } OpClass;
 
 enum { /* op flags */
     OF_CONST = 1 << 0, OF_ARITH = 1 << 1, OF_INTONLY = 1 << 2, OF_CMP = 1 << 3,
     OF_LOGIC = 1 << 4, OF_MEM = 1 << 5, OF_MATH = 1 << 6, OF_WARP = 1 << 7,
     OF_BLOCK = 1 << 8, OF_TILE = 1 << 9, OF_SYNC = 1 << 10, OF_ASYNC = 1 << 11,
-    OF_SMEM = 1 << 12, OF_TC = 1 << 13, OF_REFONLY = 1 << 14
+    OF_SMEM = 1 << 12, OF_TC = 1 << 13, OF_REFONLY = 1 << 14,
+    OF_LSTMT = 1 << 15    /* a TIR-L op used as a statement */
 };
 
 typedef enum { /* cost classes */
@@ -143,6 +145,7 @@ typedef enum {
     TG__COUNT
 } Target;
 extern const char *const ir_target_names[TG__COUNT];
+extern const char *const ir_stage_names[];   /* --dump-after stages, NULL-terminated */
 
 /* ---- spans, nodes ---------------------------------------------------- */
 typedef struct { uint32_t file, lo, hi; } Span; /* byte offsets [lo, hi) in file */
@@ -241,6 +244,35 @@ typedef enum { TK_UNKNOWN, TK_VOID, TK_SCALAR, TK_VECTOR, TK_TENSOR, TK_TILE,
 
 typedef struct { Sym name; int64_t value; Span span; } ShapeDefault;
 
+/* Attributes of the lowered tensor-core ops (L_MMA, L_WGMMA), packed into
+ * Node.v.i by ir_tc_pack. */
+typedef struct {
+    uint16_t m, n, k;     /* instruction shape */
+    uint8_t ab, acc;      /* DType of A/B and of the accumulator */
+    uint8_t a_regs;       /* wgmma: A comes from registers (the list holds its elements) */
+    uint8_t tnsp_a, tnsp_b; /* wgmma: operand is MN-major in shared memory */
+    uint8_t b_dt;         /* DType of B when it differs from A (fp8 mixes), else DT_NONE */
+} IrTc;
+int64_t ir_tc_pack(IrTc t);
+IrTc ir_tc_unpack(int64_t v);
+
+/* The launch plan of a lowered kernel (passes/abi.c): where every shared
+ * declaration lives in the one shared-memory buffer, the tensor maps passed
+ * as parameters, and the register budget. Codegen and the runtime read it. */
+typedef struct {
+    NodeId decl;          /* SHARED, MBARRIER or a block reduction's node */
+    uint32_t offset;      /* bytes from the start of the buffer */
+    uint32_t bytes, align;
+} SmemSlot;
+
+typedef struct KPlan {
+    SmemSlot *smem; uint32_t nsmem;
+    uint32_t smem_bytes;      /* the buffer's size (dynamic shared memory on NVIDIA) */
+    NodeId *tmaps; uint32_t ntmaps;   /* L_TMAP declarations, in parameter order */
+    uint32_t block_threads;
+    uint32_t maxnreg;         /* register cap at entry (setmaxnreg kernels), 0 = none */
+} KPlan;
+
 typedef struct Kernel {
     Sym name;
     Span span;           /* the kernel keyword .. its name */
@@ -261,7 +293,11 @@ typedef struct Kernel {
     Node *nodes;      uint32_t nnodes, capnodes;
     NodeId *lists;    uint32_t nlists, caplists;
     Type *types;      uint32_t ntypes, captypes;
+    uint8_t level;                        /* IR_LEVEL_* */
+    KPlan *plan;                          /* the launch plan (TIR-L), or NULL */
 } Kernel;
+
+enum { IR_LEVEL_TIR, IR_LEVEL_LOWERED };
 
 typedef struct Module {
     Kernel **kernels; uint32_t nkernels;
@@ -333,6 +369,7 @@ typedef struct CakeCtx {
     const char *bug_msg;
     const char *dump_after;      /* pass name to dump IR after ("all" for every pass) */
     FILE *dump_out;
+    int lcheck;                  /* check the lowered IR after every pass (tests, debug) */
 } CakeCtx;
 
 CakeCtx *ctx_new(void);

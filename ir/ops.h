@@ -156,3 +156,42 @@ OP(WGMMA,     "wgmma",       OC_STMT,    3, OF_TC|OF_ASYNC,     CC_WGMMA)  /* wg
 OP(WGMMA_WAIT,"wgmma.wait",  OC_STMT,    1, OF_TC|OF_SYNC,      CC_BAR)    /* wgmma.wait N */
 OP(MFMA,      "mfma",        OC_STMT,    3, OF_TC|OF_WARP,      CC_MFMA)   /* mfma a += b * c */
 OP(RETURN,    "return",      OC_STMT,    0, 0,                  CC_FREE)   /* leave the kernel (this thread) */
+
+/* ==== TIR-L: the lowered level (docs/tirl.md) =========================
+ * Produced by the lowering passes (passes/pipeline.c), never by the parser;
+ * printed as `@spelling(operands)` (print-only: TIR-L does not re-parse).
+ * Every operand is in `list`; immediate attributes are in sub / v.i (see
+ * the per-row comment and ir.h's IrTc). Spellings have no dots, so the
+ * lexer never mistakes them for source builtins. */
+/* ---- mbarriers (bar: an L_SADDR of an mbarrier element) ------------ */
+OP(L_MBAR_INIT,   "mbar_init",      OC_LOW, 2, OF_LSTMT|OF_SYNC,  CC_FREE)   /* (bar, count) */
+OP(L_MBAR_FENCE,  "fence_mbar_init", OC_LOW, 0, OF_LSTMT|OF_SYNC, CC_FREE)   /* fence.mbarrier_init */
+OP(L_MBAR_ARRIVE, "mbar_arrive",    OC_LOW, 1, OF_LSTMT|OF_SYNC,  CC_BAR)    /* (bar): this thread arrives */
+OP(L_MBAR_ARRIVE_TX, "mbar_arrive_tx", OC_LOW, 2, OF_LSTMT|OF_SYNC, CC_BAR)  /* (bar, bytes): arrive.expect_tx */
+OP(L_MBAR_WAIT,   "mbar_wait",      OC_LOW, 2, OF_LSTMT|OF_SYNC,  CC_BAR)    /* (bar, parity): try_wait.parity loop */
+OP(L_CP_MBAR_ARRIVE, "cp_async_mbar_arrive", OC_LOW, 1, OF_LSTMT|OF_SYNC, CC_BAR) /* (bar): .noinc, after this thread's cp.async */
+OP(L_SYNCWARP,    "syncwarp",       OC_LOW, 0, OF_LSTMT|OF_SYNC,  CC_FREE)   /* bar.warp.sync -1 */
+/* ---- bulk tensor copies (TMA); map: NAME of an L_TMAP -------------- */
+OP(L_TMA_LOAD,    "tma_load",       OC_LOW, -1, OF_LSTMT|OF_MEM|OF_ASYNC, CC_TMA) /* (map, smem, bar, c0 ..): coords innermost first */
+OP(L_TMA_STORE,   "tma_store",      OC_LOW, -1, OF_LSTMT|OF_MEM|OF_ASYNC, CC_TMA) /* (map, smem, c0 ..) */
+OP(L_BULK_COMMIT, "bulk_commit",    OC_LOW, 0, OF_LSTMT|OF_ASYNC, CC_FREE)   /* cp.async.bulk.commit_group */
+OP(L_BULK_WAIT,   "bulk_wait_read", OC_LOW, 1, OF_LSTMT|OF_SYNC,  CC_BAR)    /* (n): wait_group.read n */
+/* ---- warpgroup MMA ------------------------------------------------- */
+OP(L_WG_FENCE,    "wgmma_fence",    OC_LOW, 0, OF_LSTMT|OF_TC,    CC_FREE)
+OP(L_WG_COMMIT,   "wgmma_commit",   OC_LOW, 0, OF_LSTMT|OF_TC,    CC_FREE)
+OP(L_WG_WAIT,     "wgmma_wait",     OC_LOW, 1, OF_LSTMT|OF_TC|OF_SYNC, CC_BAR) /* (n) */
+OP(L_WGMMA,       "wgmma",          OC_LOW, -1, OF_LSTMT|OF_TC,   CC_WGMMA)  /* (descA | 0, descB, d.., a..): v.i IrTc */
+/* ---- warp MMA and fragment moves ------------------------------------ */
+OP(L_MMA,         "mma",            OC_LOW, -1, OF_LSTMT|OF_TC,   CC_MMA)    /* (d.., a.., b..): v.i IrTc */
+OP(L_LDMATRIX,    "ldmatrix",       OC_LOW, -1, OF_LSTMT|OF_MEM,  CC_SLOAD)  /* (addr, dst..): sub = x1/x2/x4, v.i 1 = .trans */
+OP(L_STMATRIX,    "stmatrix",       OC_LOW, -1, OF_LSTMT|OF_MEM,  CC_SSTORE) /* (addr, src..): sub = x1/x2/x4, v.i 1 = .trans */
+/* ---- registers --------------------------------------------------------- */
+OP(L_SETMAXNREG,  "setmaxnreg",     OC_LOW, 0, OF_LSTMT,          CC_FREE)   /* sub 1 = inc, 0 = dec; v.i = registers */
+/* ---- expressions ------------------------------------------------------ */
+OP(L_SADDR,       "saddr",          OC_LOW, -1, 0,                CC_INT)    /* u32 shared address: (ref) swizzled element, or
+                                                                                sub 1: (NAME, byte offset) unswizzled from the base */
+OP(L_WGDESC,      "wgmma_desc",     OC_LOW, 1, 0,                 CC_INT)    /* u64 descriptor of (saddr): v.i = lbo | sbo << 20 | swizzle << 40 */
+OP(L_PACK,        "pack",           OC_LOW, -1, 0,                CC_FREE)   /* a vector of its scalar operands */
+/* ---- declarations ------------------------------------------------------ */
+OP(L_TMAP,        "tensormap",      OC_LOW, -1, OF_LSTMT,         CC_FREE)   /* name; a = NAME of the tensor arg; list = box
+                                                                                (innermost first); v.attr.swizzle */

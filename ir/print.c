@@ -102,6 +102,55 @@ static void call(Printer *p, const char *name, const Node *n)
     fputc(')', p->out);
 }
 
+/* a TIR-L op: @spelling.attributes(operands) */
+static void lowered(Printer *p, const Node *n)
+{
+    FILE *out = p->out;
+    fprintf(out, "@%s", ir_ops[n->op].spelling);
+    switch ((Op)n->op) {
+    case OP_L_MMA: case OP_L_WGMMA: {
+        IrTc t = ir_tc_unpack(n->v.i);
+        fprintf(out, ".m%un%uk%u.%s.%s", t.m, t.n, t.k, ir_dtypes[t.acc].spelling,
+                ir_dtypes[t.ab].spelling);
+        if (t.b_dt)
+            fprintf(out, ".%s", ir_dtypes[t.b_dt].spelling);
+        if (t.a_regs)
+            fputs(".areg", out);
+        if (t.tnsp_a)
+            fputs(".ta", out);
+        if (t.tnsp_b)
+            fputs(".tb", out);
+        break;
+    }
+    case OP_L_LDMATRIX: case OP_L_STMATRIX:
+        fprintf(out, ".x%u%s", n->sub, n->v.i ? ".trans" : "");
+        break;
+    case OP_L_SETMAXNREG:
+        fprintf(out, ".%s.%lld", n->sub ? "inc" : "dec", (long long)n->v.i);
+        break;
+    case OP_L_SADDR:
+        if (n->sub)
+            fputs(".raw", out);
+        break;
+    case OP_L_WGDESC:
+        fprintf(out, ".lbo%lld.sbo%lld.sw%lld", (long long)(n->v.i & 0xfffff),
+                (long long)(n->v.i >> 20 & 0xfffff), (long long)(n->v.i >> 40));
+        break;
+    case OP_L_TMAP:
+        fprintf(out, " %s = ", sym(p, n->name));
+        expr(p, n->a, PREC_POSTFIX);
+        fprintf(out, " box [");
+        items(p, n, 0, n->n);
+        fprintf(out, "] swizzle %u", n->v.attr.swizzle);
+        return;
+    default:
+        break;
+    }
+    fputc('(', out);
+    items(p, n, 0, n->n);
+    fputc(')', out);
+}
+
 static void expr_inner(Printer *p, const Node *n)
 {
     FILE *out = p->out;
@@ -177,6 +226,8 @@ static void expr_inner(Printer *p, const Node *n)
         expr(p, n->a, PREC_POSTFIX);
         fputc('.', out);
         call(p, info->spelling, n);
+    } else if (info->cls == OC_LOW) {
+        lowered(p, n);
     } else {
         fprintf(out, "<%s>", info->name);
     }
@@ -421,6 +472,8 @@ static void stmt(Printer *p, NodeId id)
     default:
         if (ir_ops[n->op].cls == OC_DECL)
             decl(p, n);
+        else if (ir_ops[n->op].cls == OC_LOW)
+            lowered(p, n);
         else
             fprintf(out, "<%s>", ir_ops[n->op].name);
         return;
@@ -495,6 +548,27 @@ static void header(Printer *p)
     }
 }
 
+/* the launch plan of a lowered kernel, as comments */
+static void plan(Printer *p, const KPlan *pl)
+{
+    FILE *out = p->out;
+    fprintf(out, "  # plan: %u threads, %u bytes of shared memory", pl->block_threads, pl->smem_bytes);
+    if (pl->maxnreg)
+        fprintf(out, ", maxnreg %u", pl->maxnreg);
+    fputc('\n', out);
+    for (uint32_t i = 0; i < pl->nsmem; i++) {
+        const Node *d = &p->k->nodes[pl->smem[i].decl];
+        fprintf(out, "  #   smem %-12s offset %6u bytes %6u align %4u\n",
+                d->name ? sym(p, d->name) : ir_ops[d->op].spelling, pl->smem[i].offset,
+                pl->smem[i].bytes, pl->smem[i].align);
+    }
+    for (uint32_t i = 0; i < pl->ntmaps; i++) {
+        fputs("  #   param ", out);
+        lowered(p, &p->k->nodes[pl->tmaps[i]]);
+        fputc('\n', out);
+    }
+}
+
 void ir_print_kernel(const CakeCtx *ctx, const Kernel *k, FILE *out)
 {
     Printer p = {ctx, k, out, 0};
@@ -510,6 +584,8 @@ void ir_print_kernel(const CakeCtx *ctx, const Kernel *k, FILE *out)
     }
     fputc('\n', out);
     header(&p);
+    if (k->plan)
+        plan(&p, k->plan);
     block(&p, k->body);
     fputc('\n', out);
 }

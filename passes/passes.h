@@ -7,9 +7,17 @@
 #include "../verifier/consteval.h" /* until cake_passes gets verifier/ as an include dir */
 
 /* The pipeline for code generation of kernel k (NULL: every kernel of m that
- * lists tg) on
- * target tg: bind-params (with the --set bindings in env, may be NULL), then
- * simt-subset. Returns the number of errors. */
+ * lists tg) on target tg, in this order (docs/tirl.md):
+ *   bind-params   params become literals (their defaults, or env's `--set`)
+ *   unroll        full unrolling of loops over tile statements
+ *   pipes         pipelines and mbarriers become explicit mbarrier ops
+ *   async         TMA through tensor maps; wgmma fence/commit/wait
+ *   distribute    register tiles become per-thread fragments
+ *   roles         warp-role dispatch, setmaxnreg, role-relative specials
+ *   abi           the launch plan (shared-memory slots, tensor-map params)
+ *   unsupported   E0902 for whatever is left without a lowering
+ * The lowered IR is checked after each pass when pass_lcheck_enabled().
+ * Returns the number of errors. */
 uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEnv *env);
 
 /* bind-params: every use of a compile-time param becomes an integer literal
@@ -18,10 +26,19 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEn
  * integer. */
 uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const VerEnv *env);
 
-/* simt-subset: reports E0902 at every op of k's body that code generation does
- * not handle yet (tiles, tensor cores, TMA, mbarriers, pipelines, roles, ...),
- * so that all of them are listed before lowering starts. */
-uint32_t pass_simt_subset(CakeCtx *ctx, Kernel *k, Target tg);
+uint32_t pass_unroll(CakeCtx *ctx, Kernel *k, Target tg);
+uint32_t pass_pipes(CakeCtx *ctx, Kernel *k, Target tg);
+uint32_t pass_async(CakeCtx *ctx, Kernel *k, Target tg);
+uint32_t pass_distribute(CakeCtx *ctx, Kernel *k, Target tg);
+/* *maxnreg: the register cap at entry when roles set their budgets, else 0 */
+uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg);
+uint32_t pass_abi(CakeCtx *ctx, Kernel *k, Target tg, uint32_t maxnreg);
+uint32_t pass_unsupported(CakeCtx *ctx, Kernel *k, Target tg);
+
+/* the lowered-level checker (lcheck.c): after `pass`, a violated invariant
+ * is a compiler bug (ir_bug) */
+int pass_lcheck_enabled(const CakeCtx *ctx);
+void pass_lcheck(CakeCtx *ctx, Kernel *k, const char *pass);
 
 /* dumps k after `pass` when ctx->dump_after asks for it */
 void pass_dump(CakeCtx *ctx, const Kernel *k, const char *pass);

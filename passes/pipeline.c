@@ -13,6 +13,16 @@ void pass_dump(CakeCtx *ctx, const Kernel *k, const char *pass)
     ir_print_kernel(ctx, k, out);
 }
 
+/* one pass: run it, dump after it when asked, check the lowered IR */
+#define PASS(name, call)                                         \
+    do {                                                         \
+        if (ctx->nerrors == before) {                            \
+            (void)(call);                                        \
+            pass_dump(ctx, kk, name);                            \
+            pass_lcheck(ctx, kk, name);                          \
+        }                                                        \
+    } while (0)
+
 uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEnv *env)
 {
     uint32_t before = ctx->nerrors;
@@ -20,10 +30,15 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEn
         Kernel *kk = m->kernels[i];
         if (k ? kk != k : (kk->ntargets && !kk->targets[tg]))
             continue;
-        pass_bind_params(ctx, kk, env);
-        pass_dump(ctx, kk, "bind-params");
-        pass_simt_subset(ctx, kk, tg);
-        pass_dump(ctx, kk, "simt-subset");
+        uint32_t maxnreg = 0;
+        PASS("bind-params", pass_bind_params(ctx, kk, env));
+        PASS("unroll", pass_unroll(ctx, kk, tg));
+        PASS("pipes", pass_pipes(ctx, kk, tg));
+        PASS("async", pass_async(ctx, kk, tg));
+        PASS("distribute", pass_distribute(ctx, kk, tg));
+        PASS("roles", pass_roles(ctx, kk, tg, &maxnreg));
+        PASS("abi", pass_abi(ctx, kk, tg, maxnreg));
+        PASS("unsupported", pass_unsupported(ctx, kk, tg));
     }
     return ctx->nerrors - before;
 }

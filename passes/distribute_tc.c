@@ -1,0 +1,334 @@
+/* distribute_tc.c — the tensor-core half of the distribute pass: mma and
+ * wgmma statements split into one lowered instruction per fragment, and
+ * ldmatrix / stmatrix into one 8x8-matrix move per group of 32-bit
+ * registers (distribute.h).
+ *
+ * Operands of one instruction are listed in the canonical register order of
+ * the instruction's fragment layout (ir/layout): element q of the
+ * instruction fragment at base (fr, fc) is the tile element at base
+ * (origin + (fr, fc)), so any fragment-aligned view of a larger tile feeds
+ * the instruction directly. */
+#include <string.h>
+#include "distribute.h"
+
+static LyTile frag_tile(Layout l, DType dt, int rows, int cols)
+{
+    LyTile t;
+    memset(&t, 0, sizeof t);
+    t.layout = l;
+    t.dtype = dt;
+    t.rows = rows;
+    t.cols = cols;
+    t.warp_size = 32;
+    return t;
+}
+
+/* appends the elements of view v for instruction fragment ft at (r0, c0) */
+static int operands(Lw *w, const FView *v, const LyTile *ft, int r0, int c0, NodeId *ops, uint32_t *n)
+{
+    int ne = ly_elems(ft);
+    for (int q = 0; q < ne; q++) {
+        int fr, fc;
+        ly_elem_base(ft, q, &fr, &fc);
+        NodeId x = dist_at(w, v, r0 + fr, c0 + fc);
+        if (!x)
+            return 0;
+        ops[(*n)++] = x;
+    }
+    return 1;
+}
+
+static int tc_k(DType ab)
+{
+    switch (ab) {
+    case DT_TF32: return 8;
+    case DT_E4M3: case DT_E5M2: case DT_I8: case DT_U8: return 32;
+    default: return 16;
+    }
+}
+
+/* ---- mma.sync ------------------------------------------------------------------ */
+
+void dist_mma(Lw *w, NodeId s, IrList *out)
+{
+    IrB *b = &w->b;
+    Node *n = lw_node(w, s);
+    FView d, a, bb;
+    if (!dist_view(w, n->a, &d) || !dist_view(w, n->b, &a) || !dist_view(w, n->c, &bb)) {
+        dist_error(w, s, "mma operands that are not register tile views");
+        return;
+    }
+    DType ab = a.f->ly.dtype, acc = d.f->ly.dtype;
+    int k = tc_k(ab);
+    LyTile fd = frag_tile(LY_MMA, acc, 16, 8), fa = frag_tile(LY_MMA_A, ab, 16, k),
+           fb = frag_tile(LY_MMA_B, ab, k, 8);
+    IrTc tc = {16, 8, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE};
+    if (bb.f->ly.dtype != ab)
+        tc.b_dt = (uint8_t)bb.f->ly.dtype;
+    for (int ki = 0; ki < a.cols / k; ki++)
+        for (int mi = 0; mi < d.rows / 16; mi++)
+            for (int ni = 0; ni < d.cols / 8; ni++) {
+                NodeId ops[64];
+                uint32_t no = 0;
+                if (!operands(w, &d, &fd, 16 * mi, 8 * ni, ops, &no) ||
+                    !operands(w, &a, &fa, 16 * mi, k * ki, ops, &no) ||
+                    !operands(w, &bb, &fb, k * ki, 8 * ni, ops, &no)) {
+                    dist_error(w, s, "mma operands whose fragments do not line up with the instruction");
+                    return;
+                }
+                NodeId m = irb_stmt(b, OP_L_MMA, ops, no);
+                lw_node(w, m)->v.i = ir_tc_pack(tc);
+                irb_push(b, out, m);
+            }
+}
+
+/* ---- wgmma ----------------------------------------------------------------------- */
+
+/* The descriptor geometry of a shared operand (docs/tirl.md): K-major when K
+ * is the tile's contiguous dim, else MN-major; LBO/SBO in bytes. */
+typedef struct { int kmajor; uint32_t lbo, sbo; int swizzle; } WgGeom;
+
+static int wg_geom(Lw *w, const LwView *v, int is_a, WgGeom *g)
+{
+    /* logical operand dims: A [M, K], B [K, N]; the tile's last dim is contiguous */
+    int contiguous_is_k = is_a ? !v->transposed : v->transposed;
+    int eb = ir_dtype_bytes(v->dt);
+    int S = v->swizzle;
+    if (S != 32 && S != 64 && S != 128)
+        return 0;
+    int64_t rows = v->rank >= 2 ? v->dims[v->rank - 2] : 1;
+    int64_t width = v->dims[v->rank - 1] * eb;
+    g->kmajor = contiguous_is_k;
+    g->swizzle = S;
+    g->sbo = (uint32_t)(8 * S);                         /* next 8-row group (rows are S bytes in a panel) */
+    g->lbo = contiguous_is_k ? 16 : (uint32_t)(rows * S); /* MN-major: the next panel along MN */
+    (void)width;
+    return 1;
+}
+
+static NodeId wg_desc(Lw *w, const LwView *v, const WgGeom *g, NodeId rel0, NodeId rel1)
+{
+    NodeId rel[2] = {rel0, rel1};
+    if (v->transposed) {
+        rel[0] = rel1;
+        rel[1] = rel0;
+    }
+    NodeId addr = lw_saddr(w, lw_elem_ref(w, v, rel), 1);
+    NodeId d = irb_call(&w->b, OP_L_WGDESC, &addr, 1, irb_scalar_type(&w->b, DT_U64, 1));
+    int code = g->swizzle == 128 ? 1 : g->swizzle == 64 ? 2 : 3;
+    lw_node(w, d)->v.i = (int64_t)g->lbo | (int64_t)g->sbo << 20 | (int64_t)code << 40;
+    return d;
+}
+
+void dist_wgmma(Lw *w, NodeId s, IrList *out)
+{
+    IrB *b = &w->b;
+    Node *n = lw_node(w, s);
+    FView d, areg;
+    LwView as, bs;
+    if (!dist_view(w, n->a, &d)) {
+        dist_error(w, s, "a wgmma accumulator that is not a register tile view");
+        return;
+    }
+    int a_regs = dist_view(w, n->b, &areg);
+    if ((!a_regs && !lw_view(w, n->b, &as)) || !lw_view(w, n->c, &bs)) {
+        dist_error(w, s, "wgmma operands (A: a shared view or a wgmma_a tile; B: a shared view)");
+        return;
+    }
+    DType ab = a_regs ? areg.f->ly.dtype : as.dt, acc = d.f->ly.dtype;
+    int k = tc_k(ab);
+    WgGeom ga = {0}, gb = {0};
+    if ((!a_regs && !wg_geom(w, &as, 1, &ga)) || !wg_geom(w, &bs, 0, &gb)) {
+        dist_error(w, s, "a wgmma operand in an unswizzled shared tile (use swizzle 32, 64 or 128)");
+        return;
+    }
+    int K = 0;
+    for (int i = 0, kept = 0; i < bs.rank; i++)
+        if (bs.kept[i] && kept++ == (bs.transposed ? 1 : 0))
+            K = (int)bs.extent[i];
+    int nchunk = d.cols > 256 ? 256 : d.cols;
+    IrTc tc = {64, (uint16_t)nchunk, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, (uint8_t)a_regs,
+               (uint8_t)(!a_regs && !ga.kmajor), (uint8_t)!gb.kmajor, DT_NONE};
+    if (bs.dt != ab)
+        tc.b_dt = (uint8_t)bs.dt;
+    LyTile fd = frag_tile(LY_WGMMA, acc, 64, nchunk), fa = frag_tile(LY_WGMMA_A, ab, 64, k);
+    for (int slab = 0; slab < d.rows / 64; slab++)
+        for (int ks = 0; ks < K / k; ks++)
+            for (int n0 = 0; n0 < d.cols; n0 += nchunk) {
+                NodeId *ops = arena_alloc(&b->ctx->arena, 300 * sizeof *ops);
+                uint32_t no = 0;
+                if (!a_regs)
+                    ops[no++] = wg_desc(w, &as, &ga, irb_i32(b, 64 * slab), irb_i32(b, k * ks));
+                ops[no++] = wg_desc(w, &bs, &gb, irb_i32(b, k * ks), irb_i32(b, n0));
+                if (!operands(w, &d, &fd, 64 * slab, n0, ops, &no) ||
+                    (a_regs && !operands(w, &areg, &fa, 64 * slab, k * ks, ops, &no))) {
+                    dist_error(w, s, "wgmma operands whose fragments do not line up with the instruction");
+                    return;
+                }
+                NodeId m = irb_stmt(b, OP_L_WGMMA, ops, no);
+                lw_node(w, m)->v.i = ir_tc_pack(tc);
+                irb_push(b, out, m);
+            }
+}
+
+/* ---- ldmatrix / stmatrix ----------------------------------------------------------- */
+
+/* which logical dim of the layout varies with g = lane / 4 (the 8 rows of an
+ * 8x8 matrix) and which with t = lane % 4 (the register's element pair) */
+static void matrix_dims(const LyTile *t, int *gdim, int *pdim)
+{
+    LyThreadPart p;
+    ly_thread_part(t, &p);
+    *gdim = 0;
+    *pdim = 1;
+    for (int i = 0; i < p.ncol; i++)
+        if (p.col[i].div == 4)
+            *gdim = 1, *pdim = 0;
+}
+
+/* lane's row address within a group of nreg registers whose matrices start
+ * at origins org[m] (view coords); `row_dim` is the dim along which the 8
+ * stored rows of a matrix advance */
+static NodeId lane_row_ref(Lw *w, const LwView *sv, const LyTile *lt, const int org[][2], int nreg,
+                           int row_dim)
+{
+    IrB *b = &w->b;
+    NodeId lane = irb_divmod_c(b, irb_special(b, SR_THREAD_X), 1, 32);
+    NodeId m = irb_divmod_c(b, lane, 8, nreg);
+    NodeId co[2];
+    for (int d = 0; d < 2; d++) {
+        /* origin(m) as a select chain (folded by LLVM); usually affine in m */
+        NodeId x = irb_i32(b, org[nreg - 1][d]);
+        for (int i = nreg - 2; i >= 0; i--)
+            x = irb_select(b, irb_bin(b, OP_EQ, irb_clone(b, m), irb_i32(b, i)), irb_i32(b, org[i][d]), x);
+        co[d] = x;
+    }
+    co[row_dim] = irb_add(b, co[row_dim], irb_divmod_c(b, irb_clone(b, lane), 1, 8));
+    /* the part of the layout's thread part above the lane (wgmma: 16 rows per warp) */
+    LyThreadPart tp;
+    ly_thread_part(lt, &tp);
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < (d ? tp.ncol : tp.nrow); i++) {
+            LyTerm t = d ? tp.col[i] : tp.row[i];
+            if (t.div >= 32)
+                co[d] = irb_add(b, co[d], irb_mul_c(b, irb_divmod_c(b, irb_special(b, SR_THREAD_X), t.div, t.mod), t.coef));
+        }
+    NodeId rel[2] = {co[0], co[1]};
+    if (sv->transposed) {
+        rel[0] = co[1];
+        rel[1] = co[0];
+    }
+    return lw_saddr(w, lw_elem_ref(w, sv, rel), 0);
+}
+
+/* the registers (element pairs) of a 16-bit fragment view, in canonical order */
+static int registers(const LyTile *lv, int org[][2], int max)
+{
+    int ne = ly_elems(lv), n = 0;
+    for (int e = 0; e + 1 < ne && n < max; e += 2, n++)
+        ly_elem_base(lv, e, &org[n][0], &org[n][1]);
+    return n;
+}
+
+void dist_ldmatrix(Lw *w, NodeId s, NodeId dst, NodeId call, IrList *out)
+{
+    IrB *b = &w->b;
+    FView v;
+    LwView sv;
+    Node *c = lw_node(w, call);
+    if (!dist_view(w, dst, &v) || !lw_view(w, ir_list_at(b->k, c, 0), &sv) || ir_dtype_bytes(v.f->ly.dtype) != 2) {
+        dist_error(w, s, "ldmatrix into this tile (a 16-bit mma_a, mma_b or wgmma_a view from a shared view)");
+        return;
+    }
+    LyTile lv = v.f->ly;
+    lv.rows = v.rows;
+    lv.cols = v.cols;
+    int gdim, pdim;
+    matrix_dims(&lv, &gdim, &pdim);
+    int contiguous = sv.transposed ? 0 : 1;  /* the logical dim contiguous in memory */
+    int trans = pdim != contiguous;
+    int row_dim = trans ? pdim : gdim;
+    int (*org)[2] = arena_alloc(&b->ctx->arena, 512 * sizeof *org);
+    int nreg = registers(&lv, org, 512);
+    for (int g0 = 0; g0 < nreg; g0 += 4) {
+        int cnt = nreg - g0 >= 4 ? 4 : nreg - g0 >= 2 ? 2 : 1;
+        NodeId ops[1 + 8];
+        uint32_t no = 0;
+        ops[no++] = lane_row_ref(w, &sv, &lv, (const int (*)[2])&org[g0], cnt, row_dim);
+        for (int m = 0; m < cnt; m++)
+            for (int h = 0; h < 2; h++) {
+                int r = org[g0 + m][0], cc = org[g0 + m][1];
+                if (pdim == 1)
+                    cc += h;
+                else
+                    r += h;
+                NodeId x = dist_at(w, &v, r, cc);
+                if (!x) {
+                    dist_error(w, s, "ldmatrix into a view that does not line up with 8x8 matrices");
+                    return;
+                }
+                ops[no++] = x;
+            }
+        NodeId st = irb_stmt(b, OP_L_LDMATRIX, ops, no);
+        lw_node(w, st)->sub = (uint16_t)cnt;
+        lw_node(w, st)->v.i = trans;
+        irb_push(b, out, st);
+        if (cnt < 4)
+            g0 -= 4 - cnt;
+    }
+}
+
+void dist_stmatrix(Lw *w, NodeId s, IrList *out)
+{
+    IrB *b = &w->b;
+    Node *n = lw_node(w, s);
+    LwView sv;
+    if (!lw_view(w, n->a, &sv) || !dist_is_frag_type(w, n->b)) {
+        dist_error(w, s, "stmatrix from this value (a 16-bit mma or wgmma tile into a shared view)");
+        return;
+    }
+    Dist *d = w->user;
+    IrList pre = {0};
+    d->pre = &pre;
+    d->nreds = 0;
+    d->imp_r = d->imp_c = 0;
+    LyTile lv = dist_ly_of(w, n->b);
+    int gdim, pdim;
+    matrix_dims(&lv, &gdim, &pdim);
+    int contiguous = sv.transposed ? 0 : 1;
+    int trans = pdim != contiguous;
+    int row_dim = trans ? pdim : gdim;
+    int (*org)[2] = arena_alloc(&b->ctx->arena, 512 * sizeof *org);
+    int nreg = registers(&lv, org, 512);
+    IrList body = {0};
+    for (int g0 = 0; g0 < nreg; g0 += 4) {
+        int cnt = nreg - g0 >= 4 ? 4 : nreg - g0 >= 2 ? 2 : 1;
+        NodeId ops[1 + 8];
+        uint32_t no = 0;
+        ops[no++] = lane_row_ref(w, &sv, &lv, (const int (*)[2])&org[g0], cnt, row_dim);
+        for (int m = 0; m < cnt; m++)
+            for (int h = 0; h < 2; h++) {
+                int r = org[g0 + m][0], cc = org[g0 + m][1];
+                if (pdim == 1)
+                    cc += h;
+                else
+                    r += h;
+                NodeId x = dist_elem(w, n->b, r, cc);
+                if (!x) {
+                    dist_error(w, s, "this stmatrix value");
+                    return;
+                }
+                ops[no++] = irb_cast(b, x, (DType)irb_type(b, n->b)->dtype, 1);
+            }
+        NodeId st = irb_stmt(b, OP_L_STMATRIX, ops, no);
+        lw_node(w, st)->sub = (uint16_t)cnt;
+        lw_node(w, st)->v.i = trans;
+        irb_push(b, &body, st);
+        if (cnt < 4)
+            g0 -= 4 - cnt;
+    }
+    for (uint32_t i = 0; i < pre.n; i++)
+        irb_push(b, out, pre.v[i]);
+    for (uint32_t i = 0; i < body.n; i++)
+        irb_push(b, out, body.v[i]);
+}

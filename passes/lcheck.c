@@ -1,0 +1,112 @@
+/* lcheck.c — the checker of the lowered level. Run after every lowering pass
+ * in test and debug builds (CAKE_LCHECK=1 in the environment, or
+ * CakeCtx.lcheck): each pass promises that the source constructs it lowers
+ * are gone, and every lowered op must be well formed. A violation is a
+ * compiler bug (ir_bug: exit 2, naming the pass), never a user error. */
+#include <stdlib.h>
+#include <string.h>
+#include "passes.h"
+#include "build.h"
+
+typedef struct {
+    CakeCtx *ctx;
+    Kernel *k;
+    const char *pass;
+    int stage;      /* how far the lowering got: LC_* */
+} LCheck;
+
+enum { LC_UNROLL, LC_PIPES, LC_ASYNC, LC_DISTRIBUTE, LC_ROLES, LC_ABI };
+
+static const char *const stage_names[] = {"unroll", "pipes", "async", "distribute", "roles", "abi"};
+
+static void bad(LCheck *c, NodeId id, const char *what)
+{
+    ir_bug(c->ctx, "lowered IR after pass '%s': node %u (%s): %s", c->pass, id,
+           ir_ops[c->k->nodes[id].op].name, what);
+}
+
+static int frag_type(const Kernel *k, NodeId id)
+{
+    TypeId t = k->nodes[id].type;
+    return t && t < k->ntypes && k->types[t].kind == TK_TILE && k->types[t].space == SP_REG &&
+           k->types[t].layout != LY_NONE;
+}
+
+static void lowered(LCheck *c, NodeId id, const Node *n)
+{
+    int want = ir_ops[n->op].nargs;
+    if (want >= 0 && n->n != (uint32_t)want)
+        bad(c, id, "wrong operand count");
+    if (n->op == OP_L_MMA) {
+        IrTc t = ir_tc_unpack(n->v.i);
+        uint32_t need = (uint32_t)(t.m * t.n / 32 + t.m * t.k / 32 + t.k * t.n / 32);
+        if (ir_dtype_bytes((DType)t.ab) == 2 && n->n != need)
+            bad(c, id, "mma operand count does not match its shape");
+    }
+    if (n->op == OP_L_WGMMA) {
+        IrTc t = ir_tc_unpack(n->v.i);
+        uint32_t need = (uint32_t)(t.n / 2 + (t.a_regs ? 1 + t.m * t.k / 128 : 2));
+        if (t.acc == DT_F32 && n->n != need)
+            bad(c, id, "wgmma operand count does not match its shape");
+    }
+    if (n->op == OP_L_LDMATRIX || n->op == OP_L_STMATRIX) {
+        if ((n->sub != 1 && n->sub != 2 && n->sub != 4) || n->n != 1u + 2u * n->sub)
+            bad(c, id, "ldmatrix/stmatrix with a wrong matrix count");
+    }
+    if (!(ir_ops[n->op].flags & OF_LSTMT) && !n->type)
+        bad(c, id, "a lowered expression without a type");
+}
+
+static void walk(LCheck *c, NodeId id, int depth)
+{
+    Kernel *k = c->k;
+    if (!id)
+        return;
+    if (id >= k->nnodes)
+        ir_bug(c->ctx, "lowered IR after pass '%s': node id %u out of range", c->pass, id);
+    if (depth > 4096)
+        return;
+    Node *n = &k->nodes[id];
+    if (n->op >= OP__COUNT)
+        bad(c, id, "unknown op");
+    if (n->op == OP_REFERENCE)
+        return;
+    Op op = (Op)n->op;
+    if (c->stage >= LC_PIPES && (ir_ops[op].cls == OC_PIPE || op == OP_PIPELINE || op == OP_MB_ARRIVE ||
+                                 op == OP_MB_EXPECT || op == OP_MB_WAIT))
+        bad(c, id, "a pipeline or mbarrier statement survived the pipes pass");
+    if (c->stage >= LC_ASYNC && (op == OP_TMA_LOAD || op == OP_TMA_STORE || op == OP_TMA_WAIT ||
+                                 op == OP_WGMMA_WAIT))
+        bad(c, id, "a TMA or wgmma.wait statement survived the async pass");
+    if (c->stage >= LC_DISTRIBUTE && !(n->flags & NF_ERROR) &&
+        (op == OP_MMA || op == OP_WGMMA || op == OP_STMATRIX || op == OP_LDMATRIX || frag_type(k, id)))
+        bad(c, id, "a tile operation survived the distribute pass");
+    if (c->stage >= LC_ROLES && op == OP_ROLE)
+        bad(c, id, "a role survived the roles pass");
+    if (ir_ops[op].cls == OC_LOW)
+        lowered(c, id, n);
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        walk(c, kids[i], depth + 1);
+    for (uint32_t i = 0; i < n->n; i++)
+        walk(c, k->lists[n->list + i], depth + 1);
+}
+
+int pass_lcheck_enabled(const CakeCtx *ctx)
+{
+    const char *e = getenv("CAKE_LCHECK");
+    return (e && *e && strcmp(e, "0")) || ctx->lcheck;
+}
+
+void pass_lcheck(CakeCtx *ctx, Kernel *k, const char *pass)
+{
+    if (!pass_lcheck_enabled(ctx) || ctx->nerrors)
+        return;
+    LCheck c = {ctx, k, pass, -1};
+    for (int i = 0; i < (int)(sizeof stage_names / sizeof *stage_names); i++)
+        if (!strcmp(pass, stage_names[i]))
+            c.stage = i;
+    walk(&c, k->body, 0);
+    if (c.stage == LC_ABI && !k->plan)
+        ir_bug(ctx, "lowered IR after pass 'abi': no launch plan");
+}

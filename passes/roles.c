@@ -1,0 +1,132 @@
+/* roles.c — the roles pass: warp roles become one dispatch on the warp index.
+ *
+ *   role A: warpgroup 0, regs 40 { … }        if thread.x / 32 in [0, 4) {
+ *   role B: warpgroups 1 .. 3, regs 232 { … }   setmaxnreg.dec 40; … }
+ *                                             else if thread.x / 32 in [4, 12) {
+ *                                               setmaxnreg.inc 232; … }
+ * Inside a role body the special registers are role-relative (docs/tir.md §6):
+ * thread.x, warp and wg have the role's first thread / warp / warpgroup
+ * subtracted, `threads` is the role's size; `lane` is unchanged. Threads in no
+ * role skip the dispatch. The kernel's register cap at entry (the launch
+ * budget that setmaxnreg moves from) is recorded for the launch plan. */
+#include <string.h>
+#include "lower.h"
+
+typedef struct {
+    int64_t first_warp, nwarps;
+    uint8_t *seen;          /* nodes already rewritten (shared subtrees) */
+} Roles;
+
+static int64_t warps_per_unit(const Node *r)
+{
+    return r->sub == UNIT_WARPGROUPS ? 4 : 1;
+}
+
+/* rewrites the specials of one role body in place */
+static void relative(Lw *w, Roles *rs, NodeId id, uint32_t limit, int depth)
+{
+    Kernel *k = w->b.k;
+    IrB *b = &w->b;
+    if (!id || id >= limit || rs->seen[id] || depth > 400)
+        return;
+    rs->seen[id] = 1;
+    Node n = k->nodes[id];
+    if (n.op == OP_SPECIAL) {
+        int64_t sub;
+        switch (n.sub) {
+        case SR_THREAD_X: sub = rs->first_warp * 32; break;
+        case SR_WARP: sub = rs->first_warp; break;
+        case SR_WG: sub = rs->first_warp / 4; break;
+        case SR_NTHREADS: {
+            NodeId c = irb_i32(b, rs->nwarps * 32);
+            irb_replace(b, id, c);
+            return;
+        }
+        default: return;
+        }
+        if (!sub)
+            return;
+        NodeId raw = irb_special(b, (SpecialReg)n.sub);
+        NodeId x = irb_bin(b, OP_SUB, raw, irb_i32(b, sub));
+        irb_replace(b, id, x);
+        return;
+    }
+    NodeId kids[4] = {n.a, n.b, n.c, n.d};
+    for (int i = 0; i < 4; i++)
+        relative(w, rs, kids[i], limit, depth + 1);
+    for (uint32_t i = 0; i < n.n; i++)
+        relative(w, rs, k->lists[n.list + i], limit, depth + 1);
+}
+
+static int64_t launch_budget(int64_t threads)
+{
+    int64_t r = threads > 0 ? 65536 / threads / 8 * 8 : 0;
+    return r > 255 ? 255 / 8 * 8 : r;
+}
+
+uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
+{
+    Lw w;
+    lw_init(&w, ctx, k, tg, NULL);
+    IrB *b = &w.b;
+    Roles rs;
+    memset(&rs, 0, sizeof rs);
+    uint32_t limit = k->nnodes;
+    rs.seen = arena_alloc(&ctx->arena, limit);
+    Node *body = lw_node(&w, k->body);
+    IrList out = {0};
+    NodeId chain_first = 0, chain_last = 0;
+    int any_regs = 0;
+    int64_t threads = ver_block_threads(ctx, k, 32);
+    int64_t budget = launch_budget(threads);
+    *maxnreg = 0;
+    for (uint32_t i = 0; i < body->n; i++) {
+        NodeId s = ir_list_at(k, lw_node(&w, k->body), i);
+        Node *r = lw_node(&w, s);
+        if (r->op != OP_ROLE) {
+            irb_push(b, &out, s);
+            chain_first = chain_last = 0;
+            continue;
+        }
+        b->span = r->span;
+        int64_t a = 0, e = 0, regs = 0;
+        lw_const(&w, r->a, &a);
+        if (!r->b || !lw_const(&w, r->b, &e))
+            e = a + 1;
+        rs.first_warp = a * warps_per_unit(r);
+        rs.nwarps = (e - a) * warps_per_unit(r);
+        relative(&w, &rs, r->d, limit, 0);
+        IrList rb = {0};
+        if (r->c && lw_const(&w, r->c, &regs) && regs != budget) {
+            NodeId sm = irb_stmt(b, OP_L_SETMAXNREG, NULL, 0);
+            lw_node(&w, sm)->sub = regs > budget;
+            lw_node(&w, sm)->v.i = regs;
+            irb_push(b, &rb, sm);
+        }
+        if (r->c)
+            any_regs = 1;
+        Node *rbody = lw_node(&w, lw_node(&w, s)->d);
+        for (uint32_t j = 0; j < rbody->n; j++)
+            irb_push(b, &rb, ir_list_at(k, rbody, j));
+        NodeId warp = irb_divmod_c(b, irb_special(b, SR_THREAD_X), 32, 0);
+        NodeId lo = irb_bin(b, OP_GE, warp, irb_i32(b, rs.first_warp));
+        NodeId hi = irb_bin(b, OP_LT, irb_clone(b, warp), irb_i32(b, rs.first_warp + rs.nwarps));
+        NodeId cond = irb_bin(b, OP_AND, lo, hi);
+        NodeId iff = irb_if(b, cond, irb_list_block(b, &rb), 0);
+        if (chain_last) {
+            Node *prev = lw_node(&w, chain_last);
+            prev->c = iff;
+            lw_node(&w, iff)->flags |= NF_ELSEIF;
+        } else {
+            chain_first = iff;
+            irb_push(b, &out, chain_first);
+        }
+        chain_last = iff;
+    }
+    body = lw_node(&w, k->body);
+    body->list = ir_list(ctx, k, out.v, out.n);
+    body->n = out.n;
+    if (any_regs)
+        *maxnreg = (uint32_t)budget;
+    return w.errors;
+}

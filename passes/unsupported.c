@@ -1,0 +1,70 @@
+/* unsupported.c — the unsupported pass: the one place E0902 comes from. After
+ * the lowering passes, every op that is still in the kernel's body and has no
+ * lowering yet is reported, all of them at once, before code generation
+ * starts (codegen never reports E0902 itself for these). The reference block
+ * is the oracle's and is not checked. */
+#include "passes.h"
+#include "targets.h"
+
+static const char *unsupported(const Kernel *k, const Node *n, Target tg)
+{
+    uint16_t fl = ir_ops[n->op].flags;
+    switch ((Op)n->op) {
+    case OP_REG:
+        if (((n->flags & NF_HAS_LAYOUT) && n->v.attr.layout != LY_NONE) ||
+            ((n->flags & NF_HAS_SCOPE) && n->v.attr.scope != SC_THREAD && n->v.attr.scope != SC_NONE))
+            return "a register tile with this layout or scope";
+        return NULL;
+    case OP_PIPELINE: return "pipelines here";
+    case OP_ROLE: return "roles here";
+    case OP_TRANS: return "transposed views (^T) outside tensor-core operands";
+    case OP_COLON: return "whole-dimension indices outside tile operands";
+    case OP_SUM: case OP_RMAX: case OP_RMIN: return "reductions over a range (reference only)";
+    case OP_FIELD: return "member access";
+    case OP_MFMA: return "'mfma'";
+    case OP_MB_ARRIVE: case OP_MB_EXPECT: case OP_MB_WAIT: return "mbarrier statements here";
+    default: break;
+    }
+    (void)k;
+    if (ver_target(tg)->vendor == 'a' && (ir_ops[n->op].cls == OC_LOW || n->op == OP_CP_ASYNC ||
+                                          n->op == OP_CP_COMMIT || n->op == OP_CP_WAIT ||
+                                          n->op == OP_FENCE_PROXY))
+        return "tile and async operations on AMD targets";
+    if (ir_ops[n->op].cls == OC_PIPE || (fl & OF_TILE) || (ir_ops[n->op].cls != OC_LOW && (fl & OF_TC)) ||
+        n->op == OP_LDMATRIX || n->op == OP_LDMATRIX_T || n->op == OP_STMATRIX ||
+        n->op == OP_TMA_LOAD || n->op == OP_TMA_STORE || n->op == OP_TMA_WAIT)
+        return "";
+    return NULL;
+}
+
+static void walk(CakeCtx *ctx, Kernel *k, NodeId id, Target tg, int depth)
+{
+    if (!id || id >= k->nnodes || depth > 4096)
+        return;
+    Node *n = ir_get(k, id);
+    if (n->op == OP_REFERENCE)
+        return;
+    const char *what = unsupported(k, n, tg);
+    if (what) {
+        if (!(n->flags & NF_ERROR)) {
+            n->flags |= NF_ERROR;
+            const char *sp = ir_ops[n->op].spelling;
+            Diag *d = diag_report(ctx, E0902, n->span, "not supported by code generation yet: %s",
+                                  *what ? what : *sp ? ir_fmt(ctx, "'%s'", sp) : ir_ops[n->op].name);
+            diag_help(ctx, d, "docs/tirl.md lists what the lowering passes and code generation cover");
+        }
+        return;
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        walk(ctx, k, kids[i], tg, depth + 1);
+    for (uint32_t i = 0; i < n->n; i++)
+        walk(ctx, k, k->lists[n->list + i], tg, depth + 1);
+}
+
+uint32_t pass_unsupported(CakeCtx *ctx, Kernel *k, Target tg)
+{
+    uint32_t before = ctx->nerrors;
+    walk(ctx, k, k->body, tg, 0);
+    return ctx->nerrors - before;
+}
