@@ -53,7 +53,7 @@ step() {
     say "== $1 (at $((SECONDS - T0)) s; ends by $end s)"
 }
 
-# have FILE: true when the example exists; otherwise says so once per step
+# have FILE: true when the example exists; otherwise logs it as missing
 have() {
     [ -f "$1" ] && return 0
     say "skip $1: does not exist yet"

@@ -41,8 +41,7 @@ GEMM_SIZES = (2048, 4096, 8192)
 def timed(fn, rep=200):
     """median and minimum ms of fn, one do_bench run (L2 cleared before each call)"""
     try:
-        times = do_bench(fn, warmup=25, rep=rep, return_mode="all")
-        times = sorted(times)
+        times = sorted(float(t) for t in do_bench(fn, warmup=25, rep=rep, return_mode="all"))
         return times[len(times) // 2], times[0]
     except (TypeError, ValueError):  # a do_bench without return_mode="all"
         med = do_bench(fn, warmup=25, rep=rep, return_mode="median")
