@@ -100,6 +100,9 @@ gpu_state() { # WHEN
 
 # ---- 0. the machine -----------------------------------------------------------------
 : > "$LOG"
+if [ ! -x "$C" ] || [ ! -x "$CL" ]; then
+    say "WARNING: $C or $CL missing: fill .carry/ with bench/device/carry.sh and carry it"
+fi
 gpu_state start
 say "cakec: $("$C" --version 2>&1 | head -1)"
 say "ptxas: $(ptxas --version 2>&1 | tail -1)"
