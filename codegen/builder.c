@@ -94,8 +94,9 @@ LLVMValueRef cg_intrin(Cg *cg, const char *name, LLVMTypeRef *ov, unsigned nov,
 /* Calls a function by name (declaring it), e.g. a non-overloaded intrinsic. */
 LLVMValueRef cg_call(Cg *cg, const char *name, LLVMTypeRef ret, LLVMValueRef *args, unsigned n)
 {
-    LLVMTypeRef ps[8];
-    for (unsigned i = 0; i < n && i < 8; i++)
+    LLVMTypeRef small[8];
+    LLVMTypeRef *ps = n <= 8 ? small : arena_alloc(&cg->ctx->arena, n * sizeof *ps);
+    for (unsigned i = 0; i < n; i++)
         ps[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef ft = LLVMFunctionType(ret, ps, n, 0);
     LLVMValueRef f = LLVMGetNamedFunction(cg->mod, name);
@@ -107,8 +108,9 @@ LLVMValueRef cg_call(Cg *cg, const char *name, LLVMTypeRef ret, LLVMValueRef *ar
 LLVMValueRef cg_asm(Cg *cg, LLVMTypeRef ret, const char *text, const char *cons,
                     LLVMValueRef *args, unsigned n, int side_effects)
 {
-    LLVMTypeRef ps[8];
-    for (unsigned i = 0; i < n && i < 8; i++)
+    LLVMTypeRef small[8];
+    LLVMTypeRef *ps = n <= 8 ? small : arena_alloc(&cg->ctx->arena, n * sizeof *ps);
+    for (unsigned i = 0; i < n; i++)
         ps[i] = LLVMTypeOf(args[i]);
     LLVMTypeRef ft = LLVMFunctionType(ret, ps, n, 0);
     LLVMValueRef f = LLVMGetInlineAsm(ft, text, strlen(text), cons, strlen(cons), side_effects,
@@ -201,7 +203,8 @@ static void lower_kernel(Cg *cg, Kernel *k)
 
     LLVMTypeRef ps[64];
     uint32_t np = 0;
-    if (k->nargs + k->ndims > 64) {
+    uint32_t nmaps = k->plan ? k->plan->ntmaps : 0;
+    if (k->nargs + k->ndims + nmaps > 64) {
         diag_report(ctx, E0902, k->span, "more than 64 kernel parameters");
         cg->failed = 1;
         return;
@@ -218,6 +221,8 @@ static void lower_kernel(Cg *cg, Kernel *k)
     }
     for (uint32_t i = 0; i < k->ndims; i++)
         ps[np++] = cg->ti32;
+    for (uint32_t i = 0; i < nmaps; i++) /* CUtensorMap, by value (__grid_constant__) */
+        ps[np++] = cg->tptr;
     LLVMTypeRef ft = LLVMFunctionType(cg->tvoid, ps, np, 0);
     const char *name = ir_symstr(ctx, k->name);
     cg->fn = LLVMAddFunction(cg->mod, name, ft);
@@ -260,6 +265,18 @@ static void lower_kernel(Cg *cg, Kernel *k)
         const char *dn = ir_symstr(ctx, ir_get(k, k->dims[i])->name);
         LLVMSetValueName2(p, dn, strlen(dn));
         cg->val[k->dims[i]] = p;
+    }
+    unsigned kind_byval = LLVMGetEnumAttributeKindForName("byval", 5);
+    LLVMTypeRef map_ty = LLVMArrayType2(cg->ti8, 128);
+    for (uint32_t i = 0; i < nmaps; i++) {
+        NodeId m = k->plan->tmaps[i];
+        LLVMValueRef p = LLVMGetParam(cg->fn, np);
+        const char *mn = ir_symstr(ctx, ir_get(k, m)->name);
+        LLVMSetValueName2(p, mn, strlen(mn));
+        LLVMAddAttributeAtIndex(cg->fn, np + 1, LLVMCreateTypeAttribute(cg->lc, kind_byval, map_ty));
+        LLVMAddAttributeAtIndex(cg->fn, np + 1, LLVMCreateEnumAttribute(cg->lc, kind_align, 64));
+        cg->val[m] = p;
+        np++;
     }
     (void)in_reference;
 

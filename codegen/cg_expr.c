@@ -319,6 +319,8 @@ LLVMValueRef cg_expr_nat(Cg *cg, NodeId e, CgTy *out)
             r = cg_binop(cg, (Op)n->op, a, b, ot, n->span);
         } else if (ir_ops[n->op].cls == OC_BUILTIN) {
             r = builtin(cg, e, n, ty);
+        } else if (ir_ops[n->op].cls == OC_LOW) {
+            r = cg_lowered_expr(cg, e, ty);
         } else {
             const char *sp = ir_ops[n->op].spelling;
             cg_unsupported(cg, e, *sp ? ir_fmt(cg->ctx, "'%s'", sp) : ir_fmt(cg->ctx, "this expression (%s)", ir_ops[n->op].name));

@@ -39,6 +39,36 @@ typedef struct CgTarget {
     LLVMValueRef (*math_f32)(Cg *, Op op, LLVMValueRef x);
     LLVMValueRef (*fdiv_f32)(Cg *, LLVMValueRef a, LLVMValueRef b);
     void (*mark_kernel)(Cg *, LLVMValueRef fn, uint32_t threads);
+    /* TIR-L (docs/tirl.md): mbarriers, bulk tensor copies, async proxies and
+     * tensor cores. NVIDIA only (nvptx_tc.c); NULL on AMD, where the
+     * unsupported pass has reported them already. Shared addresses (bar,
+     * smem) are i32 offsets in the shared window; a tensor map is the i64
+     * generic address of its __grid_constant__ parameter. */
+    void (*mbar_init)(Cg *, LLVMValueRef bar, LLVMValueRef count);
+    void (*mbar_fence_init)(Cg *);
+    void (*mbar_arrive)(Cg *, LLVMValueRef bar, LLVMValueRef tx_bytes); /* tx_bytes NULL: plain */
+    LLVMValueRef (*mbar_try_wait)(Cg *, LLVMValueRef bar, LLVMValueRef parity); /* i1: phase done */
+    void (*cp_mbar_arrive)(Cg *, LLVMValueRef bar);
+    void (*syncwarp)(Cg *);
+    void (*tma_load)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, LLVMValueRef *c, unsigned n);
+    void (*tma_store)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n);
+    void (*bulk_commit)(Cg *);
+    void (*bulk_wait)(Cg *, int n);
+    void (*fence_proxy)(Cg *);
+    void (*wg_fence)(Cg *);
+    void (*wg_commit)(Cg *);
+    void (*wg_wait)(Cg *, int n);
+    /* d: nd accumulator values in, results out; a_regs: packed A registers or NULL */
+    void (*wgmma)(Cg *, IrTc t, LLVMValueRef desc_a, LLVMValueRef desc_b, LLVMValueRef *a_regs,
+                  unsigned na, LLVMValueRef *d, unsigned nd);
+    void (*mma)(Cg *, IrTc t, LLVMValueRef *a, unsigned na, LLVMValueRef *b, unsigned nb,
+                LLVMValueRef *d, unsigned nd);
+    void (*ldmatrix)(Cg *, int n, int trans, LLVMValueRef addr, LLVMValueRef *out); /* n i32 */
+    void (*stmatrix)(Cg *, int n, int trans, LLVMValueRef addr, LLVMValueRef *in);
+    void (*setmaxnreg)(Cg *, int inc, int regs);
+    void (*cp_async)(Cg *, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValueRef ok);
+    void (*cp_commit)(Cg *);
+    void (*cp_wait)(Cg *, int n);
 } CgTarget;
 
 extern const CgTarget cg_nvptx;
@@ -75,6 +105,7 @@ struct Cg {
     uint32_t nscratch;
     int failed;
     int fast_div;
+    LLVMValueRef smem;          /* the kernel's shared-memory buffer (the plan's slots) */
     LLVMTypeRef tvoid, ti1, ti8, ti16, ti32, ti64, tf16, tbf16, tf32, tf64, tptr_g, tptr_s, tptr;
 };
 
@@ -123,7 +154,6 @@ LLVMValueRef cg_minmax(Cg *, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy ty
 int cg_ref(Cg *, NodeId ref, CgRef *out);
 LLVMValueRef cg_load(Cg *, const CgRef *, NodeId mask, Span);
 void cg_store(Cg *, const CgRef *, LLVMValueRef v, NodeId mask, Span);
-void cg_declare_shared(Cg *, NodeId decl);
 
 /* ---- cg_reduce.c --------------------------------------------------------- */
 LLVMValueRef cg_shuffle(Cg *, int kind, LLVMValueRef v, CgTy ty, LLVMValueRef arg);
@@ -131,6 +161,19 @@ LLVMValueRef cg_warp_reduce(Cg *, Op op, LLVMValueRef v, CgTy ty);
 LLVMValueRef cg_block_reduce(Cg *, Op op, LLVMValueRef v, CgTy ty);
 LLVMValueRef cg_lane(Cg *);
 LLVMValueRef cg_warp_id(Cg *);
+
+/* ---- cg_lower.c: TIR-L ---------------------------------------------------- */
+void cg_lowered_stmt(Cg *, NodeId s);
+LLVMValueRef cg_lowered_expr(Cg *, NodeId e, CgTy ty);
+/* the byte offset (i32) in the shared-memory buffer of element idx[] of a
+ * SHARED or MBARRIER declaration, swizzled unless raw (docs/tir.md §5.2) */
+LLVMValueRef cg_smem_offset(Cg *, NodeId decl, LLVMValueRef *idx, uint32_t rank, int raw);
+LLVMValueRef cg_smem_ptr(Cg *, LLVMValueRef offset);     /* a shared pointer at offset */
+uint32_t cg_smem_slot(Cg *, NodeId decl, int *found);     /* the plan's offset of decl */
+void cg_declare_smem(Cg *);                               /* the kernel's shared buffer */
+void cg_cp_async(Cg *, NodeId s);
+LLVMValueRef cg_pack_i32(Cg *, LLVMValueRef *v, unsigned n, DType dt);  /* n 16-bit (2) or 8-bit (4) */
+void cg_unpack_i32(Cg *, LLVMValueRef w, DType dt, LLVMValueRef *out);
 
 /* ---- cg_stmt.c ----------------------------------------------------------- */
 void cg_block_stmts(Cg *, NodeId block);

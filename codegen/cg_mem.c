@@ -29,31 +29,44 @@ static uint32_t pow2_floor(uint32_t x)
     return p;
 }
 
-void cg_declare_shared(Cg *cg, NodeId decl)
+/* a shared tile element (or a vector along its last dim): the plan's slot,
+ * panels and swizzle (cg_smem_offset) */
+static int shared_ref(Cg *cg, NodeId refid, Node *r, NodeId decl, CgTy elem, CgRef *out)
 {
-    if (cg->val[decl])
-        return;
     Kernel *k = cg->k;
-    Node *d = ir_get(k, decl);
-    Node *t = ir_get(k, d->a);
-    uint64_t count = 1;
-    for (uint32_t i = 0; i < t->n; i++) {
-        int64_t e = 0;
-        if (!cg_const_int(cg, ir_list_at(k, t, i), &e) || e <= 0) {
-            Diag *dg = diag_report(cg->ctx, E0904, ir_get(k, ir_list_at(k, t, i))->span,
-                                   "the extent of shared array '%s' must be a positive "
-                                   "compile-time integer", ir_symstr(cg->ctx, d->name));
-            diag_help(cg->ctx, dg, "use literals and params in shared array shapes");
-            cg->failed = 1;
-            e = 1;
-        }
-        count *= (uint64_t)e;
+    LLVMValueRef idx[IR_MAX_RANK];
+    int64_t lanes = 1;
+    const Type *t = &k->types[ir_get(k, decl)->type];
+    if (r->n != t->rank || r->n > IR_MAX_RANK) {
+        cg_unsupported(cg, refid, ir_fmt(cg->ctx, "indexing %u of the %u dims (tile views)", r->n, t->rank));
+        return 0;
     }
-    CgTy et = {t->dtype, t->lanes ? t->lanes : 1, 0};
-    LLVMTypeRef elt = et.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, et);
-    LLVMTypeRef at = LLVMArrayType2(elt, count);
-    uint32_t al = d->v.attr.align ? d->v.attr.align : 16;
-    cg->val[decl] = cg_shared_global(cg, at, ir_symstr(cg->ctx, d->name), al);
+    for (uint32_t i = 0; i < r->n; i++) {
+        NodeId ix = ir_list_at(k, r, i);
+        Node *xn = ir_get(k, ix);
+        NodeId start = ix;
+        if (xn->op == OP_COLON || (xn->op == OP_SLICE && i + 1 != r->n)) {
+            cg_unsupported(cg, ix, "a tile view here (a slice other than the last dim's)");
+            return 0;
+        }
+        if (xn->op == OP_SLICE) {
+            if (!cg_const_int(cg, xn->b, &lanes) || lanes < 1 || lanes > 64) {
+                cg_unsupported(cg, ix, "a slice whose extent is not a constant in 1..64");
+                return 0;
+            }
+            start = xn->a;
+        }
+        idx[i] = cg_expr(cg, start, cg_scalar(DT_I32));
+    }
+    out->ptr = cg_smem_ptr(cg, cg_smem_offset(cg, decl, idx, r->n, 0));
+    out->elem = elem;
+    out->elem.lanes = (uint8_t)lanes;
+    out->space = SP_SHARED;
+    out->contiguous = 1;
+    uint32_t eb = (uint32_t)(ir_dtypes[elem.dt].bits + 7) / 8;
+    uint32_t al = pow2_floor(eb * (uint32_t)lanes);
+    out->align = al > 16 ? 16 : al;
+    return 1;
 }
 
 int cg_ref(Cg *cg, NodeId refid, CgRef *out)
@@ -83,11 +96,7 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
         base = cg->val[decl];
         out->space = SP_GLOBAL;
     } else if (d->op == OP_SHARED && t) {
-        cg_declare_shared(cg, decl);
-        rank = t->n;
-        dims_at = t->list;
-        base = cg->val[decl];
-        out->space = SP_SHARED;
+        return shared_ref(cg, refid, r, decl, elem, out);
     } else if ((d->op == OP_VAR || d->op == OP_REG) && t && t->n) {
         rank = t->n;
         dims_at = t->list;

@@ -114,9 +114,11 @@ LLVMValueRef cg_block_reduce(Cg *cg, Op op, LLVMValueRef v, CgTy t)
     v = butterfly(cg, op, v, ct, ws);
 
     LLVMTypeRef et = cg_llvm_type(cg, ct);
-    char name[32];
-    snprintf(name, sizeof name, "cake.red%u", cg->nscratch++);
-    LLVMValueRef scratch = cg_shared_global(cg, LLVMArrayType2(et, nw), name, 16);
+    int found = 0;
+    uint32_t slot = cg_smem_slot(cg, cg->at, &found); /* the plan's scratch of this reduction */
+    if (!found)
+        ir_bug(cg->ctx, "block reduction without scratch in the launch plan");
+    LLVMValueRef scratch = cg_smem_ptr(cg, cg_i32(cg, slot));
     LLVMValueRef lane = cg_lane(cg), warp = cg_warp_id(cg);
 
     LLVMBasicBlockRef wr = cg_block(cg, "red.write"), after = cg_block(cg, "red.read");

@@ -230,7 +230,25 @@ static void stmt(Cg *cg, NodeId s)
         }
         var_decl(cg, s, n);
         return;
-    case OP_SHARED: cg_declare_shared(cg, s); return;
+    case OP_SHARED: case OP_MBARRIER: return; /* slots of the plan's buffer (cg_lower.c) */
+    case OP_CP_ASYNC: cg_cp_async(cg, s); return;
+    case OP_CP_COMMIT:
+        if (!cg->t->cp_commit)
+            break;
+        cg->t->cp_commit(cg);
+        return;
+    case OP_CP_WAIT: {
+        int64_t v = 0;
+        if (!cg->t->cp_wait || !cg_const_int(cg, n->a, &v))
+            break;
+        cg->t->cp_wait(cg, (int)v);
+        return;
+    }
+    case OP_FENCE_PROXY:
+        if (!cg->t->fence_proxy)
+            break;
+        cg->t->fence_proxy(cg);
+        return;
     case OP_ASSIGN: assign(cg, s, n); return;
     case OP_STORE: store_stmt(cg, s, n); return;
     case OP_FOR: for_stmt(cg, s, n); return;
@@ -249,7 +267,12 @@ static void stmt(Cg *cg, NodeId s)
         cg->t->named_barrier(cg, id, cnt, n->op == OP_BAR_ARRIVE, n->span);
         return;
     }
-    default: break;
+    default:
+        if (ir_ops[n->op].cls == OC_LOW) {
+            cg_lowered_stmt(cg, s);
+            return;
+        }
+        break;
     }
     const char *sp = ir_ops[n->op].spelling;
     if (n->op == OP_REG)
@@ -260,12 +283,6 @@ static void stmt(Cg *cg, NodeId s)
 void cg_kernel(Cg *cg)
 {
     Kernel *k = cg->k;
-    /* shared declarations at the top level first: any statement may use them */
-    Node *body = ir_get(k, k->body);
-    for (uint32_t i = 0; i < body->n; i++) {
-        NodeId s = ir_list_at(k, body, i);
-        if (ir_get(k, s)->op == OP_SHARED)
-            cg_declare_shared(cg, s);
-    }
+    cg_declare_smem(cg); /* every shared declaration is a slot of the plan's buffer */
     cg_block_stmts(cg, k->body);
 }

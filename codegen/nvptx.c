@@ -3,6 +3,7 @@
  * shuffles and math through NVVM intrinsics (no libdevice). */
 #include <string.h>
 #include "cg_int.h"
+#include "nvptx_tc.h"
 
 static const char *nv_cpu(Target tg)
 {
@@ -118,10 +119,29 @@ static void annotate(Cg *cg, LLVMValueRef fn, const char *key, uint32_t v)
                                 LLVMMetadataAsValue(cg->lc, LLVMMDNodeInContext2(cg->lc, md, 3)));
 }
 
+/* kernel + reqntid; with a launch plan, the register cap at entry (setmaxnreg
+ * moves from it; ptxas honours .maxnreg) and the tensor-map parameters as
+ * __grid_constant__ (their address is taken: cvta.param) */
 static void nv_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
 {
     annotate(cg, fn, "kernel", 1);
     annotate(cg, fn, "reqntidx", threads);
+    KPlan *p = cg->k->plan;
+    if (!p)
+        return;
+    if (p->maxnreg)
+        annotate(cg, fn, "maxnreg", p->maxnreg);
+    if (!p->ntmaps)
+        return;
+    LLVMMetadataRef idx[64];
+    uint32_t first = cg->k->nargs + cg->k->ndims;
+    for (uint32_t i = 0; i < p->ntmaps && i < 64; i++)
+        idx[i] = LLVMValueAsMetadata(cg_i32(cg, first + i + 1)); /* 1-based parameter numbers */
+    const char *key = "grid_constant";
+    LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->lc, key, strlen(key)),
+                             LLVMMDNodeInContext2(cg->lc, idx, p->ntmaps)};
+    LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations",
+                                LLVMMetadataAsValue(cg->lc, LLVMMDNodeInContext2(cg->lc, md, 3)));
 }
 
 const CgTarget cg_nvptx = {
@@ -140,4 +160,5 @@ const CgTarget cg_nvptx = {
     .math_f32 = nv_math,
     .fdiv_f32 = nv_fdiv,
     .mark_kernel = nv_mark_kernel,
+    NV_TC_HOOKS
 };

@@ -444,6 +444,7 @@ static void stmt(Printer *p, NodeId id)
         block(p, n->d);
         return;
     case OP_IF: if_stmt(p, n); return;
+    case OP_BLOCK: block(p, id); return;    /* a nested block (TIR-L: an unrolled iteration) */
     case OP_EXPRSTMT: expr(p, n->a, PREC_TOP); return;
     case OP_STORE: case OP_CP_ASYNC: move(p, n, "mask"); return;
     case OP_TMA_LOAD: move(p, n, "on"); return;

@@ -292,16 +292,16 @@ NodeId dist_elem(Lw *w, NodeId e, int r, int c)
     Dist *d = dist(w);
     Node *n = lw_node(w, e);
     const Type *t = irb_type(b, e);
-    if (t->kind != TK_TILE) /* a uniform scalar (implicit indices substituted) */
-        return irb_clone(b, e);
-    DType dt = (DType)t->dtype;
-    TypeId st = irb_scalar_type(b, dt, 1);
-    if (implicit_elem(w, e)) {
+    if (implicit_elem(w, e)) { /* T[r, c]: this element of T */
         FView v;
         if (!dist_view(w, n->a, &v))
             return 0;
         return dist_at(w, &v, r, c);
     }
+    if (t->kind != TK_TILE) /* a uniform scalar (implicit indices substituted) */
+        return irb_clone(b, e);
+    DType dt = (DType)t->dtype;
+    TypeId st = irb_scalar_type(b, dt, 1);
     FView v;
     if ((n->op == OP_NAME || n->op == OP_INDEX) && dist_view(w, e, &v))
         return dist_at(w, &v, r, c);

@@ -88,6 +88,16 @@ static int tma_fills(Lw *w, Pipe *p, NodeId id, int depth)
     return 0;
 }
 
+/* the token s of `P.full(s)` (or of P.full[s] once rewritten), else 0 */
+static NodeId full_token(Lw *w, NodeId bar)
+{
+    Kernel *k = w->b.k;
+    Node *n = &k->nodes[bar];
+    if ((n->op == OP_P_FULL || n->op == OP_INDEX) && n->n == 1)
+        return lw_decl_of(w, ir_list_at(k, n, 0));
+    return 0;
+}
+
 /* bytes the TMA loads on P.full(s) carry, s being the token `let` acq */
 static int64_t stage_bytes(Lw *w, NodeId acq, NodeId id, int depth)
 {
@@ -96,8 +106,7 @@ static int64_t stage_bytes(Lw *w, NodeId acq, NodeId id, int depth)
         return 0;
     Node *n = &k->nodes[id];
     int64_t sum = 0;
-    if (n->op == OP_TMA_LOAD && n->c && k->nodes[n->c].op == OP_P_FULL && k->nodes[n->c].n == 1 &&
-        lw_decl_of(w, ir_list_at(k, &k->nodes[n->c], 0)) == acq) {
+    if (n->op == OP_TMA_LOAD && n->c && full_token(w, n->c) == acq) {
         int64_t b = ver_tma_bytes(w->b.ctx, k, id);
         return b > 0 ? b : 0;
     }
