@@ -64,7 +64,7 @@ static int geo_nv(const LyTile *t, LyGeo *g, char *why, size_t n)
     if (acc) {
         if (g->bits > 32)
             return bad(why, n, "%s has no layout for %d-bit elements", name, g->bits);
-        int ncols = t->colvec ? t->cols : t->cols ? t->cols : 8;
+        int ncols = t->cols ? t->cols : 8;   /* a row vector has no N */
         if (g->wg && (ncols > 256 || ncols % 8))
             return bad(why, n, "wgmma tiles have N a multiple of 8 up to 256, not %d", ncols);
         if (!t->cols)

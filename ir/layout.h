@@ -50,7 +50,7 @@
  *       atom = one m64nN slab, EPT N/2, i = 4j + r, r = 0:(16w+g, 8j+2t)
  *       1:(16w+g, 8j+2t+1) 2:(16w+g+8, 8j+2t) 3:(16w+g+8, 8j+2t+1) = d0..d(N/2-1) of
  *       wgmma.mma_async.m64nNk* (PTX 9.7.15.5.1.1 Figure 149; CUTLASS CLayout_64xN).
- *  wgmma_a [64a, K-multiple]: the mma_a atom of warp w on rows 16w .. 16w+15 of each
+ *  wgmma_a [64a, K*c]: the mma_a atom of warp w on rows 16w .. 16w+15 of each
  *       64-row slab, all three element sizes (Figures 148, 150, 152); atoms (slab, ki).
  *  Row vector [R] (cols = 0) of mma (R = 16a) / wgmma (R = 64a): atom = 16 / 64 rows,
  *       EPT 2, e = 2*block + h holds row 16*block + g + 8h (mma) or
@@ -64,7 +64,9 @@
  *  mfma_a: 16-bit, 4 elements per lane (2 VGPRs, low half first): 32x8 atom
  *       A[l%32][4*(l/32) + i], 16x16 atom A[l%16][4*(l/16) + i]; f32: one element per
  *       lane: 32x2 atom A[l%32][l/32], 16x4 atom A[l%16][l/16].
- *  mfma_b: the transpose: B[P*(l/32) + i][l%32] (8x32 / 2x32), B[P*(l/16) + i][l%16].
+ *  mfma_b: the transpose: 16-bit B[4*(l/32) + i][l%32] (8x32), B[4*(l/16) + i][l%16]
+ *       (16x16); f32 B[l/32][l%32] (2x32), B[l/16][l%16] (4x16). (ly_pack of a 16-bit
+ *       mfma_a / mfma_b tile is 2: elements 2v, 2v+1 share VGPR v.)
  *       The MFMA shape of an mfma_a tile follows its rows (32 if rows % 32 == 0), of an
  *       mfma_b tile its cols, of an mfma tile both dims (docs/tir.md §5.3.3).
  *  mfma row vector [R]: e = 16*block + v holds row 32*block + 8*(v/4) + 4*(l/32) + v%4
