@@ -13,7 +13,7 @@
 #ifndef CAKE_DISTRIBUTE_H
 #define CAKE_DISTRIBUTE_H
 #include "lower.h"
-#include "ly_min.h"
+#include "layout.h"
 
 typedef struct {
     NodeId src;        /* the source REG declaration */
