@@ -189,6 +189,24 @@ static int implicit_elem(Lw *w, NodeId ref)
     return 1;
 }
 
+/* does e read a tile element through the statement's implicit indices? */
+static int has_implicit_elem(Lw *w, NodeId e, int depth)
+{
+    if (!e || depth > 200)
+        return 0;
+    if (implicit_elem(w, e))
+        return 1;
+    Node *n = lw_node(w, e);
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        if (has_implicit_elem(w, kids[i], depth + 1))
+            return 1;
+    for (uint32_t i = 0; i < n->n; i++)
+        if (has_implicit_elem(w, ir_list_at(w->b.k, n, i), depth + 1))
+            return 1;
+    return 0;
+}
+
 /* ---- reductions -------------------------------------------------------------- */
 
 static Op red_combine(Op op)
@@ -298,7 +316,7 @@ NodeId dist_elem(Lw *w, NodeId e, int r, int c)
             return 0;
         return dist_at(w, &v, r, c);
     }
-    if (t->kind != TK_TILE) /* a uniform scalar (implicit indices substituted) */
+    if (t->kind != TK_TILE && !has_implicit_elem(w, e, 0)) /* a uniform scalar (implicit indices substituted) */
         return irb_clone(b, e);
     DType dt = (DType)t->dtype;
     TypeId st = irb_scalar_type(b, dt, 1);
