@@ -39,9 +39,17 @@
  *   amdgpu-flat-work-group-size "T,T"; launching with another block size is
  *   an error (CUDA refuses; results are undefined on HIP). cg_launch_dims
  *   below does this arithmetic for the runtime.
- * Dynamic shared memory: none (0 bytes). Every `shared` declaration and every
- *   reduce.block scratch is static (.shared in PTX; LDS in the code object's
- *   group_segment_fixed_size).
+ *   3. then every tensor map of the launch plan (KPlan.tmaps: TMA), a 128-byte
+ *      CUtensorMap passed by value, 64-byte aligned, __grid_constant__; the
+ *      runtime encodes it (cuTensorMapEncodeTiled) for the tensor argument,
+ *      box and swizzle the plan's L_TMAP gives.
+ * Shared memory: one buffer laid out by the launch plan (KPlan.smem: every
+ *   `shared` tile, mbarrier and reduce.block scratch at its offset). On
+ *   NVPTX it is dynamic shared memory (extern .shared, 1024-byte aligned):
+ *   launch with KPlan.smem_bytes (CgLaunch.dyn_shared_bytes), raising the
+ *   function's limit first when it is over 48 KiB; on AMDGPU a static LDS
+ *   array (group_segment_fixed_size). With setmaxnreg roles the kernel
+ *   carries .maxnreg KPlan.maxnreg.
  *
  * ===========================================================================
  *
@@ -78,7 +86,7 @@ typedef struct {
     uint32_t grid[3];
     uint32_t block[3];
     uint32_t shared_bytes;  /* static shared memory the kernel declares (info only) */
-    uint32_t dyn_shared_bytes; /* always 0 for now */
+    uint32_t dyn_shared_bytes; /* NVIDIA: the plan's shared buffer; AMD: 0 */
 } CgLaunch;
 
 /* Lowers kernel k of module m (k == NULL: every kernel of m that lists tg in

@@ -3,6 +3,7 @@
  * the static shared memory a kernel uses. */
 #include <string.h>
 #include "cg_int.h"
+#include "targets.h"
 
 uint32_t cg_block_threads(CakeCtx *ctx, const Kernel *k, Target tg)
 {
@@ -35,12 +36,17 @@ int cg_launch_dims(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_
         out->grid[i] = (uint32_t)v;
     }
     out->shared_bytes = cg_shared_bytes(ctx, k, tg);
+    /* NVIDIA: the plan's buffer is dynamic shared memory (sized at launch) */
+    if (k->plan && ver_target(tg)->vendor == 'n')
+        out->dyn_shared_bytes = k->plan->smem_bytes;
     return 0;
 }
 
 uint32_t cg_shared_bytes(CakeCtx *ctx, const Kernel *k, Target tg)
 {
     (void)ctx;
+    if (k->plan) /* the launch plan (passes/abi.c) is the one count */
+        return k->plan->smem_bytes;
     int ok = 0;
     uint32_t threads = cg_threads_of(k, tg, &ok);
     uint32_t ws = ir_target_names[tg][0] == 'g' ? 64 : 32;

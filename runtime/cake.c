@@ -95,6 +95,12 @@ RtStatus cake_load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
         report_load_error(ctx, ck, st, log);
         return st;
     }
+    ck->dev = dev;
+    uint32_t smem = ck->k->plan ? ck->k->plan->smem_bytes : 0;
+    if (smem > 48 * 1024 && (st = rt_func_set_shared(ck->fn, smem)) != RT_OK) {
+        report_load_error(ctx, ck, st, rt_error(dev));
+        return st;
+    }
     rt_func_info(ck->fn, &ck->info);
     return RT_OK;
 }
@@ -130,6 +136,89 @@ static void params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tenso
     }
 }
 
+static RtTmaDtype tma_dtype(DType dt)
+{
+    switch (dt) {
+    case DT_F16: return RT_TMA_F16;
+    case DT_BF16: return RT_TMA_BF16;
+    case DT_F32: return RT_TMA_F32;
+    case DT_F64: return RT_TMA_F64;
+    case DT_I32: return RT_TMA_I32;
+    case DT_U32: return RT_TMA_U32;
+    case DT_I64: return RT_TMA_I64;
+    case DT_U64: return RT_TMA_U64;
+    case DT_I16: case DT_U16: return RT_TMA_U16;
+    default: return RT_TMA_U8; /* i8, u8, fp8, bool */
+    }
+}
+
+/* a tensor argument's dims (innermost first) and byte strides, at this shape */
+static int tensor_geometry(CakeCtx *ctx, const Kernel *k, NodeId arg, const VerEnv *env,
+                           RtTmaDesc *d)
+{
+    const Node *t = &k->nodes[k->nodes[arg].a];
+    uint32_t rank = t->sub;
+    int64_t eb = ir_dtype_bytes((DType)t->dtype) ? ir_dtype_bytes((DType)t->dtype) : 1;
+    int64_t ext[IR_MAX_RANK], st[IR_MAX_RANK];
+    if (rank < 1 || rank > IR_MAX_RANK)
+        return 0;
+    for (uint32_t i = 0; i < rank; i++)
+        if (!ver_eval_int(ctx, k, k->lists[t->list + i], env, &ext[i]))
+            return 0;
+    if (t->n > rank) {
+        for (uint32_t i = 0; i < rank; i++)
+            if (!ver_eval_int(ctx, k, k->lists[t->list + rank + i], env, &st[i]))
+                return 0;
+    } else {
+        st[rank - 1] = 1;
+        for (int i = (int)rank - 2; i >= 0; i--)
+            st[i] = st[i + 1] * ext[i + 1];
+    }
+    d->dtype = tma_dtype((DType)t->dtype);
+    d->rank = rank;
+    for (uint32_t i = 0; i < rank; i++) {
+        d->dims[i] = (uint64_t)ext[rank - 1 - i];
+        if (i)
+            d->strides[i - 1] = (uint64_t)(st[rank - 1 - i] * eb);
+    }
+    return 1;
+}
+
+/* encodes the plan's tensor maps (L_TMAP: tensor, box, swizzle) */
+static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const VerEnv *env, const RtPtr *tensors,
+                          CakePrepared *p)
+{
+    const Kernel *k = ck->k;
+    const KPlan *pl = k->plan;
+    for (uint32_t i = 0; pl && i < pl->ntmaps; i++) {
+        const Node *m = &k->nodes[pl->tmaps[i]];
+        NodeId arg = k->nodes[m->a].decl;
+        uint32_t ti = 0, ai = 0;
+        for (; ai < k->nargs && k->args[ai] != arg; ai++)
+            if (k->nodes[k->nodes[k->args[ai]].a].op == OP_GTYPE)
+                ti++;
+        RtTmaDesc d;
+        memset(&d, 0, sizeof d);
+        if (ai == k->nargs || !tensor_geometry(ctx, k, arg, env, &d))
+            return RT_INVALID;
+        d.base = tensors[ti];
+        for (uint32_t j = 0; j < m->n && j < 5; j++)
+            d.box[j] = (uint32_t)k->nodes[k->lists[m->list + j]].v.i;
+        d.swizzle = m->v.attr.swizzle;
+        d.l2_promote = 128;
+        RtStatus st = ck->dev ? rt_tma_encode(ck->dev, &d, &p->maps[i]) : RT_UNSUPPORTED;
+        if (st != RT_OK) {
+            Diag *dg = diag_report(ctx, E0962, m->span, "cannot build the tensor map of `%s` for TMA",
+                                   ir_symstr(ctx, k->nodes[arg].name));
+            if (ck->dev)
+                diag_note(ctx, dg, IR_NOSPAN, "%s", rt_error(ck->dev));
+            return st;
+        }
+        p->params[k->nargs + k->ndims + i] = &p->maps[i];
+    }
+    return RT_OK;
+}
+
 static int dims_of(CakeCtx *ctx, const Kernel *k, const ShapeEnv *env, int64_t *dimv)
 {
     for (uint32_t j = 0; j < k->ndims; j++)
@@ -151,10 +240,18 @@ RtStatus cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const R
     if (k->ndims > SHAPE_ENV_MAX || !dims_of(ctx, k, env, dimv) ||
         cg_launch_dims(ctx, k, ck->tg, dimv, &L))
         return RT_INVALID;
-    p->params = calloc(k->nargs + k->ndims + 1, sizeof *p->params);
+    uint32_t nmaps = k->plan ? k->plan->ntmaps : 0;
+    p->params = calloc(k->nargs + k->ndims + nmaps + 1, sizeof *p->params);
     p->ptrs = calloc(k->nargs + 1, sizeof *p->ptrs);
     p->dims = calloc(k->ndims + 1, sizeof *p->dims);
+    p->maps = nmaps ? aligned_alloc(64, nmaps * sizeof *p->maps) : NULL;
     params_fill(k, dimv, tensors, scalars, p);
+    VerEnv view = shape_env_view(env);
+    RtStatus mst = maps_fill(ctx, ck, &view, tensors, p);
+    if (mst != RT_OK) {
+        cake_prepared_free(p);
+        return mst;
+    }
     p->rl.fn = ck->fn;
     memcpy(p->rl.grid, L.grid, sizeof p->rl.grid);
     memcpy(p->rl.block, L.block, sizeof p->rl.block);
@@ -168,6 +265,7 @@ void cake_prepared_free(CakePrepared *p)
     free(p->params);
     free(p->ptrs);
     free(p->dims);
+    free(p->maps);
     memset(p, 0, sizeof *p);
 }
 

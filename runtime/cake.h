@@ -40,6 +40,7 @@ typedef struct CakeKernel {
     size_t len;
     RtModule *mod;      /* after cake_load */
     RtFunction *fn;
+    RtDevice *dev;      /* the device it is loaded on (tensor maps are encoded there) */
     RtFuncInfo info;
 } CakeKernel;
 
@@ -97,6 +98,7 @@ typedef struct CakePrepared {
     void **params;
     RtPtr *ptrs;
     int32_t *dims;
+    RtTensorMap *maps;   /* the plan's tensor maps, encoded for this launch's tensors */
 } CakePrepared;
 
 RtStatus cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
