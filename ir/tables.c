@@ -35,7 +35,7 @@ const char *const ir_special_names[SR__COUNT] = {
 };
 
 const char *const ir_target_names[TG__COUNT] = {
-#define T(id, sp, vendor, num) sp,
+#define T(id, sp) sp,
     IR_TARGETS(T)
 #undef T
 };

@@ -4,19 +4,19 @@
 #ifndef CAKE_PASSES_H
 #define CAKE_PASSES_H
 #include "ir.h"
-#include "../verifier/consteval.h" /* until cake_passes gets verifier/ as an include dir */
+#include "consteval.h"
 
 /* The pipeline for code generation of kernel k (NULL: every kernel of m that
  * lists tg) on
  * target tg: bind-params (with the --set bindings in env, may be NULL), then
  * simt-subset. Returns the number of errors. */
-uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEnv *env);
+uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv *env);
 
 /* bind-params: every use of a compile-time param becomes an integer literal
  * holding its value: its default, or its binding in env (`--set BM=64`; env
  * may be NULL). Reports E0904 when a param's value is not a compile-time
  * integer. */
-uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const VerEnv *env);
+uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env);
 
 /* simt-subset: reports E0902 at every op of k's body that code generation does
  * not handle yet (tiles, tensor cores, TMA, mbarriers, pipelines, roles, ...),

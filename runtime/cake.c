@@ -7,11 +7,6 @@
 #include "../passes/passes.h"
 #include "../codegen/cg.h"
 
-static int is_nvptx(Target tg)
-{
-    return tg == TG_SM80 || tg == TG_SM90A || tg == TG_SM100A;
-}
-
 static Kernel *find_kernel(CakeCtx *ctx, Module *m, const char *name, Target tg)
 {
     for (uint32_t i = 0; i < m->nkernels; i++) {
@@ -41,11 +36,11 @@ int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
         diag_help(ctx, d, "write compile-time params as `--set BM=64,STAGES=3`");
         return 1;
     }
-    VerEnv view = shape_env_view(&env);
+    CeEnv view = shape_env_view(&env);
     if (pass_run_all(ctx, m, k, tg, &view))
         return 1;
     CgOptions opt = {.opt_level = 3};
-    int rc = cg_emit(ctx, m, k, tg, is_nvptx(tg) ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
+    int rc = cg_emit(ctx, m, k, tg, tg_vendor(tg) == VENDOR_NVIDIA ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
                      &out->image, &out->len);
     if (rc)
         return rc;

@@ -25,7 +25,7 @@ static Fix *load(const char *src)
     ver_verify(f->ctx, m);
     assert_true(m->nkernels >= 1);
     f->k = m->kernels[0];
-    sy_init(&f->s, f->ctx, f->k);
+    sy_init(&f->s, f->ctx, f->k, TG_SM90A);
     return f;
 }
 
