@@ -71,7 +71,7 @@ int ce_is_multiple(const CakeCtx *ctx, const Kernel *k, NodeId e, int64_t m);
 
 /* The block size in threads on target t (the threads/warps/warpgroups clause
  * times tg_unit_threads); 0 when absent, not constant or not positive; past
- * every limit it saturates at INT64_MAX / 2 (tg_block_threads). */
+ * every limit it may saturate at INT64_MAX / 2 (tg_block_threads). */
 int64_t ce_block_threads(const CakeCtx *ctx, const Kernel *k, Target t);
 
 #endif

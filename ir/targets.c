@@ -117,7 +117,7 @@ int64_t tg_block_threads(Target t, Unit unit, int64_t n)
     int64_t th;
     if (n <= 0)
         return 0;
-    if (__builtin_mul_overflow(n, tg_unit_threads(t, unit), &th) || th > INT64_MAX / 2)
+    if (__builtin_mul_overflow(n, tg_unit_threads(t, unit), &th))
         return INT64_MAX / 2;
     return th;
 }

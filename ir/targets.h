@@ -80,8 +80,8 @@ static inline int tg_has(Target t, uint32_t feature)
 int64_t tg_unit_threads(Target t, Unit unit);
 
 /* Threads in n units (`warps 4` is 128 on sm_90a, 256 on gfx942); n <= 0
- * gives 0; a product past every limit saturates at INT64_MAX / 2, so that
- * rounding it up cannot overflow. */
+ * gives 0; a product that overflows saturates at INT64_MAX / 2 (far past
+ * every limit, and rounding it up cannot overflow). */
 int64_t tg_block_threads(Target t, Unit unit, int64_t n);
 
 /* The first target kernel k lists, in table order; sm_90a when it lists none
