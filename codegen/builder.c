@@ -436,9 +436,9 @@ int cg_emit(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
                                            "not %s", ir_target_names[tg]);
         return 1;
     }
-    if (tg == TG_SM100A) {
+    if (!tg_info(tg)->llvm_cpu) {
         diag_report(ctx, E0902, k ? k->span : IR_NOSPAN,
-                    "target sm_100a is not supported by code generation yet (LLVM 19)");
+                    "target %s is not supported by code generation yet (LLVM 19)", ir_target_names[tg]);
         return 1;
     }
     LlvmState st = {0};

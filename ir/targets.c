@@ -92,11 +92,10 @@ const TargetInfo tg_table[TG__COUNT] = {
                   .max_smem_per_block = 232448, SETMAXNREG,
                   .features = NV_BASE | NV_HOPPER | TF_WGMMA, TC(mma, mma_sm90),
                   TC(wgmma, wgmma_sm90a), .llvm_cpu = "sm_90a"},
-    /* LLVM 19 has no sm_100a: its code would be sm_80 code (codegen reports E0902 first) */
+    /* LLVM 19 has no sm_100a processor: no llvm_cpu, code generation reports E0902 */
     [TG_SM100A] = {TG_SM100A, "sm_100a", NVIDIA, .sm = 100, .family_only = 1,
                    .max_smem_per_block = 232448, SETMAXNREG,
-                   .features = NV_BASE | NV_HOPPER | TF_TCGEN05, TC(mma, mma_sm90),
-                   .llvm_cpu = "sm_80"},
+                   .features = NV_BASE | NV_HOPPER | TF_TCGEN05, TC(mma, mma_sm90)},
     [TG_GFX90A] = {TG_GFX90A, "gfx90a", AMD, .features = TF_MFMA | TF_BF16,
                    TC(mfma, mfma_gfx90a), .llvm_cpu = "gfx90a"},
     [TG_GFX942] = {TG_GFX942, "gfx942", AMD, .features = TF_MFMA | TF_BF16 | TF_TF32 | TF_FP8,

@@ -61,7 +61,7 @@ typedef struct {
     const TcShape *wgmma; uint32_t nwgmma; /* wgmma (sm_90a) */
     const TcShape *mfma; uint32_t nmfma;   /* MFMA (AMD) */
     const char *llvm_triple;       /* "nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa" */
-    const char *llvm_cpu;          /* the LLVM processor the code is generated for */
+    const char *llvm_cpu;          /* the LLVM processor; NULL: LLVM cannot generate code for it */
     const char *llvm_features;     /* "+ptx85" */
 } TargetInfo;
 

@@ -1,4 +1,6 @@
-/* test_targets.c — the target capability table and tensor-core shape lookup. */
+/* test_targets.c — the one target table (ir/targets.h): limits, vendors and warp
+ * widths, block sizes per target, the choice of a target for a device, LLVM
+ * names, features and tensor-core shape lookup. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -24,6 +26,68 @@ static void limits(void **state)
     }
     assert_int_equal(tg_info(TG_SM90A)->setmaxnreg_min, 24);
     assert_int_equal(tg_info(TG_SM90A)->setmaxnreg_max, 256);
+}
+
+static void vendors_and_warps(void **state)
+{
+    (void)state;
+    for (int t = 0; t < TG__COUNT; t++) {
+        const TargetInfo *ti = tg_info((Target)t);
+        int amd = ti->vendor == VENDOR_AMD;
+        assert_int_equal(tg_vendor((Target)t), ti->vendor);
+        assert_int_equal(tg_warp((Target)t), amd ? 64 : 32);
+        assert_string_equal(ti->warp_word, amd ? "wavefront" : "warp");
+        assert_string_equal(ti->llvm_triple, amd ? "amdgcn-amd-amdhsa" : "nvptx64-nvidia-cuda");
+        assert_int_equal(ti->sm == 0, amd);
+        assert_int_equal(tg_unit_threads((Target)t, UNIT_THREADS), 1);
+        assert_int_equal(tg_unit_threads((Target)t, UNIT_WARPS), ti->warp_size);
+        assert_int_equal(tg_unit_threads((Target)t, UNIT_WARPGROUPS), 4 * ti->warp_size);
+    }
+    assert_int_equal(tg_vendor(TG_SM90A), VENDOR_NVIDIA);
+    assert_int_equal(tg_vendor(TG_GFX942), VENDOR_AMD);
+    assert_string_equal(tg_info(TG_SM90A)->llvm_cpu, "sm_90a");
+    assert_string_equal(tg_info(TG_GFX90A)->llvm_cpu, "gfx90a");
+    assert_null(tg_info(TG_SM100A)->llvm_cpu);   /* LLVM 19 cannot generate sm_100a code */
+}
+
+static void block_threads(void **state)
+{
+    (void)state;
+    assert_int_equal(tg_block_threads(TG_SM90A, UNIT_WARPS, 4), 128);
+    assert_int_equal(tg_block_threads(TG_GFX942, UNIT_WARPS, 4), 256);
+    assert_int_equal(tg_block_threads(TG_SM90A, UNIT_WARPGROUPS, 3), 384);
+    assert_int_equal(tg_block_threads(TG_GFX942, UNIT_THREADS, 96), 96);
+    assert_int_equal(tg_block_threads(TG_SM80, UNIT_WARPS, 0), 0);
+    assert_int_equal(tg_block_threads(TG_SM80, UNIT_WARPS, -2), 0);
+    assert_int_equal(tg_block_threads(TG_SM80, UNIT_THREADS, INT64_MAX), INT64_MAX);
+    assert_int_equal(tg_block_threads(TG_GFX942, UNIT_WARPS, INT64_MAX / 8), INT64_MAX / 2);
+}
+
+static void device_fit(void **state)
+{
+    (void)state;
+    assert_int_equal(tg_device_fit(TG_SM90A, "sm_90"), 2);
+    assert_int_equal(tg_device_fit(TG_SM80, "sm_90"), 1);     /* sm_80 code runs on newer GPUs */
+    assert_int_equal(tg_device_fit(TG_SM80, "sm_86"), 2);
+    assert_int_equal(tg_device_fit(TG_SM80, "sm_75"), 0);
+    assert_int_equal(tg_device_fit(TG_SM90A, "sm_100"), 0);   /* `a` targets: their family only */
+    assert_int_equal(tg_device_fit(TG_SM100A, "sm_100"), 2);
+    assert_int_equal(tg_device_fit(TG_SM90A, "gfx942"), 0);
+    assert_int_equal(tg_device_fit(TG_GFX942, "gfx942"), 2);
+    assert_int_equal(tg_device_fit(TG_GFX90A, "gfx942"), 0);
+    assert_int_equal(tg_device_fit(TG_GFX942, "sm_90"), 0);
+}
+
+static void first_target(void **state)
+{
+    (void)state;
+    Kernel k;
+    memset(&k, 0, sizeof k);
+    assert_int_equal(tg_first(&k), TG_SM90A);   /* no target clause */
+    k.targets[TG_GFX942] = 1;
+    assert_int_equal(tg_first(&k), TG_GFX942);
+    k.targets[TG_SM80] = 1;
+    assert_int_equal(tg_first(&k), TG_SM80);
 }
 
 static void features(void **state)
@@ -102,7 +166,8 @@ static void describe(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(limits), cmocka_unit_test(features), cmocka_unit_test(mma_shapes),
+        cmocka_unit_test(limits), cmocka_unit_test(vendors_and_warps), cmocka_unit_test(block_threads),
+        cmocka_unit_test(device_fit), cmocka_unit_test(first_target), cmocka_unit_test(features), cmocka_unit_test(mma_shapes),
         cmocka_unit_test(wgmma_shapes), cmocka_unit_test(mfma_shapes), cmocka_unit_test(describe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
