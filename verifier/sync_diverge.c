@@ -294,15 +294,18 @@ static void check_named(Uni *u)
     SyK *s = u->s;
     NamedBars nb = {.n = 0};
     sy_each_stmt(s, s->k->body, gather_named, &nb);
+    int64_t nbars = tg_info(s->tg)->max_named_barriers; /* 0: none (caps.c reports the barrier) */
     for (uint32_t i = 0; i < nb.n; i++) {
         Node *n = sy_node(s, nb.sites[i]);
         int64_t id, count;
-        if (sy_const(s, n->a, &id) && (id <= 0 || id >= 16)) {
-            Diag *d = sy_report(s, E0752, n->a, id == 0 ? "named barrier 0 is reserved for `sync` and the "
-                                "compiler's block reductions: sharing it miscounts arrivals" : "named barrier id %lld is out of range: there are 16 "
-                                "hardware barriers, 0 to 15", (long long)id);
+        if (nbars && sy_const(s, n->a, &id) && (id <= 0 || id >= nbars)) {
+            Diag *d = id == 0
+                ? sy_report(s, E0752, n->a, "named barrier 0 is reserved for `sync` and the compiler's block "
+                            "reductions: sharing it miscounts arrivals")
+                : sy_report(s, E0752, n->a, "named barrier id %lld is out of range: there are %lld hardware "
+                            "barriers, 0 to %lld", (long long)id, (long long)nbars, (long long)nbars - 1);
             if (d)
-                diag_help(s->ctx, d, "use an id from 1 to 15 (0 belongs to `sync`)");
+                diag_help(s->ctx, d, "use an id from 1 to %lld (0 belongs to `sync`)", (long long)nbars - 1);
         }
         if (!sy_const(s, n->b, &count))
             continue;
