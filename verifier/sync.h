@@ -16,7 +16,9 @@
  * Thread counts, role sizes and the ranges of `lane`, `warp` and `wg` depend
  * on the warp width: sy_run runs a check once per warp width among the
  * kernel's targets (32 on NVIDIA, 64 on AMD), with the block size of that
- * target. A problem found on some widths only carries a note naming them.
+ * target, when the kernel can see the width (`warps`, roles, `lane`, `warp`,
+ * `wg`, named barriers). A problem found on some widths only carries a note
+ * naming their targets.
  */
 #ifndef CAKE_SYNC_H
 #define CAKE_SYNC_H

@@ -151,11 +151,27 @@ static void runs_annotate(CakeCtx *ctx, Kernel *k, const SyRuns *r, const Target
                 run++;
             if (!k->targets[t] || run == nruns || !(r->d[i].found & 1u << run))
                 continue;
-            diag_note(ctx, d, k->target_spans[t], "on %s: %d-lane %ss, %lld threads per block",
-                      ir_target_names[t], tg_warp((Target)t), tg_info((Target)t)->warp_word,
-                      (long long)ce_block_threads(ctx, k, (Target)t));
+            int64_t th = ce_block_threads(ctx, k, (Target)t);
+            diag_note(ctx, d, k->target_spans[t], "on %s: %d-lane %ss%s", ir_target_names[t],
+                      tg_warp((Target)t), tg_info((Target)t)->warp_word,
+                      th > 0 ? ir_fmt(ctx, ", %lld threads per block", (long long)th) : "");
         }
     }
+}
+
+/* 1 when the checks can see the warp width in k: a block size or roles in
+ * warps, the `lane`, `warp` or `wg` registers, named barriers (whole warps) */
+static int width_matters(const Kernel *k)
+{
+    if (k->block_unit != UNIT_THREADS)
+        return 1;
+    for (NodeId n = 1; n < k->nnodes; n++) {
+        const Node *x = &k->nodes[n];
+        if (x->op == OP_ROLE || x->op == OP_BAR_SYNC || x->op == OP_BAR_ARRIVE ||
+            (x->op == OP_SPECIAL && (x->sub == SR_LANE || x->sub == SR_WARP || x->sub == SR_WG)))
+            return 1;
+    }
+    return 0;
 }
 
 uint32_t sy_run(CakeCtx *ctx, Kernel *k, uint32_t (*check)(SyK *s))
@@ -173,6 +189,8 @@ uint32_t sy_run(CakeCtx *ctx, Kernel *k, uint32_t (*check)(SyK *s))
     }
     if (!nruns)
         first[nruns++] = tg_first(k);
+    if (nruns > 1 && !width_matters(k))
+        nruns = 1;
     SyRuns runs = {0};
     for (uint32_t i = 0; i < nruns; i++) {
         SyK s;
