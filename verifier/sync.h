@@ -155,7 +155,7 @@ int sy_flow(SyFlow *f, NodeId block, void *state);
 typedef struct SyExec SyExec;
 struct SyExec {
     SyK *s;
-    CeEnv env;                            /* hooks: val/has, spec/has_spec */
+    CeEnv env;                            /* hooks on val/has, spec/has_spec (env.u = this: no copies) */
     int64_t *val; uint8_t *has;          /* per declaration node */
     int64_t spec[SR__COUNT]; uint8_t has_spec[SR__COUNT];
     long budget;                          /* statements left; < 0: gave up */
