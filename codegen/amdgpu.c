@@ -5,17 +5,6 @@
 #include <string.h>
 #include "cg_int.h"
 
-static const char *amd_cpu(Target tg)
-{
-    return tg == TG_GFX90A ? "gfx90a" : "gfx942";
-}
-
-static const char *amd_features(Target tg)
-{
-    (void)tg;
-    return "";
-}
-
 static LLVMValueRef amd_tid_x(Cg *cg)
 {
     return cg_call(cg, "llvm.amdgcn.workitem.id.x", cg->ti32, NULL, 0);
@@ -91,11 +80,12 @@ static LLVMValueRef amd_shfl(Cg *cg, int kind, LLVMValueRef v, LLVMValueRef arg)
         }
     }
     LLVMValueRef lane = cg_lane(cg), src;
+    int64_t ws = tg_warp(cg->tg);
     switch (kind) {
     case SHFL_XOR: src = LLVMBuildXor(b, lane, arg, ""); break;
     case SHFL_DOWN: {
         LLVMValueRef t = LLVMBuildAdd(b, lane, arg, "");
-        src = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, t, cg_i32(cg, 64), ""), t, lane, "");
+        src = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntULT, t, cg_i32(cg, ws), ""), t, lane, "");
         break;
     }
     case SHFL_UP: {
@@ -103,7 +93,7 @@ static LLVMValueRef amd_shfl(Cg *cg, int kind, LLVMValueRef v, LLVMValueRef arg)
         src = LLVMBuildSelect(b, LLVMBuildICmp(b, LLVMIntSGE, t, cg_i32(cg, 0), ""), t, lane, "");
         break;
     }
-    default: src = LLVMBuildAnd(b, arg, cg_i32(cg, 63), ""); break;
+    default: src = LLVMBuildAnd(b, arg, cg_i32(cg, ws - 1), ""); break;
     }
     return bpermute(cg, v, src);
 }
@@ -160,10 +150,6 @@ static void amd_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
 }
 
 const CgTarget cg_amdgpu = {
-    .triple = "amdgcn-amd-amdhsa",
-    .cpu = amd_cpu,
-    .features = amd_features,
-    .warp_size = 64,
     .shared_as = 3,
     .tid_x = amd_tid_x,
     .ctaid = amd_ctaid,

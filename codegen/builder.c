@@ -32,7 +32,7 @@ static void init_targets(void)
 
 static const CgTarget *target_hooks(Target tg)
 {
-    return ir_target_names[tg][0] == 'g' ? &cg_amdgpu : &cg_nvptx;
+    return tg_vendor(tg) == VENDOR_AMD ? &cg_amdgpu : &cg_nvptx;
 }
 
 int cg_kernel_targets(const Kernel *k, Target tg)
@@ -42,7 +42,7 @@ int cg_kernel_targets(const Kernel *k, Target tg)
 
 const char *cg_triple(Target tg)
 {
-    return target_hooks(tg)->triple;
+    return tg_info(tg)->llvm_triple;
 }
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -152,7 +152,7 @@ void cg_unsupported(Cg *cg, NodeId at, const char *what)
 
 int cg_const_int(Cg *cg, NodeId e, int64_t *out)
 {
-    return cg_eval_int(cg->k, e, NULL, out);
+    return ce_const_int(cg->ctx, cg->k, e, out);
 }
 
 /* ---- kernels ---------------------------------------------------------------- */
@@ -190,9 +190,8 @@ static void lower_kernel(Cg *cg, Kernel *k)
     cg->tys = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *cg->tys);
     cg->nscratch = 0;
     cg->loop_depth = 0;
-    int ok = 0;
-    cg->block_threads = cg_threads_of(k, cg->tg, &ok);
-    if (!ok) {
+    cg->block_threads = cg_threads_of(ctx, k, cg->tg);
+    if (!cg->block_threads) {
         Diag *d = diag_report(ctx, E0904, k->block_span.hi ? k->block_span : k->span,
                               "the block size of kernel '%s' must be a compile-time constant "
                               "in 1..1024", ir_symstr(ctx, k->name));
@@ -320,14 +319,15 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
                      const CgOptions *opt, char **out, size_t *len, LlvmState *st)
 {
     const CgTarget *t = target_hooks(tg);
-    int amd = t == &cg_amdgpu;
+    const TargetInfo *ti = tg_info(tg);
+    int amd = ti->vendor == VENDOR_AMD;
     init_targets();
 
     char *err = NULL;
     LLVMTargetRef target;
-    if (LLVMGetTargetFromTriple(t->triple, &target, &err))
-        ir_bug(ctx, "LLVM has no target %s: %s", t->triple, err ? err : "");
-    st->tm = LLVMCreateTargetMachine(target, t->triple, t->cpu(tg), t->features(tg),
+    if (LLVMGetTargetFromTriple(ti->llvm_triple, &target, &err))
+        ir_bug(ctx, "LLVM has no target %s: %s", ti->llvm_triple, err ? err : "");
+    st->tm = LLVMCreateTargetMachine(target, ti->llvm_triple, ti->llvm_cpu, ti->llvm_features,
                                      opt->opt_level >= 2 ? LLVMCodeGenLevelAggressive
                                      : opt->opt_level == 1 ? LLVMCodeGenLevelLess
                                                            : LLVMCodeGenLevelNone,
@@ -342,7 +342,7 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
     cg.fast_div = opt->fast_div;
     st->lc = cg.lc = LLVMContextCreate();
     st->mod = cg.mod = LLVMModuleCreateWithNameInContext("cake", cg.lc);
-    LLVMSetTarget(cg.mod, t->triple);
+    LLVMSetTarget(cg.mod, ti->llvm_triple);
     LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(st->tm);
     char *dls = LLVMCopyStringRepOfTargetData(dl);
     LLVMSetDataLayout(cg.mod, dls);
@@ -453,9 +453,9 @@ int cg_emit(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
                                            "not %s", ir_target_names[tg]);
         return 1;
     }
-    if (tg == TG_SM100A) {
+    if (!tg_info(tg)->llvm_cpu) {
         diag_report(ctx, E0902, k ? k->span : IR_NOSPAN,
-                    "target sm_100a is not supported by code generation yet (LLVM 19)");
+                    "target %s is not supported by code generation yet (LLVM 19)", ir_target_names[tg]);
         return 1;
     }
     LlvmState st = {0};

@@ -108,7 +108,6 @@ static LLVMValueRef logic(Cg *cg, Node *n, CgTy ty)
 
 static LLVMValueRef special(Cg *cg, SpecialReg r)
 {
-    uint32_t ws = cg->t->warp_size;
     switch (r) {
     case SR_THREAD_X: return cg->t->tid_x(cg);
     case SR_THREAD_Y: case SR_THREAD_Z: return cg_i32(cg, 0); /* blocks are 1-D */
@@ -118,7 +117,7 @@ static LLVMValueRef special(Cg *cg, SpecialReg r)
     case SR_LANE: return cg_lane(cg);
     case SR_WARP: return cg_warp_id(cg);
     case SR_WG: {
-        uint32_t per = ws == 32 ? 128 : 256;
+        uint32_t per = (uint32_t)tg_unit_threads(cg->tg, UNIT_WARPGROUPS);
         return cg->t->uniform(cg, LLVMBuildUDiv(cg->b, cg->t->tid_x(cg), cg_i32(cg, per), ""));
     }
     case SR_NTHREADS: return cg_i32(cg, cg->block_threads);
@@ -198,7 +197,7 @@ static LLVMValueRef name_value(Cg *cg, NodeId e, Node *n, CgTy ty)
     switch ((Op)d->op) {
     case OP_PARAM: {
         int64_t v = 0;
-        if (!cg_const_int(cg, n->decl, &v) && !cg_eval_int(cg->k, d->a, NULL, &v)) {
+        if (!cg_const_int(cg, n->decl, &v) && !ce_const_int(cg->ctx, cg->k, d->a, &v)) {
             diag_report(cg->ctx, E0904, n->span, "the value of param '%s' is not a compile-time "
                         "integer", ir_symstr(cg->ctx, d->name));
             cg->failed = 1;

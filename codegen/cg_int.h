@@ -8,6 +8,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 #include "cg.h"
+#include "consteval.h"
 
 /* The type of a scalar or vector value. weak: an integer/float literal or a
  * compile-time param, whose type adapts to the other operand (2 * x). */
@@ -19,10 +20,6 @@ enum { SHFL_XOR, SHFL_DOWN, SHFL_UP, SHFL_IDX };
 
 /* Everything that differs between NVPTX and AMDGPU. */
 typedef struct CgTarget {
-    const char *triple;
-    const char *(*cpu)(Target tg);
-    const char *(*features)(Target tg);
-    uint32_t warp_size;
     uint32_t shared_as;            /* address space of shared memory / LDS */
     /* thread.x and block.x/y/z: i32 values */
     LLVMValueRef (*tid_x)(Cg *);
@@ -179,8 +176,9 @@ void cg_unpack_i32(Cg *, LLVMValueRef w, DType dt, LLVMValueRef *out);
 void cg_block_stmts(Cg *, NodeId block);
 void cg_kernel(Cg *);
 
-/* ---- cg_const.c: compile-time integers (params, dims given) -------------- */
-int cg_eval_int(const Kernel *, NodeId, const int64_t *dim_values, int64_t *out);
-uint32_t cg_threads_of(const Kernel *, Target, int *ok);
+/* ---- launch.c -------------------------------------------------------------- */
+/* the block size in threads on tg (ce_block_threads); 0 when it is not a
+   constant within the target's limit */
+uint32_t cg_threads_of(const CakeCtx *, const Kernel *, Target);
 
 #endif

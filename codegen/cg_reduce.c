@@ -16,12 +16,12 @@
 
 LLVMValueRef cg_lane(Cg *cg)
 {
-    return LLVMBuildAnd(cg->b, cg->t->tid_x(cg), cg_i32(cg, cg->t->warp_size - 1), "lane");
+    return LLVMBuildAnd(cg->b, cg->t->tid_x(cg), cg_i32(cg, (uint32_t)tg_warp(cg->tg) - 1), "lane");
 }
 
 LLVMValueRef cg_warp_id(Cg *cg)
 {
-    unsigned sh = cg->t->warp_size == 64 ? 6 : 5;
+    unsigned sh = (unsigned)__builtin_ctz((unsigned)tg_warp(cg->tg)); /* log2 of the warp width */
     return cg->t->uniform(cg, LLVMBuildLShr(cg->b, cg->t->tid_x(cg), cg_i32(cg, sh), "warp"));
 }
 
@@ -97,13 +97,13 @@ LLVMValueRef cg_warp_reduce(Cg *cg, Op op, LLVMValueRef v, CgTy t)
 {
     CgTy ct = compute_ty(t);
     v = cg_convert(cg, v, t, ct);
-    v = butterfly(cg, op, v, ct, cg->t->warp_size);
+    v = butterfly(cg, op, v, ct, (uint32_t)tg_warp(cg->tg));
     return cg_convert(cg, v, ct, t);
 }
 
 LLVMValueRef cg_block_reduce(Cg *cg, Op op, LLVMValueRef v, CgTy t)
 {
-    uint32_t ws = cg->t->warp_size;
+    uint32_t ws = (uint32_t)tg_warp(cg->tg);
     uint32_t nw = (cg->block_threads + ws - 1) / ws;
     Op wop = op == OP_BLOCK_ADD ? OP_WARP_ADD : op == OP_BLOCK_MAX ? OP_WARP_MAX : OP_WARP_MIN;
     if (nw <= 1)

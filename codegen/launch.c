@@ -5,11 +5,26 @@
 #include "cg_int.h"
 #include "targets.h"
 
+uint32_t cg_threads_of(const CakeCtx *ctx, const Kernel *k, Target tg)
+{
+    int64_t th = ce_block_threads(ctx, k, tg);
+    return th >= 1 && th <= tg_info(tg)->max_threads_per_block ? (uint32_t)th : 0;
+}
+
+/* the grid extent e with the dims at their launch values (NULL: none known) */
+static int grid_extent(CakeCtx *ctx, const Kernel *k, NodeId e, const int64_t *dim_values, int64_t *out)
+{
+    CeBinding *b = arena_alloc(&ctx->arena, (k->ndims + 1) * sizeof *b);
+    for (uint32_t i = 0; dim_values && i < k->ndims; i++)
+        b[i] = (CeBinding){k->nodes[k->dims[i]].name, dim_values[i]};
+    CeEnv env = {b, dim_values ? k->ndims : 0, NULL, NULL, NULL};
+    return ce_eval_int(ctx, k, e, &env, out);
+}
+
 uint32_t cg_block_threads(CakeCtx *ctx, const Kernel *k, Target tg)
 {
-    int ok = 0;
-    uint32_t t = cg_threads_of(k, tg, &ok);
-    if (!ok) {
+    uint32_t t = cg_threads_of(ctx, k, tg);
+    if (!t) {
         diag_report(ctx, E0904, k->block_span.hi ? k->block_span : k->span,
                     "the block size must be a compile-time constant in 1..1024");
         return 0;
@@ -28,7 +43,7 @@ int cg_launch_dims(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_
         return 1;
     for (uint32_t i = 0; i < k->ngrid && i < 3; i++) {
         int64_t v = 0;
-        if (!cg_eval_int(k, k->grid[i], dim_values, &v) || v < 0 || v > (i ? 65535 : 2147483647)) {
+        if (!grid_extent(ctx, k, k->grid[i], dim_values, &v) || v < 0 || v > tg_info(tg)->max_grid[i]) {
             diag_report(ctx, E0904, k->nodes[k->grid[i]].span,
                         "grid extent %u is not computable from the dims, or out of range", i);
             return 1;
@@ -37,7 +52,7 @@ int cg_launch_dims(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_
     }
     out->shared_bytes = cg_shared_bytes(ctx, k, tg);
     /* NVIDIA: the plan's buffer is dynamic shared memory (sized at launch) */
-    if (k->plan && ver_target(tg)->vendor == 'n')
+    if (k->plan && tg_vendor(tg) == VENDOR_NVIDIA)
         out->dyn_shared_bytes = k->plan->smem_bytes;
     return 0;
 }
@@ -47,10 +62,9 @@ uint32_t cg_shared_bytes(CakeCtx *ctx, const Kernel *k, Target tg)
     (void)ctx;
     if (k->plan) /* the launch plan (passes/abi.c) is the one count */
         return k->plan->smem_bytes;
-    int ok = 0;
-    uint32_t threads = cg_threads_of(k, tg, &ok);
-    uint32_t ws = ir_target_names[tg][0] == 'g' ? 64 : 32;
-    uint32_t nw = ok ? (threads + ws - 1) / ws : 1;
+    uint32_t threads = cg_threads_of(ctx, k, tg);
+    uint32_t ws = (uint32_t)tg_warp(tg);
+    uint32_t nw = threads ? (threads + ws - 1) / ws : 1;
     uint64_t total = 0;
     for (uint32_t i = 1; i < k->nnodes; i++) {
         const Node *n = &k->nodes[i];
@@ -60,7 +74,7 @@ uint32_t cg_shared_bytes(CakeCtx *ctx, const Kernel *k, Target tg)
                          (t->lanes ? t->lanes : 1);
             for (uint32_t j = 0; j < t->n; j++) {
                 int64_t e = 0;
-                if (cg_eval_int(k, k->lists[t->list + j], NULL, &e) && e > 0)
+                if (ce_const_int(ctx, k, k->lists[t->list + j], &e) && e > 0)
                     c *= (uint64_t)e;
             }
             total = (total + 15) / 16 * 16 + c;

@@ -5,17 +5,6 @@
 #include "cg_int.h"
 #include "nvptx_tc.h"
 
-static const char *nv_cpu(Target tg)
-{
-    return tg == TG_SM90A ? "sm_90a" : "sm_80";
-}
-
-static const char *nv_features(Target tg)
-{
-    (void)tg;
-    return "+ptx85";
-}
-
 static LLVMValueRef sreg(Cg *cg, const char *name)
 {
     return cg_call(cg, name, cg->ti32, NULL, 0);
@@ -145,10 +134,6 @@ static void nv_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
 }
 
 const CgTarget cg_nvptx = {
-    .triple = "nvptx64-nvidia-cuda",
-    .cpu = nv_cpu,
-    .features = nv_features,
-    .warp_size = 32,
     .shared_as = 3,
     .tid_x = nv_tid_x,
     .ctaid = nv_ctaid,

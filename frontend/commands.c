@@ -36,28 +36,40 @@ static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *
     return 0;
 }
 
-/* the device's arch picks among the kernel's targets: sm_90 runs sm_90a or sm_80 code */
+/* the best of the targets k lists (k NULL: of all) for a device of arch `arch`:
+   a target built for the device's family wins, then the newest that runs there;
+   0 when none runs there */
+static int best_fit(const Kernel *k, const char *arch, Target *tg)
+{
+    int best = 0;
+    for (int t = 0; t < TG__COUNT; t++) {
+        int fit = tg_device_fit((Target)t, arch);
+        if ((k && !cg_kernel_targets(k, (Target)t)) || !fit || fit < best ||
+            (fit == best && tg_info((Target)t)->sm <= tg_info(*tg)->sm))
+            continue;
+        *tg = (Target)t;
+        best = fit;
+    }
+    return best;
+}
+
+/* the device's arch picks among the kernel's targets (the table's tg_device_fit):
+   sm_90 runs sm_90a code, or sm_80 code. When none of them runs there, the
+   device's own target (then no kernel lists it: E0970 names it) */
 static Target device_target(const Module *m, const RtDeviceInfo *info)
 {
-    /* the `a` targets run only on their own family; sm_80 code runs on any newer GPU */
-    static const struct { Target tg; int cc; int newer_too; } nv[] = {
-        {TG_SM100A, 100, 0}, {TG_SM90A, 90, 0}, {TG_SM80, 80, 1}};
     const Kernel *k = m->nkernels ? m->kernels[0] : NULL;
-    if (info->backend == RT_HIP)
-        return strstr(info->arch, "gfx90a") ? TG_GFX90A : TG_GFX942;
-    int cc = info->cc_major * 10 + info->cc_minor;
-    for (int i = 0; i < 3; i++)
-        if (cc >= nv[i].cc && (nv[i].newer_too || cc / 10 == nv[i].cc / 10) &&
-            (!k || cg_kernel_targets(k, nv[i].tg)))
-            return nv[i].tg;
-    return TG_SM80;
+    Target tg = info->backend == RT_HIP ? TG_GFX942 : TG_SM80;
+    if (!best_fit(k, info->arch, &tg))
+        best_fit(NULL, info->arch, &tg);
+    return tg;
 }
 
 /* ---- cakec FILE [-o OUT] [--target T] [--emit E] ------------------------------ */
 
 static int emit_kind(CakeCtx *ctx, const char *emit, Target tg, CgEmit *what)
 {
-    int amd = tg == TG_GFX90A || tg == TG_GFX942;
+    int amd = tg_vendor(tg) == VENDOR_AMD;
     if (!emit)
         *what = amd ? CG_EMIT_HSACO : CG_EMIT_PTX;
     else if (!strcmp(emit, "ptx") || !strcmp(emit, "asm"))
@@ -107,7 +119,7 @@ int fe_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
         diag_report(ctx, E0002, IR_NOSPAN, "--set: %s", err);
         return drv_finish(ctx, o, EXIT_USER);
     }
-    VerEnv view = shape_env_view(&env);
+    CeEnv view = shape_env_view(&env);
     if (pass_run_all(ctx, m, NULL, tg, &view))
         return drv_finish(ctx, o, EXIT_USER);
     if (emit_ir) {

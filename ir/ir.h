@@ -134,12 +134,12 @@ extern const char *const ir_special_names[SR__COUNT];
 /* role units (OP_ROLE, Node.sub) and block-size units (Kernel.block_unit) */
 typedef enum { UNIT_THREADS, UNIT_WARPS, UNIT_WARPGROUPS } Unit;
 
-/* targets */
+/* targets: the ids and spellings; everything else about a target (vendor, warp
+ * width, limits, features) is in the target table, ir/targets.h */
 #define IR_TARGETS(T) \
-    T(SM80, "sm_80", 'n', 80) T(SM90A, "sm_90a", 'n', 90) T(SM100A, "sm_100a", 'n', 100) \
-    T(GFX90A, "gfx90a", 'a', 90) T(GFX942, "gfx942", 'a', 942)
+    T(SM80, "sm_80") T(SM90A, "sm_90a") T(SM100A, "sm_100a") T(GFX90A, "gfx90a") T(GFX942, "gfx942")
 typedef enum {
-#define T(id, sp, vendor, num) TG_##id,
+#define T(id, sp) TG_##id,
     IR_TARGETS(T)
 #undef T
     TG__COUNT

@@ -41,7 +41,7 @@ const char *const ir_stage_names[] = {
     "roles", "abi", "unsupported", "all", NULL};
 
 const char *const ir_target_names[TG__COUNT] = {
-#define T(id, sp, vendor, num) sp,
+#define T(id, sp) sp,
     IR_TARGETS(T)
 #undef T
 };

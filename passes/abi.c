@@ -84,8 +84,8 @@ uint32_t pass_abi(CakeCtx *ctx, Kernel *k, Target tg, uint32_t maxnreg)
     lw_init(&w, ctx, k, tg, NULL);
     Abi a;
     memset(&a, 0, sizeof a);
-    int ws = ver_target(tg)->warp_size;
-    int64_t threads = ver_block_threads(ctx, k, ws);
+    int ws = tg_warp(tg);
+    int64_t threads = ce_block_threads(ctx, k, tg);
     a.warps = (uint32_t)((threads + ws - 1) / ws);
     collect(&w, &a, k->body, 0);
     /* largest alignment first (stable) */

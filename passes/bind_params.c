@@ -2,9 +2,9 @@
  * becomes an integer literal holding its value, so later passes and codegen
  * see constants (and `--set BM=64` is applied in one place). */
 #include "passes.h"
-#include "../verifier/consteval.h" /* until cake_passes gets verifier/ as an include dir */
+#include "consteval.h"
 
-uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const VerEnv *env)
+uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env)
 {
     uint32_t before = ctx->nerrors;
     int64_t *val = arena_alloc(&ctx->arena, (k->nparams + 1) * sizeof *val);
@@ -17,7 +17,7 @@ uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const VerEnv *env)
                 val[i] = env->b[j].value;
                 found = ok[i] = 1;
             }
-        if (!found && ver_eval_int(ctx, k, p->a, env, &val[i]))
+        if (!found && ce_eval_int(ctx, k, p->a, env, &val[i]))
             ok[i] = 1;
         if (!ok[i]) {
             Diag *d = diag_report(ctx, E0904, p->span, "the value of param '%s' is not a "

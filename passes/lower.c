@@ -104,7 +104,7 @@ int lw_const(Lw *w, NodeId e, int64_t *v)
         *v = lw_node(w, e)->v.i;
         return 1;
     }
-    return ver_const_int(w->b.ctx, w->b.k, e, v);
+    return ce_const_int(w->b.ctx, w->b.k, e, v);
 }
 
 /* ---- views of shared tiles ------------------------------------------------ */

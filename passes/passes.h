@@ -4,7 +4,7 @@
 #ifndef CAKE_PASSES_H
 #define CAKE_PASSES_H
 #include "ir.h"
-#include "../verifier/consteval.h" /* until cake_passes gets verifier/ as an include dir */
+#include "consteval.h"
 
 /* The pipeline for code generation of kernel k (NULL: every kernel of m that
  * lists tg) on target tg, in this order (docs/tirl.md):
@@ -18,13 +18,13 @@
  *   unsupported   E0902 for whatever is left without a lowering
  * The lowered IR is checked after each pass when pass_lcheck_enabled().
  * Returns the number of errors. */
-uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEnv *env);
+uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv *env);
 
 /* bind-params: every use of a compile-time param becomes an integer literal
  * holding its value: its default, or its binding in env (`--set BM=64`; env
  * may be NULL). Reports E0904 when a param's value is not a compile-time
  * integer. */
-uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const VerEnv *env);
+uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env);
 
 uint32_t pass_unroll(CakeCtx *ctx, Kernel *k, Target tg);
 uint32_t pass_pipes(CakeCtx *ctx, Kernel *k, Target tg);

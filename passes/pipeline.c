@@ -23,7 +23,7 @@ void pass_dump(CakeCtx *ctx, const Kernel *k, const char *pass)
         }                                                        \
     } while (0)
 
-uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEnv *env)
+uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv *env)
 {
     uint32_t before = ctx->nerrors;
     for (uint32_t i = 0; i < m->nkernels; i++) {

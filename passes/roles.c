@@ -77,7 +77,7 @@ uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
     IrList out = {0};
     NodeId chain_first = 0, chain_last = 0;
     int any_regs = 0;
-    int64_t threads = ver_block_threads(ctx, k, 32);
+    int64_t threads = ce_block_threads(ctx, k, tg);
     int64_t budget = launch_budget(threads);
     *maxnreg = 0;
     for (uint32_t i = 0; i < body->n; i++) {

@@ -26,7 +26,7 @@ static const char *unsupported(const Kernel *k, const Node *n, Target tg)
     default: break;
     }
     (void)k;
-    if (ver_target(tg)->vendor == 'a' && (ir_ops[n->op].cls == OC_LOW || n->op == OP_CP_ASYNC ||
+    if (tg_vendor(tg) == VENDOR_AMD && (ir_ops[n->op].cls == OC_LOW || n->op == OP_CP_ASYNC ||
                                           n->op == OP_CP_COMMIT || n->op == OP_CP_WAIT ||
                                           n->op == OP_FENCE_PROXY))
         return "tile and async operations on AMD targets";

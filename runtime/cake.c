@@ -7,11 +7,6 @@
 #include "../passes/passes.h"
 #include "../codegen/cg.h"
 
-static int is_nvptx(Target tg)
-{
-    return tg == TG_SM80 || tg == TG_SM90A || tg == TG_SM100A;
-}
-
 static Kernel *find_kernel(CakeCtx *ctx, Module *m, const char *name, Target tg)
 {
     for (uint32_t i = 0; i < m->nkernels; i++) {
@@ -41,11 +36,11 @@ int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
         diag_help(ctx, d, "write compile-time params as `--set BM=64,STAGES=3`");
         return 1;
     }
-    VerEnv view = shape_env_view(&env);
+    CeEnv view = shape_env_view(&env);
     if (pass_run_all(ctx, m, k, tg, &view))
         return 1;
     CgOptions opt = {.opt_level = 3};
-    int rc = cg_emit(ctx, m, k, tg, is_nvptx(tg) ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
+    int rc = cg_emit(ctx, m, k, tg, tg_vendor(tg) == VENDOR_NVIDIA ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
                      &out->image, &out->len);
     if (rc)
         return rc;
@@ -153,7 +148,7 @@ static RtTmaDtype tma_dtype(DType dt)
 }
 
 /* a tensor argument's dims (innermost first) and byte strides, at this shape */
-static int tensor_geometry(CakeCtx *ctx, const Kernel *k, NodeId arg, const VerEnv *env,
+static int tensor_geometry(CakeCtx *ctx, const Kernel *k, NodeId arg, const CeEnv *env,
                            RtTmaDesc *d)
 {
     const Node *t = &k->nodes[k->nodes[arg].a];
@@ -163,11 +158,11 @@ static int tensor_geometry(CakeCtx *ctx, const Kernel *k, NodeId arg, const VerE
     if (rank < 1 || rank > IR_MAX_RANK)
         return 0;
     for (uint32_t i = 0; i < rank; i++)
-        if (!ver_eval_int(ctx, k, k->lists[t->list + i], env, &ext[i]))
+        if (!ce_eval_int(ctx, k, k->lists[t->list + i], env, &ext[i]))
             return 0;
     if (t->n > rank) {
         for (uint32_t i = 0; i < rank; i++)
-            if (!ver_eval_int(ctx, k, k->lists[t->list + rank + i], env, &st[i]))
+            if (!ce_eval_int(ctx, k, k->lists[t->list + rank + i], env, &st[i]))
                 return 0;
     } else {
         st[rank - 1] = 1;
@@ -185,7 +180,7 @@ static int tensor_geometry(CakeCtx *ctx, const Kernel *k, NodeId arg, const VerE
 }
 
 /* encodes the plan's tensor maps (L_TMAP: tensor, box, swizzle) */
-static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const VerEnv *env, const RtPtr *tensors,
+static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const RtPtr *tensors,
                           CakePrepared *p)
 {
     const Kernel *k = ck->k;
@@ -246,7 +241,7 @@ RtStatus cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const R
     p->dims = calloc(k->ndims + 1, sizeof *p->dims);
     p->maps = nmaps ? aligned_alloc(64, nmaps * sizeof *p->maps) : NULL;
     params_fill(k, dimv, tensors, scalars, p);
-    VerEnv view = shape_env_view(env);
+    CeEnv view = shape_env_view(env);
     RtStatus mst = maps_fill(ctx, ck, &view, tensors, p);
     if (mst != RT_OK) {
         cake_prepared_free(p);

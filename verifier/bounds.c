@@ -8,7 +8,8 @@
  * the newest atom by its upper bound (positive coefficient) or lower bound
  * (negative): loop ranges `lo .. hi step s` (tightened by congruences, so that
  * i < N, i % VEC == 0 and N % VEC == 0 give i <= N - VEC), grid extents,
- * block and role sizes, `e / c` <= e / c, `cdiv(e, c)` <= (e + c - 1) / c
+ * block and role sizes (and `lane`, `warp`, `wg` ranges) for the warp width of
+ * the target checked for (sync.h: one run per warp width), `e / c` <= e / c, `cdiv(e, c)` <= (e + c - 1) / c
  * (exact when the assumes make e a multiple of c), `e % c` in [0, c - 1].
  * What remains is linear in the dims, bounded by the assumes. Masks, enclosing
  * `if`s, earlier `if ... { return }` guards and linear assumes are facts g <= 0:
@@ -18,7 +19,6 @@
  * bound is a constant. The help proposes an `assume` that would make the
  * proof go through, or a mask. */
 #include <string.h>
-#include "consteval.h"
 #include "sync.h"
 
 #define MAXTERM 16
@@ -61,14 +61,14 @@ static Lin latom(uint32_t atom)
 static void lnorm(Lin *l)
 {
     int64_t g = l->den;
-    g = ver_gcd(g, l->c0);
+    g = ce_gcd(g, l->c0);
     int w = 0;
     for (int i = 0; i < l->n; i++)
         if (l->t[i].c)
             l->t[w++] = l->t[i];
     l->n = w;
     for (int i = 0; i < l->n; i++)
-        g = ver_gcd(g, l->t[i].c);
+        g = ce_gcd(g, l->t[i].c);
     if (g > 1) {
         l->den /= g;
         l->c0 /= g;
@@ -190,7 +190,7 @@ static Cong cong_atom(Bx *b, uint32_t atom, int depth)
         int64_t mod = 1, lo = 0, hi = INT64_MAX;
         sy_dim_facts(s, atom, &mod, &lo, &hi);
         if (atom == b->hyp_dim)
-            mod = mod / ver_gcd(mod, b->hyp_mod) * b->hyp_mod;
+            mod = mod / ce_gcd(mod, b->hyp_mod) * b->hyp_mod;
         return (Cong){0, mod};
     }
     if (n->op == OP_FOR) {
@@ -200,7 +200,7 @@ static Cong cong_atom(Bx *b, uint32_t atom, int depth)
         if (!lo.ok || lo.den != 1)
             return none;
         Cong c = cong_lin(b, &lo, depth + 1);
-        c.m = ver_gcd(c.m, step);
+        c.m = ce_gcd(c.m, step);
         if (c.m)
             c.r = ((c.r % c.m) + c.m) % c.m;
         return c;
@@ -218,7 +218,7 @@ static Cong cong_lin(Bx *b, const Lin *l, int depth)
         int64_t m;
         if (__builtin_mul_overflow(a.m, l->t[i].c, &m))
             return (Cong){0, 1};
-        c.m = ver_gcd(c.m, m);
+        c.m = ce_gcd(c.m, m);
         c.r += l->t[i].c * a.r;
     }
     if (c.m)
@@ -249,6 +249,7 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         }
         if (!sy_role_range(s, b->role, &first, &count))
             return bad;
+        int64_t wg = tg_unit_threads(s->tg, UNIT_WARPGROUPS); /* threads per warpgroup */
         switch (sr) {
         case SR_THREAD_X: {
             int64_t hi = count - 1; /* role-relative; tightened by facts on warp or wg */
@@ -257,7 +258,7 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
                 if (g->n != 1 || g->t[0].c <= 0 || !(g->t[0].atom & 0x80000000u))
                     continue;
                 uint32_t fs = g->t[0].atom & 0xffffu;
-                int64_t unit = fs == SR_WARP ? 32 : fs == SR_WG ? 128 : fs == SR_THREAD_X ? 1 : 0;
+                int64_t unit = fs == SR_WARP ? s->warp : fs == SR_WG ? wg : fs == SR_THREAD_X ? 1 : 0;
                 if (!unit || -g->c0 < 0)
                     continue;
                 int64_t lim = (-g->c0) / g->t[0].c; /* atom <= lim */
@@ -267,9 +268,9 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
             return lconst(up ? hi : 0);
         }
         case SR_THREAD_Y: case SR_THREAD_Z: return lconst(0);
-        case SR_LANE: return lconst(up ? 31 : 0);
-        case SR_WARP: return lconst(up ? (count + 31) / 32 - 1 : 0);
-        case SR_WG: return lconst(up ? (count + 127) / 128 - 1 : 0);
+        case SR_LANE: return lconst(up ? s->warp - 1 : 0);
+        case SR_WARP: return lconst(up ? (count + s->warp - 1) / s->warp - 1 : 0);
+        case SR_WG: return lconst(up ? (count + wg - 1) / wg - 1 : 0);
         default: return bad;
         }
     }
@@ -283,7 +284,7 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         if (!hi.ok || hi.den != 1)
             return hi;
         Cong ci = cong_atom(b, atom, 0), ch = cong_lin(b, &hi, 0);
-        int64_t g = ver_gcd(ci.m, ch.m);
+        int64_t g = ce_gcd(ci.m, ch.m);
         if (g > 1) { /* i <= hi and i ≡ r (mod g): i <= hi - ((hi - r) mod g) */
             int64_t d = (((ch.r - ci.r) % g) + g) % g;
             hi = lcomb(1, hi, 1, lconst(-d));

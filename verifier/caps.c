@@ -11,10 +11,10 @@ static Node *N(Ver *v, NodeId n) { return &v->k->nodes[n]; }
 /* what to write instead of `op` on target t */
 static const char *alternative(Op op, Target t)
 {
-    char vendor = ver_target(t)->vendor;
+    int amd = tg_vendor(t) == VENDOR_AMD;
     switch (op) {
     case OP_WGMMA: case OP_WGMMA_WAIT:
-        if (vendor == 'a')
+        if (amd)
             return "use MFMA on AMD targets (`mfma acc += a * b` with mfma/mfma_a/mfma_b fragments)";
         if (t == TG_SM100A)
             return "wgmma exists on sm_90a only; on sm_100a use mma.sync (`mma acc += a * b` with "
@@ -22,9 +22,9 @@ static const char *alternative(Op op, Target t)
         return "use mma.sync on sm_80 (`mma acc += a * b` with mma/mma_a/mma_b fragments loaded by "
                "ldmatrix)";
     case OP_TMA_LOAD:
-        return vendor == 'a' ? "load through registers (`load` + `store` into the shared tile)"
-                             : "use cp.async on sm_80 (`cp.async tile <- src`, `cp.async.commit`, "
-                               "`cp.async.wait N`) and a `sync` before reading the tile";
+        return amd ? "load through registers (`load` + `store` into the shared tile)"
+                   : "use cp.async on sm_80 (`cp.async tile <- src`, `cp.async.commit`, "
+                     "`cp.async.wait N`) and a `sync` before reading the tile";
     case OP_TMA_STORE: case OP_TMA_WAIT:
         return "store from registers with `store` (or read the shared tile with `load` and store it)";
     case OP_MMA:
@@ -42,8 +42,8 @@ static const char *alternative(Op op, Target t)
     case OP_MBARRIER: case OP_MB_ARRIVE: case OP_MB_WAIT:
         return "synchronize with `sync` (s_barrier) on AMD targets";
     case OP_FENCE_PROXY:
-        return vendor == 'a' ? "AMD has no async proxy: drop the fence"
-                             : "sm_80 has no async proxy (no TMA, no wgmma): drop the fence";
+        return amd ? "AMD has no async proxy: drop the fence"
+                   : "sm_80 has no async proxy (no TMA, no wgmma): drop the fence";
     case OP_BAR_SYNC: case OP_BAR_ARRIVE:
         return "AMD has one block barrier: use `sync`";
     case OP_ROLE: case OP_PIPELINE:
@@ -69,7 +69,7 @@ static int lacking(Ver *v, uint32_t feature, int *mask)
 {
     int n = 0;
     for (int t = 0; t < TG__COUNT; t++) {
-        mask[t] = v->k->targets[t] && !ver_target_has((Target)t, feature);
+        mask[t] = v->k->targets[t] && !tg_has((Target)t, feature);
         n += mask[t];
     }
     return n;
@@ -125,12 +125,12 @@ static int n_lacking(const int *mask)
 static void check_feature(Ver *v, NodeId n)
 {
     Op op = (Op)N(v, n)->op;
-    uint32_t f = ver_op_feature(op);
+    uint32_t f = tg_op_feature(op);
     int mask[TG__COUNT];
     if (!f || !lacking(v, f, mask))
         return;
     Diag *d = v_report(v, E0401, n, "`%s` needs %s, which %s %s not have", op_word(op),
-                       ver_feature_name(f), target_list(v, mask), n_lacking(mask) > 1 ? "do" : "does");
+                       tg_feature_name(f), target_list(v, mask), n_lacking(mask) > 1 ? "do" : "does");
     explain(v, d, op, mask, NULL);
 }
 
@@ -151,9 +151,9 @@ static void check_tc_shape(Ver *v, NodeId n)
     memset(mask, 0, sizeof mask);
     int bad = 0;
     for (int t = 0; t < TG__COUNT; t++) {
-        if (!v->k->targets[t] || !ver_target_has((Target)t, ver_op_feature(op)))
+        if (!v->k->targets[t] || !tg_has((Target)t, tg_op_feature(op)))
             continue;  /* reported by check_feature */
-        if (!ver_tc_tile((Target)t, op, M, Nn, K, ab, acc)) {
+        if (!tg_tc_tile((Target)t, op, M, Nn, K, ab, acc)) {
             mask[t] = 1;
             bad++;
         }
@@ -169,12 +169,12 @@ static void check_tc_shape(Ver *v, NodeId n)
         if (!mask[t])
             continue;
         char buf[512];
-        uint32_t cnt = ver_tc_describe((Target)t, op, ab, buf, sizeof buf);
+        uint32_t cnt = tg_tc_describe((Target)t, op, ab, buf, sizeof buf);
         diag_note(v->ctx, d, v->k->target_spans[t], "%s declared here", ir_target_names[t]);
         if (cnt)
             diag_help(v->ctx, d, "%s on %s: %s; make M, N and K multiples of one of them", nm,
                       ir_target_names[t], buf);
-        else if ((ab == DT_E4M3 || ab == DT_E5M2) && !ver_target_has((Target)t, TF_FP8))
+        else if ((ab == DT_E4M3 || ab == DT_E5M2) && !tg_has((Target)t, TF_FP8))
             diag_help(v->ctx, d, "%s has no fp8 tensor cores (sm_89+/sm_90a, gfx942 have them): "
                       "use bf16 or f16 inputs", ir_target_names[t]);
         else
@@ -196,7 +196,7 @@ static void check_layout(Ver *v, NodeId n)
     if (!need || !lacking(v, need, mask))
         return;
     Diag *d = v_report(v, E0403, n, "layout `%s` is a %s fragment, which %s %s not have",
-                       ir_layout_names[ly], ver_feature_name(need), target_list(v, mask),
+                       ir_layout_names[ly], tg_feature_name(need), target_list(v, mask),
                        n_lacking(mask) > 1 ? "do" : "does");
     explain(v, d, need == TF_WGMMA ? OP_WGMMA : need == TF_MMA_SYNC ? OP_MMA : OP_MFMA, mask, NULL);
 }
@@ -210,21 +210,22 @@ static void check_lanes(Ver *v, NodeId n)
     int64_t c;
     if (!v_const(v, lane, &c))
         return;
-    int mask[TG__COUNT] = {0}, bad = 0, ws = 0;
+    int mask[TG__COUNT] = {0}, bad = 0;
+    const TargetInfo *ti = NULL;
     for (int t = 0; t < TG__COUNT; t++)
-        if (v->k->targets[t] && (c < 0 || c >= ver_target((Target)t)->warp_size)) {
+        if (v->k->targets[t] && (c < 0 || c >= tg_warp((Target)t))) {
             mask[t] = 1;
             bad++;
-            ws = ver_target((Target)t)->warp_size;
+            ti = tg_info((Target)t);
         }
     if (!bad)
         return;
     Diag *d = v_report(v, E0404, lane, "lane %s %lld is outside a %d-lane %s on %s",
-                       x->op == OP_SHFL_IDX ? "number" : "offset", (long long)c, ws,
-                       ws == 64 ? "wavefront" : "warp", target_list(v, mask));
-    explain(v, d, (Op)x->op, mask, ws == 32 ? " (32-lane warps)" : " (64-lane wavefronts)");
+                       x->op == OP_SHFL_IDX ? "number" : "offset", (long long)c, ti->warp_size,
+                       ti->warp_word, target_list(v, mask));
+    explain(v, d, (Op)x->op, mask, ir_fmt(v->ctx, " (%d-lane %ss)", ti->warp_size, ti->warp_word));
     diag_help(v->ctx, d, "use reduce.warp.* for reductions that fit every warp size, or keep lane "
-                         "numbers below %d", ws);
+                         "numbers below %d", ti->warp_size);
 }
 
 static void check_fp8_cast(Ver *v, NodeId n)
@@ -250,7 +251,7 @@ static void check_block_unit(Ver *v)
     if (v->k->block_unit != UNIT_WARPGROUPS || !lacking(v, TF_WARPGROUPS, mask))
         return;
     Diag *d = diag_report(v->ctx, E0401, v->k->block_span, "`warpgroups` needs %s, which %s does not "
-                          "have", ver_feature_name(TF_WARPGROUPS), target_list(v, mask));
+                          "have", tg_feature_name(TF_WARPGROUPS), target_list(v, mask));
     for (int t = 0; t < TG__COUNT; t++)
         if (mask[t])
             diag_note(v->ctx, d, v->k->target_spans[t], "%s declared here", ir_target_names[t]);

@@ -24,16 +24,16 @@ int shape_env_set(ShapeEnv *env, Sym name, int64_t value)
     return 1;
 }
 
-VerEnv shape_env_view(const ShapeEnv *env)
+CeEnv shape_env_view(const ShapeEnv *env)
 {
-    VerEnv v = {env ? env->b : NULL, env ? env->n : 0};
+    CeEnv v = {.b = env ? env->b : NULL, .n = env ? env->n : 0};
     return v;
 }
 
 int shape_env_get(const ShapeEnv *env, Sym name, int64_t *out)
 {
-    VerEnv v = shape_env_view(env);
-    return ver_env_get(&v, name, out);
+    CeEnv v = shape_env_view(env);
+    return ce_env_get(&v, name, out);
 }
 
 static int scalar_int_arg(const Kernel *k, const Node *d)
@@ -59,8 +59,8 @@ int shape_eval_int(const CakeCtx *ctx, const Kernel *k, NodeId e, const ShapeEnv
         if (d->op == OP_DIM || scalar_int_arg(k, d))
             return shape_env_get(env, d->name, out);
     }
-    VerEnv v = shape_env_view(env);
-    return ver_eval_int(ctx, k, e, &v, out);
+    CeEnv v = shape_env_view(env);
+    return ce_eval_int(ctx, k, e, &v, out);
 }
 
 static int known_name(const Kernel *k, Sym s)

@@ -7,7 +7,7 @@
  * A ShapeEnv is a small value (copy it freely): bindings name -> int64,
  * looked up by interned name (Sym), so one env serves a kernel and the task's
  * reference kernel (`--reference FILE`) when both were parsed into the same
- * CakeCtx. The evaluation itself is consteval.c's ver_eval_int (parameters
+ * CakeCtx. The evaluation itself is consteval.c's ce_eval_int (parameters
  * not bound take their defaults); shape_eval_int adds the cases a header
  * needs on top (a DIM declaration node, an integer scalar arg's name).
  */
@@ -20,15 +20,15 @@
 
 typedef struct ShapeEnv {
     uint32_t n;
-    VerBinding b[SHAPE_ENV_MAX];   /* {Sym name, int64_t value} */
+    CeBinding b[SHAPE_ENV_MAX];   /* {Sym name, int64_t value} */
 } ShapeEnv;
 
 void shape_env_clear(ShapeEnv *env);
 /* Binds (or rebinds) name; 0 when the env is full. */
 int shape_env_set(ShapeEnv *env, Sym name, int64_t value);
 int shape_env_get(const ShapeEnv *env, Sym name, int64_t *out);
-/* A VerEnv view of env (valid while env lives), for ver_eval_int. */
-VerEnv shape_env_view(const ShapeEnv *env);
+/* A CeEnv view of env (valid while env lives), for ce_eval_int. */
+CeEnv shape_env_view(const ShapeEnv *env);
 
 /* Evaluates integer expression e of k. Returns 1 and sets *out, or 0 when e
  * cannot be evaluated (an unbound dim, a float, division by zero, overflow). */

@@ -63,7 +63,7 @@ static int64_t shared_align(const Kernel *k, NodeId decl)
 }
 
 /* bytes of a SHARED declaration under bindings env (NULL: defaults) */
-static int64_t shared_bytes_env(const CakeCtx *ctx, const Kernel *k, NodeId decl, const VerEnv *env)
+static int64_t shared_bytes_env(const CakeCtx *ctx, const Kernel *k, NodeId decl, const CeEnv *env)
 {
     const Node *n = &k->nodes[decl];
     if (n->op != OP_SHARED || !n->a)
@@ -74,7 +74,7 @@ static int64_t shared_bytes_env(const CakeCtx *ctx, const Kernel *k, NodeId decl
         bytes = 1;
     for (uint32_t i = 0; i < t->n; i++) {
         int64_t d;
-        if (!ver_eval_int(ctx, k, k->lists[t->list + i], env, &d) || d < 0)
+        if (!ce_eval_int(ctx, k, k->lists[t->list + i], env, &d) || d < 0)
             return -1;
         if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > SMEM_HUGE)
             bytes = SMEM_HUGE;
@@ -96,7 +96,7 @@ static int by_bytes_desc(const void *a, const void *b)
 }
 
 /* every declaration that takes shared memory, with its bytes under env */
-static uint32_t smem_items(Ver *v, const VerEnv *env, SmemItem *items, uint32_t cap, int64_t *total)
+static uint32_t smem_items(Ver *v, const CeEnv *env, SmemItem *items, uint32_t cap, int64_t *total)
 {
     uint32_t n = 0;
     int scratch = 0;
@@ -109,19 +109,18 @@ static uint32_t smem_items(Ver *v, const VerEnv *env, SmemItem *items, uint32_t 
         } else if (x->op == OP_MBARRIER) {
             b = 8;
             if (x->a)
-                b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0
+                b = ce_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0
                   ? (c > SMEM_HUGE / 8 ? SMEM_HUGE : 8 * c) : -1;
         } else if (x->op == OP_PIPELINE) {
-            b = ver_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0
+            b = ce_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0
               ? (c > SMEM_HUGE / 16 ? SMEM_HUGE : 2 * 8 * c) : -1;
         } else if (ir_ops[x->op].flags & OF_BLOCK && x->op != OP_SYNC && !v->in_ref[id] && !scratch) {
             /* block reductions: one word per warp, double-buffered (9.2); counted once */
-            int64_t th = 0;
+            int64_t warps = 0;
             for (int t = 0; t < TG__COUNT; t++)
-                if (v->block_threads[t] && v->k->targets[t])
-                    th = th > v->block_threads[t] / ver_target((Target)t)->warp_size * 32
-                       ? th : v->block_threads[t] / ver_target((Target)t)->warp_size * 32;
-            b = align_up(2 * 8 * (th ? th / 32 : 32), 16);
+                if (v->block_threads[t] && v->k->targets[t] && v->block_threads[t] / tg_warp((Target)t) > warps)
+                    warps = v->block_threads[t] / tg_warp((Target)t);
+            b = align_up(2 * 8 * (warps ? warps : 32), 16);
             scratch = 1;
         } else {
             continue;
@@ -184,8 +183,8 @@ static void smem_suggest(Ver *v, Diag *d, int64_t limit)
             if (!used || !v_const(v, N(v, p)->a, &cur) || cur <= 1)
                 continue;
             for (int64_t val = stage ? cur - 1 : cur / 2; val >= 1; val = stage ? val - 1 : val / 2) {
-                VerBinding b = {N(v, p)->name, val};
-                VerEnv env = {&b, 1};
+                CeBinding b = {N(v, p)->name, val};
+                CeEnv env = {.b = &b, .n = 1};
                 int64_t total;
                 SmemItem dummy[1];
                 smem_items(v, &env, dummy, 0, &total);
@@ -212,13 +211,13 @@ static void check_smem(Ver *v)
         return;
     int tg = -1;
     for (int t = 0; t < TG__COUNT; t++)  /* the tightest limit exceeded */
-        if (v->k->targets[t] && total > ver_target((Target)t)->max_smem_per_block &&
-            (tg < 0 || ver_target((Target)t)->max_smem_per_block < ver_target((Target)tg)->max_smem_per_block))
+        if (v->k->targets[t] && total > tg_info((Target)t)->max_smem_per_block &&
+            (tg < 0 || tg_info((Target)t)->max_smem_per_block < tg_info((Target)tg)->max_smem_per_block))
             tg = t;
     if (tg < 0)
         return;
     qsort(items, n, sizeof *items, by_bytes_desc);
-    const TargetInfo *ti = ver_target((Target)tg);
+    const TargetInfo *ti = tg_info((Target)tg);
     Diag *d = total >= SMEM_HUGE
         ? v_report(v, E0501, items[0].node, "shared memory per block is over %lld bytes, far over the "
                    "limit of %lld bytes on %s", (long long)SMEM_HUGE, (long long)ti->max_smem_per_block,
@@ -274,7 +273,7 @@ static void check_block(Ver *v)
     for (int t = 0; t < TG__COUNT; t++) {
         if (!k->targets[t] || !v->block_threads[t])
             continue;
-        const TargetInfo *ti = ver_target((Target)t);
+        const TargetInfo *ti = tg_info((Target)t);
         int64_t th = v->block_threads[t];
         if (th > ti->max_threads_per_block) {
             if (over)
@@ -282,11 +281,12 @@ static void check_block(Ver *v)
             Diag *d = v_report(v, E0502, k->block_size, "%s%lld threads per block on %s; the limit "
                                "is %d", th == INT64_MAX / 2 ? "over " : "", (long long)th, ti->name,
                                ti->max_threads_per_block);
-            diag_note(v->ctx, d, k->target_spans[t], "%s: at most %d threads per block (%d %s)",
+            diag_note(v->ctx, d, k->target_spans[t], "%s: at most %d threads per block (%d %ss)",
                       ti->name, ti->max_threads_per_block, ti->max_threads_per_block / ti->warp_size,
-                      ti->warp_size == 64 ? "wavefronts" : "warps");
+                      ti->warp_word);
             if (k->block_unit == UNIT_WARPGROUPS)
-                diag_help(v->ctx, d, "use at most %d warpgroups", ti->max_threads_per_block / (4 * ti->warp_size));
+                diag_help(v->ctx, d, "use at most %lld warpgroups",
+                          (long long)(ti->max_threads_per_block / tg_unit_threads((Target)t, UNIT_WARPGROUPS)));
             else
                 diag_help(v->ctx, d, "use at most %d threads and give each more work",
                           ti->max_threads_per_block);
@@ -296,7 +296,7 @@ static void check_block(Ver *v)
         if (th % ti->warp_size && !warned && uses_warps(v)) {
             Diag *d = v_report(v, E0510, k->block_size, "%lld threads is not a multiple of the %s "
                                "width %d on %s, but the kernel uses %s", (long long)th,
-                               ti->warp_size == 64 ? "wavefront" : "warp", ti->warp_size, ti->name,
+                               ti->warp_word, ti->warp_size, ti->name,
                                v->nroles ? "roles" : "warp-level operations");
             diag_note(v->ctx, d, k->target_spans[t], "%s declared here", ti->name);
             diag_help(v->ctx, d, "use a multiple of %d, e.g. %lld", ti->warp_size,
@@ -306,8 +306,7 @@ static void check_block(Ver *v)
         if (th % ti->warp_size && !warned) {
             Diag *d = v_report(v, W0501, k->block_size, "%lld threads is not a multiple of the %s "
                                "size %d on %s: the last %s runs partly empty", (long long)th,
-                               ti->warp_size == 64 ? "wavefront" : "warp", ti->warp_size, ti->name,
-                               ti->warp_size == 64 ? "wavefront" : "warp");
+                               ti->warp_word, ti->warp_size, ti->name, ti->warp_word);
             diag_help(v->ctx, d, "use a multiple of %d, e.g. %lld", ti->warp_size,
                       (long long)align_up(th, ti->warp_size));
             warned = 1;
@@ -346,7 +345,7 @@ static void check_roles(Ver *v)
     int tg_used = -1;
     for (int t = 0; t < TG__COUNT; t++)
         if (k->targets[t] && v->block_threads[t]) {
-            int64_t w = v->block_threads[t] / ver_target((Target)t)->warp_size;
+            int64_t w = v->block_threads[t] / tg_warp((Target)t);
             if (block_warps < 0 || w < block_warps) {
                 block_warps = w;
                 tg_used = t;
@@ -368,11 +367,11 @@ static void check_roles(Ver *v)
             continue;
         }
         if (block_warps >= 0 && r->end > block_warps) {
-            const TargetInfo *ti = ver_target((Target)tg_used);
+            const TargetInfo *ti = tg_info((Target)tg_used);
             Diag *d = v_report(v, E0503, x->b ? x->b : x->a, "role `%s` covers %s, but the block has "
-                               "%lld %s%s", v_name(v, r->node), role_units(v, r), (long long)block_warps,
-                               ti->warp_size == 64 ? "wavefronts" : "warps",
-                               ti->warp_size == 64 ? ir_fmt(v->ctx, " on %s", ti->name) : "");
+                               "%lld %ss%s", v_name(v, r->node), role_units(v, r), (long long)block_warps,
+                               ti->warp_word,
+                               ti->vendor == VENDOR_AMD ? ir_fmt(v->ctx, " on %s", ti->name) : "");
             diag_note(v->ctx, d, k->block_span, "the block size is given here");
             diag_help(v->ctx, d, "grow the block to %lld warps (%lld threads), or move the role",
                       (long long)r->end, (long long)r->end * ti->warp_size);
@@ -462,13 +461,13 @@ static void check_regs(Ver *v)
     for (int t = 0; t < TG__COUNT; t++) {
         if (!k->targets[t])
             continue;
-        if (!ver_target_has((Target)t, TF_SETMAXNREG)) {
+        if (!tg_has((Target)t, TF_SETMAXNREG)) {
             int w = snprintf(names + used, sizeof names - used, "%s%s", used ? ", " : "", ir_target_names[t]);
             used += w > 0 ? (size_t)w : 0;
             continue;
         }
         ncap++;
-        const TargetInfo *ti = ver_target((Target)t);
+        const TargetInfo *ti = tg_info((Target)t);
         int64_t th = v->block_threads[t];
         if (!th)
             continue;
@@ -553,9 +552,9 @@ static void check_grid(Ver *v)
             continue;
         }
         for (int t = 0; t < TG__COUNT; t++)
-            if (k->targets[t] && c > ver_target((Target)t)->max_grid[i]) {
+            if (k->targets[t] && c > tg_info((Target)t)->max_grid[i]) {
                 v_report(v, E0508, e, "grid extent %u is %lld; %s allows at most %lld", i, (long long)c,
-                         ir_target_names[t], (long long)ver_target((Target)t)->max_grid[i]);
+                         ir_target_names[t], (long long)tg_info((Target)t)->max_grid[i]);
                 break;
             }
     }

@@ -109,7 +109,7 @@ static void find_tile(Pick *P, uint32_t f)
         int batch = 0;
         for (uint32_t i = 0; i < k->ngrid; i++)
             batch |= is_dim(k, k->grid[i], dim);
-        int64_t bt = ver_block_threads(P->ctx, k, 32);
+        int64_t bt = ce_block_threads(P->ctx, k, tg_first(k));
         t = batch ? 1 : (bt > 1 ? bt : 64) * g;
     }
     P->tile[f] = t;

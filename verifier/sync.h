@@ -12,10 +12,19 @@
  *   sync_wgmma.c    wgmma groups: accumulators and operand stages
  *   sync_diverge.c  collectives under divergent control, named barrier ids/counts
  *   bounds.c        global and tile indices (symbolic intervals + congruences)
+ *
+ * Thread counts, role sizes and the ranges of `lane`, `warp` and `wg` depend
+ * on the warp width: sy_run runs a check once per warp width among the
+ * kernel's targets (32 on NVIDIA, 64 on AMD), with the block size of that
+ * target, when the kernel can see the width (`warps`, roles, `lane`, `warp`,
+ * `wg`, named barriers). A problem found on some widths only carries a note
+ * naming their targets.
  */
 #ifndef CAKE_SYNC_H
 #define CAKE_SYNC_H
 #include "ir.h"
+#include "targets.h"
+#include "consteval.h"
 
 /* Entry points, called by ver_verify after type checking. Each returns the
  * number of errors it reported. */
@@ -26,9 +35,13 @@ uint32_t ver_bounds(CakeCtx *ctx, Kernel *k);
 /* how deep the helpers follow nested statements, blocks and expressions */
 #define SY_MAX_DEPTH 200
 
+typedef struct SyRuns SyRuns;
+
 typedef struct {
     CakeCtx *ctx;
     Kernel *k;
+    Target tg;         /* the target checked for (the first of its warp width) */
+    int64_t warp;      /* lanes per warp on tg: 32, or 64 on AMD */
     NodeId *up;        /* statement -> enclosing FOR/IF/ROLE statement (0: kernel body) */
     uint8_t *in_else;  /* statement -> 1 when it sits in the else part of `up` (an IF) */
     uint8_t *guards;   /* block -> 0 not looked at, 1 no early-return guard, 2 has one (bounds.c) */
@@ -39,23 +52,26 @@ typedef struct {
     NodeId *pipes;    uint32_t npipes;
     NodeId *mbars;    uint32_t nmbars;
     NodeId *tiles;    uint32_t ntiles;    /* SHARED declarations */
-    int64_t block_threads;                /* 0: unknown */
+    int64_t block_threads;                /* on tg; 0: unknown */
     NodeId *tok_src;   /* token VAR -> the LET of the first token moved into it */
     uint64_t *reported; uint32_t nreported, capreported;
+    SyRuns *runs;      /* what earlier runs for other warp widths reported (NULL: none) */
 } SyK;
 
-void sy_init(SyK *s, CakeCtx *ctx, Kernel *k);
-/* An entry point's body: builds the tables of k and runs check; 0 errors for
- * a kernel without a body. */
+/* Builds the tables of k for target tg. */
+void sy_init(SyK *s, CakeCtx *ctx, Kernel *k, Target tg);
+/* An entry point's body: runs check on k once per warp width among k's
+ * targets (sm_90a's when it lists none); 0 errors for a kernel without a body. */
 uint32_t sy_run(CakeCtx *ctx, Kernel *k, uint32_t (*check)(SyK *s));
 
 static inline Node *sy_node(const SyK *s, NodeId id) { return &s->k->nodes[id]; }
 static inline Span sy_span(const SyK *s, NodeId id) { return s->k->nodes[id].span; }
 
 /* Reports diagnostic `code` at node `at` unless (code, at) was reported
- * already (fixpoint iterations visit statements more than once). Returns NULL
- * or when an earlier check already reported an error on `at` (no follow-on
- * errors). Returns NULL when suppressed; diag_note/diag_help need non-NULL. */
+ * already (fixpoint iterations visit statements more than once; the run for
+ * another warp width found it), or when an earlier check already reported an
+ * error on `at` (no follow-on errors). Returns NULL when suppressed;
+ * diag_note/diag_help need non-NULL. */
 Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -67,7 +83,7 @@ uint32_t sy_line(const SyK *s, NodeId id);
 /* the source text of a node's span, for messages */
 const char *sy_text(SyK *s, NodeId id);
 
-int sy_const(const SyK *s, NodeId e, int64_t *out);   /* ver_const_int */
+int sy_const(const SyK *s, NodeId e, int64_t *out);   /* ce_const_int */
 NodeId sy_decl(const SyK *s, NodeId e);   /* NAME -> its declaration; else 0 */
 
 /* memory references: `As[s][r, c : +8]^T` */
@@ -134,9 +150,12 @@ struct SyFlow {
 int sy_flow(SyFlow *f, NodeId block, void *state);
 
 /* ---- a concrete interpreter for integer control (sync_exec.c) ---------- */
+/* Expressions evaluate with analysis/consteval.c (ce_eval_int): the
+ * interpreter's state enters through the evaluator's hooks. */
 typedef struct SyExec SyExec;
 struct SyExec {
     SyK *s;
+    CeEnv env;                            /* hooks on val/has, spec/has_spec (env.u = this: no copies) */
     int64_t *val; uint8_t *has;          /* per declaration node */
     int64_t spec[SR__COUNT]; uint8_t has_spec[SR__COUNT];
     long budget;                          /* statements left; < 0: gave up */
@@ -149,7 +168,7 @@ struct SyExec {
 void sy_exec_init(SyExec *x, SyK *s, long budget);
 int sy_eval(SyExec *x, NodeId e, int64_t *out);
 /* sets thread.x, lane, warp, wg for block thread t of role (warp and wg count
- * from the role's first warp) */
+ * from the role's first warp; lanes per warp: s->warp) */
 void sy_exec_thread(SyExec *x, NodeId role, int64_t t);
 void sy_exec(SyExec *x, NodeId block);
 /* binds the kernel's dims to sample `i` (0..SY_NSAMPLES-1) that satisfies the

@@ -10,7 +10,7 @@
  * warpgroup-uniform control, named barriers, mma.sync, ldmatrix and shuffles
  * warp-uniform control. `sync` inside one of several roles deadlocks (E0753).
  * Named barriers need ids 1..15 (0 is `sync`'s) and thread counts that are
- * multiples of 32 matching the threads that reach them (E0751, E0752). */
+ * multiples of the warp width matching the threads that reach them (E0751, E0752). */
 #include <string.h>
 #include "sync.h"
 
@@ -24,6 +24,7 @@ typedef struct {
     int has_sync;
 } Uni;
 
+/* `warp` is uniform in a role (or block) of one warp, `wg` in one of one warpgroup */
 static int special_level(SyK *s, NodeId role, uint16_t sr)
 {
     int64_t first, count;
@@ -31,8 +32,8 @@ static int special_level(SyK *s, NodeId role, uint16_t sr)
         count = 1 << 20;
     switch (sr) {
     case SR_THREAD_X: case SR_THREAD_Y: case SR_THREAD_Z: case SR_LANE: return U_THREAD;
-    case SR_WARP: return count <= 32 ? U_UNI : U_WARP;
-    case SR_WG: return count <= 128 ? U_UNI : U_WG;
+    case SR_WARP: return count <= s->warp ? U_UNI : U_WARP;
+    case SR_WG: return count <= tg_unit_threads(s->tg, UNIT_WARPGROUPS) ? U_UNI : U_WG;
     default: return U_UNI;
     }
 }
@@ -150,10 +151,10 @@ static void check_stmt(Uni *u, NodeId st, Ctl c)
         need(u, st, c, U_WARP, "a named barrier", "named barriers count whole warps: let whole warps take the branch");
         break;
     case OP_TMA_LOAD: case OP_TMA_STORE: case OP_TMA_WAIT: case OP_MB_EXPECT: {
-        int64_t unit = sy_unit_size(s, s->role[st]);
-        int lvl = !s->role[st] ? U_UNI : unit == 128 ? U_WG : unit == 32 ? U_WARP : U_UNI;
+        int64_t unit = sy_unit_size(s, s->role[st]), wg = tg_unit_threads(s->tg, UNIT_WARPGROUPS);
+        int lvl = !s->role[st] ? U_UNI : unit == wg ? U_WG : unit == s->warp ? U_WARP : U_UNI;
         need(u, st, c, lvl, ir_fmt(s->ctx, "`%s` (single-issue: its %s's first thread issues it)", ir_ops[n->op].spelling,
-                                  !s->role[st] ? "block" : unit == 128 ? "warpgroup" : "warp"),
+                                  !s->role[st] ? "block" : unit == wg ? "warpgroup" : "warp"),
              "single-issue statements need control that is uniform over the issuing unit: drop the thread "
              "condition (the compiler elects the issuing thread)");
         break;
@@ -293,25 +294,30 @@ static void check_named(Uni *u)
     SyK *s = u->s;
     NamedBars nb = {.n = 0};
     sy_each_stmt(s, s->k->body, gather_named, &nb);
+    int64_t nbars = tg_info(s->tg)->max_named_barriers; /* 0: none (caps.c reports the barrier) */
     for (uint32_t i = 0; i < nb.n; i++) {
         Node *n = sy_node(s, nb.sites[i]);
         int64_t id, count;
-        if (sy_const(s, n->a, &id) && (id <= 0 || id >= 16)) {
-            Diag *d = sy_report(s, E0752, n->a, id == 0 ? "named barrier 0 is reserved for `sync` and the "
-                                "compiler's block reductions: sharing it miscounts arrivals" : "named barrier id %lld is out of range: there are 16 "
-                                "hardware barriers, 0 to 15", (long long)id);
+        if (nbars && sy_const(s, n->a, &id) && (id <= 0 || id >= nbars)) {
+            Diag *d = id == 0
+                ? sy_report(s, E0752, n->a, "named barrier 0 is reserved for `sync` and the compiler's block "
+                            "reductions: sharing it miscounts arrivals")
+                : sy_report(s, E0752, n->a, "named barrier id %lld is out of range: there are %lld hardware "
+                            "barriers, 0 to %lld", (long long)id, (long long)nbars, (long long)nbars - 1);
             if (d)
-                diag_help(s->ctx, d, "use an id from 1 to 15 (0 belongs to `sync`)");
+                diag_help(s->ctx, d, "use an id from 1 to %lld (0 belongs to `sync`)", (long long)nbars - 1);
         }
         if (!sy_const(s, n->b, &count))
             continue;
-        if (count <= 0 || count % 32 || (s->block_threads && count > s->block_threads)) {
-            Diag *d = sy_report(s, E0751, n->b, count % 32 || count <= 0
-                                ? "named barrier count %lld is not a positive multiple of 32 (barriers count whole warps)"
-                                : "named barrier count %lld is larger than the block (%lld threads)",
-                                (long long)count, (long long)s->block_threads);
+        if (count <= 0 || count % s->warp || (s->block_threads && count > s->block_threads)) {
+            Diag *d = count % s->warp || count <= 0
+                ? sy_report(s, E0751, n->b, "named barrier count %lld is not a positive multiple of %lld (barriers "
+                            "count whole warps)", (long long)count, (long long)s->warp)
+                : sy_report(s, E0751, n->b, "named barrier count %lld is larger than the block (%lld threads)",
+                            (long long)count, (long long)s->block_threads);
             if (d)
-                diag_help(s->ctx, d, "count the threads of the warps that take part: a multiple of 32");
+                diag_help(s->ctx, d, "count the threads of the warps that take part: a multiple of %lld",
+                          (long long)s->warp);
             continue;
         }
         if (!sy_const(s, n->a, &id))

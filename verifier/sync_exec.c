@@ -1,13 +1,40 @@
 /* sync_exec.c — a small concrete interpreter for integer control, used by the
- * synchronization checks' simulations (sync.h): expression evaluation,
- * statement execution under a budget, dim samples that satisfy the assumes,
+ * synchronization checks' simulations (sync.h): expressions evaluate with the
+ * one integer evaluator (analysis/consteval.c) through its hooks, statements
+ * execute under a budget, dim samples that satisfy the assumes,
  * and, built on it, how many threads of a role execute a statement under its
  * enclosing guards. */
 #include <string.h>
-#include "consteval.h"
 #include "sync.h"
 
 /* ---- concrete interpreter -------------------------------------------------- */
+
+/* the evaluator's hooks: what the interpreter knows */
+static int exec_decl(const CeEnv *env, NodeId d, int64_t *out)
+{
+    const SyExec *x = env->u;
+    if (!x->has[d])
+        return 0;
+    *out = x->val[d];
+    return 1;
+}
+
+static int exec_special(const CeEnv *env, NodeId at, int64_t *out)
+{
+    const SyExec *x = env->u;
+    uint16_t sr = sy_node(x->s, at)->sub;
+    if (sr == SR_NTHREADS) {
+        int64_t first, count;
+        if (!sy_role_range(x->s, x->s->role[x->s->stmt_of[at]], &first, &count))
+            return 0;
+        *out = count;
+        return 1;
+    }
+    if (sr >= SR__COUNT || !x->has_spec[sr])
+        return 0;
+    *out = x->spec[sr];
+    return 1;
+}
 
 void sy_exec_init(SyExec *x, SyK *s, long budget)
 {
@@ -16,118 +43,12 @@ void sy_exec_init(SyExec *x, SyK *s, long budget)
     x->val = arena_alloc(&s->ctx->arena, s->k->nnodes * sizeof *x->val);
     x->has = arena_alloc(&s->ctx->arena, s->k->nnodes);
     x->budget = budget;
-}
-
-static int eval(SyExec *x, NodeId e, int depth, int64_t *out);
-
-static int eval_args(SyExec *x, const Node *n, int depth, int64_t *v, uint32_t want)
-{
-    if (n->n != want)
-        return 0;
-    for (uint32_t i = 0; i < want; i++)
-        if (!eval(x, ir_list_at(x->s->k, n, i), depth + 1, &v[i]))
-            return 0;
-    return 1;
-}
-
-static int binop(uint16_t op, int64_t a, int64_t b, int64_t *r)
-{
-    switch (op) {
-    case OP_ADD: return !__builtin_add_overflow(a, b, r);
-    case OP_SUB: return !__builtin_sub_overflow(a, b, r);
-    case OP_MUL: return !__builtin_mul_overflow(a, b, r);
-    case OP_DIV: if (!b || (a == INT64_MIN && b == -1)) return 0; *r = a / b; return 1;
-    case OP_MOD: if (!b || (a == INT64_MIN && b == -1)) return 0; *r = a % b; return 1;
-    case OP_SHL: if (b < 0 || b > 62 || a < 0 || a > (INT64_MAX >> b)) return 0; *r = a << b; return 1;
-    case OP_SHR: if (b < 0 || b > 63) return 0; *r = a >> b; return 1;
-    case OP_BAND: *r = a & b; return 1;
-    case OP_BOR: *r = a | b; return 1;
-    case OP_BXOR: *r = a ^ b; return 1;
-    case OP_LT: *r = a < b; return 1;
-    case OP_LE: *r = a <= b; return 1;
-    case OP_GT: *r = a > b; return 1;
-    case OP_GE: *r = a >= b; return 1;
-    case OP_EQ: *r = a == b; return 1;
-    case OP_NE: *r = a != b; return 1;
-    case OP_MAX: *r = a > b ? a : b; return 1;
-    case OP_MIN: *r = a < b ? a : b; return 1;
-    case OP_CDIV: if (b <= 0 || a < 0) return 0; *r = a / b + (a % b != 0); return 1;
-    default: return 0;
-    }
-}
-
-static int eval(SyExec *x, NodeId e, int depth, int64_t *out)
-{
-    if (!e || e >= x->s->k->nnodes || depth > SY_MAX_DEPTH)
-        return 0;
-    const Node *n = sy_node(x->s, e);
-    int64_t a, b, v[3];
-    switch (n->op) {
-    case OP_INT: case OP_BOOL: *out = n->v.i; return 1;
-    case OP_SPECIAL:
-        if (n->sub >= SR__COUNT)
-            return 0;
-        if (n->sub == SR_NTHREADS) {
-            int64_t first, count;
-            if (!sy_role_range(x->s, x->s->role[x->s->stmt_of[e]], &first, &count))
-                return 0;
-            *out = count;
-            return 1;
-        }
-        if (!x->has_spec[n->sub])
-            return 0;
-        *out = x->spec[n->sub];
-        return 1;
-    case OP_NAME: {
-        NodeId d = n->decl;
-        if (!d || d >= x->s->k->nnodes)
-            return 0;
-        if (x->has[d]) {
-            *out = x->val[d];
-            return 1;
-        }
-        const Node *dn = sy_node(x->s, d);
-        if (dn->op == OP_PARAM)
-            return eval(x, dn->a, depth + 1, out);
-        if (dn->op == OP_LET && sy_token_kind(x->s, d) == OP_NONE)
-            return eval(x, dn->b, depth + 1, out);
-        return 0;
-    }
-    case OP_CAST: return eval(x, n->a, depth + 1, out);
-    case OP_NEG: if (!eval(x, n->a, depth + 1, &a) || a == INT64_MIN) return 0; *out = -a; return 1;
-    case OP_NOT: if (!eval(x, n->a, depth + 1, &a)) return 0; *out = !a; return 1;
-    case OP_AND: case OP_OR: {
-        int ka = eval(x, n->a, depth + 1, &a);
-        if (ka && (n->op == OP_AND ? !a : a)) {
-            *out = n->op == OP_OR;
-            return 1;
-        }
-        int kb = eval(x, n->b, depth + 1, &b);
-        if (kb && (n->op == OP_AND ? !b : b)) {
-            *out = n->op == OP_OR;
-            return 1;
-        }
-        if (!ka || !kb)
-            return 0;
-        *out = n->op == OP_AND ? (a && b) : (a || b);
-        return 1;
-    }
-    case OP_CDIV: case OP_MAX: case OP_MIN:
-        return eval_args(x, n, depth, v, 2) && binop(n->op, v[0], v[1], out);
-    case OP_SELECT:
-        if (n->n != 3 || !eval(x, ir_list_at(x->s->k, n, 0), depth + 1, &a))
-            return 0;
-        return eval(x, ir_list_at(x->s->k, n, a ? 1 : 2), depth + 1, out);
-    default: break;
-    }
-    if (ir_ops[n->op].cls != OC_BIN || n->op == OP_POW)
-        return 0;
-    return eval(x, n->a, depth + 1, &a) && eval(x, n->b, depth + 1, &b) && binop(n->op, a, b, out);
+    x->env = (CeEnv){NULL, 0, exec_decl, exec_special, x};
 }
 
 int sy_eval(SyExec *x, NodeId e, int64_t *out)
 {
-    return eval(x, e, 0, out);
+    return ce_eval_int(x->s->ctx, x->s->k, e, &x->env, out);
 }
 
 static void exec_block(SyExec *x, NodeId block, int depth);
@@ -145,8 +66,7 @@ static void exec_assign(SyExec *x, const Node *n)
     if (n->sub != OP_NONE) {
         if (!x->has[d]) return;
         old = x->val[d];
-        uint16_t op = n->sub;
-        if (!binop(op, old, v, &v)) {
+        if (!ce_binop((Op)n->sub, old, v, &v)) {
             x->has[d] = 0;
             return;
         }
@@ -242,8 +162,7 @@ static void dim_facts(SyK *s, NodeId e, NodeId d, int64_t *mod, int64_t *lo, int
     }
     if (n->op == OP_EQ && sy_const(s, n->b, &c) && c == 0 && sy_node(s, n->a)->op == OP_MOD &&
         sy_decl(s, sy_node(s, n->a)->a) == d && sy_const(s, sy_node(s, n->a)->b, &c) && c > 0) {
-        int64_t g = *mod, b = c;
-        while (b) { int64_t t = g % b; g = b; b = t; }
+        int64_t g = ce_gcd(*mod, c);
         if (*mod / g <= ((int64_t)1 << 30) / c)
             *mod = *mod / g * c;
         return;
@@ -329,9 +248,9 @@ void sy_exec_thread(SyExec *x, NodeId role, int64_t t)
         first = 0;
     /* inside a role thread.x, warp and wg are role-relative (docs/tir.md section 6) */
     x->spec[SR_THREAD_X] = t - first;
-    x->spec[SR_LANE] = t % 32;
-    x->spec[SR_WARP] = (t - first) / 32;
-    x->spec[SR_WG] = (t - first) / 128;
+    x->spec[SR_LANE] = t % x->s->warp;
+    x->spec[SR_WARP] = (t - first) / x->s->warp;
+    x->spec[SR_WG] = (t - first) / tg_unit_threads(x->s->tg, UNIT_WARPGROUPS);
     x->has_spec[SR_THREAD_X] = x->has_spec[SR_LANE] = 1;
     x->has_spec[SR_WARP] = x->has_spec[SR_WG] = 1;
     x->has_spec[SR_THREAD_Y] = x->has_spec[SR_THREAD_Z] = 1;
@@ -350,7 +269,8 @@ int64_t sy_unit_size(const SyK *s, NodeId role)
         return 0;
     if (!role)
         return count;
-    return sy_node(s, role)->sub == UNIT_WARPGROUPS ? 128 : sy_node(s, role)->sub == UNIT_WARPS ? 32 : count;
+    Unit unit = (Unit)sy_node(s, role)->sub;
+    return unit == UNIT_WARPGROUPS || unit == UNIT_WARPS ? tg_unit_threads(s->tg, unit) : count;
 }
 
 int sy_single_issue(const SyK *s, NodeId st)

@@ -90,11 +90,13 @@ static void find_tokvars(SyK *s, NodeId st, void *u)
         s->tok_src[var] = s->tok_src[src];
 }
 
-void sy_init(SyK *s, CakeCtx *ctx, Kernel *k)
+void sy_init(SyK *s, CakeCtx *ctx, Kernel *k, Target tg)
 {
     memset(s, 0, sizeof *s);
     s->ctx = ctx;
     s->k = k;
+    s->tg = tg;
+    s->warp = tg_warp(tg);
     size_t nn = k->nnodes;
     s->up = arena_alloc(&ctx->arena, nn * sizeof *s->up);
     s->in_else = arena_alloc(&ctx->arena, nn);
@@ -102,7 +104,7 @@ void sy_init(SyK *s, CakeCtx *ctx, Kernel *k)
     s->role = arena_alloc(&ctx->arena, nn * sizeof *s->role);
     s->pos = arena_alloc(&ctx->arena, nn * sizeof *s->pos);
     s->stmt_of = arena_alloc(&ctx->arena, nn * sizeof *s->stmt_of);
-    s->block_threads = ver_block_threads(ctx, k, 32);
+    s->block_threads = ce_block_threads(ctx, k, tg);
     Builder b = {s, 0};
     build_block(&b, k->body, 0, 0, 0);
     s->tok_src = arena_alloc(&ctx->arena, nn * sizeof *s->tok_src);
@@ -110,13 +112,96 @@ void sy_init(SyK *s, CakeCtx *ctx, Kernel *k)
         sy_each_stmt(s, k->body, find_tokvars, NULL);
 }
 
+/* ---- one run per warp width -------------------------------------------- */
+
+/* what the runs reported: per (code, node) key, the diagnostic it made (its
+ * index in ctx->diags; UINT32_MAX: none) and which runs found it (bit = run) */
+typedef struct { uint64_t key; uint32_t diag, found; } SyRunDiag;
+struct SyRuns {
+    SyRunDiag *d; uint32_t n, cap;
+    uint32_t run;
+};
+
+static int runs_seen(SyRuns *r, uint64_t key)
+{
+    for (uint32_t i = 0; i < r->n; i++)
+        if (r->d[i].key == key) {
+            r->d[i].found |= 1u << r->run;
+            return 1;
+        }
+    return 0;
+}
+
+static void runs_add(CakeCtx *ctx, SyRuns *r, uint64_t key, uint32_t diag)
+{
+    r->d = arena_grow(&ctx->arena, r->d, &r->cap, r->n + 1, sizeof *r->d);
+    r->d[r->n++] = (SyRunDiag){key, diag, 1u << r->run};
+}
+
+/* a problem some warp widths have and others not: notes naming the targets that have it */
+static void runs_annotate(CakeCtx *ctx, Kernel *k, const SyRuns *r, const Target *first, uint32_t nruns)
+{
+    for (uint32_t i = 0; i < r->n; i++) {
+        if (r->d[i].diag == UINT32_MAX || r->d[i].found == (1u << nruns) - 1)
+            continue;
+        Diag *d = &ctx->diags[r->d[i].diag];
+        for (int t = 0; t < TG__COUNT; t++) {
+            uint32_t run = 0;
+            while (run < nruns && tg_warp(first[run]) != tg_warp((Target)t))
+                run++;
+            if (!k->targets[t] || run == nruns || !(r->d[i].found & 1u << run))
+                continue;
+            int64_t th = ce_block_threads(ctx, k, (Target)t);
+            diag_note(ctx, d, k->target_spans[t], "on %s: %d-lane %ss%s", ir_target_names[t],
+                      tg_warp((Target)t), tg_info((Target)t)->warp_word,
+                      th > 0 ? ir_fmt(ctx, ", %lld threads per block", (long long)th) : "");
+        }
+    }
+}
+
+/* 1 when the checks can see the warp width in k: a block size or roles in
+ * warps, the `lane`, `warp` or `wg` registers, named barriers (whole warps) */
+static int width_matters(const Kernel *k)
+{
+    if (k->block_unit != UNIT_THREADS)
+        return 1;
+    for (NodeId n = 1; n < k->nnodes; n++) {
+        const Node *x = &k->nodes[n];
+        if (x->op == OP_ROLE || x->op == OP_BAR_SYNC || x->op == OP_BAR_ARRIVE ||
+            (x->op == OP_SPECIAL && (x->sub == SR_LANE || x->sub == SR_WARP || x->sub == SR_WG)))
+            return 1;
+    }
+    return 0;
+}
+
 uint32_t sy_run(CakeCtx *ctx, Kernel *k, uint32_t (*check)(SyK *s))
 {
     if (!k || !k->body)
         return 0;
-    SyK s;
-    sy_init(&s, ctx, k);
-    return check(&s);
+    Target first[TG__COUNT]; /* per warp width: the first target that has it */
+    uint32_t nruns = 0, errors = 0;
+    for (int t = 0; t < TG__COUNT; t++) {
+        uint32_t i = 0;
+        while (i < nruns && tg_warp(first[i]) != tg_warp((Target)t))
+            i++;
+        if (k->targets[t] && i == nruns)
+            first[nruns++] = (Target)t;
+    }
+    if (!nruns)
+        first[nruns++] = tg_first(k);
+    if (nruns > 1 && !width_matters(k))
+        nruns = 1;
+    SyRuns runs = {0};
+    for (uint32_t i = 0; i < nruns; i++) {
+        SyK s;
+        sy_init(&s, ctx, k, first[i]);
+        runs.run = i;
+        s.runs = nruns > 1 ? &runs : NULL;
+        errors += check(&s);
+    }
+    if (nruns > 1)
+        runs_annotate(ctx, k, &runs, first, nruns);
+    return errors;
 }
 
 /* ---- diagnostics --------------------------------------------------------- */
@@ -134,11 +219,15 @@ Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
        that checks which step back after it (sy_reported_in) step back here too */
     if (at && (sy_node(s, at)->flags & NF_ERROR))
         return NULL;
+    if (s->runs && runs_seen(s->runs, key)) /* the run for another warp width reported it */
+        return NULL;
     va_list ap;
     va_start(ap, fmt);
     char *msg = ir_vfmt(s->ctx, fmt, ap);
     va_end(ap);
     Diag *d = diag_report(s->ctx, code, sy_span(s, at), "%s", msg);
+    if (s->runs)
+        runs_add(s->ctx, s->runs, key, d->msg ? s->ctx->ndiags - 1 : UINT32_MAX);
     return d->msg ? d : NULL;
 }
 
@@ -171,7 +260,7 @@ const char *sy_text(SyK *s, NodeId id)
 
 int sy_const(const SyK *s, NodeId e, int64_t *out)
 {
-    return e && ver_const_int(s->ctx, s->k, e, out);
+    return e && ce_const_int(s->ctx, s->k, e, out);
 }
 
 NodeId sy_decl(const SyK *s, NodeId e)
@@ -375,7 +464,7 @@ int sy_role_range(const SyK *s, NodeId role, int64_t *first, int64_t *count)
         return s->block_threads > 0;
     }
     const Node *r = sy_node(s, role);
-    int64_t unit = r->sub == UNIT_WARPGROUPS ? 128 : r->sub == UNIT_WARPS ? 32 : 1, a, b;
+    int64_t unit = tg_unit_threads(s->tg, (Unit)r->sub), a, b;
     if (!sy_const(s, r->a, &a))
         return 0;
     if (!r->b)

@@ -53,8 +53,8 @@ static int offset_aligned(Ver *v, NodeId ref, NodeId decl, int64_t align, NodeId
             NodeId e = j < (int)ix->n ? ir_list_at(v->k, ix, (uint32_t)j) : 0;
             NodeId start = !e ? 0 : N(v, e)->op == OP_SLICE ? N(v, e)->a : N(v, e)->op == OP_COLON ? 0 : e;
             if (start) {
-                int64_t m = align / ver_gcd(align, stride[cur[j]]);
-                if (m > 1 && !ver_is_multiple(v->ctx, v->k, start, m)) {
+                int64_t m = align / ce_gcd(align, stride[cur[j]]);
+                if (m > 1 && !ce_is_multiple(v->ctx, v->k, start, m)) {
                     *culprit = start;
                     *need = m;
                     return 0;
@@ -97,7 +97,7 @@ static void check_global(Ver *v, NodeId stmt, NodeId gref, int esz)
         diag_help(v->ctx, d, "declare it `arg %s: global ...[...] align 16`", v_name(v, decl));
         return;
     }
-    int64_t m = 16 / ver_gcd(16, esz);  /* a stride in elements must be a multiple of m */
+    int64_t m = 16 / ce_gcd(16, esz);  /* a stride in elements must be a multiple of m */
     if (g->n == 2 * rank && rank > 0) {
         NodeId inner = ir_list_at(v->k, g, 2 * rank - 1);
         int64_t c;
@@ -109,7 +109,7 @@ static void check_global(Ver *v, NodeId stmt, NodeId gref, int esz)
         }
         for (uint32_t i = 0; i + 1 < rank; i++) {
             NodeId st = ir_list_at(v->k, g, rank + i);
-            if (ver_is_multiple(v->ctx, v->k, st, m))
+            if (ce_is_multiple(v->ctx, v->k, st, m))
                 continue;
             Diag *d = v_report(v, E0606, st, "TMA needs strides that are multiples of 16 bytes: "
                                "stride `%s` of `%s` (%d-byte elements) is not provably a multiple "
@@ -123,7 +123,7 @@ static void check_global(Ver *v, NodeId stmt, NodeId gref, int esz)
         return;
     /* row-major: every outer stride is a multiple of the innermost extent */
     NodeId inner = ir_list_at(v->k, g, rank - 1);
-    if (ver_is_multiple(v->ctx, v->k, inner, m))
+    if (ce_is_multiple(v->ctx, v->k, inner, m))
         return;
     int64_t c;
     Diag *d = v_report(v, E0606, gref, "TMA needs row strides that are multiples of 16 bytes: rows "
@@ -223,7 +223,7 @@ static void check_tma(Ver *v, NodeId s)
                            "bytes, not a multiple of 16", (long long)inner, esz, (long long)ib);
         v_note_decl(v, d, sdecl, NULL);
         diag_help(v->ctx, d, "make the inner extent a multiple of %lld elements",
-                  (long long)(16 / ver_gcd(16, esz)));
+                  (long long)(16 / ce_gcd(16, esz)));
         return;
     }
     /* with swizzle S a wider box is issued as one TMA per S-byte panel (5.2, 7.3) */
@@ -305,7 +305,7 @@ static void check_cp_async(Ver *v, NodeId s)
             Diag *d = v_report(v, E0611, x->a, "`cp.async` of a tile moves rows in 4-, 8- or 16-byte "
                                "pieces; a row here is %lld bytes", (long long)ib);
             diag_help(v->ctx, d, "make the inner extent a multiple of %lld elements",
-                      (long long)(16 / ver_gcd(16, esz)));
+                      (long long)(16 / ce_gcd(16, esz)));
         }
     }
 }

@@ -208,7 +208,8 @@ int ty_warpgroup_ctx(Ver *v, NodeId n, const char **why)
         return 0;
     }
     for (int t = 0; t < TG__COUNT; t++)
-        if (v->k->targets[t] && v->block_threads[t] && v->block_threads[t] % 128) {
+        if (v->k->targets[t] && v->block_threads[t] &&
+            v->block_threads[t] % tg_unit_threads((Target)t, UNIT_WARPGROUPS)) {
             *why = ir_fmt(v->ctx, "the block has %lld threads", (long long)v->block_threads[t]);
             return 0;
         }

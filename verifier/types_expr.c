@@ -132,7 +132,7 @@ int ty_adapt(Ver *v, NodeId e, DType dt)
     }
     if (t->layout == VT_UNTYPED_INT && vt_is_float_dt(dt) && !exact_in_float(v, e)) {
         /* integer division or bit operations: computed as an integer constant,
-         * then converted (the code generator folds it: ver_const_int) */
+         * then converted (the code generator folds it: ce_const_int) */
         ty_settle(v, e, DT_I64);
         set(v, e, vt_scalar(v, dt));
         return 1;

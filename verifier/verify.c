@@ -109,18 +109,9 @@ uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
     mark(&v, k->body, 0, 0, 0);
     if (k->reference && !v.in_ref[k->reference])
         mark(&v, k->reference, 0, 1, 0);
-    v.ws_min = 64;
-    v.ws_max = 32;
-    for (int t = 0; t < TG__COUNT; t++) {
-        if (!k->targets[t])
-            continue;
-        int ws = ver_target((Target)t)->warp_size;
-        v.ws_min = ws < v.ws_min ? ws : v.ws_min;
-        v.ws_max = ws > v.ws_max ? ws : v.ws_max;
-        v.block_threads[t] = ver_block_threads(ctx, k, ws);
-    }
-    if (v.ws_min > v.ws_max)
-        v.ws_min = v.ws_max = 32;
+    for (int t = 0; t < TG__COUNT; t++)
+        if (k->targets[t])
+            v.block_threads[t] = ce_block_threads(ctx, k, (Target)t);
     ver_reference(&v);
     ver_roles(&v);
     ver_types(&v);

@@ -20,7 +20,7 @@
  * An operand whose dtype is narrower than its node's (implicit widening, e.g.
  * bf16 * f32) is widened by the consumer. A float-typed node over i64-typed
  * children is an untyped integer constant used as a float (`x * (BM / 2)`):
- * fold it with ver_const_int and convert the value. */
+ * fold it with ce_const_int and convert the value. */
 #ifndef CAKE_VERIFY_H
 #define CAKE_VERIFY_H
 #include "ir.h"

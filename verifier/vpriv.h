@@ -1,6 +1,6 @@
 /* vpriv.h — what the verifier's passes share: the per-kernel state (type
  * interning, the role table), type constructors and message helpers. Not a
- * public header: other stages use verify.h, targets.h and consteval.h. */
+ * public header: other stages use verify.h (and ir/targets.h, analysis/consteval.h). */
 #ifndef CAKE_VPRIV_H
 #define CAKE_VPRIV_H
 #include "verify.h"
@@ -25,7 +25,6 @@ typedef struct Ver {
     uint32_t *tmap; uint32_t tcap;   /* type interning: open addressing over TypeIds */
     TypeId t_uint, t_ufloat, t_bool, t_void, t_i32;
     VRole *roles; uint32_t nroles;
-    int ws_min, ws_max;              /* warp sizes over the declared targets */
     NodeId *role_of;                 /* per node: the enclosing ROLE (0: none) */
     uint8_t *in_ref;                 /* per node: inside the reference block */
     int64_t block_threads[TG__COUNT];/* per declared target; 0 when not constant */

@@ -253,7 +253,7 @@ const VRole *v_role(const Ver *v, NodeId role_node)
 
 int v_const(const Ver *v, NodeId e, int64_t *out)
 {
-    return e && ver_const_int(v->ctx, v->k, e, out);
+    return e && ce_const_int(v->ctx, v->k, e, out);
 }
 
 /* ---- walking ------------------------------------------------------- */

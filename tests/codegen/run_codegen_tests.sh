@@ -11,7 +11,13 @@
 #     object disassembles with llvm-objdump --mcpu=... and matches
 #     golden/NAME.gcn.pat, and llvm-readelf --notes shows the AMDHSA metadata
 #     of every kernel (.name, .group_segment_fixed_size, .max_flat_workgroup_size);
-#   - kernels outside the SIMT subset fail with E0902 (exit 1), never a crash;
+#   - the tile examples (gemm_sm80, gemm_sm90, flash_attn_fwd) and the GPU test
+#     kernels of tests/gpu/tc go through the lowering passes with the
+#     lowered-level checker on (CAKE_LCHECK=1), and their PTX assembles and
+#     matches golden/NAME.ptx.pat (wgmma, TMA, mbarriers, setmaxnreg, ldmatrix,
+#     mma.sync, no local memory);
+#   - kernels with constructs that have no lowering yet (tests/codegen/unsupported)
+#     fail with E0902 (exit 1), never a crash;
 #   - --emit llvm prints textual LLVM IR.
 # A pattern file holds one extended regex per line that must match the output;
 # a line `!re` must not match; `#` lines are comments.
@@ -64,10 +70,11 @@ kernels_for() { # kernel names of $1 that list target $2
         /^[ \t]*target[ \t]/ { if (index($0, t) && name != "") print name }' "$1"
 }
 
-simt="vector_add copy rmsnorm softmax layernorm"
+simt="vector_add copy rmsnorm softmax layernorm gemm_sm80 gemm_sm90 flash_attn_fwd"
 files=""
 for n in $simt; do files="$files $ROOT/examples/$n.tir"; done
-for f in "$HERE"/cases/*.tir; do [ -f "$f" ] && files="$files $f"; done
+for f in "$HERE"/cases/*.tir "$ROOT"/tests/gpu/tc/*.tir; do [ -f "$f" ] && files="$files $f"; done
+export CAKE_LCHECK=1
 
 for f in $files; do
     name=$(basename "$f" .tir)
@@ -115,10 +122,11 @@ if "$CAKEC" "$ROOT/examples/rmsnorm.tir" --target gfx942 --emit llvm -o "$TMP/r.
    grep -q 'amdgpu_kernel void @rmsnorm(' "$TMP/r.ll" && grep -q 'amdgpu-flat-work-group-size"="256,256"' "$TMP/r.ll"; then ok
 else bad "--emit llvm gfx942: $(head -c 400 "$TMP/err")"; fi
 
-# ops outside the SIMT subset: E0902 at the op, exit 1, never 2
-for f in "$ROOT/examples/gemm_sm90.tir" "$ROOT/examples/flash_attn_fwd.tir"; do
+# constructs with no lowering yet: E0902 at the op, exit 1, never 2
+for f in "$HERE"/unsupported/*.tir; do
     [ -f "$f" ] || continue
-    "$CAKEC" "$f" --target sm_90a --emit ptx -o "$TMP/x.ptx" 2>"$TMP/err"
+    t=$(targets_of "$f" | head -1)
+    "$CAKEC" "$f" --target "$t" --emit obj -o "$TMP/x.o" 2>"$TMP/err"
     rc=$?
     if [ $rc -eq 1 ] && grep -q 'E0902' "$TMP/err"; then ok
     else bad "$(basename "$f"): expected exit 1 with E0902, got $rc: $(head -c 300 "$TMP/err")"; fi

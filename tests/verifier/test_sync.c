@@ -25,7 +25,7 @@ static Fix *load(const char *src)
     ver_verify(f->ctx, m);
     assert_true(m->nkernels >= 1);
     f->k = m->kernels[0];
-    sy_init(&f->s, f->ctx, f->k);
+    sy_init(&f->s, f->ctx, f->k, tg_first(f->k));
     return f;
 }
 
@@ -76,6 +76,43 @@ static void test_threads_at(void **state)
     assert_int_equal(sy_threads_at(&f->s, find_op(f->k, OP_MB_ARRIVE, 1), &exact), 4);
     assert_int_equal(sy_threads_at(&f->s, find_op(f->k, OP_MB_ARRIVE, 2), &exact), 64);
     assert_int_equal(sy_threads_at(&f->s, find_op(f->k, OP_MB_ARRIVE, 3), &exact), 128);
+    done(f);
+}
+
+/* `warps 2` is 64 threads on sm_90a and 128 (two wavefronts) on gfx942 */
+static const char *WARPS2 =
+    "kernel w\n"
+    "  target sm_90a, gfx942\n"
+    "  arg X: global f32[N]\n"
+    "  grid [1]\n"
+    "  warps 2\n"
+    "{\n"
+    "  mbarrier a count 1\n"
+    "  if lane == 0 { mbarrier.arrive a }\n"
+    "  if warp < 1 { mbarrier.arrive a }\n"
+    "  if lane >= 32 { mbarrier.arrive a }\n"
+    "  mbarrier.arrive a\n"
+    "}\n";
+
+static void test_threads_per_warp_width(void **state)
+{
+    (void)state;
+    Fix *f = load(WARPS2);
+    int exact;
+    static const struct { Target tg; int64_t block, lane0, warp0, upper; } want[] = {
+        {TG_SM90A, 64, 2, 32, 0}, {TG_SM80, 64, 2, 32, 0}, {TG_GFX942, 128, 2, 64, 64},
+        {TG_GFX90A, 128, 2, 64, 64}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        SyK s;
+        sy_init(&s, f->ctx, f->k, want[i].tg);
+        assert_int_equal(s.warp, tg_warp(want[i].tg));
+        assert_int_equal(s.block_threads, want[i].block);
+        assert_int_equal(sy_threads_at(&s, find_op(f->k, OP_MB_ARRIVE, 0), &exact), want[i].lane0);
+        assert_true(exact);
+        assert_int_equal(sy_threads_at(&s, find_op(f->k, OP_MB_ARRIVE, 1), &exact), want[i].warp0);
+        assert_int_equal(sy_threads_at(&s, find_op(f->k, OP_MB_ARRIVE, 2), &exact), want[i].upper);
+        assert_int_equal(sy_threads_at(&s, find_op(f->k, OP_MB_ARRIVE, 3), &exact), want[i].block);
+    }
     done(f);
 }
 
@@ -184,6 +221,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_threads_at),
+        cmocka_unit_test(test_threads_per_warp_width),
         cmocka_unit_test(test_tokens_and_bytes),
         cmocka_unit_test(test_pipeline_errors),
         cmocka_unit_test(test_bounds),

@@ -1,10 +1,12 @@
-/* targets.c — the target capability table and tensor-core shape lookup.
+/* targets.c — the one target table (targets.h), tensor-core shape lookup, block
+ * sizes in threads per target and the choice of a target for a device.
  *
  * Sources: CUDA C Programming Guide, table "Technical Specifications per Compute
  * Capability" (threads, shared memory with opt-in, registers); PTX ISA 8.5
  * (mma.sync shapes, wgmma shapes, feature availability per sm_XX); AMD CDNA2/CDNA3
  * ISA guides (MFMA shapes, LDS 64 KiB per workgroup, 512 VGPR+AGPR per lane). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "targets.h"
 
@@ -71,25 +73,78 @@ static const TcShape mfma_gfx942[] = {
 #define NV_GRID {2147483647, 65535, 65535}
 #define AMD_GRID {2147483647, 2147483647, 2147483647}
 
-const TargetInfo ver_targets[TG__COUNT] = {
-    [TG_SM80] = {TG_SM80, "sm_80", 'n', 32, 1024, 166912, 65536, 255, 0, 0, 0, 16, NV_GRID,
-                 NV_BASE, mma_sm80, N_(mma_sm80), NULL, 0, NULL, 0},
-    [TG_SM90A] = {TG_SM90A, "sm_90a", 'n', 32, 1024, 232448, 65536, 255, 8, 24, 256, 16, NV_GRID,
-                  NV_BASE | NV_HOPPER | TF_WGMMA, mma_sm90, N_(mma_sm90),
-                  wgmma_sm90a, N_(wgmma_sm90a), NULL, 0},
-    [TG_SM100A] = {TG_SM100A, "sm_100a", 'n', 32, 1024, 232448, 65536, 255, 8, 24, 256, 16,
-                   NV_GRID, NV_BASE | NV_HOPPER | TF_TCGEN05, mma_sm90, N_(mma_sm90),
-                   NULL, 0, NULL, 0},
-    [TG_GFX90A] = {TG_GFX90A, "gfx90a", 'a', 64, 1024, 65536, 131072, 512, 0, 0, 0, 0, AMD_GRID,
-                   TF_MFMA | TF_BF16, NULL, 0, NULL, 0, mfma_gfx90a, N_(mfma_gfx90a)},
-    [TG_GFX942] = {TG_GFX942, "gfx942", 'a', 64, 1024, 65536, 131072, 512, 0, 0, 0, 0, AMD_GRID,
-                   TF_MFMA | TF_BF16 | TF_TF32 | TF_FP8, NULL, 0, NULL, 0,
-                   mfma_gfx942, N_(mfma_gfx942)},
+/* the columns every NVIDIA row shares, then the AMD ones */
+#define NVIDIA .vendor = VENDOR_NVIDIA, .warp_size = 32, .warp_word = "warp", \
+    .max_threads_per_block = 1024, .regs_per_sm = 65536, .max_regs_per_thread = 255, \
+    .max_named_barriers = 16, .max_grid = NV_GRID, .llvm_triple = "nvptx64-nvidia-cuda", \
+    .llvm_features = "+ptx85"
+#define AMD .vendor = VENDOR_AMD, .warp_size = 64, .warp_word = "wavefront", \
+    .max_threads_per_block = 1024, .max_smem_per_block = 65536, .regs_per_sm = 131072, \
+    .max_regs_per_thread = 512, .max_grid = AMD_GRID, .llvm_triple = "amdgcn-amd-amdhsa", \
+    .llvm_features = ""
+#define SETMAXNREG .reg_alloc_unit = 8, .setmaxnreg_min = 24, .setmaxnreg_max = 256
+#define TC(field, table) .field = table, .n##field = N_(table)
+
+const TargetInfo tg_table[TG__COUNT] = {
+    [TG_SM80] = {TG_SM80, "sm_80", NVIDIA, .sm = 80, .max_smem_per_block = 166912,
+                 .features = NV_BASE, TC(mma, mma_sm80), .llvm_cpu = "sm_80"},
+    [TG_SM90A] = {TG_SM90A, "sm_90a", NVIDIA, .sm = 90, .family_only = 1,
+                  .max_smem_per_block = 232448, SETMAXNREG,
+                  .features = NV_BASE | NV_HOPPER | TF_WGMMA, TC(mma, mma_sm90),
+                  TC(wgmma, wgmma_sm90a), .llvm_cpu = "sm_90a"},
+    /* LLVM 19 has no sm_100a processor: no llvm_cpu, code generation reports E0902 */
+    [TG_SM100A] = {TG_SM100A, "sm_100a", NVIDIA, .sm = 100, .family_only = 1,
+                   .max_smem_per_block = 232448, SETMAXNREG,
+                   .features = NV_BASE | NV_HOPPER | TF_TCGEN05, TC(mma, mma_sm90)},
+    [TG_GFX90A] = {TG_GFX90A, "gfx90a", AMD, .features = TF_MFMA | TF_BF16,
+                   TC(mfma, mfma_gfx90a), .llvm_cpu = "gfx90a"},
+    [TG_GFX942] = {TG_GFX942, "gfx942", AMD, .features = TF_MFMA | TF_BF16 | TF_TF32 | TF_FP8,
+                   TC(mfma, mfma_gfx942), .llvm_cpu = "gfx942"},
 };
+
+int64_t tg_unit_threads(Target t, Unit unit)
+{
+    switch (unit) {
+    case UNIT_WARPS: return tg_table[t].warp_size;
+    case UNIT_WARPGROUPS: return 4 * (int64_t)tg_table[t].warp_size;
+    default: return 1;
+    }
+}
+
+int64_t tg_block_threads(Target t, Unit unit, int64_t n)
+{
+    int64_t th;
+    if (n <= 0)
+        return 0;
+    if (__builtin_mul_overflow(n, tg_unit_threads(t, unit), &th))
+        return INT64_MAX / 2;
+    return th;
+}
+
+Target tg_first(const Kernel *k)
+{
+    for (int t = 0; t < TG__COUNT; t++)
+        if (k->targets[t])
+            return (Target)t;
+    return TG_SM90A;
+}
+
+int tg_device_fit(Target t, const char *arch)
+{
+    const TargetInfo *ti = &tg_table[t];
+    if (ti->vendor == VENDOR_AMD)
+        return strcmp(arch, ti->name) == 0 ? 2 : 0;
+    if (strncmp(arch, "sm_", 3) != 0)  /* the NVIDIA runtime names a GPU sm_<cc> */
+        return 0;
+    int cc = atoi(arch + 3);
+    if (cc / 10 == ti->sm / 10)
+        return 2;
+    return cc > ti->sm && !ti->family_only ? 1 : 0;
+}
 
 static const TcShape *tc_table(Target t, Op op, uint32_t *n)
 {
-    const TargetInfo *ti = &ver_targets[t];
+    const TargetInfo *ti = &tg_table[t];
     switch (op) {
     case OP_MMA: *n = ti->nmma; return ti->mma;
     case OP_WGMMA: *n = ti->nwgmma; return ti->wgmma;
@@ -106,7 +161,7 @@ static int wgmma_n_ok(const TcShape *s, int64_t n)
     return s->nstep == 8 || n <= 24 || n % 16 == 0;
 }
 
-const TcShape *ver_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DType ab, DType acc)
+const TcShape *tg_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DType ab, DType acc)
 {
     uint32_t cnt;
     const TcShape *tab = tc_table(t, op, &cnt);
@@ -122,7 +177,7 @@ const TcShape *ver_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DTy
 
 static int divides(int64_t unit, int64_t x) { return x < 0 || (unit > 0 && x % unit == 0 && x > 0); }
 
-const TcShape *ver_tc_tile(Target t, Op op, int64_t M, int64_t N, int64_t K, DType ab, DType acc)
+const TcShape *tg_tc_tile(Target t, Op op, int64_t M, int64_t N, int64_t K, DType ab, DType acc)
 {
     uint32_t cnt;
     const TcShape *tab = tc_table(t, op, &cnt);
@@ -140,7 +195,7 @@ const TcShape *ver_tc_tile(Target t, Op op, int64_t M, int64_t N, int64_t K, DTy
     return NULL;
 }
 
-uint32_t ver_tc_describe(Target t, Op op, DType ab, char *buf, size_t size)
+uint32_t tg_tc_describe(Target t, Op op, DType ab, char *buf, size_t size)
 {
     uint32_t cnt, found = 0;
     const TcShape *tab = tc_table(t, op, &cnt);
@@ -169,7 +224,7 @@ uint32_t ver_tc_describe(Target t, Op op, DType ab, char *buf, size_t size)
     return found;
 }
 
-uint32_t ver_op_feature(Op op)
+uint32_t tg_op_feature(Op op)
 {
     switch (op) {
     case OP_MMA: return TF_MMA_SYNC;
@@ -188,7 +243,7 @@ uint32_t ver_op_feature(Op op)
     }
 }
 
-const char *ver_feature_name(uint32_t feature)
+const char *tg_feature_name(uint32_t feature)
 {
     switch (feature) {
     case TF_MMA_SYNC: return "mma.sync";

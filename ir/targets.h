@@ -1,10 +1,14 @@
-/* targets.h — the target capability table: one row per target (sm_80, sm_90a,
- * sm_100a, gfx90a, gfx942) with its limits, its feature bits and its tensor-core
- * instruction shapes. The verifier checks every op against the declared targets;
- * the cost model and the code generators read the same rows. */
-#ifndef CAKE_TARGETS_H
-#define CAKE_TARGETS_H
+/* targets.h — the one target table: one row per target (sm_80, sm_90a, sm_100a,
+ * gfx90a, gfx942) with its vendor, warp width, limits, feature bits, tensor-core
+ * instruction shapes and LLVM names. The verifier checks every op against the
+ * declared targets; the passes, the code generators, the runtime's choice of
+ * target and the cost model read the same rows. Nothing else decides a vendor,
+ * a warp width or a limit: never from a target's name, never a bare 32 or 64. */
+#ifndef CAKE_IR_TARGETS_H
+#define CAKE_IR_TARGETS_H
 #include "ir.h"
+
+typedef enum { VENDOR_NVIDIA, VENDOR_AMD } Vendor;
 
 typedef enum { /* feature bits (TargetInfo.features) */
     TF_MMA_SYNC = 1u << 0,      /* mma.sync warp-level tensor cores (NVIDIA) */
@@ -38,9 +42,12 @@ typedef struct {
 
 typedef struct {
     uint8_t id;                    /* Target */
-    const char *name;              /* "sm_90a" */
-    char vendor;                   /* 'n' NVIDIA, 'a' AMD */
-    int warp_size;                 /* 32 or 64 (a wavefront) */
+    const char *name;              /* "sm_90a" (= ir_target_names[id]) */
+    Vendor vendor;
+    int warp_size;                 /* lanes per warp: 32, or 64 (an AMD wavefront) */
+    const char *warp_word;         /* "warp" or "wavefront", for messages */
+    int sm;                        /* NVIDIA compute capability x 10 (90); 0 on AMD */
+    int family_only;               /* NVIDIA `a` targets: the code runs on sm / 10 GPUs only */
     int max_threads_per_block;
     int64_t max_smem_per_block;    /* bytes, with opt-in (NVIDIA) or LDS per workgroup (AMD) */
     int64_t regs_per_sm;           /* 32-bit registers per SM (per CU on AMD) */
@@ -53,35 +60,58 @@ typedef struct {
     const TcShape *mma; uint32_t nmma;     /* mma.sync (NVIDIA) */
     const TcShape *wgmma; uint32_t nwgmma; /* wgmma (sm_90a) */
     const TcShape *mfma; uint32_t nmfma;   /* MFMA (AMD) */
+    const char *llvm_triple;       /* "nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa" */
+    const char *llvm_cpu;          /* the LLVM processor; NULL: LLVM cannot generate code for it */
+    const char *llvm_features;     /* "+ptx85" */
 } TargetInfo;
 
-extern const TargetInfo ver_targets[TG__COUNT];
+extern const TargetInfo tg_table[TG__COUNT];
 
-static inline const TargetInfo *ver_target(Target t) { return &ver_targets[t]; }
-static inline int ver_target_has(Target t, uint32_t feature)
+static inline const TargetInfo *tg_info(Target t) { return &tg_table[t]; }
+static inline Vendor tg_vendor(Target t) { return tg_table[t].vendor; }
+static inline int tg_warp(Target t) { return tg_table[t].warp_size; }
+static inline int tg_has(Target t, uint32_t feature)
 {
-    return (ver_targets[t].features & feature) == feature;
+    return (tg_table[t].features & feature) == feature;
 }
+
+/* Threads in one unit of a block-size clause or a role on target t: 1 for
+ * `threads`, the warp width for `warps`, four warps for `warpgroups`. */
+int64_t tg_unit_threads(Target t, Unit unit);
+
+/* Threads in n units (`warps 4` is 128 on sm_90a, 256 on gfx942); n <= 0
+ * gives 0; a product that overflows saturates at INT64_MAX / 2 (far past
+ * every limit, and rounding it up cannot overflow). */
+int64_t tg_block_threads(Target t, Unit unit, int64_t n);
+
+/* The first target kernel k lists, in table order; sm_90a when it lists none
+ * (what `cakec FILE` compiles such a kernel for). */
+Target tg_first(const Kernel *k);
+
+/* How well code built for target t fits a device whose architecture is
+ * `arch` as the runtime reports it ("sm_90", "sm_86", "gfx942"): 2 built for
+ * that family, 1 runs there (sm_80 code on a newer NVIDIA GPU), 0 does not run. */
+int tg_device_fit(Target t, const char *arch);
 
 /* Finds the tensor-core shape of `op` (OP_MMA, OP_WGMMA or OP_MFMA) on target t
  * for m x n x k with A/B dtype ab and accumulator dtype acc; NULL if the target
  * has no such instruction. */
-const TcShape *ver_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DType ab, DType acc);
+const TcShape *tg_tc_find(Target t, Op op, int64_t m, int64_t n, int64_t k, DType ab, DType acc);
 
 /* Finds an instruction shape of `op` on target t whose m, n, k divide a tile
  * computation of M x N x K (acc [M, N], A [M, K], B [K, N]) with dtypes ab/acc;
  * wgmma: M must be 64 and N a legal N. Extents < 0 (symbolic) match anything.
  * NULL if none. */
-const TcShape *ver_tc_tile(Target t, Op op, int64_t M, int64_t N, int64_t K, DType ab, DType acc);
+const TcShape *tg_tc_tile(Target t, Op op, int64_t M, int64_t N, int64_t K, DType ab, DType acc);
 
 /* Writes the shapes of `op` on target t for A/B dtype ab (DT_NONE: all) into buf
  * as "m16n8k16 bf16->f32, m16n8k8 bf16->f32"; returns the number of shapes. */
-uint32_t ver_tc_describe(Target t, Op op, DType ab, char *buf, size_t size);
+uint32_t tg_tc_describe(Target t, Op op, DType ab, char *buf, size_t size);
 
 /* The feature an op needs (0: none); used for the legality check and its help. */
-uint32_t ver_op_feature(Op op);
+uint32_t tg_op_feature(Op op);
 
 /* The name of a feature bit ("wgmma", "TMA", ...). */
-const char *ver_feature_name(uint32_t feature);
+const char *tg_feature_name(uint32_t feature);
 
 #endif

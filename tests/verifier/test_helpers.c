@@ -1,5 +1,6 @@
-/* test_consteval.c — constant evaluation, divisibility facts from assumes, and
- * the verifier's helpers for other stages (ver_tma_bytes, ver_shared_bytes). */
+/* test_helpers.c — constant evaluation and divisibility facts on a verified
+ * kernel, and the verifier's helpers for other stages (ver_tma_bytes,
+ * ver_shared_bytes). The evaluator's own rules: tests/analysis/test_consteval.c. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -73,26 +74,26 @@ static void constants(void **state)
 {
     Fix *f = *state;
     int64_t v;
-    assert_true(ver_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "c"), &v));
+    assert_true(ce_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "c"), &v));
     assert_int_equal(v, (128 + 64) / 3 - (1 << 2) % 3);
-    assert_true(ver_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "q"), &v));
+    assert_true(ce_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "q"), &v));
     assert_int_equal(v, 3 + 128 - 64);                     /* SH = 256 from a later param default */
-    assert_true(ver_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "r"), &v));
+    assert_true(ce_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "r"), &v));
     assert_int_equal(v, 1);
-    assert_false(ver_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "kk"), &v));   /* K is a dim */
-    assert_false(ver_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "zz"), &v));   /* / 0 */
-    assert_false(ver_const_int(f->ctx, f->k, 0, &v));
+    assert_false(ce_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "kk"), &v));   /* K is a dim */
+    assert_false(ce_const_int(f->ctx, f->k, let_init(f->k, f->ctx, "zz"), &v));   /* / 0 */
+    assert_false(ce_const_int(f->ctx, f->k, 0, &v));
 }
 
 static void bindings(void **state)
 {
     Fix *f = *state;
     int64_t v;
-    VerBinding b[] = {{ir_intern_cstr(f->ctx, "K"), 4096}, {ir_intern_cstr(f->ctx, "BM"), 64}};
-    VerEnv env = {b, 2};
-    assert_true(ver_eval_int(f->ctx, f->k, let_init(f->k, f->ctx, "kk"), &env, &v));
+    CeBinding b[] = {{ir_intern_cstr(f->ctx, "K"), 4096}, {ir_intern_cstr(f->ctx, "BM"), 64}};
+    CeEnv env = {.b = b, .n = 2};
+    assert_true(ce_eval_int(f->ctx, f->k, let_init(f->k, f->ctx, "kk"), &env, &v));
     assert_int_equal(v, 4096 * 2 + 64);
-    assert_true(ver_eval_int(f->ctx, f->k, let_init(f->k, f->ctx, "q"), &env, &v));
+    assert_true(ce_eval_int(f->ctx, f->k, let_init(f->k, f->ctx, "q"), &env, &v));
     assert_int_equal(v, 2 + 64 - 64);                      /* SH = BM * 2 = 128 follows the override */
 }
 
@@ -100,9 +101,9 @@ static void divisibility(void **state)
 {
     Fix *f = *state;
     NodeId kk = let_init(f->k, f->ctx, "kk");              /* K * 2 + BK, K % 64 == 0 */
-    assert_true(ver_is_multiple(f->ctx, f->k, kk, 64));
-    assert_true(ver_is_multiple(f->ctx, f->k, kk, 128) == 0);
-    assert_int_equal(ver_known_divisor(f->ctx, f->k, kk) % 64, 0);
+    assert_true(ce_is_multiple(f->ctx, f->k, kk, 64));
+    assert_true(ce_is_multiple(f->ctx, f->k, kk, 128) == 0);
+    assert_int_equal(ce_known_divisor(f->ctx, f->k, kk) % 64, 0);
 }
 
 static void helpers(void **state)
@@ -118,7 +119,7 @@ static void helpers(void **state)
     assert_int_equal(ver_tma_bytes(f->ctx, f->k, tma), 128 * 64 * 2);
     assert_int_equal(ver_tma_bytes(f->ctx, f->k, sh), -1);
     assert_int_equal(ver_shared_bytes(f->ctx, f->k, sh), 3 * 128 * 64 * 2);
-    assert_int_equal(ver_block_threads(f->ctx, f->k, 32), 128);
+    assert_int_equal(ce_block_threads(f->ctx, f->k, TG_SM90A), 128);
     const Type *t = ver_type(f->k, sh);
     assert_int_equal(t->kind, TK_TILE);
     assert_int_equal(t->rank, 3);

@@ -1,0 +1,174 @@
+/* test_targets.c — the one target table (ir/targets.h): limits, vendors and warp
+ * widths, block sizes per target, the choice of a target for a device, LLVM
+ * names, features and tensor-core shape lookup. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <string.h>
+#include <cmocka.h>
+#include "targets.h"
+
+static void limits(void **state)
+{
+    (void)state;
+    assert_int_equal(tg_info(TG_SM80)->max_smem_per_block, 166912);
+    assert_int_equal(tg_info(TG_SM90A)->max_smem_per_block, 232448);
+    assert_int_equal(tg_info(TG_SM100A)->max_smem_per_block, 232448);
+    assert_int_equal(tg_info(TG_GFX90A)->max_smem_per_block, 65536);
+    assert_int_equal(tg_info(TG_GFX942)->max_smem_per_block, 65536);
+    for (int t = 0; t < TG__COUNT; t++) {
+        const TargetInfo *ti = tg_info((Target)t);
+        assert_int_equal(ti->id, t);
+        assert_string_equal(ti->name, ir_target_names[t]);
+        assert_int_equal(ti->max_threads_per_block, 1024);
+        assert_int_equal(ti->warp_size, ti->vendor == VENDOR_AMD ? 64 : 32);
+        assert_int_equal(ti->max_regs_per_thread, ti->vendor == VENDOR_AMD ? 512 : 255);
+    }
+    assert_int_equal(tg_info(TG_SM90A)->setmaxnreg_min, 24);
+    assert_int_equal(tg_info(TG_SM90A)->setmaxnreg_max, 256);
+}
+
+static void vendors_and_warps(void **state)
+{
+    (void)state;
+    for (int t = 0; t < TG__COUNT; t++) {
+        const TargetInfo *ti = tg_info((Target)t);
+        int amd = ti->vendor == VENDOR_AMD;
+        assert_int_equal(tg_vendor((Target)t), ti->vendor);
+        assert_int_equal(tg_warp((Target)t), amd ? 64 : 32);
+        assert_string_equal(ti->warp_word, amd ? "wavefront" : "warp");
+        assert_string_equal(ti->llvm_triple, amd ? "amdgcn-amd-amdhsa" : "nvptx64-nvidia-cuda");
+        assert_int_equal(ti->sm == 0, amd);
+        assert_int_equal(tg_unit_threads((Target)t, UNIT_THREADS), 1);
+        assert_int_equal(tg_unit_threads((Target)t, UNIT_WARPS), ti->warp_size);
+        assert_int_equal(tg_unit_threads((Target)t, UNIT_WARPGROUPS), 4 * ti->warp_size);
+    }
+    assert_int_equal(tg_vendor(TG_SM90A), VENDOR_NVIDIA);
+    assert_int_equal(tg_vendor(TG_GFX942), VENDOR_AMD);
+    assert_string_equal(tg_info(TG_SM90A)->llvm_cpu, "sm_90a");
+    assert_string_equal(tg_info(TG_GFX90A)->llvm_cpu, "gfx90a");
+    assert_null(tg_info(TG_SM100A)->llvm_cpu);   /* LLVM 19 cannot generate sm_100a code */
+}
+
+static void block_threads(void **state)
+{
+    (void)state;
+    assert_int_equal(tg_block_threads(TG_SM90A, UNIT_WARPS, 4), 128);
+    assert_int_equal(tg_block_threads(TG_GFX942, UNIT_WARPS, 4), 256);
+    assert_int_equal(tg_block_threads(TG_SM90A, UNIT_WARPGROUPS, 3), 384);
+    assert_int_equal(tg_block_threads(TG_GFX942, UNIT_THREADS, 96), 96);
+    assert_int_equal(tg_block_threads(TG_SM80, UNIT_WARPS, 0), 0);
+    assert_int_equal(tg_block_threads(TG_SM80, UNIT_WARPS, -2), 0);
+    assert_int_equal(tg_block_threads(TG_SM80, UNIT_THREADS, INT64_MAX), INT64_MAX);
+    assert_int_equal(tg_block_threads(TG_GFX942, UNIT_WARPS, INT64_MAX / 8), INT64_MAX / 2);
+}
+
+static void device_fit(void **state)
+{
+    (void)state;
+    assert_int_equal(tg_device_fit(TG_SM90A, "sm_90"), 2);
+    assert_int_equal(tg_device_fit(TG_SM80, "sm_90"), 1);     /* sm_80 code runs on newer GPUs */
+    assert_int_equal(tg_device_fit(TG_SM80, "sm_86"), 2);
+    assert_int_equal(tg_device_fit(TG_SM80, "sm_75"), 0);
+    assert_int_equal(tg_device_fit(TG_SM90A, "sm_100"), 0);   /* `a` targets: their family only */
+    assert_int_equal(tg_device_fit(TG_SM100A, "sm_100"), 2);
+    assert_int_equal(tg_device_fit(TG_SM90A, "gfx942"), 0);
+    assert_int_equal(tg_device_fit(TG_GFX942, "gfx942"), 2);
+    assert_int_equal(tg_device_fit(TG_GFX90A, "gfx942"), 0);
+    assert_int_equal(tg_device_fit(TG_GFX942, "sm_90"), 0);
+}
+
+static void first_target(void **state)
+{
+    (void)state;
+    Kernel k;
+    memset(&k, 0, sizeof k);
+    assert_int_equal(tg_first(&k), TG_SM90A);   /* no target clause */
+    k.targets[TG_GFX942] = 1;
+    assert_int_equal(tg_first(&k), TG_GFX942);
+    k.targets[TG_SM80] = 1;
+    assert_int_equal(tg_first(&k), TG_SM80);
+}
+
+static void features(void **state)
+{
+    (void)state;
+    assert_true(tg_has(TG_SM90A, TF_WGMMA | TF_TMA | TF_MBARRIER_TX | TF_SETMAXNREG));
+    assert_false(tg_has(TG_SM80, TF_WGMMA));
+    assert_false(tg_has(TG_SM80, TF_TMA));
+    assert_false(tg_has(TG_SM80, TF_STMATRIX));
+    assert_true(tg_has(TG_SM80, TF_CP_ASYNC | TF_LDMATRIX | TF_MMA_SYNC | TF_MBARRIER));
+    assert_false(tg_has(TG_SM100A, TF_WGMMA));          /* wgmma is sm_90a only */
+    assert_true(tg_has(TG_SM100A, TF_TMA | TF_SETMAXNREG | TF_STMATRIX));
+    assert_true(tg_has(TG_GFX942, TF_MFMA | TF_FP8));
+    assert_false(tg_has(TG_GFX90A, TF_FP8));
+    assert_false(tg_has(TG_GFX942, TF_MMA_SYNC));
+    assert_false(tg_has(TG_GFX942, TF_ROLES));
+    assert_int_equal(tg_op_feature(OP_WGMMA), TF_WGMMA);
+    assert_int_equal(tg_op_feature(OP_TMA_LOAD), TF_TMA);
+    assert_int_equal(tg_op_feature(OP_ADD), 0);
+}
+
+static void mma_shapes(void **state)
+{
+    (void)state;
+    assert_non_null(tg_tc_find(TG_SM80, OP_MMA, 16, 8, 16, DT_BF16, DT_F32));
+    assert_null(tg_tc_find(TG_SM80, OP_MMA, 16, 8, 16, DT_BF16, DT_F16));   /* bf16 -> f32 only */
+    assert_non_null(tg_tc_find(TG_SM80, OP_MMA, 16, 8, 8, DT_TF32, DT_F32));
+    assert_null(tg_tc_find(TG_SM80, OP_MMA, 16, 8, 32, DT_E4M3, DT_F32));   /* fp8 needs sm_89+ */
+    assert_non_null(tg_tc_find(TG_SM90A, OP_MMA, 16, 8, 32, DT_E4M3, DT_F32));
+    /* tiles made of instruction shapes */
+    assert_non_null(tg_tc_tile(TG_SM80, OP_MMA, 64, 64, 16, DT_BF16, DT_F32));
+    assert_null(tg_tc_tile(TG_SM80, OP_MMA, 64, 60, 16, DT_BF16, DT_F32));
+}
+
+static void wgmma_shapes(void **state)
+{
+    (void)state;
+    assert_non_null(tg_tc_find(TG_SM90A, OP_WGMMA, 64, 256, 16, DT_BF16, DT_F32));
+    assert_non_null(tg_tc_find(TG_SM90A, OP_WGMMA, 64, 8, 16, DT_F16, DT_F16));
+    assert_null(tg_tc_find(TG_SM90A, OP_WGMMA, 64, 264, 16, DT_BF16, DT_F32));
+    assert_null(tg_tc_find(TG_SM90A, OP_WGMMA, 64, 12, 16, DT_BF16, DT_F32));
+    assert_null(tg_tc_find(TG_SM90A, OP_WGMMA, 128, 64, 16, DT_BF16, DT_F32));
+    assert_non_null(tg_tc_find(TG_SM90A, OP_WGMMA, 64, 128, 32, DT_E4M3, DT_F32));
+    assert_non_null(tg_tc_find(TG_SM90A, OP_WGMMA, 64, 24, 32, DT_I8, DT_I32));
+    assert_null(tg_tc_find(TG_SM90A, OP_WGMMA, 64, 40, 32, DT_I8, DT_I32));  /* 8,16,24 then step 16 */
+    assert_non_null(tg_tc_find(TG_SM90A, OP_WGMMA, 64, 48, 32, DT_I8, DT_I32));
+    assert_null(tg_tc_find(TG_SM80, OP_WGMMA, 64, 64, 16, DT_BF16, DT_F32));
+    assert_non_null(tg_tc_tile(TG_SM90A, OP_WGMMA, 64, 256, 64, DT_BF16, DT_F32));
+}
+
+static void mfma_shapes(void **state)
+{
+    (void)state;
+    assert_non_null(tg_tc_find(TG_GFX942, OP_MFMA, 32, 32, 8, DT_BF16, DT_F32));
+    assert_non_null(tg_tc_find(TG_GFX90A, OP_MFMA, 16, 16, 16, DT_F16, DT_F32));
+    assert_non_null(tg_tc_find(TG_GFX942, OP_MFMA, 16, 16, 32, DT_E4M3, DT_F32));
+    assert_null(tg_tc_find(TG_GFX90A, OP_MFMA, 16, 16, 32, DT_E4M3, DT_F32));
+    assert_non_null(tg_tc_find(TG_GFX90A, OP_MFMA, 32, 32, 8, DT_I8, DT_I32));
+    assert_null(tg_tc_find(TG_GFX942, OP_MFMA, 32, 32, 8, DT_I8, DT_I32));   /* k = 16 on gfx942 */
+    assert_null(tg_tc_find(TG_SM90A, OP_MFMA, 32, 32, 8, DT_BF16, DT_F32));
+}
+
+static void describe(void **state)
+{
+    (void)state;
+    char buf[512];
+    assert_int_equal(tg_tc_describe(TG_SM80, OP_MMA, DT_BF16, buf, sizeof buf), 2);
+    assert_non_null(strstr(buf, "m16n8k16 bf16->f32"));
+    assert_int_equal(tg_tc_describe(TG_SM80, OP_MMA, DT_E4M3, buf, sizeof buf), 0);
+    assert_string_equal(buf, "");
+    char tiny[8];
+    tg_tc_describe(TG_GFX942, OP_MFMA, DT_NONE, tiny, sizeof tiny);  /* truncates safely */
+    assert_true(strlen(tiny) < sizeof tiny);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(limits), cmocka_unit_test(vendors_and_warps), cmocka_unit_test(block_threads),
+        cmocka_unit_test(device_fit), cmocka_unit_test(first_target), cmocka_unit_test(features), cmocka_unit_test(mma_shapes),
+        cmocka_unit_test(wgmma_shapes), cmocka_unit_test(mfma_shapes), cmocka_unit_test(describe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
