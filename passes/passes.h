@@ -7,9 +7,9 @@
 #include "../verifier/consteval.h" /* until cake_passes gets verifier/ as an include dir */
 
 /* The pipeline for code generation of kernel k (NULL: every kernel of m that
- * lists tg) on
- * target tg: bind-params (with the --set bindings in env, may be NULL), then
- * simt-subset. Returns the number of errors. */
+ * lists tg) on target tg, after ver_verify found no error: bind-params (with
+ * the --set bindings in env, may be NULL), legalize, then simt-subset.
+ * Returns the number of errors. */
 uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEnv *env);
 
 /* bind-params: every use of a compile-time param becomes an integer literal
@@ -17,6 +17,12 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEn
  * may be NULL). Reports E0904 when a param's value is not a compile-time
  * integer. */
 uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const VerEnv *env);
+
+/* legalize: every expression of k's body gets its final type in Node.type
+ * and every implicit conversion becomes an explicit OP_CAST (the invariant
+ * later passes and codegen rely on is at the top of legalize.c). Reports
+ * E0904 for an integer constant used as a float that cannot be evaluated. */
+uint32_t pass_legalize(CakeCtx *ctx, Kernel *k, Target tg);
 
 /* simt-subset: reports E0902 at every op of k's body that code generation does
  * not handle yet (tiles, tensor cores, TMA, mbarriers, pipelines, roles, ...),

@@ -20,8 +20,11 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const VerEn
         Kernel *kk = m->kernels[i];
         if (k ? kk != k : (kk->ntargets && !kk->targets[tg]))
             continue;
-        pass_bind_params(ctx, kk, env);
+        if (pass_bind_params(ctx, kk, env))
+            continue;   /* a --set instance that does not verify: nothing to lower */
         pass_dump(ctx, kk, "bind-params");
+        pass_legalize(ctx, kk, tg);
+        pass_dump(ctx, kk, "legalize");
         pass_simt_subset(ctx, kk, tg);
         pass_dump(ctx, kk, "simt-subset");
     }
