@@ -2,8 +2,10 @@
  * arrays and thread-private arrays (x[i, j : +8]), loads and stores of
  * scalars and vectors, masks, and shared memory declarations.
  *
- * Addressing: each index is an i32 value, sign-extended to i64 and combined
- * with i64 strides (row-major from the dims, or the type's `strides`).
+ * Addressing: each index is an integer of its own type (legalize keeps it),
+ * extended to i64 (sign for signed types, zero for unsigned) and combined with
+ * i64 strides (row-major from the dims, or the type's `strides`); extents and
+ * element types come from the declaration's Node.type.
  * A vector access x[.., i : +E] reads E consecutive elements along the last
  * dim (stride 1) as one access aligned to its size (at most 16 bytes): the
  * language requires vector accesses to be naturally aligned (the verifier
@@ -13,12 +15,13 @@
 #include <string.h>
 #include "cg_int.h"
 
-static LLVMValueRef to_i64(Cg *cg, LLVMValueRef v)
+LLVMValueRef cg_index64(Cg *cg, NodeId ix)
 {
-    LLVMTypeRef t = LLVMTypeOf(v);
-    if (t == cg->ti64)
+    CgTy t = cg_ty(cg, ix);
+    LLVMValueRef v = cg_expr(cg, ix);
+    if (ir_dtypes[t.dt].bits >= 64)
         return v;
-    return LLVMBuildSExt(cg->b, v, cg->ti64, "");
+    return cg_is_signed(t) ? LLVMBuildSExt(cg->b, v, cg->ti64, "") : LLVMBuildZExt(cg->b, v, cg->ti64, "");
 }
 
 static uint32_t pow2_floor(uint32_t x)
@@ -29,34 +32,42 @@ static uint32_t pow2_floor(uint32_t x)
     return p;
 }
 
+/* the number of elements of an array type (constant extents); 0 when one is not */
+static uint64_t array_count(const Type *t)
+{
+    uint64_t count = 1;
+    for (int i = 0; i < t->rank; i++) {
+        if (t->shape[i] <= 0)
+            return 0;
+        count *= (uint64_t)t->shape[i];
+    }
+    return count;
+}
+
 void cg_declare_shared(Cg *cg, NodeId decl)
 {
     if (cg->val[decl])
         return;
     Kernel *k = cg->k;
     Node *d = ir_get(k, decl);
-    Node *t = ir_get(k, d->a);
-    uint64_t count = 1;
-    for (uint32_t i = 0; i < t->n; i++) {
-        int64_t e = 0;
-        if (!cg_const_int(cg, ir_list_at(k, t, i), &e) || e <= 0) {
-            Diag *dg = diag_report(cg->ctx, E0904, ir_get(k, ir_list_at(k, t, i))->span,
-                                   "the extent of shared array '%s' must be a positive "
-                                   "compile-time integer", ir_symstr(cg->ctx, d->name));
-            diag_help(cg->ctx, dg, "use literals and params in shared array shapes");
-            cg->failed = 1;
-            e = 1;
-        }
-        count *= (uint64_t)e;
+    const Type *t = &k->types[d->type];
+    uint64_t count = array_count(t);
+    if (!count) {
+        Diag *dg = diag_report(cg->ctx, E0904, ir_get(k, d->a)->span,
+                               "the extents of shared array '%s' must be positive "
+                               "compile-time integers", ir_symstr(cg->ctx, d->name));
+        diag_help(cg->ctx, dg, "use literals and params in shared array shapes");
+        cg->failed = 1;
+        count = 1;
     }
-    CgTy et = {t->dtype, t->lanes ? t->lanes : 1, 0};
+    CgTy et = {t->dtype, t->lanes ? t->lanes : 1};
     LLVMTypeRef elt = et.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, et);
     LLVMTypeRef at = LLVMArrayType2(elt, count);
     uint32_t al = d->v.attr.align ? d->v.attr.align : 16;
     cg->val[decl] = cg_shared_global(cg, at, ir_symstr(cg->ctx, d->name), al);
 }
 
-int cg_ref(Cg *cg, NodeId refid, CgRef *out)
+int cg_ref(Cg *cg, NodeId refid, CgTy value, CgRef *out)
 {
     Kernel *k = cg->k;
     Node *r = ir_get(k, refid);
@@ -68,29 +79,22 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
     NodeId decl = ir_get(k, r->a)->decl;
     Node *d = ir_get(k, decl);
     Node *t = d->a ? ir_get(k, d->a) : NULL;
-    uint32_t rank = 0, dims_at = 0, strides_at = 0;
+    const Type *bt = &k->types[d->type];   /* the tensor, shared tile or array */
+    uint32_t rank = bt->rank, strides_at = 0;
     int has_strides = 0;
     LLVMValueRef base = NULL;
-    CgTy elem = cg_decl_ty(cg, decl);
-    uint8_t elem_lanes = elem.lanes; /* arrays of vectors: reg xs: f32x4[4] */
-    elem.lanes = 1;
-    elem.weak = 0;
+    CgTy elem = {bt->dtype, 1};
+    uint8_t elem_lanes = bt->lanes;   /* arrays of vectors: reg xs: f32x4[4] */
     if (d->op == OP_ARG && t && t->op == OP_GTYPE) {
-        rank = t->sub;
-        dims_at = t->list;
         has_strides = t->n > rank;
         strides_at = t->list + rank;
         base = cg->val[decl];
         out->space = SP_GLOBAL;
-    } else if (d->op == OP_SHARED && t) {
+    } else if (d->op == OP_SHARED && bt->kind == TK_TILE) {
         cg_declare_shared(cg, decl);
-        rank = t->n;
-        dims_at = t->list;
         base = cg->val[decl];
         out->space = SP_SHARED;
-    } else if ((d->op == OP_VAR || d->op == OP_REG) && t && t->n) {
-        rank = t->n;
-        dims_at = t->list;
+    } else if ((d->op == OP_VAR || d->op == OP_REG) && bt->kind == TK_TILE) {
         base = cg->val[decl];
         out->space = SP_REG;
     } else {
@@ -136,9 +140,9 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
             lanes = e;
             start = xn->a;
         }
-        LLVMValueRef iv = to_i64(cg, cg_expr(cg, start, cg_scalar(DT_I32)));
+        LLVMValueRef iv = cg_index64(cg, start);
         if (has_strides) {
-            LLVMValueRef st = to_i64(cg, cg_expr(cg, k->lists[strides_at + i], cg_scalar(DT_I32)));
+            LLVMValueRef st = cg_index64(cg, k->lists[strides_at + i]);
             LLVMValueRef term = LLVMBuildMul(cg->b, iv, st, "");
             off = off ? LLVMBuildAdd(cg->b, off, term, "") : term;
             if (i + 1 == rank)
@@ -146,7 +150,8 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
         } else if (!off) {
             off = iv;
         } else { /* Horner: off = off * dim_i + i_i */
-            LLVMValueRef dim = to_i64(cg, cg_expr(cg, k->lists[dims_at + i], cg_scalar(DT_I32)));
+            LLVMValueRef dim = out->space == SP_GLOBAL ? cg_index64(cg, ir_list_at(k, t, i))
+                                                       : cg_i64(cg, bt->shape[i]);
             off = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, off, dim, ""), iv, "");
         }
     }
@@ -154,6 +159,10 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
         elem.lanes = elem_lanes;
         lanes = elem_lanes;
     }
+    if (value.dt != elem.dt || value.lanes != lanes)
+        ir_bug(cg->ctx, "code generation: an access of %lld %s element(s) moves a %s x%u value: "
+               "the legalize invariant (passes/legalize.c) does not hold", (long long)lanes,
+               ir_dtypes[elem.dt].spelling, ir_dtypes[value.dt].spelling, value.lanes);
     LLVMTypeRef elt = elem.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, elem);
     elem.lanes = 1;
     if (!off)
