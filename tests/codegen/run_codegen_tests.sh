@@ -11,6 +11,8 @@
 #     object disassembles with llvm-objdump --mcpu=... and matches
 #     golden/NAME.gcn.pat, and llvm-readelf --notes shows the AMDHSA metadata
 #     of every kernel (.name, .group_segment_fixed_size, .max_flat_workgroup_size);
+#   - the IR after the passes (--emit ir) checks clean and compiles to the same
+#     LLVM IR as the source (legalize's casts change nothing they make explicit);
 #   - kernels outside the SIMT subset fail with E0902 (exit 1), never a crash;
 #   - --emit llvm prints textual LLVM IR.
 # A pattern file holds one extended regex per line that must match the output;
@@ -114,6 +116,23 @@ else bad "--emit llvm: $(head -c 400 "$TMP/err")"; fi
 if "$CAKEC" "$ROOT/examples/rmsnorm.tir" --target gfx942 --emit llvm -o "$TMP/r.ll" 2>"$TMP/err" &&
    grep -q 'amdgpu_kernel void @rmsnorm(' "$TMP/r.ll" && grep -q 'amdgpu-flat-work-group-size"="256,256"' "$TMP/r.ll"; then ok
 else bad "--emit llvm gfx942: $(head -c 400 "$TMP/err")"; fi
+
+# the IR after the passes (--emit ir: legalize's casts written out) checks clean and
+# compiles to the same LLVM IR: legalize makes the implicit conversions explicit
+# without changing what they mean
+for f in $files; do
+    name=$(basename "$f" .tir)
+    t=$(targets_of "$f" | head -n 1)
+    if ! { "$CAKEC" "$f" --target "$t" --emit ir -o "$TMP/$name.ir.tir" &&
+           "$CAKEC" check "$TMP/$name.ir.tir" &&
+           "$CAKEC" "$f" --target "$t" --emit llvm -o "$TMP/$name.a.ll" &&
+           "$CAKEC" "$TMP/$name.ir.tir" --target "$t" --emit llvm -o "$TMP/$name.b.ll"; } 2>"$TMP/err"; then
+        bad "$name $t: --emit ir: $(head -c 300 "$TMP/err")"
+    elif [ "$(grep -v -e source_filename -e ModuleID "$TMP/$name.a.ll")" != \
+           "$(grep -v -e source_filename -e ModuleID "$TMP/$name.b.ll")" ]; then
+        bad "$name $t: the IR of --emit ir does not compile to the same LLVM IR"
+    else ok; fi
+done
 
 # ops outside the SIMT subset: E0902 at the op, exit 1, never 2
 for f in "$ROOT/examples/gemm_sm90.tir" "$ROOT/examples/flash_attn_fwd.tir"; do
