@@ -493,7 +493,6 @@ static void stmt(Lg *l, NodeId s)
     }
     l->done[s] = 1;
     Node *n = N(l, s);
-    TypeId i32 = scalar(l, DT_I32, 1);
     switch ((Op)n->op) {
     case OP_REFERENCE: return;   /* the oracle's */
     case OP_LET: case OP_VAR: case OP_REG: decl_init(l, s); return;
@@ -505,10 +504,10 @@ static void stmt(Lg *l, NodeId s)
         block(l, N(l, s)->b);
         stmt(l, N(l, s)->c);
         return;
-    case OP_BAR_SYNC: case OP_BAR_ARRIVE:
-        child(l, s, KID_A, i32);
+    case OP_BAR_SYNC: case OP_BAR_ARRIVE:   /* id and thread count: i32 */
+        child(l, s, KID_A, scalar(l, DT_I32, 1));
         if (N(l, s)->b)
-            child(l, s, KID_B, i32);
+            child(l, s, KID_B, scalar(l, DT_I32, 1));
         return;
     case OP_ROLE:
         child(l, s, KID_A, 0);
