@@ -187,7 +187,6 @@ static void lower_kernel(Cg *cg, Kernel *k)
     cg->k = k;
     cg->nval = k->nnodes;
     cg->val = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *cg->val);
-    cg->tys = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *cg->tys);
     cg->nscratch = 0;
     cg->loop_depth = 0;
     cg->block_threads = cg_threads_of(ctx, k, cg->tg);
@@ -213,10 +212,10 @@ static void lower_kernel(Cg *cg, Kernel *k)
         Node *t = ir_get(k, a->a);
         if (t->op == OP_GTYPE)
             ps[np++] = cg->tptr_g;
-        else if (t->dtype == DT_BOOL)
+        else if (cg_ty(cg, k->args[i]).dt == DT_BOOL)
             ps[np++] = cg->ti8;
         else
-            ps[np++] = cg_llvm_type(cg, (CgTy){t->dtype, t->lanes ? t->lanes : 1, 0});
+            ps[np++] = cg_llvm_type(cg, cg_ty(cg, k->args[i]));
     }
     for (uint32_t i = 0; i < k->ndims; i++)
         ps[np++] = cg->ti32;
@@ -259,11 +258,11 @@ static void lower_kernel(Cg *cg, Kernel *k)
         }
         np++;
     }
-    for (uint32_t i = 0; i < k->ndims; i++) {
+    for (uint32_t i = 0; i < k->ndims; i++) { /* passed as i32, used in the dim's type (i64) */
         LLVMValueRef p = LLVMGetParam(cg->fn, np++);
         const char *dn = ir_symstr(ctx, ir_get(k, k->dims[i])->name);
         LLVMSetValueName2(p, dn, strlen(dn));
-        cg->val[k->dims[i]] = p;
+        cg->val[k->dims[i]] = cg_convert(cg, p, cg_scalar(DT_I32), cg_ty(cg, k->dims[i]));
     }
     unsigned kind_byval = LLVMGetEnumAttributeKindForName("byval", 5);
     LLVMTypeRef map_ty = LLVMArrayType2(cg->ti8, 128);

@@ -2,8 +2,8 @@
  * objects (AMDGPU), through the LLVM C API (LLVM 19).
  *
  * One shared lowering (builder.c, cg_*.c) with a small per-target hook table
- * (nvptx.c, amdgpu.c). The input is a resolved (and, once the verifier fills
- * Node.type, verified) kernel after pass_run_all (passes/pipeline.h).
+ * (nvptx.c, amdgpu.c). The input is a verified kernel after pass_run_all
+ * (passes/passes.h).
  *
  * ======================= THE KERNEL ABI (runtime contract) =================
  *
@@ -53,11 +53,15 @@
  *
  * ===========================================================================
  *
- * Index arithmetic: thread/block ids, dims, params, loop variables and
- * integer literals are i32; the element offset of a tensor access is computed
- * in i64 (each index sign-extended, multiplied by its i64 stride), so a tensor
- * may hold more than 2^31 elements while each dim (and each index) stays
- * below 2^31. Arithmetic on i32 index values wraps (no nsw/nuw flags).
+ * Types: code generation reads Node.type and nothing else; it needs a kernel
+ * verified (ver_verify) and run through pass_run_all, whose legalize pass
+ * makes every conversion an explicit cast (the invariant is at the top of
+ * passes/legalize.c). Index arithmetic is computed in those types: i32 for
+ * thread/block ids, literals and loop variables over i32 bounds, i64 once a
+ * dim (an i64 value, passed as i32 and extended at the entry) takes part. The
+ * element offset of a tensor access is computed in i64 (each index extended,
+ * multiplied by its i64 stride), so a tensor may hold more than 2^31 elements
+ * while each dim stays below 2^31. Integer arithmetic wraps (no nsw/nuw flags).
  */
 #ifndef CAKE_CG_H
 #define CAKE_CG_H

@@ -1,5 +1,8 @@
 /* cg_expr.c — lowering of expressions: literals, names, special registers,
- * operators, casts, select, loads, builtins and cross-thread operations. */
+ * operators, casts, select, loads, builtins and cross-thread operations. Every
+ * value is produced in its node's type (cg_ty); operands arrive in the types
+ * their operation computes in (passes/legalize.c), so the only conversion is
+ * OP_CAST. */
 #include "cg_int.h"
 
 static LLVMValueRef undef_of(Cg *cg, CgTy t)
@@ -7,21 +10,19 @@ static LLVMValueRef undef_of(Cg *cg, CgTy t)
     return LLVMGetUndef(cg_llvm_type(cg, t));
 }
 
-static LLVMValueRef lit(Cg *cg, const Node *n, CgTy want)
+/* a literal: the constant of its type (an INT in a float type is its value converted) */
+static LLVMValueRef lit(Cg *cg, const Node *n, CgTy ty)
 {
-    CgTy s = want;
-    s.lanes = 1;
+    CgTy s = cg_scalar((DType)ty.dt);
     LLVMTypeRef t = cg_llvm_type(cg, s);
     LLVMValueRef c;
-    if (cg_is_float(want))
+    if (cg_is_float(ty))
         c = LLVMConstReal(t, n->op == OP_FLOAT ? n->v.f : (double)n->v.i);
-    else if (n->op == OP_FLOAT)
-        c = LLVMConstInt(t, (unsigned long long)(int64_t)n->v.f, 1);
-    else if (want.dt == DT_BOOL)
+    else if (ty.dt == DT_BOOL)
         c = LLVMConstInt(t, n->v.i != 0, 0);
     else
         c = LLVMConstInt(t, (unsigned long long)n->v.i, 1);
-    return want.lanes > 1 ? cg_splat(cg, c, want.lanes) : c;
+    return ty.lanes > 1 ? cg_splat(cg, c, ty.lanes) : c;
 }
 
 LLVMValueRef cg_binop(Cg *cg, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Span sp)
@@ -58,35 +59,29 @@ LLVMValueRef cg_binop(Cg *cg, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Sp
     }
 }
 
-/* x ^ y: small constant integer exponents multiply; otherwise exp2(y log2 x) */
+/* x ^ e: e is a constant integer 0..16 (the verifier's rule in kernel code): multiplies */
 static LLVMValueRef power(Cg *cg, Node *n, CgTy ty)
 {
     int64_t e;
-    Node *bn = ir_get(cg->k, n->b);
-    if (bn->op == OP_INT && cg_const_int(cg, n->b, &e) && e >= 0 && e <= 16) {
-        LLVMValueRef x = cg_expr(cg, n->a, ty), r = NULL;
-        for (int64_t i = 0; i < e; i++)
-            r = r ? cg_binop(cg, OP_MUL, r, x, ty, n->span) : x;
-        if (r)
-            return r;
-        return cg_is_float(ty) ? cg_convert(cg, LLVMConstReal(cg->tf32, 1.0), cg_scalar(DT_F32), ty)
-                               : cg_convert(cg, cg_i32(cg, 1), cg_scalar(DT_I32), ty);
-    }
-    if (!cg_is_float(ty)) {
-        cg_unsupported(cg, cg->at, "integer power with a non-constant exponent");
+    if (!cg_const_int(cg, n->b, &e) || e < 0 || e > 16) {
+        cg_unsupported(cg, cg->at, "a power whose exponent is not a constant 0..16");
         return undef_of(cg, ty);
     }
-    LLVMValueRef x = cg_expr(cg, n->a, ty), y = cg_expr(cg, n->b, ty);
-    LLVMValueRef l = cg_math(cg, OP_LOG2, &x, 1, ty, cg->at);
-    LLVMValueRef p = cg_binop(cg, OP_MUL, y, l, ty, n->span);
-    return cg_math(cg, OP_EXP2, &p, 1, ty, cg->at);
+    LLVMValueRef x = cg_expr_of(cg, n->a, ty), r = NULL;
+    for (int64_t i = 0; i < e; i++)
+        r = r ? cg_binop(cg, OP_MUL, r, x, ty, n->span) : x;
+    if (r)
+        return r;
+    LLVMValueRef one = cg_is_float(ty) ? LLVMConstReal(cg_scalar_type(cg, (DType)ty.dt), 1.0)
+                                       : LLVMConstInt(cg_scalar_type(cg, (DType)ty.dt), 1, 0);
+    return cg_splat(cg, one, ty.lanes);
 }
 
 /* a && b, a || b on scalars: short-circuit (the right side may load) */
 static LLVMValueRef logic(Cg *cg, Node *n, CgTy ty)
 {
     if (ty.lanes > 1)
-        return cg_binop(cg, (Op)n->op, cg_expr(cg, n->a, ty), cg_expr(cg, n->b, ty), ty, n->span);
+        return cg_binop(cg, (Op)n->op, cg_expr_of(cg, n->a, ty), cg_expr_of(cg, n->b, ty), ty, n->span);
     LLVMValueRef a = cg_cond(cg, n->a);
     LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
     LLVMBasicBlockRef rhs = cg_block(cg, "rhs"), join = cg_block(cg, "join");
@@ -142,70 +137,67 @@ static LLVMValueRef builtin(Cg *cg, NodeId e, Node *n, CgTy ty)
     case OP_SELECT: {
         NodeId c = arg_at(cg, n, 0);
         CgTy ct = cg_ty(cg, c);
-        LLVMValueRef cv = ct.lanes > 1 ? cg_expr(cg, c, (CgTy){DT_BOOL, ct.lanes, 0}) : cg_cond(cg, c);
         if (ct.lanes > 1 && ct.lanes != ty.lanes) {
             cg_unsupported(cg, e, "select with a condition of another lane count");
             return undef_of(cg, ty);
         }
-        LLVMValueRef a = cg_expr(cg, arg_at(cg, n, 1), ty), b = cg_expr(cg, arg_at(cg, n, 2), ty);
+        LLVMValueRef cv = ct.lanes > 1 ? cg_expr_of(cg, c, (CgTy){DT_BOOL, ct.lanes}) : cg_cond(cg, c);
+        LLVMValueRef a = cg_expr_of(cg, arg_at(cg, n, 1), ty), b = cg_expr_of(cg, arg_at(cg, n, 2), ty);
         return LLVMBuildSelect(cg->b, cv, a, b, "");
     }
     case OP_CDIV: {
-        LLVMValueRef a = cg_expr(cg, arg_at(cg, n, 0), ty), b = cg_expr(cg, arg_at(cg, n, 1), ty);
-        LLVMValueRef one = cg_convert(cg, cg_i32(cg, 1), cg_scalar(DT_I32), ty);
+        LLVMValueRef a = cg_expr_of(cg, arg_at(cg, n, 0), ty), b = cg_expr_of(cg, arg_at(cg, n, 1), ty);
+        LLVMValueRef one = cg_splat(cg, LLVMConstInt(cg_scalar_type(cg, (DType)ty.dt), 1, 0), ty.lanes);
         LLVMValueRef s = LLVMBuildSub(cg->b, LLVMBuildAdd(cg->b, a, b, ""), one, "");
         return cg_binop(cg, OP_DIV, s, b, ty, n->span);
     }
     case OP_DOT: {
-        CgTy ta, tb;
-        LLVMValueRef a = cg_expr_nat(cg, arg_at(cg, n, 0), &ta);
-        LLVMValueRef b = cg_expr_nat(cg, arg_at(cg, n, 1), &tb);
-        return cg_dot(cg, a, ta, b, tb, ty);
+        NodeId a = arg_at(cg, n, 0);
+        CgTy vt = cg_ty(cg, a);
+        vt.dt = ty.dt;
+        return cg_dot(cg, cg_expr_of(cg, a, vt), cg_expr_of(cg, arg_at(cg, n, 1), vt), vt);
     }
     case OP_HSUM: case OP_HMAX: {
-        CgTy ta;
-        LLVMValueRef a = cg_expr_nat(cg, arg_at(cg, n, 0), &ta);
-        return cg_horizontal(cg, op, a, ta, ty);
+        NodeId a = arg_at(cg, n, 0);
+        CgTy vt = cg_ty(cg, a);
+        vt.dt = ty.dt;
+        return cg_horizontal(cg, op, cg_expr_of(cg, a, vt), vt);
     }
     case OP_SHFL_XOR: case OP_SHFL_DOWN: case OP_SHFL_UP: case OP_SHFL_IDX: {
-        LLVMValueRef v = cg_expr(cg, arg_at(cg, n, 0), ty);
-        LLVMValueRef a = cg_expr(cg, arg_at(cg, n, 1), cg_scalar(DT_I32));
+        LLVMValueRef v = cg_expr_of(cg, arg_at(cg, n, 0), ty);
+        LLVMValueRef a = cg_expr_of(cg, arg_at(cg, n, 1), cg_scalar(DT_I32));
         int kind = op == OP_SHFL_XOR ? SHFL_XOR : op == OP_SHFL_DOWN ? SHFL_DOWN
                  : op == OP_SHFL_UP ? SHFL_UP : SHFL_IDX;
         return cg_shuffle(cg, kind, v, ty, a);
     }
     case OP_WARP_ADD: case OP_WARP_MAX: case OP_WARP_MIN:
-        return cg_warp_reduce(cg, op, cg_expr(cg, arg_at(cg, n, 0), ty), ty);
+        return cg_warp_reduce(cg, op, cg_expr_of(cg, arg_at(cg, n, 0), ty), ty);
     case OP_BLOCK_ADD: case OP_BLOCK_MAX: case OP_BLOCK_MIN:
-        return cg_block_reduce(cg, op, cg_expr(cg, arg_at(cg, n, 0), ty), ty);
+        return cg_block_reduce(cg, op, cg_expr_of(cg, arg_at(cg, n, 0), ty), ty);
     default: break;
     }
     if (ir_ops[op].flags & OF_MATH) {
         LLVMValueRef a[3];
         uint32_t cnt = n->n > 3 ? 3 : n->n;
         for (uint32_t i = 0; i < cnt; i++)
-            a[i] = cg_expr(cg, arg_at(cg, n, i), ty);
+            a[i] = cg_expr_of(cg, arg_at(cg, n, i), ty);
         return cg_math(cg, op, a, cnt, ty, e);
     }
     cg_unsupported(cg, e, ir_fmt(cg->ctx, "'%s'", ir_ops[op].spelling));
     return undef_of(cg, ty);
 }
 
+/* a name's value: the SSA value or the alloca its declaration binds (rule 3 of
+ * legalize: the name has its declaration's type) */
 static LLVMValueRef name_value(Cg *cg, NodeId e, Node *n, CgTy ty)
 {
     Node *d = ir_get(cg->k, n->decl);
     switch ((Op)d->op) {
-    case OP_PARAM: {
-        int64_t v = 0;
-        if (!cg_const_int(cg, n->decl, &v) && !ce_const_int(cg->ctx, cg->k, d->a, &v)) {
-            diag_report(cg->ctx, E0904, n->span, "the value of param '%s' is not a compile-time "
-                        "integer", ir_symstr(cg->ctx, d->name));
-            cg->failed = 1;
-        }
-        return cg_i32(cg, v);
-    }
+    case OP_PARAM:
+        ir_bug(cg->ctx, "code generation: param '%s' is not bound; run pass_run_all first",
+               ir_symstr(cg->ctx, d->name));
     case OP_VAR: case OP_REG:
-        if (d->a && ir_get(cg->k, d->a)->n) {
+        if (cg->k->types[d->type].kind == TK_TILE) {
             cg_unsupported(cg, e, "an array variable used as a value");
             return undef_of(cg, ty);
         }
@@ -225,12 +217,24 @@ static LLVMValueRef name_value(Cg *cg, NodeId e, Node *n, CgTy ty)
     return undef_of(cg, ty);
 }
 
-LLVMValueRef cg_expr_nat(Cg *cg, NodeId e, CgTy *out)
+/* a binary operator: the operands have the type it computes in (a comparison's:
+ * their common type, the result bool) */
+static LLVMValueRef binary(Cg *cg, NodeId e, Node *n, CgTy ty)
+{
+    CgTy ot = ir_ops[n->op].flags & OF_CMP ? cg_ty(cg, n->a) : ty;
+    if ((n->op == OP_SHL || n->op == OP_SHR) && !cg_is_int(ot)) {
+        cg_unsupported(cg, e, "a shift of a float");
+        return undef_of(cg, ty);
+    }
+    LLVMValueRef a = cg_expr_of(cg, n->a, ot), b = cg_expr_of(cg, n->b, ot);
+    return cg_binop(cg, (Op)n->op, a, b, ot, n->span);
+}
+
+LLVMValueRef cg_expr(Cg *cg, NodeId e)
 {
     Kernel *k = cg->k;
     Node *n = ir_get(k, e);
     CgTy ty = cg_ty(cg, e);
-    *out = ty;
     NodeId saved = cg->at;
     cg->at = e;
     LLVMValueRef r = NULL;
@@ -240,82 +244,37 @@ LLVMValueRef cg_expr_nat(Cg *cg, NodeId e, CgTy *out)
         if (!n->decl) {
             cg_unsupported(cg, e, "an unresolved name");
             r = undef_of(cg, ty);
-        } else { /* the verifier may have typed the use wider than its declaration */
-            CgTy dt = cg_decl_ty(cg, n->decl);
-            dt.weak = 0;
-            if (ir_get(k, n->decl)->op == OP_PARAM)
-                dt = cg_scalar(DT_I32);
-            r = cg_convert(cg, name_value(cg, e, n, dt), dt, ty);
+        } else {
+            r = name_value(cg, e, n, ty);
         }
         break;
     case OP_SPECIAL: r = special(cg, (SpecialReg)n->sub); break;
     case OP_NEG: {
-        LLVMValueRef a = cg_expr(cg, n->a, ty);
-        if (ty.dt == DT_F16 || ty.dt == DT_BF16 || cg_is_float(ty))
-            r = LLVMBuildFNeg(cg->b, a, "");
-        else
-            r = LLVMBuildNeg(cg->b, a, "");
+        LLVMValueRef a = cg_expr_of(cg, n->a, ty);
+        r = cg_is_float(ty) ? LLVMBuildFNeg(cg->b, a, "") : LLVMBuildNeg(cg->b, a, "");
         break;
     }
-    case OP_NOT: {
-        CgTy at = cg_ty(cg, n->a);
-        if (ty.dt == DT_BOOL && at.lanes == 1)
-            r = LLVMBuildNot(cg->b, cg_cond(cg, n->a), "");
-        else
-            r = LLVMBuildNot(cg->b, cg_expr(cg, n->a, ty), "");
+    case OP_NOT:
+        r = LLVMBuildNot(cg->b, cg_expr_of(cg, n->a, ty), "");
         break;
-    }
-    case OP_CAST: {
-        CgTy at;
-        LLVMValueRef a = cg_expr_nat(cg, n->a, &at);
-        cg->at = e;
-        r = cg_convert(cg, a, at, ty);
+    case OP_CAST: /* the one conversion: its operand's type -> its own */
+        r = cg_convert(cg, cg_expr(cg, n->a), cg_ty(cg, n->a), ty);
         break;
-    }
-    case OP_LOAD: {
+    case OP_LOAD: case OP_INDEX: { /* a load yields the memory's elements (no `as`) */
         CgRef ref;
-        if (!cg_ref(cg, n->a, &ref)) {
+        NodeId at = n->op == OP_LOAD ? n->a : e;
+        if (!cg_ref(cg, at, ty, &ref)) {
             r = undef_of(cg, ty);
             break;
         }
-        LLVMValueRef v = cg_load(cg, &ref, n->b, n->span);
-        cg->at = e;
-        r = cg_convert(cg, v, ref.elem, ty);
-        break;
-    }
-    case OP_INDEX: {
-        if (cg_is_lane_ref(cg, e)) { /* one lane of a vector value */
-            CgTy vt;
-            LLVMValueRef v = cg_expr_nat(cg, n->a, &vt);
-            LLVMValueRef ix = cg_expr(cg, ir_list_at(k, n, 0), cg_scalar(DT_I32));
-            CgTy st = vt;
-            st.lanes = 1;
-            r = vt.lanes > 1 ? LLVMBuildExtractElement(cg->b, v, ix, "") : v;
-            cg->at = e;
-            r = cg_convert(cg, r, st, ty);
-            break;
-        }
-        CgRef ref;
-        r = cg_ref(cg, e, &ref) ? cg_convert(cg, cg_load(cg, &ref, 0, n->span), ref.elem, ty) : undef_of(cg, ty);
+        r = cg_load(cg, &ref, n->op == OP_LOAD ? n->b : 0, n->span);
         break;
     }
     case OP_POW: r = power(cg, n, ty); break;
     case OP_AND: case OP_OR: r = logic(cg, n, ty); break;
     default:
         if (ir_ops[n->op].cls == OC_BIN) {
-            CgTy ot = ty;
-            if (ir_ops[n->op].flags & OF_CMP) {
-                ot = cg_unify(cg_ty(cg, n->a), cg_ty(cg, n->b));
-                if (ot.weak && ot.dt == DT_I32)
-                    ot.weak = 0;
-            }
-            if ((n->op == OP_SHL || n->op == OP_SHR) && !cg_is_int(ot)) {
-                cg_unsupported(cg, e, "a shift of a float");
-                r = undef_of(cg, ty);
-                break;
-            }
-            LLVMValueRef a = cg_expr(cg, n->a, ot), b = cg_expr(cg, n->b, ot);
-            r = cg_binop(cg, (Op)n->op, a, b, ot, n->span);
+            r = binary(cg, e, n, ty);
         } else if (ir_ops[n->op].cls == OC_BUILTIN) {
             r = builtin(cg, e, n, ty);
         } else if (ir_ops[n->op].cls == OC_LOW) {
@@ -330,27 +289,21 @@ LLVMValueRef cg_expr_nat(Cg *cg, NodeId e, CgTy *out)
     return r;
 }
 
-LLVMValueRef cg_expr(Cg *cg, NodeId e, CgTy want)
+LLVMValueRef cg_expr_of(Cg *cg, NodeId e, CgTy expect)
 {
-    Node *n = ir_get(cg->k, e);
-    want.weak = 0;
-    if (n->op == OP_INT || n->op == OP_FLOAT)
-        return lit(cg, n, want);
-    CgTy t;
-    LLVMValueRef v = cg_expr_nat(cg, e, &t);
-    NodeId saved = cg->at;
-    cg->at = e;
-    v = cg_convert(cg, v, t, want);
-    cg->at = saved;
-    return v;
+    CgTy t = cg_ty(cg, e);
+    if (!cg_same(t, expect))
+        ir_bug(cg->ctx, "code generation: node %u (%s) is %s x%u where %s x%u is expected: the "
+               "legalize invariant (passes/legalize.c) does not hold", e, ir_ops[ir_get(cg->k, e)->op].name,
+               ir_dtypes[t.dt].spelling, t.lanes, ir_dtypes[expect.dt].spelling, expect.lanes);
+    return cg_expr(cg, e);
 }
 
 LLVMValueRef cg_cond(Cg *cg, NodeId e)
 {
-    CgTy t = cg_ty(cg, e);
-    if (t.lanes > 1) {
+    if (cg_ty(cg, e).lanes > 1) { /* a per-lane mask (boolxL) */
         cg_unsupported(cg, e, "a vector condition here");
         return LLVMConstInt(cg->ti1, 0, 0);
     }
-    return cg_expr(cg, e, cg_scalar(DT_BOOL));
+    return cg_expr_of(cg, e, cg_scalar(DT_BOOL));
 }

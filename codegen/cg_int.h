@@ -10,9 +10,8 @@
 #include "cg.h"
 #include "consteval.h"
 
-/* The type of a scalar or vector value. weak: an integer/float literal or a
- * compile-time param, whose type adapts to the other operand (2 * x). */
-typedef struct { uint8_t dt, lanes, weak; } CgTy;
+/* The dtype and lanes of a scalar or vector value, read from Node.type (cg_ty). */
+typedef struct { uint8_t dt, lanes; } CgTy;
 
 typedef struct Cg Cg;
 
@@ -94,7 +93,6 @@ struct Cg {
     LLVMBasicBlockRef alloca_bb;
     LLVMValueRef fn;
     LLVMValueRef *val;          /* per NodeId: the value (or address) a declaration binds */
-    CgTy *tys;                  /* per NodeId: cg_ty's cache (lanes 0 = not computed) */
     uint32_t nval;
     NodeId at;                  /* the node being lowered (for diagnostics) */
     uint32_t block_threads;
@@ -122,20 +120,19 @@ void cg_unsupported(Cg *, NodeId, const char *what);
 int cg_const_int(Cg *, NodeId, int64_t *out);
 LLVMValueRef cg_shared_global(Cg *, LLVMTypeRef ty, const char *name, uint32_t align);
 
-/* ---- cg_types.c: the one place that decides expression types ------------ */
-CgTy cg_ty(Cg *, NodeId);
-CgTy cg_decl_ty(Cg *, NodeId decl);
-CgTy cg_unify(CgTy a, CgTy b);
+/* ---- cg_types.c: Node.type as codegen needs it --------------------------- */
+CgTy cg_ty(Cg *, NodeId);                 /* e's type; a compiler bug when it has none */
 int cg_is_float(CgTy);
 int cg_is_signed(CgTy);
 int cg_is_int(CgTy);
+int cg_same(CgTy, CgTy);
 CgTy cg_scalar(DType);
-int cg_is_lane_ref(Cg *, NodeId index);   /* v[i] where v is a vector value */
 
 /* ---- cg_expr.c ----------------------------------------------------------- */
-LLVMValueRef cg_expr(Cg *, NodeId e, CgTy want);     /* value converted to `want` */
-LLVMValueRef cg_expr_nat(Cg *, NodeId e, CgTy *ty);  /* value in its own type */
-LLVMValueRef cg_cond(Cg *, NodeId e);                /* i1 */
+LLVMValueRef cg_expr(Cg *, NodeId e);                   /* e's value, in its own type */
+/* e's value; a compiler bug unless e's type is `expect` (what legalize promised) */
+LLVMValueRef cg_expr_of(Cg *, NodeId e, CgTy expect);
+LLVMValueRef cg_cond(Cg *, NodeId e);                   /* a bool scalar as i1 */
 LLVMValueRef cg_binop(Cg *, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Span);
 
 /* ---- cg_math.c ----------------------------------------------------------- */
@@ -143,12 +140,14 @@ LLVMValueRef cg_convert(Cg *, LLVMValueRef v, CgTy from, CgTy to);
 LLVMValueRef cg_splat(Cg *, LLVMValueRef scalar, unsigned lanes);
 LLVMValueRef cg_math(Cg *, Op op, LLVMValueRef *args, unsigned n, CgTy ty, NodeId at);
 LLVMValueRef cg_fdiv(Cg *, LLVMValueRef a, LLVMValueRef b, CgTy ty);
-LLVMValueRef cg_horizontal(Cg *, Op op, LLVMValueRef v, CgTy vty, CgTy rty);
-LLVMValueRef cg_dot(Cg *, LLVMValueRef a, CgTy ta, LLVMValueRef b, CgTy tb, CgTy rty);
+LLVMValueRef cg_horizontal(Cg *, Op op, LLVMValueRef v, CgTy vty);
+LLVMValueRef cg_dot(Cg *, LLVMValueRef a, LLVMValueRef b, CgTy vty);
 LLVMValueRef cg_minmax(Cg *, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy ty);
 
 /* ---- cg_mem.c ------------------------------------------------------------ */
-int cg_ref(Cg *, NodeId ref, CgRef *out);
+/* the address of ref for an access of a `value`-typed value (its lanes: the slice) */
+int cg_ref(Cg *, NodeId ref, CgTy value, CgRef *out);
+LLVMValueRef cg_index64(Cg *, NodeId index);   /* an index, extended to i64 */
 LLVMValueRef cg_load(Cg *, const CgRef *, NodeId mask, Span);
 void cg_store(Cg *, const CgRef *, LLVMValueRef v, NodeId mask, Span);
 

@@ -124,7 +124,7 @@ static LLVMValueRef saddr(Cg *cg, NodeId ref, int raw)
         NodeId x = ir_list_at(k, r, i);
         if (ir_get(k, x)->op == OP_SLICE) /* a vector's first element */
             x = ir_get(k, x)->a;
-        idx[i] = cg_expr(cg, x, cg_scalar(DT_I32));
+        idx[i] = LLVMBuildTrunc(cg->b, cg_index64(cg, x), cg->ti32, "");
     }
     LLVMValueRef off = cg_smem_offset(cg, decl, idx, n, raw);
     LLVMValueRef p = cg_smem_ptr(cg, off);
@@ -154,13 +154,13 @@ void cg_unpack_i32(Cg *cg, LLVMValueRef w, DType dt, LLVMValueRef *out)
 
 static LLVMValueRef elem_value(Cg *cg, NodeId ref, DType dt)
 {
-    return cg_expr(cg, ref, cg_scalar(dt));
+    return cg_expr_of(cg, ref, cg_scalar(dt));
 }
 
 static void elem_store(Cg *cg, NodeId ref, LLVMValueRef v)
 {
     CgRef r;
-    if (cg_ref(cg, ref, &r))
+    if (cg_ref(cg, ref, cg_ty(cg, ref), &r))
         cg_store(cg, &r, v, 0, ir_get(cg->k, ref)->span);
 }
 
@@ -185,9 +185,14 @@ static unsigned pack_regs(Cg *cg, const Node *n, uint32_t at, uint32_t count, DT
 
 /* ---- statements --------------------------------------------------------------- */
 
+/* operand i as an i32 (shared addresses are u32, counts and coordinates i32) */
 static LLVMValueRef op_i32(Cg *cg, const Node *n, uint32_t i)
 {
-    return cg_expr(cg, ir_list_at(cg->k, n, i), cg_scalar(DT_I32));
+    NodeId x = ir_list_at(cg->k, n, i);
+    LLVMValueRef v = cg_expr(cg, x);
+    if (ir_dtypes[cg_ty(cg, x).dt].bits > 32)
+        v = LLVMBuildTrunc(cg->b, v, cg->ti32, "");
+    return v;
 }
 
 static int op_const(Cg *cg, const Node *n, uint32_t i)
@@ -243,8 +248,8 @@ static void wgmma(Cg *cg, const Node *n)
     uint32_t at = 0;
     LLVMValueRef da = NULL;
     if (!t.a_regs)
-        da = cg_expr(cg, ir_list_at(cg->k, n, at++), cg_scalar(DT_U64));
-    LLVMValueRef db = cg_expr(cg, ir_list_at(cg->k, n, at++), cg_scalar(DT_U64));
+        da = cg_expr_of(cg, ir_list_at(cg->k, n, at++), cg_scalar(DT_U64));
+    LLVMValueRef db = cg_expr_of(cg, ir_list_at(cg->k, n, at++), cg_scalar(DT_U64));
     unsigned nd = (unsigned)t.m * t.n / 128;
     LLVMValueRef d[256], a[8];
     for (unsigned i = 0; i < nd; i++)
@@ -326,6 +331,20 @@ void cg_lowered_stmt(Cg *cg, NodeId s)
     }
 }
 
+/* the value a ref moves: its element dtype, lanes = the last slice's extent */
+static CgTy ref_value_ty(Cg *cg, NodeId ref)
+{
+    Kernel *k = cg->k;
+    Node *r = ir_get(k, ref);
+    NodeId decl = ir_get(k, r->a)->decl;
+    CgTy t = {k->types[ir_get(k, decl)->type].dtype, 1};
+    Node *last = r->n ? ir_get(k, ir_list_at(k, r, r->n - 1)) : NULL;
+    int64_t e = 1;
+    if (last && last->op == OP_SLICE && cg_const_int(cg, last->b, &e) && e > 1 && e <= 16)
+        t.lanes = (uint8_t)e;
+    return t;
+}
+
 /* cp.async X[...] <- Y[...] mask ok: the shared destination swizzled */
 void cg_cp_async(Cg *cg, NodeId s)
 {
@@ -335,7 +354,7 @@ void cg_cp_async(Cg *cg, NodeId s)
         return;
     }
     CgRef src;
-    if (!cg_ref(cg, n->b, &src))
+    if (!cg_ref(cg, n->b, ref_value_ty(cg, n->b), &src))
         return;
     int bytes = ir_dtype_bytes((DType)src.elem.dt) * src.elem.lanes;
     LLVMValueRef dst = saddr(cg, n->a, 0);
@@ -366,7 +385,7 @@ LLVMValueRef cg_lowered_expr(Cg *cg, NodeId e, CgTy ty)
         CgTy et = ty;
         et.lanes = 1;
         for (uint32_t i = 0; i < n->n; i++)
-            v = LLVMBuildInsertElement(b, v, cg_expr(cg, ir_list_at(cg->k, n, i), et), cg_i32(cg, i), "");
+            v = LLVMBuildInsertElement(b, v, cg_expr_of(cg, ir_list_at(cg->k, n, i), et), cg_i32(cg, i), "");
         return v;
     }
     default:

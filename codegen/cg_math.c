@@ -218,39 +218,35 @@ LLVMValueRef cg_math(Cg *cg, Op op, LLVMValueRef *args, unsigned n, CgTy ty, Nod
     return per_lane(cg, op, args[0], ty, at);
 }
 
-/* hsum / hmax of a vector, accumulated in rty (f32 for 16-bit floats) */
-LLVMValueRef cg_horizontal(Cg *cg, Op op, LLVMValueRef v, CgTy vty, CgTy rty)
+/* hsum / hmax of a vector, in its lane type (legalize casts 16-bit lanes to f32
+ * before hsum: that is hsum's f32 accumulation) */
+LLVMValueRef cg_horizontal(Cg *cg, Op op, LLVMValueRef v, CgTy vty)
 {
-    CgTy s = vty;
-    s.lanes = 1;
+    CgTy s = cg_scalar((DType)vty.dt);
     LLVMValueRef acc = NULL;
     for (unsigned i = 0; i < vty.lanes; i++) {
         LLVMValueRef x = vty.lanes > 1 ? LLVMBuildExtractElement(cg->b, v, cg_i32(cg, i), "") : v;
-        x = cg_convert(cg, x, s, rty);
         if (!acc)
             acc = x;
         else if (op == OP_HMAX)
-            acc = cg_minmax(cg, 1, acc, x, rty);
+            acc = cg_minmax(cg, 1, acc, x, s);
         else
-            acc = cg_binop(cg, OP_ADD, acc, x, rty, IR_NOSPAN);
+            acc = cg_binop(cg, OP_ADD, acc, x, s, IR_NOSPAN);
     }
     return acc;
 }
 
-/* dot(a, b): sum of lane products with fused multiply-adds in lane order, in rty */
-LLVMValueRef cg_dot(Cg *cg, LLVMValueRef a, CgTy ta, LLVMValueRef b, CgTy tb, CgTy rty)
+/* dot(a, b) of two vectors of type vty: the sum of lane products with fused
+ * multiply-adds in lane order, in the lane type (f32 or f64; legalize casts
+ * 16-bit lanes to f32) */
+LLVMValueRef cg_dot(Cg *cg, LLVMValueRef a, LLVMValueRef b, CgTy vty)
 {
-    unsigned lanes = ta.lanes > tb.lanes ? ta.lanes : tb.lanes;
-    CgTy sa = ta, sb = tb;
-    sa.lanes = sb.lanes = 1;
-    LLVMTypeRef ov[1] = {cg_llvm_type(cg, rty)};
+    LLVMTypeRef ov[1] = {cg_scalar_type(cg, (DType)vty.dt)};
     LLVMValueRef acc = NULL;
-    for (unsigned i = 0; i < lanes; i++) {
+    for (unsigned i = 0; i < vty.lanes; i++) {
         LLVMValueRef ix = cg_i32(cg, i);
-        LLVMValueRef x = ta.lanes > 1 ? LLVMBuildExtractElement(cg->b, a, ix, "") : a;
-        LLVMValueRef y = tb.lanes > 1 ? LLVMBuildExtractElement(cg->b, b, ix, "") : b;
-        x = cg_convert(cg, x, sa, rty);
-        y = cg_convert(cg, y, sb, rty);
+        LLVMValueRef x = vty.lanes > 1 ? LLVMBuildExtractElement(cg->b, a, ix, "") : a;
+        LLVMValueRef y = vty.lanes > 1 ? LLVMBuildExtractElement(cg->b, b, ix, "") : b;
         if (!acc) {
             acc = LLVMBuildFMul(cg->b, x, y, "");
         } else {

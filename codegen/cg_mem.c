@@ -1,9 +1,12 @@
 /* cg_mem.c — memory references: element addresses of global tensors, shared
  * arrays and thread-private arrays (x[i, j : +8]), loads and stores of
- * scalars and vectors, masks, and shared memory declarations.
+ * scalars and vectors, and masks. Shared tiles are slots of the launch plan's
+ * buffer, addressed with their panels and swizzle (cg_lower.c).
  *
- * Addressing: each index is an i32 value, sign-extended to i64 and combined
- * with i64 strides (row-major from the dims, or the type's `strides`).
+ * Addressing: each index is an integer of its own type (legalize keeps it),
+ * extended to i64 (sign for signed types, zero for unsigned) and combined with
+ * i64 strides (row-major from the dims, or the type's `strides`); extents and
+ * element types come from the declaration's Node.type.
  * A vector access x[.., i : +E] reads E consecutive elements along the last
  * dim (stride 1) as one access aligned to its size (at most 16 bytes): the
  * language requires vector accesses to be naturally aligned (the verifier
@@ -13,12 +16,13 @@
 #include <string.h>
 #include "cg_int.h"
 
-static LLVMValueRef to_i64(Cg *cg, LLVMValueRef v)
+LLVMValueRef cg_index64(Cg *cg, NodeId ix)
 {
-    LLVMTypeRef t = LLVMTypeOf(v);
-    if (t == cg->ti64)
+    CgTy t = cg_ty(cg, ix);
+    LLVMValueRef v = cg_expr(cg, ix);
+    if (ir_dtypes[t.dt].bits >= 64)
         return v;
-    return LLVMBuildSExt(cg->b, v, cg->ti64, "");
+    return cg_is_signed(t) ? LLVMBuildSExt(cg->b, v, cg->ti64, "") : LLVMBuildZExt(cg->b, v, cg->ti64, "");
 }
 
 static uint32_t pow2_floor(uint32_t x)
@@ -29,14 +33,20 @@ static uint32_t pow2_floor(uint32_t x)
     return p;
 }
 
+/* an index as i32: shared-memory offsets are 32-bit */
+static LLVMValueRef index32(Cg *cg, NodeId ix)
+{
+    return LLVMBuildTrunc(cg->b, cg_index64(cg, ix), cg->ti32, "");
+}
+
 /* a shared tile element (or a vector along its last dim): the plan's slot,
  * panels and swizzle (cg_smem_offset) */
-static int shared_ref(Cg *cg, NodeId refid, Node *r, NodeId decl, CgTy elem, CgRef *out)
+static int shared_ref(Cg *cg, NodeId refid, Node *r, NodeId decl, CgTy value, CgRef *out)
 {
     Kernel *k = cg->k;
+    const Type *t = &k->types[ir_get(k, decl)->type];
     LLVMValueRef idx[IR_MAX_RANK];
     int64_t lanes = 1;
-    const Type *t = &k->types[ir_get(k, decl)->type];
     if (r->n != t->rank || r->n > IR_MAX_RANK) {
         cg_unsupported(cg, refid, ir_fmt(cg->ctx, "indexing %u of the %u dims (tile views)", r->n, t->rank));
         return 0;
@@ -56,20 +66,23 @@ static int shared_ref(Cg *cg, NodeId refid, Node *r, NodeId decl, CgTy elem, CgR
             }
             start = xn->a;
         }
-        idx[i] = cg_expr(cg, start, cg_scalar(DT_I32));
+        idx[i] = index32(cg, start);
     }
+    CgTy elem = {t->dtype, (uint8_t)(t->lanes > 1 ? t->lanes : lanes)};
+    if (value.dt != elem.dt || value.lanes != elem.lanes)
+        ir_bug(cg->ctx, "code generation: a shared access of %u %s element(s) moves a %s x%u value",
+               elem.lanes, ir_dtypes[elem.dt].spelling, ir_dtypes[value.dt].spelling, value.lanes);
     out->ptr = cg_smem_ptr(cg, cg_smem_offset(cg, decl, idx, r->n, 0));
     out->elem = elem;
-    out->elem.lanes = (uint8_t)lanes;
     out->space = SP_SHARED;
     out->contiguous = 1;
     uint32_t eb = (uint32_t)(ir_dtypes[elem.dt].bits + 7) / 8;
-    uint32_t al = pow2_floor(eb * (uint32_t)lanes);
+    uint32_t al = pow2_floor((eb ? eb : 1) * elem.lanes);
     out->align = al > 16 ? 16 : al;
     return 1;
 }
 
-int cg_ref(Cg *cg, NodeId refid, CgRef *out)
+int cg_ref(Cg *cg, NodeId refid, CgTy value, CgRef *out)
 {
     Kernel *k = cg->k;
     Node *r = ir_get(k, refid);
@@ -81,25 +94,20 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
     NodeId decl = ir_get(k, r->a)->decl;
     Node *d = ir_get(k, decl);
     Node *t = d->a ? ir_get(k, d->a) : NULL;
-    uint32_t rank = 0, dims_at = 0, strides_at = 0;
+    const Type *bt = &k->types[d->type];   /* the tensor, shared tile or array */
+    uint32_t rank = bt->rank, strides_at = 0;
     int has_strides = 0;
     LLVMValueRef base = NULL;
-    CgTy elem = cg_decl_ty(cg, decl);
-    uint8_t elem_lanes = elem.lanes; /* arrays of vectors: reg xs: f32x4[4] */
-    elem.lanes = 1;
-    elem.weak = 0;
+    CgTy elem = {bt->dtype, 1};
+    uint8_t elem_lanes = bt->lanes;   /* arrays of vectors: reg xs: f32x4[4] */
     if (d->op == OP_ARG && t && t->op == OP_GTYPE) {
-        rank = t->sub;
-        dims_at = t->list;
         has_strides = t->n > rank;
         strides_at = t->list + rank;
         base = cg->val[decl];
         out->space = SP_GLOBAL;
-    } else if (d->op == OP_SHARED && t) {
-        return shared_ref(cg, refid, r, decl, elem, out);
-    } else if ((d->op == OP_VAR || d->op == OP_REG) && t && t->n) {
-        rank = t->n;
-        dims_at = t->list;
+    } else if (d->op == OP_SHARED && bt->kind == TK_TILE) {
+        return shared_ref(cg, refid, r, decl, value, out);
+    } else if ((d->op == OP_VAR || d->op == OP_REG) && bt->kind == TK_TILE) {
         base = cg->val[decl];
         out->space = SP_REG;
     } else {
@@ -145,9 +153,9 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
             lanes = e;
             start = xn->a;
         }
-        LLVMValueRef iv = to_i64(cg, cg_expr(cg, start, cg_scalar(DT_I32)));
+        LLVMValueRef iv = cg_index64(cg, start);
         if (has_strides) {
-            LLVMValueRef st = to_i64(cg, cg_expr(cg, k->lists[strides_at + i], cg_scalar(DT_I32)));
+            LLVMValueRef st = cg_index64(cg, k->lists[strides_at + i]);
             LLVMValueRef term = LLVMBuildMul(cg->b, iv, st, "");
             off = off ? LLVMBuildAdd(cg->b, off, term, "") : term;
             if (i + 1 == rank)
@@ -155,7 +163,8 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
         } else if (!off) {
             off = iv;
         } else { /* Horner: off = off * dim_i + i_i */
-            LLVMValueRef dim = to_i64(cg, cg_expr(cg, k->lists[dims_at + i], cg_scalar(DT_I32)));
+            LLVMValueRef dim = out->space == SP_GLOBAL ? cg_index64(cg, ir_list_at(k, t, i))
+                                                       : cg_i64(cg, bt->shape[i]);
             off = LLVMBuildAdd(cg->b, LLVMBuildMul(cg->b, off, dim, ""), iv, "");
         }
     }
@@ -163,6 +172,10 @@ int cg_ref(Cg *cg, NodeId refid, CgRef *out)
         elem.lanes = elem_lanes;
         lanes = elem_lanes;
     }
+    if (value.dt != elem.dt || value.lanes != lanes)
+        ir_bug(cg->ctx, "code generation: an access of %lld %s element(s) moves a %s x%u value: "
+               "the legalize invariant (passes/legalize.c) does not hold", (long long)lanes,
+               ir_dtypes[elem.dt].spelling, ir_dtypes[value.dt].spelling, value.lanes);
     LLVMTypeRef elt = elem.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, elem);
     elem.lanes = 1;
     if (!off)

@@ -82,7 +82,6 @@ static CgTy compute_ty(CgTy t)
         t.dt = DT_F32;
     if (t.dt == DT_BOOL)
         t.dt = DT_I32;
-    t.weak = 0;
     return t;
 }
 

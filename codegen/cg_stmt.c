@@ -2,7 +2,8 @@
  * loops (unroll metadata), if/else, return, barriers, fences, and the kernel
  * body. `let` binds an SSA value; `var` is an alloca that SROA/mem2reg
  * promote. A loop's bounds and step are evaluated once, before it starts;
- * its variable is i32 and counts up while var < hi (signed). */
+ * its variable has the FOR node's type (legalize gives the bounds that type)
+ * and counts up while var < hi (signed or unsigned as the type). */
 #include <string.h>
 #include <llvm-c/DebugInfo.h>
 #include "cg_int.h"
@@ -31,13 +32,13 @@ void cg_block_stmts(Cg *cg, NodeId blk)
 
 static void var_decl(Cg *cg, NodeId s, Node *n)
 {
-    Node *t = n->a ? ir_get(cg->k, n->a) : NULL;
-    CgTy ty = cg_decl_ty(cg, s);
-    if (t && t->n) { /* a thread-private array: var a: f32[8] */
+    const Type *tt = &cg->k->types[n->type];
+    CgTy ty = cg_ty(cg, s);   /* an array's: its element */
+    if (tt->kind == TK_TILE) { /* a thread-private array: var a: f32[8] */
         uint64_t count = 1;
-        for (uint32_t i = 0; i < t->n; i++) {
-            int64_t e = 0;
-            if (!cg_const_int(cg, ir_list_at(cg->k, t, i), &e) || e <= 0) {
+        for (int i = 0; i < tt->rank; i++) {
+            int64_t e = tt->shape[i];
+            if (e <= 0) {
                 cg_unsupported(cg, s, "a private array whose extents are not constants");
                 return;
             }
@@ -50,7 +51,7 @@ static void var_decl(Cg *cg, NodeId s, Node *n)
         LLVMTypeRef et = ty.dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, ty);
         cg->val[s] = cg_alloca(cg, LLVMArrayType2(et, count), ir_symstr(cg->ctx, n->name));
         if (n->b) { /* every element = the initializer */
-            LLVMValueRef v = cg_expr(cg, n->b, ty);
+            LLVMValueRef v = cg_expr_of(cg, n->b, ty);
             if (ty.dt == DT_BOOL)
                 v = LLVMBuildZExt(cg->b, v, et, "");
             for (uint64_t i = 0; i < count; i++) {
@@ -62,67 +63,42 @@ static void var_decl(Cg *cg, NodeId s, Node *n)
     }
     LLVMTypeRef lt = cg_llvm_type(cg, ty);
     cg->val[s] = cg_alloca(cg, lt, ir_symstr(cg->ctx, n->name));
-    LLVMValueRef init = n->b ? cg_expr(cg, n->b, ty) : LLVMConstNull(lt);
+    LLVMValueRef init = n->b ? cg_expr_of(cg, n->b, ty) : LLVMConstNull(lt);
     LLVMBuildStore(cg->b, init, cg->val[s]);
 }
 
-static Op compound_op(uint16_t sub)
-{
-    return (Op)sub;
-}
-
 /* the value assignment n stores into a place of type vt: its right side, or
- * for `x op= e` the old value `old` op e, computed in their common type */
-static LLVMValueRef assigned(Cg *cg, NodeId s, Node *n, Op cop, LLVMValueRef old, CgTy vt)
+ * for `x op= e` the old value `old` op e (e has the place's type: legalize) */
+static LLVMValueRef assigned(Cg *cg, NodeId s, Node *n, LLVMValueRef old, CgTy vt)
 {
-    if (cop == OP_NONE)
-        return cg_expr(cg, n->b, vt);
-    CgTy ot = cg_unify(vt, cg_ty(cg, n->b));
-    ot.weak = 0;
+    LLVMValueRef v = cg_expr_of(cg, n->b, vt);
+    if (n->sub == OP_NONE)
+        return v;
     cg->at = s;
-    LLVMValueRef r = cg_binop(cg, cop, cg_convert(cg, old, vt, ot), cg_expr(cg, n->b, ot), ot, n->span);
-    return cg_convert(cg, r, ot, vt);
+    return cg_binop(cg, (Op)n->sub, old, v, vt, n->span);
 }
 
 static void assign(Cg *cg, NodeId s, Node *n)
 {
     Kernel *k = cg->k;
     Node *lv = ir_get(k, n->a);
-    Op cop = compound_op(n->sub);
+    CgTy vt = cg_ty(cg, n->a);
     if (lv->op == OP_NAME) {
         Node *d = lv->decl ? ir_get(k, lv->decl) : NULL;
         if (!d || d->op != OP_VAR || !cg->val[lv->decl]) {
             cg_unsupported(cg, s, "assignment to this name");
             return;
         }
-        CgTy vt = cg_decl_ty(cg, lv->decl);
         LLVMTypeRef lt = cg_llvm_type(cg, vt);
-        LLVMValueRef old = cop == OP_NONE ? NULL : LLVMBuildLoad2(cg->b, lt, cg->val[lv->decl], "");
-        LLVMBuildStore(cg->b, assigned(cg, s, n, cop, old, vt), cg->val[lv->decl]);
-        return;
-    }
-    if (cg_is_lane_ref(cg, n->a)) { /* v[i] = x on a vector var */
-        Node *bn = ir_get(k, lv->a);
-        Node *d = bn->op == OP_NAME && bn->decl ? ir_get(k, bn->decl) : NULL;
-        if (!d || (d->op != OP_VAR && d->op != OP_REG) || !cg->val[bn->decl]) {
-            cg_unsupported(cg, s, "assignment to a lane of this value");
-            return;
-        }
-        CgTy vt = cg_decl_ty(cg, bn->decl), st = vt;
-        st.lanes = 1;
-        LLVMTypeRef lt = cg_llvm_type(cg, vt);
-        LLVMValueRef old = LLVMBuildLoad2(cg->b, lt, cg->val[bn->decl], "");
-        LLVMValueRef ix = cg_expr(cg, ir_list_at(k, lv, 0), cg_scalar(DT_I32));
-        LLVMValueRef lane = vt.lanes > 1 ? LLVMBuildExtractElement(cg->b, old, ix, "") : old;
-        LLVMValueRef nv = assigned(cg, s, n, cop, lane, st);
-        LLVMBuildStore(cg->b, vt.lanes > 1 ? LLVMBuildInsertElement(cg->b, old, nv, ix, "") : nv, cg->val[bn->decl]);
+        LLVMValueRef old = n->sub == OP_NONE ? NULL : LLVMBuildLoad2(cg->b, lt, cg->val[lv->decl], "");
+        LLVMBuildStore(cg->b, assigned(cg, s, n, old, vt), cg->val[lv->decl]);
         return;
     }
     CgRef ref;
-    if (!cg_ref(cg, n->a, &ref))
+    if (!cg_ref(cg, n->a, vt, &ref))
         return;
-    LLVMValueRef old = cop == OP_NONE ? NULL : cg_load(cg, &ref, 0, n->span);
-    cg_store(cg, &ref, assigned(cg, s, n, cop, old, ref.elem), 0, n->span);
+    LLVMValueRef old = n->sub == OP_NONE ? NULL : cg_load(cg, &ref, 0, n->span);
+    cg_store(cg, &ref, assigned(cg, s, n, old, vt), 0, n->span);
 }
 
 static void set_loop_md(Cg *cg, LLVMValueRef br, uint8_t unroll)
@@ -152,26 +128,28 @@ static void set_loop_md(Cg *cg, LLVMValueRef br, uint8_t unroll)
 static void for_stmt(Cg *cg, NodeId s, Node *n)
 {
     LLVMBuilderRef b = cg->b;
-    CgTy i32 = cg_scalar(DT_I32);
-    LLVMValueRef lo = cg_expr(cg, n->a, i32), hi = cg_expr(cg, n->b, i32);
-    LLVMValueRef step = n->c ? cg_expr(cg, n->c, i32) : cg_i32(cg, 1);
-    LLVMValueRef iv = cg_alloca(cg, cg->ti32, ir_symstr(cg->ctx, n->name));
+    CgTy ty = cg_ty(cg, s);
+    LLVMTypeRef lt = cg_llvm_type(cg, ty);
+    LLVMValueRef lo = cg_expr_of(cg, n->a, ty), hi = cg_expr_of(cg, n->b, ty);
+    LLVMValueRef step = n->c ? cg_expr_of(cg, n->c, ty) : LLVMConstInt(lt, 1, 0);
+    LLVMValueRef iv = cg_alloca(cg, lt, ir_symstr(cg->ctx, n->name));
     LLVMBuildStore(b, lo, iv);
     LLVMBasicBlockRef cond = cg_block(cg, "for.cond"), body = cg_block(cg, "for.body");
     LLVMBasicBlockRef latch = cg_block(cg, "for.latch"), exit = cg_block(cg, "for.end");
     LLVMBuildBr(b, cond);
     LLVMPositionBuilderAtEnd(b, cond);
-    LLVMValueRef i = LLVMBuildLoad2(b, cg->ti32, iv, "");
-    LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntSLT, i, hi, ""), body, exit);
+    LLVMValueRef i = LLVMBuildLoad2(b, lt, iv, "");
+    LLVMIntPredicate below = cg_is_signed(ty) ? LLVMIntSLT : LLVMIntULT;
+    LLVMBuildCondBr(b, LLVMBuildICmp(b, below, i, hi, ""), body, exit);
     LLVMPositionBuilderAtEnd(b, body);
-    cg->val[s] = LLVMBuildLoad2(b, cg->ti32, iv, ir_symstr(cg->ctx, n->name));
+    cg->val[s] = LLVMBuildLoad2(b, lt, iv, ir_symstr(cg->ctx, n->name));
     cg->loop_depth++;
     cg_block_stmts(cg, n->d);
     cg->loop_depth--;
     if (!terminated(cg))
         LLVMBuildBr(b, latch);
     LLVMPositionBuilderAtEnd(b, latch);
-    LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, cg->ti32, iv, ""), step, ""), iv);
+    LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, lt, iv, ""), step, ""), iv);
     LLVMValueRef back = LLVMBuildBr(b, cond);
     set_loop_md(cg, back, n->v.attr.unroll);
     LLVMPositionBuilderAtEnd(b, exit);
@@ -202,10 +180,10 @@ static void store_stmt(Cg *cg, NodeId s, Node *n)
 {
     (void)s;
     CgRef ref;
-    if (!cg_ref(cg, n->a, &ref))
+    CgTy vt = cg_ty(cg, n->b);   /* the destination's value type (legalize) */
+    if (!cg_ref(cg, n->a, vt, &ref))
         return;
-    LLVMValueRef v = cg_expr(cg, n->b, ref.elem);
-    cg_store(cg, &ref, v, n->c, n->span);
+    cg_store(cg, &ref, cg_expr(cg, n->b), n->c, n->span);
 }
 
 static void stmt(Cg *cg, NodeId s)
@@ -216,11 +194,7 @@ static void stmt(Cg *cg, NodeId s)
     switch ((Op)n->op) {
     case OP_BLOCK: cg_block_stmts(cg, s); return;
     case OP_REFERENCE: return; /* the oracle's, not the GPU's */
-    case OP_LET: {
-        CgTy t = cg_decl_ty(cg, s);
-        cg->val[s] = cg_expr(cg, n->b, t);
-        return;
-    }
+    case OP_LET: cg->val[s] = cg_expr_of(cg, n->b, cg_ty(cg, s)); return;
     case OP_VAR: var_decl(cg, s, n); return;
     case OP_REG:
         if (((n->flags & NF_HAS_LAYOUT) && n->v.attr.layout != LY_NONE) ||
@@ -253,17 +227,13 @@ static void stmt(Cg *cg, NodeId s)
     case OP_STORE: store_stmt(cg, s, n); return;
     case OP_FOR: for_stmt(cg, s, n); return;
     case OP_IF: if_stmt(cg, s, n); return;
-    case OP_EXPRSTMT: {
-        CgTy t;
-        (void)cg_expr_nat(cg, n->a, &t);
-        return;
-    }
+    case OP_EXPRSTMT: (void)cg_expr(cg, n->a); return;
     case OP_RETURN: LLVMBuildRetVoid(cg->b); return;
     case OP_SYNC: cg->t->barrier(cg); return;
     case OP_FENCE: cg->t->fence(cg); return;
     case OP_BAR_SYNC: case OP_BAR_ARRIVE: {
-        LLVMValueRef id = cg_expr(cg, n->a, cg_scalar(DT_I32));
-        LLVMValueRef cnt = n->b ? cg_expr(cg, n->b, cg_scalar(DT_I32)) : cg_i32(cg, cg->block_threads);
+        LLVMValueRef id = cg_expr_of(cg, n->a, cg_scalar(DT_I32));
+        LLVMValueRef cnt = n->b ? cg_expr_of(cg, n->b, cg_scalar(DT_I32)) : cg_i32(cg, cg->block_threads);
         cg->t->named_barrier(cg, id, cnt, n->op == OP_BAR_ARRIVE, n->span);
         return;
     }

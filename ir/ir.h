@@ -295,6 +295,7 @@ typedef struct Kernel {
     Type *types;      uint32_t ntypes, captypes;
     uint8_t level;                        /* IR_LEVEL_* */
     KPlan *plan;                          /* the launch plan (TIR-L), or NULL */
+    uint32_t *type_map; uint32_t type_cap, type_mapped; /* ir_type_intern's index */
 } Kernel;
 
 enum { IR_LEVEL_TIR, IR_LEVEL_LOWERED };
@@ -402,7 +403,13 @@ NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span);   /* appends a zeroed
 static inline Node *ir_get(Kernel *k, NodeId id) { return &k->nodes[id]; }
 uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n); /* copies; returns start */
 static inline NodeId ir_list_at(const Kernel *k, const Node *n, uint32_t i) { return k->lists[n->list + i]; }
-TypeId ir_type_add(CakeCtx *ctx, Kernel *k, const Type *t);
+TypeId ir_type_add(CakeCtx *ctx, Kernel *k, const Type *t);   /* appends, even a duplicate */
+/* The id of the type equal to *t (every field compared) in k, added when there is
+ * none; types appended with ir_type_add are found too. Passes that create typed
+ * nodes use this (or ir_type_scalar) so that one type has one id. */
+TypeId ir_type_intern(CakeCtx *ctx, Kernel *k, const Type *t);
+/* The interned value type dt (lanes 1: TK_SCALAR) or dt x lanes (TK_VECTOR). */
+TypeId ir_type_scalar(CakeCtx *ctx, Kernel *k, DType dt, int lanes);
 void ir_push_node_list(CakeCtx *ctx, NodeId **arr, uint32_t *n, NodeId id);
 
 /* ---- printing ---------------------------------------------------------- */

@@ -1,4 +1,5 @@
-/* kernel.c — building kernels: appending nodes, operand lists and types. */
+/* kernel.c — building kernels: appending nodes, operand lists and types, and
+ * interning types (one id per distinct type). */
 #include <string.h>
 #include "ir.h"
 
@@ -42,6 +43,82 @@ TypeId ir_type_add(CakeCtx *ctx, Kernel *k, const Type *t)
     k->types = arena_grow(&ctx->arena, k->types, &k->captypes, k->ntypes + 1, sizeof *k->types);
     k->types[k->ntypes] = *t;
     return k->ntypes++;
+}
+
+/* a copy of *t with every byte outside the fields zero, so that memcmp compares fields */
+static Type type_key(const Type *t)
+{
+    Type key;
+    memset(&key, 0, sizeof key);
+    key.kind = t->kind; key.dtype = t->dtype; key.lanes = t->lanes; key.space = t->space;
+    key.layout = t->layout; key.scope = t->scope; key.rank = t->rank;
+    key.transposed = t->transposed; key.swizzle = t->swizzle; key.align = t->align;
+    for (int i = 0; i < IR_MAX_RANK; i++) {
+        key.shape[i] = t->shape[i];
+        key.dims[i] = t->dims[i];
+    }
+    return key;
+}
+
+static uint32_t type_hash(const Type *t)
+{
+    const unsigned char *p = (const unsigned char *)t;
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < sizeof *t; i++)
+        h = (h ^ p[i]) * 16777619u;
+    return h;
+}
+
+/* puts type id into the open-addressing index (keeps the first of duplicates) */
+static void map_put(Kernel *k, TypeId id)
+{
+    uint32_t mask = k->type_cap - 1, h = type_hash(&k->types[id]) & mask;
+    while (k->type_map[h]) {
+        if (!memcmp(&k->types[k->type_map[h]], &k->types[id], sizeof(Type)))
+            return;
+        h = (h + 1) & mask;
+    }
+    k->type_map[h] = id;
+}
+
+/* indexes the types appended since the last call, growing the index to stay half empty */
+static void map_sync(CakeCtx *ctx, Kernel *k)
+{
+    if ((k->ntypes + 1) * 2 > k->type_cap) {
+        uint32_t cap = k->type_cap ? k->type_cap : 256;
+        while ((k->ntypes + 1) * 2 > cap)
+            cap *= 2;
+        k->type_map = arena_alloc(&ctx->arena, cap * sizeof *k->type_map);
+        k->type_cap = cap;
+        k->type_mapped = 1;
+    }
+    for (; k->type_mapped < k->ntypes; k->type_mapped++)
+        map_put(k, k->type_mapped);
+}
+
+TypeId ir_type_intern(CakeCtx *ctx, Kernel *k, const Type *t)
+{
+    Type key = type_key(t);
+    map_sync(ctx, k);
+    uint32_t mask = k->type_cap - 1, h = type_hash(&key) & mask;
+    while (k->type_map[h]) {
+        if (!memcmp(&k->types[k->type_map[h]], &key, sizeof key))
+            return k->type_map[h];
+        h = (h + 1) & mask;
+    }
+    TypeId id = ir_type_add(ctx, k, &key);
+    map_sync(ctx, k);
+    return id;
+}
+
+TypeId ir_type_scalar(CakeCtx *ctx, Kernel *k, DType dt, int lanes)
+{
+    Type t;
+    memset(&t, 0, sizeof t);
+    t.kind = lanes > 1 ? TK_VECTOR : TK_SCALAR;
+    t.dtype = (uint8_t)dt;
+    t.lanes = (uint8_t)(lanes > 1 ? lanes : 1);
+    return ir_type_intern(ctx, k, &t);
 }
 
 void ir_push_node_list(CakeCtx *ctx, NodeId **arr, uint32_t *n, NodeId id)

@@ -9,6 +9,8 @@
 /* The pipeline for code generation of kernel k (NULL: every kernel of m that
  * lists tg) on target tg, in this order (docs/tirl.md):
  *   bind-params   params become literals (their defaults, or env's `--set`)
+ *   legalize      every expression gets its final type; implicit conversions
+ *                 become explicit casts (the invariant is in legalize.c)
  *   unroll        full unrolling of loops over tile statements
  *   pipes         pipelines and mbarriers become explicit mbarrier ops
  *   async         TMA through tensor maps; wgmma fence/commit/wait
@@ -25,6 +27,12 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv
  * may be NULL). Reports E0904 when a param's value is not a compile-time
  * integer. */
 uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env);
+
+/* legalize: every expression of k's body gets its final type in Node.type
+ * and every implicit conversion becomes an explicit OP_CAST (the invariant
+ * later passes and codegen rely on is at the top of legalize.c). Reports
+ * E0904 for an integer constant used as a float that cannot be evaluated. */
+uint32_t pass_legalize(CakeCtx *ctx, Kernel *k, Target tg);
 
 uint32_t pass_unroll(CakeCtx *ctx, Kernel *k, Target tg);
 uint32_t pass_pipes(CakeCtx *ctx, Kernel *k, Target tg);

@@ -31,7 +31,10 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv
         if (k ? kk != k : (kk->ntargets && !kk->targets[tg]))
             continue;
         uint32_t maxnreg = 0;
-        PASS("bind-params", pass_bind_params(ctx, kk, env));
+        if (pass_bind_params(ctx, kk, env))
+            continue;   /* a --set instance that does not verify: nothing to lower */
+        pass_dump(ctx, kk, "bind-params");
+        PASS("legalize", pass_legalize(ctx, kk, tg));
         PASS("unroll", pass_unroll(ctx, kk, tg));
         PASS("pipes", pass_pipes(ctx, kk, tg));
         PASS("async", pass_async(ctx, kk, tg));

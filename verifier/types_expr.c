@@ -472,7 +472,8 @@ static TypeId cast_expr(Ver *v, NodeId e)
         }
         if (!vt_is_float_dt((DType)n->dtype) && t->layout == VT_UNTYPED_FLOAT) {
             ty_settle(v, n->a, DT_F32);
-        } else if (vt_is_float_dt((DType)n->dtype) && !exact_in_float(v, n->a)) {
+        } else if (vt_is_float_dt((DType)n->dtype) && t->layout == VT_UNTYPED_INT &&
+                   !exact_in_float(v, n->a)) {   /* f32(BM / 3): integer arithmetic first */
             ty_settle(v, n->a, DT_I32);
         } else {
             ty_settle(v, n->a, (DType)n->dtype);
@@ -607,6 +608,10 @@ static TypeId builtin(Ver *v, NodeId e)
                 diag_help(v->ctx, d, "reduce tiles with rowsum/rowmax or colsum/colmax");
             return 0;
         }
+        /* hsum of 16-bit float lanes accumulates in f32 and returns f32 (tir.md 3.2, 9.4);
+           hmax is exact in the lane type */
+        if (n->op == OP_HSUM && (t0->dtype == DT_F16 || t0->dtype == DT_BF16))
+            return vt_scalar(v, DT_F32);
         return vt_scalar(v, (DType)t0->dtype);
     case OP_LDMATRIX: case OP_LDMATRIX_T: {
         if (t0->kind != TK_TILE || t0->space != SP_SHARED || t0->rank != 2) {

@@ -22,7 +22,6 @@ typedef struct {
 typedef struct Ver {
     CakeCtx *ctx;
     Kernel *k;
-    uint32_t *tmap; uint32_t tcap;   /* type interning: open addressing over TypeIds */
     TypeId t_uint, t_ufloat, t_bool, t_void, t_i32;
     VRole *roles; uint32_t nroles;
     NodeId *role_of;                 /* per node: the enclosing ROLE (0: none) */

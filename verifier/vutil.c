@@ -6,47 +6,9 @@
 
 /* ---- types ------------------------------------------------------------ */
 
-static uint32_t type_hash(const Type *t)
-{
-    const unsigned char *p = (const unsigned char *)t;
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < sizeof *t; i++)
-        h = (h ^ p[i]) * 16777619u;
-    return h;
-}
-
 TypeId vt_intern(Ver *v, const Type *t)
 {
-    Type key;
-    memset(&key, 0, sizeof key);
-    key.kind = t->kind; key.dtype = t->dtype; key.lanes = t->lanes; key.space = t->space;
-    key.layout = t->layout; key.scope = t->scope; key.rank = t->rank;
-    key.transposed = t->transposed; key.swizzle = t->swizzle; key.align = t->align;
-    for (int i = 0; i < IR_MAX_RANK; i++) {
-        key.shape[i] = t->shape[i];
-        key.dims[i] = t->dims[i];
-    }
-    if (v->tcap == 0 || (v->k->ntypes + 1) * 2 > v->tcap) {
-        uint32_t cap = v->tcap ? v->tcap * 2 : 256;
-        uint32_t *map = arena_alloc(&v->ctx->arena, cap * sizeof *map);
-        for (TypeId id = 1; id < v->k->ntypes; id++) {
-            uint32_t h = type_hash(&v->k->types[id]) & (cap - 1);
-            while (map[h])
-                h = (h + 1) & (cap - 1);
-            map[h] = id;
-        }
-        v->tmap = map;
-        v->tcap = cap;
-    }
-    uint32_t h = type_hash(&key) & (v->tcap - 1);
-    while (v->tmap[h]) {
-        if (memcmp(&v->k->types[v->tmap[h]], &key, sizeof key) == 0)
-            return v->tmap[h];
-        h = (h + 1) & (v->tcap - 1);
-    }
-    TypeId id = ir_type_add(v->ctx, v->k, &key);
-    v->tmap[h] = id;
-    return id;
+    return ir_type_intern(v->ctx, v->k, t);
 }
 
 TypeId vt_scalar(Ver *v, DType dt)

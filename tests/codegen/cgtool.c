@@ -1,5 +1,5 @@
 /* cgtool.c — a stand-in for `cakec FILE --emit ...` while the driver is being
- * wired: parse, resolve, (verify when CGTOOL_VERIFY=1), pass_run_all, cg_emit.
+ * wired: parse, resolve, verify, pass_run_all, cg_emit.
  *   cgtool FILE [-o OUT] [--target T] [--emit ptx|llvm|llvm-raw|obj|hsaco] [-n REPEAT]
  * Exit codes as cakec's. -n REPEAT compiles REPEAT times (for bench) and
  * prints the mean milliseconds per compile to stdout. */
@@ -8,11 +8,9 @@
 #include <time.h>
 #include "ir.h"
 #include "fe.h"
+#include "verify.h"
 #include "passes.h"
 #include "cg.h"
-
-/* weak: the verifier is linked when it builds; otherwise verification is skipped */
-__attribute__((weak)) uint32_t ver_verify(CakeCtx *ctx, Module *m);
 
 static char *slurp(const char *path, uint32_t *len)
 {
@@ -37,7 +35,7 @@ static int compile_once(const char *file, const char *text, uint32_t len, Target
     Module *m = fe_parse(ctx, fid);
     if (!ctx->nerrors)
         fe_resolve(ctx, m);
-    if (!ctx->nerrors && getenv("CGTOOL_VERIFY") && ver_verify)
+    if (!ctx->nerrors)   /* codegen reads the types the verifier fills */
         ver_verify(ctx, m);
     int rc = ctx->nerrors ? 1 : 0;
     if (!rc) {

@@ -16,6 +16,9 @@
 #     lowered-level checker on (CAKE_LCHECK=1), and their PTX assembles and
 #     matches golden/NAME.ptx.pat (wgmma, TMA, mbarriers, setmaxnreg, ldmatrix,
 #     mma.sync, no local memory);
+#   - for the SIMT files, the IR after the passes (--emit ir) checks clean and
+#     compiles to the same LLVM IR as the source (legalize's casts change nothing
+#     they make explicit; TIR-L of the tile kernels is print-only);
 #   - kernels with constructs that have no lowering yet (tests/codegen/unsupported)
 #     fail with E0902 (exit 1), never a crash;
 #   - --emit llvm prints textual LLVM IR.
@@ -70,9 +73,12 @@ kernels_for() { # kernel names of $1 that list target $2
         /^[ \t]*target[ \t]/ { if (index($0, t) && name != "") print name }' "$1"
 }
 
-simt="vector_add copy rmsnorm softmax layernorm gemm_sm80 gemm_sm90 flash_attn_fwd"
-files=""
-for n in $simt; do files="$files $ROOT/examples/$n.tir"; done
+simt="vector_add copy rmsnorm softmax layernorm"
+tiles="gemm_sm80 gemm_sm90 flash_attn_fwd"
+files="" simt_files=""
+for n in $simt; do simt_files="$simt_files $ROOT/examples/$n.tir"; done
+for f in "$HERE"/cases/*.tir; do [ -f "$f" ] && simt_files="$simt_files $f"; done
+for n in $simt $tiles; do files="$files $ROOT/examples/$n.tir"; done
 for f in "$HERE"/cases/*.tir "$ROOT"/tests/gpu/tc/*.tir; do [ -f "$f" ] && files="$files $f"; done
 export CAKE_LCHECK=1
 
@@ -121,6 +127,23 @@ else bad "--emit llvm: $(head -c 400 "$TMP/err")"; fi
 if "$CAKEC" "$ROOT/examples/rmsnorm.tir" --target gfx942 --emit llvm -o "$TMP/r.ll" 2>"$TMP/err" &&
    grep -q 'amdgpu_kernel void @rmsnorm(' "$TMP/r.ll" && grep -q 'amdgpu-flat-work-group-size"="256,256"' "$TMP/r.ll"; then ok
 else bad "--emit llvm gfx942: $(head -c 400 "$TMP/err")"; fi
+
+# the IR after the passes (--emit ir: legalize's casts written out) checks clean and
+# compiles to the same LLVM IR: legalize makes the implicit conversions explicit
+# without changing what they mean
+for f in $simt_files; do
+    name=$(basename "$f" .tir)
+    t=$(targets_of "$f" | head -n 1)
+    if ! { "$CAKEC" "$f" --target "$t" --emit ir -o "$TMP/$name.ir.tir" &&
+           "$CAKEC" check "$TMP/$name.ir.tir" &&
+           "$CAKEC" "$f" --target "$t" --emit llvm -o "$TMP/$name.a.ll" &&
+           "$CAKEC" "$TMP/$name.ir.tir" --target "$t" --emit llvm -o "$TMP/$name.b.ll"; } 2>"$TMP/err"; then
+        bad "$name $t: --emit ir: $(head -c 300 "$TMP/err")"
+    elif [ "$(grep -v -e source_filename -e ModuleID "$TMP/$name.a.ll")" != \
+           "$(grep -v -e source_filename -e ModuleID "$TMP/$name.b.ll")" ]; then
+        bad "$name $t: the IR of --emit ir does not compile to the same LLVM IR"
+    else ok; fi
+done
 
 # constructs with no lowering yet: E0902 at the op, exit 1, never 2
 for f in "$HERE"/unsupported/*.tir; do
