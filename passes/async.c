@@ -38,8 +38,9 @@ static NodeId tensor_map(Lw *w, NodeId tensor, const int64_t *box, int rank, int
     for (int d = 0; d < rank; d++)
         dims[d] = irb_i32(b, box[d]);
     NodeId m = irb_call(b, OP_L_TMAP, dims, (uint32_t)rank, 0);
-    Node *mn = lw_node(w, m);
-    mn->a = irb_name(b, tensor);
+    NodeId tname = irb_name(b, tensor);
+    Node *mn = lw_node(w, m); /* no node is made while mn is held */
+    mn->a = tname;
     mn->name = ir_intern_cstr(b->ctx, ir_fmt(b->ctx, "%s.tmap%u", ir_symstr(b->ctx, lw_node(w, tensor)->name), as->nmaps));
     mn->v.attr.swizzle = (uint16_t)swizzle;
     ir_push_node_list(b->ctx, &as->maps, &as->nmaps, m);

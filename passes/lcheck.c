@@ -85,6 +85,9 @@ static void walk(LCheck *c, NodeId id, int depth)
         bad(c, id, "a role survived the roles pass");
     if (ir_ops[op].cls == OC_LOW)
         lowered(c, id, n);
+    if (op == OP_MBARRIER && (!n->b || k->nodes[n->b].op != OP_INT || k->nodes[n->b].v.i < 1 ||
+                              (n->a && k->nodes[n->a].op != OP_INT)))
+        bad(c, id, "an mbarrier whose length or arrival count is not a positive literal");
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
         walk(c, kids[i], depth + 1);

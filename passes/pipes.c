@@ -131,11 +131,12 @@ static int64_t role_threads(Lw *w, NodeId role)
 static NodeId mbar_decl(Lw *w, const char *name, int64_t n, int64_t count)
 {
     IrB *b = &w->b;
+    NodeId len = irb_i32(b, n), cnt = irb_i32(b, count);
     NodeId id = ir_node(b->ctx, b->k, OP_MBARRIER, b->span);
-    Node *m = lw_node(w, id);
+    Node *m = lw_node(w, id); /* no node is made while m is held: the array may move */
     m->name = ir_intern_cstr(b->ctx, name);
-    m->a = irb_i32(b, n);
-    m->b = irb_i32(b, count);
+    m->a = len;
+    m->b = cnt;
     Type t = {0};
     t.kind = TK_MBARRIER;
     t.rank = 1;
@@ -213,8 +214,8 @@ static void advance(Lw *w, Pipe *p, int side, NodeId s, IrList *out)
 static void acquire_or_wait(Lw *w, NodeId let, Pipe *p, int side, IrList *out)
 {
     IrB *b = &w->b;
-    Node *l = lw_node(w, let);
-    l->b = irb_name(b, p->stage[side]);
+    NodeId stage = irb_name(b, p->stage[side]);
+    lw_node(w, let)->b = stage;
     irb_push(b, out, let);
     NodeId par = irb_name(b, p->phase[side]);
     if (!side)
