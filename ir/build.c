@@ -352,8 +352,8 @@ NodeId irb_clone(IrB *b, NodeId id)
     if (src.op == OP_NAME && src.decl && src.decl != id && src.decl < b->nremap && b->remap[src.decl]) {
         NodeId r = b->remap[src.decl];
         const Node *rn = &k->nodes[r];
-        if (declares(rn) || rn->op == OP_L_TMAP) /* a renamed declaration: a use of the copy */
-            return irb_name(b, r);
+        if (declares(rn) || rn->op == OP_L_TMAP || (rn->op == OP_NAME && rn->decl == r))
+            return irb_name(b, r); /* a renamed declaration (an implicit index too): a use of the copy */
         NodeId saved = b->remap[src.decl];
         b->remap[src.decl] = 0; /* the replacement is an expression: copy it as is */
         NodeId c = irb_clone(b, r);

@@ -228,6 +228,26 @@ static Cong cong_lin(Bx *b, const Lin *l, int depth)
 
 /* ---- atom bounds ---------------------------------------------------------- */
 
+/* the extent of the tile dim an implicit index variable (its declaring NAME)
+ * stands for: `T[r, c] = ...` binds r to T's dim 0 and c to its dim 1 */
+static int64_t implicit_extent(SyK *s, NodeId name)
+{
+    const Kernel *k = s->k;
+    for (NodeId i = 1; i < k->nnodes; i++) {
+        const Node *x = &k->nodes[i];
+        if (x->op != OP_INDEX)
+            continue;
+        for (uint32_t j = 0; j < x->n; j++)
+            if (k->lists[x->list + j] == name) {
+                TypeId t = k->nodes[x->a].type;
+                if (!t || t >= k->ntypes || (int)j >= k->types[t].rank)
+                    return 0;
+                return k->types[t].shape[j];
+            }
+    }
+    return 0;
+}
+
 static Lin upper(Bx *b, Lin l, int depth);
 
 /* the bound of atom (upper when up), as a linear form; ok = 0 when unbounded */
@@ -276,6 +296,10 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
     }
     Node *n = sy_node(s, atom);
     switch (n->op) {
+    case OP_NAME: { /* an implicit index: 0 .. the extent of the dim it indexes */
+        int64_t ext = (n->flags & NF_IMPLICIT) ? implicit_extent(s, atom) : 0;
+        return ext > 0 ? lconst(up ? ext - 1 : 0) : bad;
+    }
     case OP_FOR: {
         if (!up)
             return lin(b, n->a, 0);

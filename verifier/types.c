@@ -247,10 +247,17 @@ static void reg_decl(Ver *v, NodeId s)
         ty.scope = scope ? scope : SC_THREAD;
         int64_t m0 = ty.rank >= 1 ? ty.shape[0] : 0, n0 = ty.rank == 2 ? ty.shape[1] : 0;
         int acc = layout == LY_WGMMA || layout == LY_MMA || layout == LY_MFMA;
+        /* a [1, C] column vector of an accumulator layout (docs/tir.md §5.3.5) */
+        int colvec = acc && layout != LY_MFMA && ty.rank == 2 && m0 == 1;
         const char *bad = NULL;
         if (layout && layout != LY_ROWS && ty.rank != 2 && !(acc && ty.rank == 1))
             bad = ir_fmt(v->ctx, "layout `%s` is for 2-D tiles (or [R] row vectors of an "
                          "accumulator layout)", ir_layout_names[layout]);
+        else if (colvec && n0 % 8)
+            bad = ir_fmt(v->ctx, "a [1, C] column vector of layout `%s` has C a multiple of 8; `%s` "
+                         "has C = %lld", ir_layout_names[layout], v_name(v, s), (long long)n0);
+        else if (colvec)
+            ;
         else if (ty.rank == 2 && (layout == LY_WGMMA || layout == LY_WGMMA_A) && m0 % 64)
             bad = ir_fmt(v->ctx, "a %s tile has 64 rows per instruction: [64·a, N]; `%s` has %lld "
                          "rows", ir_layout_names[layout], v_name(v, s), (long long)m0);
