@@ -30,7 +30,7 @@
 
 #include "ir.h"
 #include "rt.h"
-#include "../verifier/check.h"
+#include "check.h"
 
 typedef struct CakeKernel {
     Module *m;

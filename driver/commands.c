@@ -6,9 +6,9 @@
 #include <cjson/cJSON.h>
 #include "fe.h"
 #include "driver.h"
-#include "../runtime/cake.h"
-#include "../passes/passes.h"
-#include "../codegen/cg.h"
+#include "cake.h"
+#include "passes.h"
+#include "cg.h"
 
 /* ---- target selection ------------------------------------------------------ */
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cake.h"
-#include "../frontend/fe.h"
-#include "../passes/passes.h"
-#include "../codegen/cg.h"
+#include "fe.h"
+#include "passes.h"
+#include "cg.h"
 
 static int is_nvptx(Target tg)
 {
