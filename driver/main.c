@@ -1,11 +1,9 @@
-/* main.c — `cakec-llvm`: the whole compiler, code generation and runtime
- * included (driver.c does the work). `cakec` re-executes its command line
- * here for the commands that need LLVM or a GPU. */
-#include "fe.h"
+/* main.c — `cakec`: the command line (driver.c does the work). It carries no
+ * LLVM: compiling loads the code generator plugin, libcake-llvm.so, in
+ * process (lib/codegen.c), so `check` and `print` start in a millisecond. */
 #include "driver.h"
 
 int main(int argc, char **argv)
 {
-    static const FeBackend full = {fe_cmd_compile, fe_cmd_run};
-    return fe_main(argc, argv, &full);
+    return drv_main(argc, argv);
 }
