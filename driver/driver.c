@@ -1,4 +1,4 @@
-/* driver.c — the cakec command line and the compilation pipeline.
+/* driver.c — the cakec command line: options, the commands on libcake, output.
  *
  *   cakec check FILE [--json]        parse, resolve, verify
  *   cakec print FILE                 the canonical IR after name resolution
@@ -7,7 +7,8 @@
  *   cakec run FILE --shape ... [--reference R] [--check] [--bench] [--json]
  *
  * Exit codes: 0 ok, 1 the input is wrong, 2 internal error, 3 device problem.
- * With --json exactly one JSON document goes to stdout, whatever happens. */
+ * With --json exactly one JSON document goes to stdout, whatever happens (a
+ * compiler bug included: libcake returns 2, and the driver guards its own code). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,7 +58,7 @@ int drv_finish_with(CakeCtx *ctx, const Options *o, int code, void *extra)
     }
     if (o->json) {
         char *s = cake_diags_json_with(ctx, o->command ? o->command : "cakec",
-                                     ctx->nerrors == 0 && code == 0, extra);
+                                       ctx->nerrors == 0 && code == 0, extra);
         if (s) {
             puts(s);
             free(s);
