@@ -37,7 +37,7 @@ static const CgTarget *target_hooks(Target tg)
 
 int cg_kernel_targets(const Kernel *k, Target tg)
 {
-    return !k->ntargets || k->targets[tg];
+    return ir_kernel_targets(k, tg);
 }
 
 const char *cg_triple(Target tg)

@@ -11,13 +11,11 @@ struct ArenaBlock {
 
 enum { ARENA_MIN_BLOCK = 64 * 1024 };
 
-static ArenaBlock *block_new(size_t size)
+static ArenaBlock *block_new(Arena *a, size_t size)
 {
     ArenaBlock *b = malloc(sizeof *b + size);
-    if (!b) {
-        fputs("cakec: internal error: out of memory\n", stderr);
-        exit(2);
-    }
+    if (!b)
+        ir_bug(a->owner, "out of memory (an arena block of %zu bytes)", size);
     b->next = NULL;
     b->size = size;
     b->used = 0;
@@ -30,7 +28,7 @@ void *arena_alloc(Arena *a, size_t size)
     ArenaBlock *b = a->head;
     if (!b || b->size - b->used < size) {
         size_t want = size > ARENA_MIN_BLOCK ? size : ARENA_MIN_BLOCK;
-        b = block_new(want);
+        b = block_new(a, want);
         b->next = a->head;
         a->head = b;
     }

@@ -7,10 +7,9 @@
 CakeCtx *ctx_new(void)
 {
     CakeCtx *ctx = calloc(1, sizeof *ctx);
-    if (!ctx) {
-        fputs("cakec: internal error: out of memory\n", stderr);
-        exit(2);
-    }
+    if (!ctx)
+        return NULL;
+    ctx->arena.owner = ctx;
     ctx->max_errors = 200;
     return ctx;
 }
@@ -109,15 +108,16 @@ char *ir_fmt(CakeCtx *ctx, const char *fmt, ...)
 
 _Noreturn void ir_bug(CakeCtx *ctx, const char *fmt, ...)
 {
-    char buf[1024];
+    char buf[sizeof ctx->bug_text];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     if (ctx && ctx->bug_jmp) {
-        ctx->bug_msg = arena_strndup(&ctx->arena, buf, strlen(buf));
+        memcpy(ctx->bug_text, buf, sizeof buf);
+        ctx->bug_msg = ctx->bug_text;
         longjmp(*ctx->bug_jmp, 1);
     }
     fprintf(stderr, "cakec: internal error (a compiler bug, please report it): %s\n", buf);
-    exit(2);
+    exit(2); /* unguarded: see ir.h; libcake and the driver never get here */
 }

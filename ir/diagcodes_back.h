@@ -3,7 +3,7 @@ DIAG(E0901, SEV_ERROR, "code generation failed")
 DIAG(E0902, SEV_ERROR, "not supported by code generation yet")
 DIAG(E0903, SEV_ERROR, "code object link failed")
 DIAG(E0904, SEV_ERROR, "value not known at compile time")
-/* E0950–E0999: the reference interpreter and `run --check` (verifier/interp.c, check.c, shapes_pick.c) */
+/* E0950–E0999: the reference interpreter and `run --check` (oracle/interp.c, check.c, shapes_pick.c) */
 DIAG(E0950, SEV_ERROR, "kernel has no reference block")
 DIAG(E0951, SEV_ERROR, "construct not allowed in a reference block")
 DIAG(E0952, SEV_ERROR, "reference reads or writes out of bounds")

@@ -307,7 +307,10 @@ typedef struct Module {
 
 /* ---- arena ----------------------------------------------------------- */
 typedef struct ArenaBlock ArenaBlock;
-typedef struct { ArenaBlock *head; size_t used_total; } Arena;
+typedef struct {
+    ArenaBlock *head; size_t used_total;
+    struct CakeCtx *owner;   /* out of memory is ir_bug(owner): set by ctx_new */
+} Arena;
 void *arena_alloc(Arena *a, size_t size);              /* zeroed, 16-aligned */
 void *arena_realloc(Arena *a, void *p, size_t old, size_t size);
 /* p holds *cap elements of elem bytes: makes room for `need` of them, doubling
@@ -367,13 +370,14 @@ typedef struct CakeCtx {
     uint32_t max_errors;         /* stop collecting after this many (0 = 200) */
     Diag diag_sink;              /* what diag_report returns past max_errors */
     jmp_buf *bug_jmp;            /* set by library entry points: ir_bug longjmps here */
-    const char *bug_msg;
+    const char *bug_msg;         /* the last bug's message (bug_text), NULL if none */
+    char bug_text[512];          /* not in the arena: out of memory is a bug too */
     const char *dump_after;      /* pass name to dump IR after ("all" for every pass) */
     FILE *dump_out;
     int lcheck;                  /* check the lowered IR after every pass (tests, debug) */
 } CakeCtx;
 
-CakeCtx *ctx_new(void);
+CakeCtx *ctx_new(void);          /* NULL when out of memory */
 void ctx_free(CakeCtx *ctx);
 
 uint32_t ctx_add_file(CakeCtx *ctx, const char *path, const char *text, uint32_t len);
@@ -392,12 +396,18 @@ void diag_print_text(const CakeCtx *ctx, FILE *out, int color);
 char *ir_fmt(CakeCtx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *ir_vfmt(CakeCtx *ctx, const char *fmt, va_list ap);
 
-/* an internal invariant failed: a compiler bug (exit 2, or longjmp to bug_jmp) */
+/* An internal invariant failed: a compiler bug. Records the message in
+ * ctx->bug_msg and longjmps to ctx->bug_jmp, which every libcake entry point
+ * (lib/protect.h) and the driver set: the call returns 2 and the process lives
+ * on. Only code called without an entry point around it (a unit test calling a
+ * stage directly) gets the old behaviour: the message on stderr and exit 2. */
 _Noreturn void ir_bug(CakeCtx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define IR_ASSERT(ctx, cond) \
     do { if (!(cond)) ir_bug((ctx), "%s:%d: assertion failed: %s", __FILE__, __LINE__, #cond); } while (0)
 
 /* ---- building kernels ---------------------------------------------- */
+/* 1 when kernel k lists target tg in its `target` clause, or lists none */
+int ir_kernel_targets(const Kernel *k, Target tg);
 Kernel *ir_kernel_new(CakeCtx *ctx);
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span);   /* appends a zeroed node */
 static inline Node *ir_get(Kernel *k, NodeId id) { return &k->nodes[id]; }

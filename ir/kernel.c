@@ -17,6 +17,11 @@ Kernel *ir_kernel_new(CakeCtx *ctx)
     return k;
 }
 
+int ir_kernel_targets(const Kernel *k, Target tg)
+{
+    return !k->ntargets || k->targets[tg];
+}
+
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 {
     k->nodes = arena_grow(&ctx->arena, k->nodes, &k->capnodes, k->nnodes + 1, sizeof *k->nodes);

@@ -5,11 +5,11 @@
 # examples at their acceptance shapes, measures the peers (torch copy, Triton
 # softmax, torch norms) in the same run, and writes a table.
 #   usage (on the device machine, from the repo root):
-#     bash bench/device/run_all.sh        # expects .carry/cakec (static build)
+#     bash bench/device/run_all.sh        # expects .carry/cakec, .carry/libcake-llvm.so
+#                                         # (a -DCAKE_STATIC_LLVM=ON build) and libcjson.so.1
 # Output: $OUT/table.md, $OUT/log.txt, $OUT/raw.tar.gz (every JSON document).
 set -u
 C=${CAKEC:-.carry/cakec}
-CL=${CAKEC_LLVM:-.carry/cakec-llvm}   # run directly under compute-sanitizer (no re-exec)
 O=${OUT:-/tmp/cake-out}
 R=$O/raw
 mkdir -p "$R"
@@ -66,14 +66,14 @@ say "peers: exit $?"
 # 5. memory checker on the SIMT examples (small shapes)
 if command -v compute-sanitizer > /dev/null; then
     for ex in vector_add copy rmsnorm softmax layernorm; do
-        compute-sanitizer --tool memcheck --error-exitcode 9 $CL run examples/$ex.tir --check \
+        compute-sanitizer --tool memcheck --error-exitcode 9 $C run examples/$ex.tir --check \
             > "$R/memcheck_$ex.txt" 2>&1
         say "memcheck $ex: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$R/memcheck_$ex.txt") clean summaries)"
     done
     # the kernels with shared memory and barriers (block reductions): races and barrier misuse
     for ex in rmsnorm softmax layernorm; do
         for tool in racecheck synccheck; do
-            compute-sanitizer --tool $tool --error-exitcode 9 $CL run examples/$ex.tir --check \
+            compute-sanitizer --tool $tool --error-exitcode 9 $C run examples/$ex.tir --check \
                 > "$R/${tool}_$ex.txt" 2>&1
             say "$tool $ex: exit $? ($(grep -c 'ERROR SUMMARY: 0 errors\|RACECHECK SUMMARY: 0 hazards' "$R/${tool}_$ex.txt") clean summaries)"
         done

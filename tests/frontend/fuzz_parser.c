@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fe.h"
+#include "cake.h" /* cake_diags_json */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     Module *m = fe_parse(ctx, file);
     if (!ctx->nerrors)
         fe_resolve(ctx, m);
-    char *json = fe_diags_json(ctx, "check", ctx->nerrors == 0);
+    char *json = cake_diags_json(ctx, "check", ctx->nerrors == 0);
     free(json);
     FILE *null = fopen("/dev/null", "w");
     diag_print_text(ctx, null, 0);

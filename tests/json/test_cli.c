@@ -164,8 +164,8 @@ static void test_compile_command(void **state)
     run_free(&r);
 }
 
-/* an internal error (ir_bug) exits 2 and says it is a compiler bug; with
- * --json stdout still holds one JSON document. Needs the driver's test hook:
+/* an internal error (ir_bug) exits 2 and says it is a compiler bug (E0005);
+ * with --json stdout still holds one JSON document. Needs libcake's test hook:
  * CAKE_TEST_BUG=1 in the environment makes the pipeline call ir_bug. */
 static void test_internal_error(void **state)
 {
@@ -180,7 +180,35 @@ static void test_internal_error(void **state)
     assert_int_equal(j.status, 2);
     assert_non_null(strstr(j.out, "\"ok\":false"));
     assert_non_null(strstr(j.out, "\"internal_error\":true"));
+    assert_non_null(strstr(j.out, "\"code\":\"E0005\""));
     run_free(&j);
+}
+
+/* compile and run load the code generator plugin (libcake-llvm.so, next to
+ * cakec); without it they exit 3 with E0974 naming the file, and check and
+ * print never load it */
+static void test_missing_plugin(void **state)
+{
+    (void)state;
+    const char *path = CAKE_SOURCE_DIR "/examples/copy.tir";
+    const char *env = "CAKE_LLVM_PLUGIN=/nonexistent/libcake-llvm.so";
+    Run r = run_cakec_env(env, (const char *const[]){path, "--target", "sm_80", NULL});
+    assert_int_equal(r.status, 3);
+    assert_non_null(strstr(r.err, "error[E0974]"));
+    assert_non_null(strstr(r.err, "/nonexistent/libcake-llvm.so"));
+    run_free(&r);
+
+    Run j = run_cakec_env(env, (const char *const[]){path, "--json", "-o", "/dev/null", NULL});
+    assert_int_equal(j.status, 3);
+    assert_non_null(strstr(j.out, "\"code\":\"E0974\""));
+    run_free(&j);
+
+    Run c = run_cakec_env(env, (const char *const[]){"check", path, NULL});
+    assert_int_equal(c.status, 0);
+    run_free(&c);
+    Run p = run_cakec_env(env, (const char *const[]){"print", path, NULL});
+    assert_int_equal(p.status, 0);
+    run_free(&p);
 }
 
 int main(void)
@@ -194,6 +222,7 @@ int main(void)
         cmocka_unit_test(test_text_rendering),
         cmocka_unit_test(test_compile_command),
         cmocka_unit_test(test_internal_error),
+        cmocka_unit_test(test_missing_plugin),
     };
     return cmocka_run_group_tests_name("cli", tests, NULL, NULL);
 }

@@ -1,17 +1,15 @@
-/* cake.c — libcake: compile, load, launch, check and bench a TIR kernel.
- * The CLI's `cakec FILE`, `run --check` and `run --bench` are built on it. */
+/* cake.c — libcake: compile, load and launch a TIR kernel (cake.h).
+ * The CLI's `cakec FILE` and `cakec run` are built on it. */
 #include <stdlib.h>
 #include <string.h>
-#include "cake.h"
-#include "../frontend/fe.h"
-#include "../passes/passes.h"
-#include "../codegen/cg.h"
+#include "cake_priv.h"
+#include "passes.h"
 
 static Kernel *find_kernel(CakeCtx *ctx, Module *m, const char *name, Target tg)
 {
     for (uint32_t i = 0; i < m->nkernels; i++) {
         Kernel *k = m->kernels[i];
-        if (name ? !strcmp(ir_symstr(ctx, k->name), name) : cg_kernel_targets(k, tg))
+        if (name ? !strcmp(ir_symstr(ctx, k->name), name) : ir_kernel_targets(k, tg))
             return k;
     }
     Diag *d = diag_report(ctx, E0970, IR_NOSPAN, name ? "no kernel named `%s` in the file"
@@ -21,10 +19,12 @@ static Kernel *find_kernel(CakeCtx *ctx, Module *m, const char *name, Target tg)
     return NULL;
 }
 
-int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
-                        const char *set, CakeKernel *out)
+static int compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
+                          const char *set, CakeKernel *out)
 {
-    memset(out, 0, sizeof *out);
+    const CgPlugin *cg = lib_codegen(ctx);
+    if (!cg)
+        return 3;
     Kernel *k = find_kernel(ctx, m, kernel, tg);
     if (!k)
         return 1;
@@ -40,8 +40,10 @@ int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
     if (pass_run_all(ctx, m, k, tg, &view))
         return 1;
     CgOptions opt = {.opt_level = 3};
-    int rc = cg_emit(ctx, m, k, tg, tg_vendor(tg) == VENDOR_NVIDIA ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
-                     &out->image, &out->len);
+    int rc = cg->emit(ctx, m, k, tg, tg_vendor(tg) == VENDOR_NVIDIA ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
+                      &out->image, &out->len);
+    if (rc == 2) /* cg_emit caught a bug itself, to free its LLVM objects */
+        cake_bug_caught(ctx);
     if (rc)
         return rc;
     out->m = m;
@@ -50,17 +52,30 @@ int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
     return 0;
 }
 
+static void kernel_free(CakeKernel *ck)
+{
+    free(ck->image);
+    memset(ck, 0, sizeof *ck);
+}
+
+int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
+                        const char *set, CakeKernel *out)
+{
+    int rc;
+    memset(out, 0, sizeof *out);
+    CAKE_PROTECTED(ctx, rc, compile_module(ctx, m, kernel, tg, set, out));
+    if (rc)
+        kernel_free(out);
+    return rc;
+}
+
 int cake_compile_file(CakeCtx *ctx, const char *path, const char *kernel, Target tg,
                       const char *set, CakeKernel *out)
 {
+    Module *m;
     memset(out, 0, sizeof *out);
-    uint32_t file = fe_load_file(ctx, path);
-    if (file == UINT32_MAX)
-        return 1;
-    Module *m = fe_compile(ctx, file, NULL);
-    if (ctx->nerrors)
-        return 1;
-    return cake_compile_module(ctx, m, kernel, tg, set, out);
+    int rc = cake_verify_file(ctx, path, NULL, &m);
+    return rc ? rc : cake_compile_module(ctx, m, kernel, tg, set, out);
 }
 
 /* the JIT log's messages become notes of one diagnostic */
@@ -78,7 +93,7 @@ static void report_load_error(CakeCtx *ctx, CakeKernel *ck, RtStatus st, const c
     diag_help(ctx, d, "this is a code generation bug if `cakec check` passes: please report it");
 }
 
-RtStatus cake_load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
+static int load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
 {
     char log[8192] = "";
     RtStatus st = rt_module_load(dev, ck->image, ck->len, &ck->mod, log, sizeof log);
@@ -88,7 +103,7 @@ RtStatus cake_load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
         if (!log[0])
             snprintf(log, sizeof log, "%s", rt_error(dev));
         report_load_error(ctx, ck, st, log);
-        return st;
+        return rt_health(dev) != RT_OK ? 3 : 1;
     }
     ck->dev = dev;
     uint32_t smem = ck->k->plan ? ck->k->plan->smem_bytes : 0;
@@ -97,7 +112,14 @@ RtStatus cake_load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
         return st;
     }
     rt_func_info(ck->fn, &ck->info);
-    return RT_OK;
+    return 0;
+}
+
+int cake_load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, load(ctx, dev, ck));
+    return rc;
 }
 
 void cake_unload(CakeKernel *ck)
@@ -225,15 +247,16 @@ static int dims_of(CakeCtx *ctx, const Kernel *k, const ShapeEnv *env, int64_t *
     return 1;
 }
 
-RtStatus cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
-                      const void *const *scalars, CakePrepared *p)
+RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                     const void *const *scalars, CakePrepared *p)
 {
     const Kernel *k = ck->k;
     memset(p, 0, sizeof *p);
     int64_t dimv[SHAPE_ENV_MAX];
     CgLaunch L;
-    if (k->ndims > SHAPE_ENV_MAX || !dims_of(ctx, k, env, dimv) ||
-        cg_launch_dims(ctx, k, ck->tg, dimv, &L))
+    const CgPlugin *cg = lib_codegen(ctx);
+    if (!cg || k->ndims > SHAPE_ENV_MAX || !dims_of(ctx, k, env, dimv) ||
+        cg->launch_dims(ctx, k, ck->tg, dimv, &L))
         return RT_INVALID;
     uint32_t nmaps = k->plan ? k->plan->ntmaps : 0;
     p->params = calloc(k->nargs + k->ndims + nmaps + 1, sizeof *p->params);
@@ -264,13 +287,38 @@ void cake_prepared_free(CakePrepared *p)
     memset(p, 0, sizeof *p);
 }
 
-RtStatus cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
-                     const RtPtr *tensors, const void *const *scalars)
+RtStatus lib_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
+                    const RtPtr *tensors, const void *const *scalars)
 {
     CakePrepared p;
-    RtStatus st = cake_prepare(ctx, ck, env, tensors, scalars, &p);
+    RtStatus st = lib_prepare(ctx, ck, env, tensors, scalars, &p);
     if (st == RT_OK)
         st = rt_run(dev, &p.rl);
     cake_prepared_free(&p);
     return st;
+}
+
+/* the runtime's status as a return code: the request was wrong, or the device failed */
+static int status_code(RtStatus st)
+{
+    return st == RT_OK ? 0 : st == RT_INVALID ? 1 : 3;
+}
+
+int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                 const void *const *scalars, CakePrepared *p)
+{
+    RtStatus st = RT_OK;
+    int rc;
+    memset(p, 0, sizeof *p);
+    CAKE_PROTECTED(ctx, rc, (st = lib_prepare(ctx, ck, env, tensors, scalars, p), 0));
+    return rc ? rc : status_code(st);
+}
+
+int cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
+                const RtPtr *tensors, const void *const *scalars)
+{
+    RtStatus st = RT_OK;
+    int rc;
+    CAKE_PROTECTED(ctx, rc, (st = lib_launch(ctx, dev, ck, env, tensors, scalars), 0));
+    return rc ? rc : status_code(st);
 }

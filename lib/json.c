@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
-#include "fe.h"
+#include "cake.h"
 
 static const char *sev_name(uint8_t sev)
 {
@@ -89,12 +89,12 @@ static cJSON *diag_json(const CakeCtx *ctx, const Diag *d)
     return o;
 }
 
-char *fe_diags_json(const CakeCtx *ctx, const char *command, int ok)
+char *cake_diags_json(const CakeCtx *ctx, const char *command, int ok)
 {
-    return fe_diags_json_with(ctx, command, ok, NULL);
+    return cake_diags_json_with(ctx, command, ok, NULL);
 }
 
-char *fe_diags_json_with(const CakeCtx *ctx, const char *command, int ok, void *extra)
+char *cake_diags_json_with(const CakeCtx *ctx, const char *command, int ok, void *extra)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "command", command ? command : "");
@@ -117,7 +117,7 @@ char *fe_diags_json_with(const CakeCtx *ctx, const char *command, int ok, void *
     return s;
 }
 
-void fe_json_delete(void *json)
+void cake_json_delete(void *json)
 {
     cJSON_Delete(json);
 }

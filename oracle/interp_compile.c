@@ -16,7 +16,7 @@
 
 static const Node *nd(const Interp *I, NodeId id) { return &I->k->nodes[id]; }
 
-static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
+static void *grow(Interp *I, void *p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
         return p;
@@ -24,17 +24,15 @@ static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
     while (c < need)
         c *= 2;
     void *q = realloc(p, c * elem);
-    if (!q) {
-        fputs("cakec: internal error: out of memory\n", stderr);
-        exit(2);
-    }
+    if (!q)
+        ir_bug(I->ctx, "out of memory (the reference interpreter's arrays)");
     *cap = c;
     return q;
 }
 
 static uint32_t xnew(Interp *I, uint8_t op, uint8_t kind, NodeId src)
 {
-    I->x = grow(I->x, &I->capx, I->nx + 1, sizeof *I->x);
+    I->x = grow(I, I->x, &I->capx, I->nx + 1, sizeof *I->x);
     XNode *x = &I->x[I->nx];
     memset(x, 0, sizeof *x);
     x->op = op;
@@ -45,7 +43,7 @@ static uint32_t xnew(Interp *I, uint8_t op, uint8_t kind, NodeId src)
 
 static uint32_t xlist(Interp *I, const uint32_t *items, uint32_t n)
 {
-    I->xl = grow(I->xl, &I->capxl, I->nxl + n + 1, sizeof *I->xl);
+    I->xl = grow(I, I->xl, &I->capxl, I->nxl + n + 1, sizeof *I->xl);
     memcpy(I->xl + I->nxl, items, n * sizeof *items);
     uint32_t at = I->nxl;
     I->nxl += n;
@@ -62,9 +60,9 @@ static uint32_t xconst(Interp *I, double v, uint8_t kind, NodeId src)
 static uint32_t new_slot(Interp *I, NodeId decl, uint8_t kind, uint8_t dt)
 {
     uint32_t cap = I->capslots;
-    I->slot_kind = grow(I->slot_kind, &I->capslots, I->nslots + 1, 1);
+    I->slot_kind = grow(I, I->slot_kind, &I->capslots, I->nslots + 1, 1);
     if (cap != I->capslots || !I->slot_dt)
-        I->slot_dt = grow(I->slot_dt, &cap, I->capslots, 1);
+        I->slot_dt = grow(I, I->slot_dt, &cap, I->capslots, 1);
     I->slot_kind[I->nslots] = kind;
     I->slot_dt[I->nslots] = dt;
     if (decl)
@@ -469,7 +467,7 @@ static uint32_t clocal(Interp *I, NodeId s)
             return bad(I, ir_list_at(I->k, t, j), "an array extent must be an integer");
     }
     uint32_t li = I->nlocal;
-    I->local_decl = grow(I->local_decl, &I->caplocal, li + 1, sizeof *I->local_decl);
+    I->local_decl = grow(I, I->local_decl, &I->caplocal, li + 1, sizeof *I->local_decl);
     I->local_decl[li] = s;
     I->nlocal++;
     uint32_t ti = I->k->nargs + li;

@@ -1,4 +1,4 @@
-/* driver.c — the cakec command line and the compilation pipeline.
+/* driver.c — the cakec command line: options, the commands on libcake, output.
  *
  *   cakec check FILE [--json]        parse, resolve, verify
  *   cakec print FILE                 the canonical IR after name resolution
@@ -7,14 +7,14 @@
  *   cakec run FILE --shape ... [--reference R] [--check] [--bench] [--json]
  *
  * Exit codes: 0 ok, 1 the input is wrong, 2 internal error, 3 device problem.
- * With --json exactly one JSON document goes to stdout, whatever happens. */
-#include <errno.h>
+ * With --json exactly one JSON document goes to stdout, whatever happens (a
+ * compiler bug included: libcake returns 2, and the driver guards its own code). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "fe.h"
-#include "verify.h"
-
+#include <cjson/cJSON.h>
+#include "cake.h"
+#include "protect.h"
 #include "driver.h"
 
 static const char usage[] =
@@ -31,76 +31,6 @@ static const char usage[] =
     "                       lowering pass (bind-params unroll pipes async distribute roles\n"
     "                       abi unsupported), or all\n"
     "exit codes: 0 ok, 1 the input is wrong, 2 internal error, 3 device problem\n";
-
-/* ---- the pipeline ------------------------------------------------------- */
-
-/* dumps the IR after `stage` if asked; returns 1 when the pipeline stops here */
-static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *last)
-{
-    const char *want = ctx->dump_after;
-    if (want && !ctx->nerrors && (!strcmp(want, stage) || !strcmp(want, "all"))) {
-        FILE *out = ctx->dump_out ? ctx->dump_out : stderr;
-        fprintf(out, "# IR after %s\n", stage);
-        ir_print_module(ctx, m, out);
-    }
-    return ctx->nerrors != 0 || (last && !strcmp(last, stage));
-}
-
-Module *fe_compile(CakeCtx *ctx, uint32_t file, const char *last)
-{
-    Module *m = fe_parse(ctx, file);
-    if (getenv("CAKE_TEST_BUG")) /* tests reach the internal-error path through this */
-        ir_bug(ctx, "CAKE_TEST_BUG is set: a simulated compiler bug");
-    if (stage_done(ctx, m, "parse", last))
-        return m;
-    fe_resolve(ctx, m);
-    if (stage_done(ctx, m, "resolve", last))
-        return m;
-    ver_verify(ctx, m);
-    if (stage_done(ctx, m, "verify", last))
-        return m;
-    /* next: passes (legalize, layouts, pipelines, fences), then codegen, one line each */
-    return m;
-}
-
-/* ---- files -------------------------------------------------------------- */
-
-uint32_t fe_load_file(CakeCtx *ctx, const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int err = f ? 0 : errno;
-    while (f) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 65536;
-            char *nb = cap < UINT32_MAX ? realloc(buf, cap) : NULL;
-            if (!nb) {
-                err = EFBIG;
-                break;
-            }
-            buf = nb;
-        }
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (n == 0) {
-            if (ferror(f))
-                err = errno ? errno : EIO;
-            break;
-        }
-    }
-    if (f)
-        fclose(f);
-    if (err) {
-        free(buf);
-        Diag *d = diag_report(ctx, E0001, IR_NOSPAN, "cannot read `%s`: %s", path, strerror(err));
-        diag_help(ctx, d, "check the path and the file's permissions");
-        return UINT32_MAX;
-    }
-    uint32_t id = ctx_add_file(ctx, path, buf ? buf : "", (uint32_t)len);
-    free(buf);
-    return id;
-}
 
 /* ---- output ------------------------------------------------------------- */
 
@@ -123,9 +53,14 @@ static void sort_diags(CakeCtx *ctx)
 int drv_finish_with(CakeCtx *ctx, const Options *o, int code, void *extra)
 {
     sort_diags(ctx);
+    if (o->json && code == EXIT_BUG) {
+        if (!extra)
+            extra = cJSON_CreateObject();
+        cJSON_AddBoolToObject(extra, "internal_error", 1);
+    }
     if (o->json) {
-        char *s = fe_diags_json_with(ctx, o->command ? o->command : "cakec",
-                                     ctx->nerrors == 0 && code == 0, extra);
+        char *s = cake_diags_json_with(ctx, o->command ? o->command : "cakec",
+                                       ctx->nerrors == 0 && code == 0, extra);
         if (s) {
             puts(s);
             free(s);
@@ -133,7 +68,7 @@ int drv_finish_with(CakeCtx *ctx, const Options *o, int code, void *extra)
     } else {
         int color = isatty(fileno(stderr)) && !getenv("NO_COLOR");
         diag_print_text(ctx, stderr, color);
-        fe_json_delete(extra);
+        cJSON_Delete(extra);
     }
     fflush(stdout);
     return code;
@@ -155,23 +90,21 @@ static int usage_error(CakeCtx *ctx, const Options *o, const char *msg)
 
 static int run_command(CakeCtx *ctx, Options *o)
 {
-    uint32_t file = fe_load_file(ctx, o->file);
-    if (file == UINT32_MAX)
-        return drv_finish(ctx, o, EXIT_USER);
     int print = !strcmp(o->command, "print");
-    Module *m = fe_compile(ctx, file, print ? "resolve" : NULL);
-    if (ctx->nerrors)
-        return drv_finish(ctx, o, EXIT_USER);
+    Module *m;
+    int rc = cake_verify_file(ctx, o->file, print ? "resolve" : NULL, &m);
+    if (rc)
+        return drv_finish(ctx, o, rc == 2 ? EXIT_BUG : EXIT_USER);
     if (print) {
         ir_print_module(ctx, m, stdout);
         return drv_finish(ctx, o, EXIT_OK);
     }
     if (!strcmp(o->command, "check"))
         return drv_finish(ctx, o, EXIT_OK);
-    if (!strcmp(o->command, "compile") && o->be)
-        return o->be->compile(ctx, o, m);
-    if (!strcmp(o->command, "run") && o->be)
-        return o->be->run(ctx, o, m);
+    if (!strcmp(o->command, "compile"))
+        return drv_cmd_compile(ctx, o, m);
+    if (!strcmp(o->command, "run"))
+        return drv_cmd_run(ctx, o, m);
     Diag *d = diag_report(ctx, E0004, IR_NOSPAN, "the cost model is not built yet");
     diag_help(ctx, d, "`cakec run FILE --bench` measures the kernel on a GPU");
     return drv_finish(ctx, o, EXIT_USER);
@@ -256,33 +189,14 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
     return NULL;
 }
 
-static int bug_exit(CakeCtx *ctx, const Options *o)
-{
-    const char *msg = ctx->bug_msg ? ctx->bug_msg : "?";
-    fprintf(stderr, "cakec: internal error (a compiler bug, please report it): %s\n", msg);
-    if (o->json)
-        printf("{\"command\":\"%s\",\"ok\":false,\"errors\":1,\"warnings\":0,"
-               "\"internal_error\":true,\"diagnostics\":[]}\n", o->command ? o->command : "cakec");
-    return EXIT_BUG;
-}
-
-static int guarded(CakeCtx *ctx, Options *o)
-{
-    jmp_buf jb;
-    ctx->bug_jmp = &jb;
-    if (setjmp(jb))
-        return bug_exit(ctx, o);
-    int code = run_command(ctx, o);
-    ctx->bug_jmp = NULL;
-    return code;
-}
-
-int fe_main(int argc, char **argv, const FeBackend *be)
+int drv_main(int argc, char **argv)
 {
     CakeCtx *ctx = ctx_new();
+    if (!ctx) {
+        fputs("cakec: internal error: out of memory\n", stderr);
+        return EXIT_BUG;
+    }
     Options o = {0};
-    o.be = be;
-    o.argv = argv;
     int info = 0;
     const char *err = parse_args(ctx, argc, argv, &o, &info);
     int code;
@@ -296,7 +210,10 @@ int fe_main(int argc, char **argv, const FeBackend *be)
         code = usage_error(ctx, &o, err);
     } else {
         ctx->dump_after = o.dump_after;
-        code = guarded(ctx, &o);
+        /* the driver's own code is guarded like libcake's entry points */
+        CAKE_PROTECTED_OR(ctx, code, run_command(ctx, &o), -1);
+        if (code < 0)
+            code = drv_finish(ctx, &o, EXIT_BUG);
     }
     ctx_free(ctx);
     return code;

@@ -1,9 +1,9 @@
-/* cake_check.c — libcake's `run --check` (device callback for verifier/check.c)
+/* cake_check.c — libcake's `run --check` (the device callback of oracle/check.c)
  * and `run --bench` (random inputs, L2 flushed, median of device-event times). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cake.h"
+#include "cake_priv.h"
 
 typedef struct {
     RtDevice *dev;
@@ -39,7 +39,7 @@ static int check_launch(void *user, CakeCtx *ctx, CheckLaunch *l)
         tensors[nt++] = dev_ptr[i];
     }
     if (rs == RT_OK)
-        rs = cake_launch(ctx, dev, st->ck, l->env, tensors, (const void *const *)scalars);
+        rs = lib_launch(ctx, dev, st->ck, l->env, tensors, (const void *const *)scalars);
     for (uint32_t i = 0; i < l->nbufs && rs == RT_OK; i++) {
         CheckBuffer *b = &l->bufs[i];
         if (b->is_tensor && (b->role & INTERP_WRITTEN) && b->bytes)
@@ -56,21 +56,30 @@ static int check_launch(void *user, CakeCtx *ctx, CheckLaunch *l)
     return rs != RT_OK;
 }
 
-uint32_t cake_check(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
-                    int only_env, const CheckOptions *opt, CheckReport *reps, uint32_t max)
+static int check(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int only_env,
+                 const CheckOptions *opt, CheckReport *reps, uint32_t max, uint32_t *n)
 {
     CheckState st = {dev, ck};
     ShapeEnv base;
     shape_env_clear(&base);
     if (env)
         base = *env;
-    if (only_env) {
-        if (!max)
-            return 0;
+    if (only_env && max) {
         check_run_ex(ctx, ck->k, &base, check_launch, &st, opt, &reps[0]);
-        return 1;
+        *n = 1;
+    } else if (!only_env) {
+        *n = check_suite(ctx, ck->k, &base, opt, check_launch, &st, reps, max);
     }
-    return check_suite(ctx, ck->k, &base, opt, check_launch, &st, reps, max);
+    return 0;
+}
+
+int cake_check(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int only_env,
+               const CheckOptions *opt, CheckReport *reps, uint32_t max, uint32_t *n)
+{
+    int rc;
+    *n = 0; /* and 0 after a bug: check sets it last */
+    CAKE_PROTECTED(ctx, rc, check(ctx, dev, ck, env, only_env, opt, reps, max, n));
+    return rc;
 }
 
 /* ---- bench ------------------------------------------------------------------ */
@@ -162,8 +171,8 @@ static void bench_counts(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, doub
         interp_free(in);
 }
 
-RtStatus cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
-                    int runs, CakeBench *out)
+static RtStatus bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
+                      int runs, CakeBench *out)
 {
     memset(out, 0, sizeof *out);
     const Kernel *k = ck->k;
@@ -177,7 +186,7 @@ RtStatus cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv 
     CakePrepared p = {0};
     RtStatus st = bench_args(ctx, dev, k, env, &a, &arg_bytes);
     if (st == RT_OK)
-        st = cake_prepare(ctx, ck, env, a.ptr, a.scalp, &p);
+        st = lib_prepare(ctx, ck, env, a.ptr, a.scalp, &p);
     if (st == RT_OK)
         st = rt_run(dev, &p.rl); /* also a smoke run: a fault shows here, not in the timing */
     if (st == RT_OK) {
@@ -203,4 +212,13 @@ RtStatus cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv 
     if (rt_health(dev) == RT_OK)
         free_all(dev, a.ptr, a.n);
     return st;
+}
+
+int cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int runs,
+               CakeBench *out)
+{
+    int rc;
+    memset(out, 0, sizeof *out);
+    CAKE_PROTECTED(ctx, rc, bench(ctx, dev, ck, env, runs, out) == RT_OK ? 0 : 3);
+    return rc;
 }

@@ -4,11 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
-#include "fe.h"
+#include "cake.h"
+#include "passes.h"
 #include "driver.h"
-#include "../runtime/cake.h"
-#include "../passes/passes.h"
-#include "../codegen/cg.h"
 
 /* ---- target selection ------------------------------------------------------ */
 
@@ -44,7 +42,7 @@ static int best_fit(const Kernel *k, const char *arch, Target *tg)
     int best = 0;
     for (int t = 0; t < TG__COUNT; t++) {
         int fit = tg_device_fit((Target)t, arch);
-        if ((k && !cg_kernel_targets(k, (Target)t)) || !fit || fit < best ||
+        if ((k && !ir_kernel_targets(k, (Target)t)) || !fit || fit < best ||
             (fit == best && tg_info((Target)t)->sm <= tg_info(*tg)->sm))
             continue;
         *tg = (Target)t;
@@ -103,7 +101,7 @@ static int write_output(CakeCtx *ctx, const char *path, const char *data, size_t
     return 1;
 }
 
-int fe_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
+int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
 {
     Target tg;
     CgEmit what;
@@ -139,13 +137,11 @@ int fe_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     CgOptions opt = {.opt_level = 3};
     char *out = NULL;
     size_t len = 0;
-    int rc = cg_emit(ctx, m, NULL, tg, what, &opt, &out, &len);
-    if (rc == 2)
-        ir_bug(ctx, "%s", ctx->bug_msg ? ctx->bug_msg : "code generation failed");
+    int rc = cake_emit(ctx, m, NULL, tg, what, &opt, &out, &len);
     if (rc == 0 && !write_output(ctx, o->out, out, len))
         rc = 1;
     free(out);
-    return drv_finish(ctx, o, rc == 0 ? EXIT_OK : rc == 3 ? EXIT_DEVICE : EXIT_USER);
+    return drv_finish(ctx, o, rc); /* cake_emit's codes are the exit codes */
 }
 
 /* ---- cakec run ------------------------------------------------------------------ */
@@ -283,11 +279,11 @@ static int load_reference(CakeCtx *ctx, const Options *o, RunState *rs, Sym name
 {
     if (!o->reference)
         return 1;
-    uint32_t file = fe_load_file(ctx, o->reference);
-    if (file == UINT32_MAX)
-        return 0;
-    Module *rm = fe_compile(ctx, file, NULL);
-    if (ctx->nerrors || !rm->nkernels)
+    Module *rm;
+    int rc = cake_verify_file(ctx, o->reference, NULL, &rm);
+    if (rc == 2)
+        rs->code = EXIT_BUG;
+    if (rc || ctx->nerrors || !rm->nkernels)
         return 0;
     rs->reference = rm->kernels[0];
     for (uint32_t i = 0; i < rm->nkernels; i++)
@@ -317,7 +313,11 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     if (o->seed)
         copt.seed = strtoull(o->seed, NULL, 0);
     CheckReport reps[8];
-    uint32_t n = cake_check(ctx, rs->dev, &rs->ck, base, o->shape != NULL, &copt, reps, 8);
+    uint32_t n;
+    if (cake_check(ctx, rs->dev, &rs->ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
+        rs->code = EXIT_BUG;
+        return;
+    }
     cJSON *arr = cJSON_AddArrayToObject(rs->extra, "check");
     int ok = n > 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -341,8 +341,12 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         return;
     }
     CakeBench b;
-    RtStatus st = cake_bench(ctx, rs->dev, &rs->ck, &env, o->runs ? atoi(o->runs) : 0, &b);
-    if (st != RT_OK) {
+    int rc = cake_bench(ctx, rs->dev, &rs->ck, &env, o->runs ? atoi(o->runs) : 0, &b);
+    if (rc == 2) {
+        rs->code = EXIT_BUG;
+        return;
+    }
+    if (rc) {
         if (!device_broken(ctx, rs, "failed during the bench")) {
             diag_report(ctx, E0972, rs->ck.k->span, "bench failed: %s", b.message);
             rs->code = EXIT_DEVICE;
@@ -364,7 +368,7 @@ static void add_kernel_info(CakeCtx *ctx, RunState *rs)
     cJSON_AddNumberToObject(rs->extra, "local_bytes", rs->ck.info.local_bytes);
 }
 
-int fe_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
+int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
 {
     RunState rs = {0};
     rs.extra = cJSON_CreateObject();
@@ -373,16 +377,16 @@ int fe_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
         return drv_finish_with(ctx, o, EXIT_USER, rs.extra);
     Sym name = o->kernel ? ir_intern_cstr(ctx, o->kernel) : m->nkernels ? m->kernels[0]->name : 0;
     if (!run_options_ok(ctx, o, m) || !load_reference(ctx, o, &rs, name))
-        return drv_finish_with(ctx, o, EXIT_USER, rs.extra);
+        return drv_finish_with(ctx, o, rs.code == EXIT_BUG ? EXIT_BUG : EXIT_USER, rs.extra);
     if (!open_device(ctx, o, &rs))
         return drv_finish_with(ctx, o, EXIT_DEVICE, rs.extra);
     if (!o->target)
         tg = device_target(m, rt_info(rs.dev));
     int rc = cake_compile_module(ctx, m, o->kernel, tg, o->set, &rs.ck);
-    if (rc == 2)
-        ir_bug(ctx, "%s", ctx->bug_msg ? ctx->bug_msg : "code generation failed");
-    if (rc || cake_load(ctx, rs.dev, &rs.ck) != RT_OK) {
-        rs.code = rc == 3 || (rs.ck.k && rt_health(rs.dev) != RT_OK) ? EXIT_DEVICE : EXIT_USER;
+    if (rc == 0)
+        rc = cake_load(ctx, rs.dev, &rs.ck);
+    if (rc) { /* 1 the input, 2 a bug, 3 the device or the code generator plugin */
+        rs.code = rc;
         goto done;
     }
     add_kernel_info(ctx, &rs);
@@ -397,7 +401,7 @@ int fe_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
     }
     if (o->check || !o->bench)
         do_check(ctx, o, &rs, &base);
-    if (o->bench && rs.code != EXIT_DEVICE)
+    if (o->bench && rs.code != EXIT_DEVICE && rs.code != EXIT_BUG)
         do_bench(ctx, o, &rs, &base);
 done:
     if (rs.dev && rt_health(rs.dev) == RT_TIMEOUT) {

@@ -5,11 +5,7 @@
 
 enum { EXIT_OK = 0, EXIT_USER = 1, EXIT_BUG = 2, EXIT_DEVICE = 3 };
 
-struct FeBackend;
-
 typedef struct {
-    const struct FeBackend *be; /* the commands past `check`; NULL: not built in */
-    char **argv;
     const char *command;     /* check, print, compile, cost, run */
     const char *file;
     const char *out, *target, *emit, *shape, *set, *reference;
@@ -18,21 +14,19 @@ typedef struct {
     const char *dump_after;
 } Options;
 
-/* prints the diagnostics (text or the JSON document) and returns code */
+/* The cakec command line (main.c). Returns the exit code: 0 ok, 1 the input
+ * is wrong, 2 internal error, 3 device problem. */
+int drv_main(int argc, char **argv);
+
+/* prints the diagnostics (text or the JSON document) and returns code; with
+ * EXIT_BUG the JSON document says "internal_error": true */
 int drv_finish(CakeCtx *ctx, const Options *o, int code);
 /* prints the diagnostics with `extra` (a cJSON object, consumed; may be NULL)
  * merged into the JSON document */
 int drv_finish_with(CakeCtx *ctx, const Options *o, int code, void *extra);
 
-/* The commands that need LLVM or a device. `cakec` (main_check.c) carries no
- * LLVM, so that `check` starts in a millisecond: its backend re-executes the
- * same command line in `cakec-llvm` (main.c), whose backend runs them. */
-typedef struct FeBackend {
-    int (*compile)(CakeCtx *ctx, const Options *o, Module *m);
-    int (*run)(CakeCtx *ctx, const Options *o, Module *m);
-} FeBackend;
-
-int fe_cmd_compile(CakeCtx *ctx, const Options *o, Module *m);
-int fe_cmd_run(CakeCtx *ctx, const Options *o, Module *m);
+/* the commands past `check` (commands.c), on a verified module */
+int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m);
+int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m);
 
 #endif

@@ -1,0 +1,164 @@
+/* cake.h — libcake: the C library API that the cakec CLI is built on.
+ *
+ * Parse and verify a .tir file, compile a kernel for a target, load it on a
+ * device, launch it, check it against its fp64 reference, and time it. Every
+ * call takes the compilation context explicitly (one CakeCtx per candidate
+ * kernel; free it with ctx_free), so an agent loop can compile thousands of
+ * kernels in one process. Diagnostics go into the context (ctx->diags).
+ *
+ *     CakeCtx *ctx = ctx_new();
+ *     CakeKernel ck;
+ *     if (cake_compile_file(ctx, "rmsnorm.tir", NULL, TG_SM90A, NULL, &ck) == 0) {
+ *         RtDevice *dev; char err[256];
+ *         if (rt_open(RT_AUTO, 0, &dev, err, sizeof err) == RT_OK) {
+ *             if (cake_load(ctx, dev, &ck) == 0) {
+ *                 CheckReport reps[8]; uint32_t n;
+ *                 cake_check(ctx, dev, &ck, NULL, 0, NULL, reps, 8, &n);  // several shapes
+ *                 CakeBench b;
+ *                 cake_bench(ctx, dev, &ck, &env, 0, &b);                 // one shape
+ *             }
+ *             cake_unload(&ck);
+ *             rt_close(dev);
+ *         }
+ *     }
+ *     ctx_free(ctx);
+ *
+ * Return codes. Every entry point that runs compiler code returns an int:
+ *   0  done;
+ *   1  the input is wrong: diagnostics in ctx;
+ *   2  internal error, a compiler bug: caught at the entry point (protect.h),
+ *      recorded as diagnostic E0005 and in ctx->bug_msg. The process lives on
+ *      and nothing calls exit; free the context and go on with a fresh one;
+ *   3  a device or tool problem: no GPU, a broken device, the code generator
+ *      plugin (libcake-llvm.so, E0974) or ld.lld missing.
+ * cake_unload, cake_prepared_free and the JSON functions run no compiler
+ * code and return nothing to check.
+ *
+ * Code generation is a plugin: the first call that emits code dlopens
+ * libcake-llvm.so ($CAKE_LLVM_PLUGIN, else the file of that name in the
+ * folder of the running executable; codegen/cg_plugin.h), so a program that
+ * only verifies never loads LLVM.
+ *
+ * After a kernel faults or times out, CUDA refuses further work in the
+ * process (RT_FAULT/RT_TIMEOUT from rt_health): run untrusted candidates in
+ * a child process and call rt_exit_now after RT_TIMEOUT.
+ */
+#ifndef CAKE_LIBCAKE_H
+#define CAKE_LIBCAKE_H
+
+#include "ir.h"
+#include "rt.h"
+#include "check.h"
+#include "cg.h"
+
+/* ---- parse and verify ------------------------------------------------- */
+
+/* Reads source file `path` into ctx, then parses, resolves and verifies it
+ * (cake_verify_source). *out: the module, also when there are errors (what
+ * could be recovered); NULL when the file cannot be read (E0001) or on 2. */
+int cake_verify_file(CakeCtx *ctx, const char *path, const char *last, Module **out);
+
+/* The pipeline on source file `file` of ctx (ctx_add_file): parse, resolve,
+ * verify, one line each. Stops after the first stage that reports errors
+ * (returns 1), or after the stage named `last` ("parse", "resolve",
+ * "verify"; NULL: all); dumps the IR after the stage named ctx->dump_after
+ * ("all": each) to ctx->dump_out (stderr if NULL). */
+int cake_verify_source(CakeCtx *ctx, uint32_t file, const char *last, Module **out);
+
+/* ---- compile ---------------------------------------------------------- */
+
+typedef struct CakeKernel {
+    Module *m;
+    Kernel *k;          /* the kernel compiled (the file's first one for the target) */
+    Target tg;
+    char *image;        /* PTX text (NVPTX) or a code object (AMDGPU); malloc'd */
+    size_t len;
+    RtModule *mod;      /* after cake_load */
+    RtFunction *fn;
+    RtDevice *dev;      /* the device it is loaded on (tensor maps are encoded there) */
+    RtFuncInfo info;
+} CakeKernel;
+
+/* Parses, resolves, verifies, lowers and emits the kernel named `kernel`
+ * (NULL: the first kernel listing tg) of source file `path` for tg.
+ * `set` binds compile-time params ("BM=64,STAGES=3"; NULL: defaults). */
+int cake_compile_file(CakeCtx *ctx, const char *path, const char *kernel, Target tg,
+                      const char *set, CakeKernel *out);
+
+/* The same from a module already parsed and verified in ctx. */
+int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
+                        const char *set, CakeKernel *out);
+
+/* Emits `what` for kernel k of m (NULL: every kernel listing tg) after the
+ * passes (pass_run_all) ran: cg_emit of cg.h, through the plugin. opt NULL:
+ * the defaults (O3). *out is malloc'd (free() it), *len its bytes. */
+int cake_emit(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what, const CgOptions *opt,
+              char **out, size_t *len);
+
+/* ---- run -------------------------------------------------------------- */
+
+/* Loads the image on dev; JIT errors become diagnostics E0971 (with the JIT
+ * log's lines as notes): 1, or 3 when the device is broken (rt_health). */
+int cake_load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck);
+void cake_unload(CakeKernel *ck);   /* also frees the image */
+
+/* Launches ck once on device buffers: tensors[i] for every tensor argument
+ * (in argument order, scalars skipped), scalars[i] pointing at the value of
+ * every scalar argument (in its dtype's encoding), dims from env. Waits.
+ * 1: a dim has no value (E0953) or an extent is out of range; 3: the device
+ * failed (rt_error(dev) says how). */
+int cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
+                const RtPtr *tensors, const void *const *scalars);
+
+/* `run --check`: the kernel against a reference (opt->reference, or its own
+ * reference block) at several shapes picked from its assumes (or at the one
+ * shape `env` when only_env is set). Fills reps (up to max) and sets *n to
+ * how many; each says whether it passed. 0, or 2. */
+int cake_check(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int only_env,
+               const CheckOptions *opt, CheckReport *reps, uint32_t max, uint32_t *n);
+
+typedef struct CakeBench {
+    char shape[256];
+    RtTiming t;            /* ms */
+    double bytes, flops;   /* the reference's counts at this shape */
+    double gbps, tflops;
+    double peak_gbps;      /* the device's datasheet bandwidth (0 if unknown) */
+    double roofline;       /* achieved / peak bandwidth (memory-bound) */
+    int regs, local_bytes, shared_bytes;
+    uint32_t grid[3], block[3];
+    char message[256];     /* why it failed */
+} CakeBench;
+
+/* `run --bench`: random inputs at shape env, warm-up, L2 flushed between
+ * runs, median of `runs` (0: 50) timed launches between device events.
+ * 3 when it failed (out->message says why). */
+int cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int runs,
+               CakeBench *out);
+
+/* A launch of ck at shape env on the given buffers, ready for rt_run or
+ * rt_time: grid and block from the `grid` clause and the block size, the
+ * parameters in the order of the ABI (cg.h). Free it with cake_prepared_free
+ * (also after a failure). 1 as for cake_launch. */
+typedef struct CakePrepared {
+    RtLaunch rl;
+    void **params;
+    RtPtr *ptrs;
+    int32_t *dims;
+    RtTensorMap *maps;   /* the plan's tensor maps, encoded for this launch's tensors */
+} CakePrepared;
+
+int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                 const void *const *scalars, CakePrepared *p);
+void cake_prepared_free(CakePrepared *p);
+
+/* ---- diagnostics as JSON ---------------------------------------------- */
+
+/* All diagnostics of ctx as the JSON document of the CLI contract
+ * (docs/diagnostics.md, "JSON format"); a malloc'd string: free() it. */
+char *cake_diags_json(const CakeCtx *ctx, const char *command, int ok);
+/* The same with the members of `extra` (a cJSON object, consumed; NULL: none)
+ * added to the top-level object: a command's results, e.g. "check", "bench". */
+char *cake_diags_json_with(const CakeCtx *ctx, const char *command, int ok, void *extra);
+void cake_json_delete(void *json);   /* cJSON_Delete for callers without cJSON */
+
+#endif

@@ -1,0 +1,18 @@
+/* cake_priv.h — what libcake's files share and its callers do not see. */
+#ifndef CAKE_LIB_PRIV_H
+#define CAKE_LIB_PRIV_H
+#include "cake.h"
+#include "cg_plugin.h"
+#include "protect.h"
+
+/* The code generator plugin (codegen.c): loaded on first use, never
+ * unloaded. NULL with E0974 reported when it is missing or from another build. */
+const CgPlugin *lib_codegen(CakeCtx *ctx);
+
+/* cake_prepare and cake_launch with the runtime's status (cake.c) */
+RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                     const void *const *scalars, CakePrepared *p);
+RtStatus lib_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
+                    const RtPtr *tensors, const void *const *scalars);
+
+#endif
