@@ -1,6 +1,7 @@
 #!/bin/sh
 # carry.sh — fills .carry/ (ignored by git) with what the device scripts run, built
-# here: cakec and cakec-llvm linked with a static LLVM (the device machine has no LLVM),
+# here: cakec and its code-generator plugin libcake-llvm.so, the plugin linked with a
+# static LLVM (the device machine has no LLVM),
 # and libcjson.so.1 (nor cJSON). Run from the repo root before the device call, and
 # name .carry in the call's `carry` list.
 #
@@ -8,12 +9,12 @@
 set -eu
 B=${1:-build-static}
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCAKE_STATIC_LLVM=ON > /dev/null
-make -C "$B" -j2 cakec cakec-llvm > /dev/null
+make -C "$B" -j2 cakec cake-llvm > /dev/null
 mkdir -p .carry
-cp "$B/cakec" "$B/cakec-llvm" .carry/
+cp "$B/cakec" "$B/libcake-llvm.so" .carry/
 lib=$(ldconfig -p | awk '/libcjson\.so\.1 / { print $NF; exit }')
 [ -n "$lib" ] || { echo "carry.sh: libcjson.so.1 not found (ldconfig -p)" >&2; exit 1; }
 cp -L "$lib" .carry/libcjson.so.1
-strip .carry/cakec .carry/cakec-llvm
+strip .carry/cakec .carry/libcake-llvm.so
 ls -l .carry
 echo "$(du -sk .carry | cut -f1) KiB to carry (the call's limit: 64 MiB with the working tree)"

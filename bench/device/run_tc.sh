@@ -11,14 +11,14 @@
 # with a message; every step logs its outcome and the next one runs regardless.
 #
 #   usage (on the device machine, from the repo root):  bash bench/device/run_tc.sh
-#   expects .carry/cakec, .carry/cakec-llvm (-DCAKE_STATIC_LLVM=ON) and libcjson.so.1
-#   environment: CAKEC, CAKEC_LLVM (binaries), OUT, TC_DEADLINE (seconds, default 550:
+#   expects .carry/cakec, .carry/libcake-llvm.so (-DCAKE_STATIC_LLVM=ON) and libcjson.so.1
+#   environment: CAKEC (the binary), OUT, TC_DEADLINE (seconds, default 550:
 #   every step ends by then), TC_STEPS (default "sass check bench peers sanitize"),
 #   TC_TILES (the examples of the sass and check steps; default: all the tile examples)
 # Output: $OUT/tc_table.md, $OUT/tc_log.txt, $OUT/tc_raw.tar.gz (every raw document).
 set -u
-C=${CAKEC:-.carry/cakec}              # compile and run re-execute in cakec-llvm beside it
-CL=${CAKEC_LLVM:-.carry/cakec-llvm}   # run directly under compute-sanitizer (no exec)
+C=${CAKEC:-.carry/cakec}              # loads libcake-llvm.so beside it to compile
+CL=$C                                 # run directly under compute-sanitizer (one process)
 O=${OUT:-/tmp/cake-out}
 R=$O/tc_raw
 LOG=$O/tc_log.txt

@@ -11,7 +11,7 @@ CAKEC=${CAKEC:-$ROOT/build/cakec}
 T=$(mktemp -d "${TMPDIR:-/tmp}/runtc.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$ROOT" || exit 1
-OUT=$T CAKEC=$CAKEC CAKEC_LLVM=$(dirname "$CAKEC")/cakec-llvm TC_DEADLINE=60 \
+OUT=$T CAKEC=$CAKEC TC_DEADLINE=60 \
     TC_STEPS="sass check" TC_TILES="gemm_sm90 no_such_example" \
     bash bench/device/run_tc.sh > "$T/stdout" 2>&1
 rc=$?
