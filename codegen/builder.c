@@ -6,6 +6,7 @@
 #include <string.h>
 #include <llvm-c/Analysis.h>
 #include <llvm-c/Transforms/PassBuilder.h>
+#include <llvm-c/Support.h>
 #include "cg_int.h"
 
 int cg_link_hsaco(CakeCtx *ctx, const CgOptions *opt, const char *obj, size_t objlen,
@@ -23,6 +24,19 @@ static void init_targets_once(void)
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
+    /* CAKE_LLVM_ARGS: options for LLVM itself, for investigating the code
+     * generator (e.g. "-time-passes", "-print-after=sroa"); read once */
+    const char *extra = getenv("CAKE_LLVM_ARGS");
+    if (extra && *extra) {
+        static char buf[1024];
+        static const char *argv[32];
+        int argc = 0;
+        snprintf(buf, sizeof buf, "%s", extra);
+        argv[argc++] = "cakec";
+        for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
+            argv[argc++] = t;
+        LLVMParseCommandLineOptions(argc, argv, NULL);
+    }
 }
 
 static void init_targets(void)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "vpriv.h"
+#include "smem.h"
 
 static Node *N(Ver *v, NodeId n) { return &v->k->nodes[n]; }
 
@@ -45,15 +46,6 @@ void ver_roles(Ver *v)
 
 static int64_t align_up(int64_t x, int64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
 
-/* a byte count larger than any target's shared memory; sums and products saturate here, so that
-   absurd extents are reported (E0501) instead of overflowing */
-#define SMEM_HUGE (INT64_MAX / 4)
-
-static int64_t smem_add(int64_t a, int64_t b)
-{
-    return a >= SMEM_HUGE - b ? SMEM_HUGE : a + b;
-}
-
 /* tiles are aligned to 128 bytes, swizzled ones to the swizzle repeat 8 x S (5.2) */
 static int64_t shared_align(const Kernel *k, NodeId decl)
 {
@@ -87,51 +79,10 @@ int64_t ver_shared_bytes(const CakeCtx *ctx, const Kernel *k, NodeId decl)
     return shared_bytes_env(ctx, k, decl, NULL);
 }
 
-typedef struct { NodeId node; int64_t bytes; } SmemItem;
-
 static int by_bytes_desc(const void *a, const void *b)
 {
     const SmemItem *x = a, *y = b;
-    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : (x->node > y->node) - (x->node < y->node);
-}
-
-/* every declaration that takes shared memory, with its bytes under env */
-static uint32_t smem_items(Ver *v, const CeEnv *env, SmemItem *items, uint32_t cap, int64_t *total)
-{
-    uint32_t n = 0;
-    int scratch = 0;
-    *total = 0;
-    for (NodeId id = 1; id < v->k->nnodes; id++) {
-        const Node *x = N(v, id);
-        int64_t b = -1, c;
-        if (x->op == OP_SHARED) {
-            b = shared_bytes_env(v->ctx, v->k, id, env);
-        } else if (x->op == OP_MBARRIER) {
-            b = 8;
-            if (x->a)
-                b = ce_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0
-                  ? (c > SMEM_HUGE / 8 ? SMEM_HUGE : 8 * c) : -1;
-        } else if (x->op == OP_PIPELINE) {
-            b = ce_eval_int(v->ctx, v->k, x->a, env, &c) && c > 0
-              ? (c > SMEM_HUGE / 16 ? SMEM_HUGE : 2 * 8 * c) : -1;
-        } else if (ir_ops[x->op].flags & OF_BLOCK && x->op != OP_SYNC && !v->in_ref[id] && !scratch) {
-            /* block reductions: one word per warp, double-buffered (9.2); counted once */
-            int64_t warps = 0;
-            for (int t = 0; t < TG__COUNT; t++)
-                if (v->block_threads[t] && v->k->targets[t] && v->block_threads[t] / tg_warp((Target)t) > warps)
-                    warps = v->block_threads[t] / tg_warp((Target)t);
-            b = align_up(2 * 8 * (warps ? warps : 32), 16);
-            scratch = 1;
-        } else {
-            continue;
-        }
-        if (b < 0)
-            continue;  /* not constant: the type check reported it */
-        *total = smem_add(*total, b);
-        if (n < cap)
-            items[n++] = (SmemItem){id, b};
-    }
-    return n;
+    return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : (x->decl > y->decl) - (x->decl < y->decl);
 }
 
 /* params that appear in shared extents: candidates to shrink */
@@ -166,7 +117,7 @@ static int stage_param(Ver *v, NodeId p)
 
 /* finds a smaller value of one parameter that brings the total under limit:
  * stage counts first (one less at a time), then tile sizes (halved) */
-static void smem_suggest(Ver *v, Diag *d, int64_t limit)
+static void smem_suggest(Ver *v, Diag *d, Target tg, int64_t limit)
 {
     Kernel *k = v->k;
     int said = 0;
@@ -185,9 +136,9 @@ static void smem_suggest(Ver *v, Diag *d, int64_t limit)
             for (int64_t val = stage ? cur - 1 : cur / 2; val >= 1; val = stage ? val - 1 : val / 2) {
                 CeBinding b = {N(v, p)->name, val};
                 CeEnv env = {.b = &b, .n = 1};
-                int64_t total;
-                SmemItem dummy[1];
-                smem_items(v, &env, dummy, 0, &total);
+                SmemPlan plan;
+                an_smem_plan(v->ctx, k, tg, &env, &plan);
+                int64_t total = plan.total;
                 if (total <= limit) {
                     diag_help(v->ctx, d, "%s`%s = %lld` (now %lld): %lld bytes", said ? "or " :
                               "reduce ", v_name(v, p), (long long)val, (long long)cur, (long long)total);
@@ -202,47 +153,55 @@ static void smem_suggest(Ver *v, Diag *d, int64_t limit)
         diag_help(v->ctx, d, "reduce the number of stages or the tile sizes");
 }
 
+/* the kernel's shared-memory plan (analysis/smem.h: the same count the abi
+ * pass lays the buffer out with) against each target's limit */
 static void check_smem(Ver *v)
 {
-    SmemItem items[256];
-    int64_t total;
-    uint32_t n = smem_items(v, NULL, items, 256, &total);
-    if (!n)
-        return;
     int tg = -1;
-    for (int t = 0; t < TG__COUNT; t++)  /* the tightest limit exceeded */
-        if (v->k->targets[t] && total > tg_info((Target)t)->max_smem_per_block &&
-            (tg < 0 || tg_info((Target)t)->max_smem_per_block < tg_info((Target)tg)->max_smem_per_block))
+    SmemPlan plan = {0};
+    for (int t = 0; t < TG__COUNT; t++) { /* the tightest limit exceeded */
+        if (!v->k->targets[t])
+            continue;
+        SmemPlan p;
+        an_smem_plan(v->ctx, v->k, (Target)t, NULL, &p);
+        if (p.total > tg_info((Target)t)->max_smem_per_block &&
+            (tg < 0 || tg_info((Target)t)->max_smem_per_block < tg_info((Target)tg)->max_smem_per_block)) {
             tg = t;
-    if (tg < 0)
+            plan = p;
+        }
+    }
+    if (tg < 0 || !plan.n)
         return;
+    SmemItem *items = plan.items;
+    uint32_t n = plan.n;
+    int64_t total = plan.total;
     qsort(items, n, sizeof *items, by_bytes_desc);
     const TargetInfo *ti = tg_info((Target)tg);
     Diag *d = total >= SMEM_HUGE
-        ? v_report(v, E0501, items[0].node, "shared memory per block is over %lld bytes, far over the "
+        ? v_report(v, E0501, items[0].decl, "shared memory per block is over %lld bytes, far over the "
                    "limit of %lld bytes on %s", (long long)SMEM_HUGE, (long long)ti->max_smem_per_block,
                    ti->name)
-        : v_report(v, E0501, items[0].node, "shared memory per block is %lld bytes, %lld over "
+        : v_report(v, E0501, items[0].decl, "shared memory per block is %lld bytes, %lld over "
                    "the limit of %lld bytes on %s", (long long)total,
                    (long long)(total - ti->max_smem_per_block), (long long)ti->max_smem_per_block,
                    ti->name);
     for (uint32_t i = 0; i < n; i++) {
-        const Node *x = N(v, items[i].node);
+        const Node *x = N(v, items[i].decl);
         const char *what = x->op == OP_SHARED ? "shared tile" : x->op == OP_MBARRIER ? "mbarrier"
                          : x->op == OP_PIPELINE ? "pipeline barriers of" : NULL;
         if (!what)
             diag_note(v->ctx, d, x->span, "block-reduction scratch (`%s`): %lld bytes",
                       ir_ops[x->op].spelling, (long long)items[i].bytes);
         else if (x->op == OP_SHARED)
-            diag_note(v->ctx, d, x->span, "%s `%s` (%s): %lld bytes", what, v_name(v, items[i].node),
+            diag_note(v->ctx, d, x->span, "%s `%s` (%s): %lld bytes", what, v_name(v, items[i].decl),
                       vt_str(v, x->type), (long long)items[i].bytes);
         else
-            diag_note(v->ctx, d, x->span, "%s `%s`: %lld bytes", what, v_name(v, items[i].node),
+            diag_note(v->ctx, d, x->span, "%s `%s`: %lld bytes", what, v_name(v, items[i].decl),
                       (long long)items[i].bytes);
     }
     diag_note(v->ctx, d, v->k->target_spans[tg], "%s allows %lld bytes of shared memory per block",
               ti->name, (long long)ti->max_smem_per_block);
-    smem_suggest(v, d, ti->max_smem_per_block);
+    smem_suggest(v, d, (Target)tg, ti->max_smem_per_block);
 }
 
 /* ---- threads, roles, registers ------------------------------------- */

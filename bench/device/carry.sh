@@ -10,7 +10,7 @@ set -eu
 B=${1:-build-static}
 cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCAKE_STATIC_LLVM=ON > /dev/null
 make -C "$B" -j2 cakec cake-llvm > /dev/null
-mkdir -p .carry
+rm -rf .carry && mkdir -p .carry
 cp "$B/cakec" "$B/libcake-llvm.so" .carry/
 lib=$(ldconfig -p | awk '/libcjson\.so\.1 / { print $NF; exit }')
 [ -n "$lib" ] || { echo "carry.sh: libcjson.so.1 not found (ldconfig -p)" >&2; exit 1; }
