@@ -159,9 +159,8 @@ void cg_unsupported(Cg *cg, NodeId at, const char *what)
         return;
     n->flags |= NF_ERROR;
     Diag *d = diag_report(cg->ctx, E0902, n->span, "not supported by code generation yet: %s", what);
-    diag_help(cg->ctx, d, "code generation covers the SIMT subset for now (scalars, vectors, "
-                          "global and shared memory, barriers, shuffles, reductions); "
-                          "see codegen/README.md");
+    diag_help(cg->ctx, d, "docs/tirl.md lists what the lowering passes and code generation "
+                          "cover");
 }
 
 int cg_const_int(Cg *cg, NodeId e, int64_t *out)
