@@ -1,6 +1,5 @@
 /* lcheck.c — the checker of the lowered level. Run after every lowering pass
- * in test and debug builds (CAKE_LCHECK=1 in the environment, or
- * CakeCtx.lcheck): each pass promises that the source constructs it lowers
+ * in debug and sanitizer builds, and in tests (pass_lcheck_enabled): each pass promises that the source constructs it lowers
  * are gone, and every lowered op must be well formed. A violation is a
  * compiler bug (ir_bug: exit 2, naming the pass), never a user error. */
 #include <stdlib.h>
@@ -95,10 +94,19 @@ static void walk(LCheck *c, NodeId id, int depth)
         walk(c, k->lists[n->list + i], depth + 1);
 }
 
+/* on in debug and sanitizer builds (CAKE_DEBUG_CHECKS), with CAKE_LCHECK=1 in
+ * the environment (the test scripts set it), or through CakeCtx.lcheck;
+ * CAKE_LCHECK=0 turns it off */
 int pass_lcheck_enabled(const CakeCtx *ctx)
 {
     const char *e = getenv("CAKE_LCHECK");
-    return (e && *e && strcmp(e, "0")) || ctx->lcheck;
+    if (e && *e)
+        return strcmp(e, "0") != 0;
+#ifdef CAKE_DEBUG_CHECKS
+    return 1;
+#else
+    return ctx->lcheck;
+#endif
 }
 
 void pass_lcheck(CakeCtx *ctx, Kernel *k, const char *pass)
