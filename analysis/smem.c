@@ -95,8 +95,10 @@ static void walk(Walk *w, NodeId id, int depth)
 void an_smem_plan(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, SmemPlan *out)
 {
     memset(out, 0, sizeof *out);
-    int64_t threads = ce_block_threads(ctx, k, tg);
-    Walk w = {ctx, k, env, threads > 0 ? (threads + tg_warp(tg) - 1) / tg_warp(tg) : 0, out, 0};
+    int64_t threads = ce_block_threads(ctx, k, tg), ws = tg_warp(tg);
+    if (threads > tg_info(tg)->max_threads_per_block) /* reported (E0502); no scratch for it */
+        threads = 0;
+    Walk w = {ctx, k, env, threads > 0 ? (threads + ws - 1) / ws : 0, out, 0};
     walk(&w, k->body, 0);
     SmemItem *it = out->items;
     for (uint32_t i = 1; i < out->n; i++) /* largest alignment first (stable) */
