@@ -89,7 +89,7 @@ typedef struct {
 typedef struct {
     uint32_t grid[3];
     uint32_t block[3];
-    uint32_t shared_bytes;  /* static shared memory the kernel declares (info only) */
+    uint32_t shared_bytes;  /* the launch plan's shared-memory buffer, in bytes */
     uint32_t dyn_shared_bytes; /* NVIDIA: the plan's shared buffer; AMD: 0 */
 } CgLaunch;
 

@@ -6,12 +6,14 @@
  *   AMDGPU); every lane gets the result. f16/bf16 are reduced in f32 and
  *   rounded once at the end.
  * reduce.block.OP(x): warp reduction; lane 0 of each warp writes its partial
- *   to a static shared scratch array (one per call site, NW = threads / W
- *   entries); barrier; every warp reads the NW partials (lane l reads entry
- *   l mod NW) and reduces them with log2(NW) butterfly steps, so every thread
- *   of the block gets the result. Inside a loop a second barrier follows so
- *   the next iteration's writes cannot overtake slow readers. All threads
- *   of the block must reach it (like `sync`). */
+ *   to the reduction's scratch slot of the launch plan (one per call site, NW
+ *   = threads / W entries); barrier; every warp reads the NW partials (lane l
+ *   reads entry l mod NW) and reduces them with log2(NW) butterfly steps, so
+ *   every thread of the block gets the result. Inside a loop a second barrier
+ *   follows so the next iteration's writes cannot overtake slow readers. All
+ *   threads of the block must reach it (like `sync`). Inside a role (the roles
+ *   pass marks the node, ir.h IrRoleRed) the same with the role's warps, its
+ *   warp index, and a named barrier over the role's threads. */
 #include "cg_int.h"
 
 LLVMValueRef cg_lane(Cg *cg)
@@ -100,10 +102,24 @@ LLVMValueRef cg_warp_reduce(Cg *cg, Op op, LLVMValueRef v, CgTy t)
     return cg_convert(cg, v, ct, t);
 }
 
+/* the barrier of a block reduction: the block's (barrier 0), or inside a role
+ * the role-scoped named barrier the roles pass chose (Node.v.i, ir.h) */
+static void red_barrier(Cg *cg, uint32_t bar, uint32_t nw, uint32_t ws)
+{
+    if (!bar) {
+        cg->t->barrier(cg);
+        return;
+    }
+    cg->t->named_barrier(cg, cg_i32(cg, bar), cg_i32(cg, nw * ws), 0, ir_get(cg->k, cg->at)->span);
+}
+
 LLVMValueRef cg_block_reduce(Cg *cg, Op op, LLVMValueRef v, CgTy t)
 {
     uint32_t ws = (uint32_t)tg_warp(cg->tg);
     uint32_t nw = (cg->block_threads + ws - 1) / ws;
+    IrRoleRed rr = ir_role_red_unpack(ir_get(cg->k, cg->at)->v.i);
+    if (rr.barrier) /* inside a role: its warps only */
+        nw = rr.nwarps;
     Op wop = op == OP_BLOCK_ADD ? OP_WARP_ADD : op == OP_BLOCK_MAX ? OP_WARP_MAX : OP_WARP_MIN;
     if (nw <= 1)
         return cg_warp_reduce(cg, wop, v, t);
@@ -119,6 +135,8 @@ LLVMValueRef cg_block_reduce(Cg *cg, Op op, LLVMValueRef v, CgTy t)
         ir_bug(cg->ctx, "block reduction without scratch in the launch plan");
     LLVMValueRef scratch = cg_smem_ptr(cg, cg_i32(cg, slot));
     LLVMValueRef lane = cg_lane(cg), warp = cg_warp_id(cg);
+    if (rr.barrier)
+        warp = LLVMBuildSub(b, warp, cg_i32(cg, rr.first_warp), "");
 
     LLVMBasicBlockRef wr = cg_block(cg, "red.write"), after = cg_block(cg, "red.read");
     LLVMBuildCondBr(b, LLVMBuildICmp(b, LLVMIntEQ, lane, cg_i32(cg, 0), ""), wr, after);
@@ -127,7 +145,7 @@ LLVMValueRef cg_block_reduce(Cg *cg, Op op, LLVMValueRef v, CgTy t)
     LLVMBuildStore(b, v, LLVMBuildGEP2(b, et, scratch, wi, 1, ""));
     LLVMBuildBr(b, after);
     LLVMPositionBuilderAtEnd(b, after);
-    cg->t->barrier(cg);
+    red_barrier(cg, rr.barrier, nw, ws);
 
     LLVMValueRef x;
     unsigned width;
@@ -160,6 +178,6 @@ LLVMValueRef cg_block_reduce(Cg *cg, Op op, LLVMValueRef v, CgTy t)
     }
     x = butterfly(cg, op, x, ct, width);
     if (cg->loop_depth)
-        cg->t->barrier(cg);
+        red_barrier(cg, rr.barrier, nw, ws);
     return cg_convert(cg, x, ct, t);
 }

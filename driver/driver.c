@@ -28,8 +28,8 @@ static const char usage[] =
     "options:\n"
     "  --json               print one JSON document with every diagnostic to stdout\n"
     "  --dump-after STAGE   print the IR after STAGE to stderr: parse, resolve, verify, or a\n"
-    "                       lowering pass (bind-params unroll pipes async distribute roles\n"
-    "                       abi unsupported), or all\n"
+    "                       lowering pass (bind-params legalize unroll pipes async distribute\n"
+    "                       roles abi unsupported), or all\n"
     "exit codes: 0 ok, 1 the input is wrong, 2 internal error, 3 device problem\n";
 
 /* ---- output ------------------------------------------------------------- */

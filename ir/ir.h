@@ -256,6 +256,20 @@ typedef struct {
 int64_t ir_tc_pack(IrTc t);
 IrTc ir_tc_unpack(int64_t v);
 
+/* A block reduction inside a role (set by the roles pass in Node.v.i of the
+ * REDUCE.block node): it synchronizes the role's warps only, with named
+ * barrier `barrier` (0: the whole block, barrier 0). */
+typedef struct { uint32_t first_warp, nwarps, barrier; } IrRoleRed;
+static inline int64_t ir_role_red_pack(IrRoleRed r)
+{
+    return (int64_t)((uint64_t)r.first_warp | (uint64_t)r.nwarps << 16 | (uint64_t)r.barrier << 32);
+}
+static inline IrRoleRed ir_role_red_unpack(int64_t v)
+{
+    IrRoleRed r = {(uint32_t)(v & 0xffff), (uint32_t)(v >> 16 & 0xffff), (uint32_t)(v >> 32 & 0xff)};
+    return r;
+}
+
 /* The launch plan of a lowered kernel (passes/abi.c): where every shared
  * declaration lives in the one shared-memory buffer, the tensor maps passed
  * as parameters, and the register budget. Codegen and the runtime read it. */
@@ -423,7 +437,9 @@ TypeId ir_type_scalar(CakeCtx *ctx, Kernel *k, DType dt, int lanes);
 void ir_push_node_list(CakeCtx *ctx, NodeId **arr, uint32_t *n, NodeId id);
 
 /* ---- printing ---------------------------------------------------------- */
-/* Prints the module as TIR source; the output re-parses to the same IR. */
+/* Prints the module as TIR source; the output re-parses to the same IR. A
+ * lowered kernel (Kernel.level == IR_LEVEL_LOWERED) prints as TIR-L, whose
+ * @ops and plan comments are for reading only (docs/tirl.md). */
 void ir_print_module(const CakeCtx *ctx, const Module *m, FILE *out);
 void ir_print_kernel(const CakeCtx *ctx, const Kernel *k, FILE *out);
 void ir_print_expr(const CakeCtx *ctx, const Kernel *k, NodeId e, FILE *out);

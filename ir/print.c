@@ -1,7 +1,9 @@
-/* print.c — prints the IR as canonical TIR source.
+/* print.c — prints the IR as canonical TIR source, and lowered kernels as
+ * TIR-L (docs/tirl.md).
  *
- * The output re-parses to the same IR, and printing that again gives the
- * same text (the round trip of tests/roundtrip/). Parentheses are derived
+ * TIR output re-parses to the same IR, and printing that again gives the
+ * same text (the round trip of tests/roundtrip/); TIR-L (@ops, the plan as
+ * comments) is for reading only. Parentheses are derived
  * from precedence (the levels of frontend/parser_expr.c), NF_PAREN is not
  * consulted: the minimal set is a fixed point. */
 #include <math.h>

@@ -37,7 +37,7 @@ const char *const ir_special_names[SR__COUNT] = {
 /* the stages `--dump-after` names: the front end's, then the lowering
  * passes of passes/pipeline.c in order (docs/tirl.md) */
 const char *const ir_stage_names[] = {
-    "parse", "resolve", "verify", "bind-params", "unroll", "pipes", "async", "distribute",
+    "parse", "resolve", "verify", "bind-params", "legalize", "unroll", "pipes", "async", "distribute",
     "roles", "abi", "unsupported", "all", NULL};
 
 const char *const ir_target_names[TG__COUNT] = {

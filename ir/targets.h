@@ -68,6 +68,16 @@ typedef struct {
 extern const TargetInfo tg_table[TG__COUNT];
 
 static inline const TargetInfo *tg_info(Target t) { return &tg_table[t]; }
+/* the register budget per thread at launch of a block of `threads` threads
+ * (setmaxnreg moves from it): floor(regs per SM / threads / 8) * 8, at most the
+ * per-thread maximum rounded down to 8 (docs/tir.md §6) */
+static inline int64_t tg_launch_regs(const TargetInfo *ti, int64_t threads)
+{
+    int64_t r = threads > 0 ? ti->regs_per_sm / threads / 8 * 8 : 0;
+    int64_t cap = ti->max_regs_per_thread / 8 * 8;
+    return r > cap ? cap : r;
+}
+
 static inline Vendor tg_vendor(Target t) { return tg_table[t].vendor; }
 static inline int tg_warp(Target t) { return tg_table[t].warp_size; }
 static inline int tg_has(Target t, uint32_t feature)

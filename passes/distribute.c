@@ -281,7 +281,9 @@ static Red *reduce(Lw *w, NodeId rn)
     irb_push(b, d->pre, r->arr);
     int nt = by_col ? tp.nrow : tp.ncol;
     for (int s = 0; s < nslots; s++) {
-        NodeId v = acc[s];
+        NodeId part = irb_let(b, ir_fmt(b->ctx, "red%u", d->ntemps++), acc[s]); /* thread-local */
+        irb_push(b, d->pre, part);
+        NodeId v = irb_name(b, part);
         for (int i = 0; i < nt; i++) {
             LyTerm tm = by_col ? tp.row[i] : tp.col[i];
             if (tm.div * tm.mod > 32)
@@ -375,6 +377,11 @@ NodeId dist_elem(Lw *w, NodeId e, int r, int c)
 static void reg_decl(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
+    Layout l = dist_ly_of(w, s).layout;
+    if (l == LY_MFMA || l == LY_MFMA_A || l == LY_MFMA_B) {
+        dist_error(w, s, "MFMA register tiles (AMD matrix cores are not lowered yet)");
+        return;
+    }
     Frag *f = new_frag(w, s);
     Node *n = lw_node(w, s);
     int ne = ly_elems(&f->ly);
@@ -529,9 +536,10 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
         idx[slice_dims[0]] = irb_add_c(b, irb_name(b, tr), r);
         NodeId col = irb_add_c(b, irb_name(b, tc), c);
         if (run > 1) {
+            NodeId ext = irb_i32(b, run); /* made before: a new node may move the array */
             NodeId sl = ir_node(b->ctx, b->k, OP_SLICE, b->span);
             lw_node(w, sl)->a = col;
-            lw_node(w, sl)->b = irb_i32(b, run);
+            lw_node(w, sl)->b = ext;
             col = sl;
         }
         idx[slice_dims[1]] = col;

@@ -56,6 +56,22 @@ static void lowered(LCheck *c, NodeId id, const Node *n)
         bad(c, id, "a lowered expression without a type");
 }
 
+/* the operands an op cannot do without */
+static int structured(const Node *n)
+{
+    switch (ir_ops[n->op].cls) {
+    case OC_BIN: case OC_SLICE: return n->a && n->b;
+    case OC_UN: case OC_CAST: return n->a != 0;
+    default: break;
+    }
+    switch ((Op)n->op) {
+    case OP_INDEX: case OP_TRANS: case OP_LET: return n->a || n->op == OP_LET ? (n->op != OP_LET || n->b) : 0;
+    case OP_ASSIGN: case OP_STORE: case OP_IF: return n->a && n->b;
+    case OP_FOR: return n->a && n->b && n->d;
+    default: return 1;
+    }
+}
+
 static void walk(LCheck *c, NodeId id, int depth)
 {
     Kernel *k = c->k;
@@ -84,6 +100,8 @@ static void walk(LCheck *c, NodeId id, int depth)
         bad(c, id, "a role survived the roles pass");
     if (ir_ops[op].cls == OC_LOW)
         lowered(c, id, n);
+    if (!structured(n))
+        bad(c, id, "a required operand is missing (a pass wrote through a stale node pointer?)");
     if (op == OP_MBARRIER && (!n->b || k->nodes[n->b].op != OP_INT || k->nodes[n->b].v.i < 1 ||
                               (n->a && k->nodes[n->a].op != OP_INT)))
         bad(c, id, "an mbarrier whose length or arrival count is not a positive literal");

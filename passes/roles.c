@@ -7,7 +7,10 @@
  * Inside a role body the special registers are role-relative (docs/tir.md §6):
  * thread.x, warp and wg have the role's first thread / warp / warpgroup
  * subtracted, `threads` is the role's size; `lane` is unchanged. Threads in no
- * role skip the dispatch. The kernel's register cap at entry (the launch
+ * role skip the dispatch. A block reduction inside a role reduces over the
+ * role's warps and synchronizes them with a named barrier of its own: the
+ * roles get ids 15, 14, ... in order (ir.h IrRoleRed); a kernel's own
+ * `barrier` with one of those ids is reported (E0902). The kernel's register cap at entry (the launch
  * budget that setmaxnreg moves from) is recorded for the launch plan. */
 #include <string.h>
 #include "lower.h"
@@ -15,7 +18,32 @@
 typedef struct {
     int64_t first_warp, nwarps;
     uint8_t *seen;          /* nodes already rewritten (shared subtrees) */
+    uint32_t red_barrier;   /* the named barrier of this role's block reductions (0: none yet) */
+    uint32_t next_barrier;  /* the next one to hand out, from 15 down */
 } Roles;
+
+/* a `barrier ID, N` of the kernel whose constant ID the role reductions took */
+static void taken_barriers(Lw *w, NodeId id, uint32_t lowest, int depth)
+{
+    Kernel *k = w->b.k;
+    if (!id || depth > 400)
+        return;
+    Node *n = &k->nodes[id];
+    int64_t bid;
+    if ((n->op == OP_BAR_SYNC || n->op == OP_BAR_ARRIVE) && lw_const(w, n->a, &bid) && bid >= lowest &&
+        bid <= 15 && !(n->flags & NF_ERROR)) {
+        n->flags |= NF_ERROR;
+        Diag *d = diag_report(w->b.ctx, E0902, n->span, "named barrier %lld is used by the block "
+                              "reductions inside roles (ids %u .. 15)", (long long)bid, lowest);
+        diag_help(w->b.ctx, d, "use an id below %u for this barrier", lowest);
+        w->errors++;
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        taken_barriers(w, kids[i], lowest, depth + 1);
+    for (uint32_t i = 0; i < k->nodes[id].n; i++)
+        taken_barriers(w, k->lists[k->nodes[id].list + i], lowest, depth + 1);
+}
 
 static int64_t warps_per_unit(const Node *r)
 {
@@ -51,17 +79,17 @@ static void relative(Lw *w, Roles *rs, NodeId id, uint32_t limit, int depth)
         irb_replace(b, id, x);
         return;
     }
+    if (n.op == OP_BLOCK_ADD || n.op == OP_BLOCK_MAX || n.op == OP_BLOCK_MIN) {
+        if (!rs->red_barrier)
+            rs->red_barrier = rs->next_barrier--;
+        IrRoleRed rr = {(uint32_t)rs->first_warp, (uint32_t)rs->nwarps, rs->red_barrier};
+        k->nodes[id].v.i = ir_role_red_pack(rr);
+    }
     NodeId kids[4] = {n.a, n.b, n.c, n.d};
     for (int i = 0; i < 4; i++)
         relative(w, rs, kids[i], limit, depth + 1);
     for (uint32_t i = 0; i < n.n; i++)
         relative(w, rs, k->lists[n.list + i], limit, depth + 1);
-}
-
-static int64_t launch_budget(int64_t threads)
-{
-    int64_t r = threads > 0 ? 65536 / threads / 8 * 8 : 0;
-    return r > 255 ? 255 / 8 * 8 : r;
 }
 
 uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
@@ -71,6 +99,7 @@ uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
     IrB *b = &w.b;
     Roles rs;
     memset(&rs, 0, sizeof rs);
+    rs.next_barrier = 15;
     uint32_t limit = k->nnodes;
     rs.seen = arena_alloc(&ctx->arena, limit);
     Node *body = lw_node(&w, k->body);
@@ -78,7 +107,7 @@ uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
     NodeId chain_first = 0, chain_last = 0;
     int any_regs = 0;
     int64_t threads = ce_block_threads(ctx, k, tg);
-    int64_t budget = launch_budget(threads);
+    int64_t budget = tg_launch_regs(tg_info(tg), threads);
     *maxnreg = 0;
     for (uint32_t i = 0; i < body->n; i++) {
         NodeId s = ir_list_at(k, lw_node(&w, k->body), i);
@@ -95,6 +124,7 @@ uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
             e = a + 1;
         rs.first_warp = a * warps_per_unit(r);
         rs.nwarps = (e - a) * warps_per_unit(r);
+        rs.red_barrier = 0;
         relative(&w, &rs, r->d, limit, 0);
         IrList rb = {0};
         if (r->c && lw_const(&w, r->c, &regs) && regs != budget) {
@@ -126,6 +156,8 @@ uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
     body = lw_node(&w, k->body);
     body->list = ir_list(ctx, k, out.v, out.n);
     body->n = out.n;
+    if (rs.next_barrier < 15)
+        taken_barriers(&w, k->body, rs.next_barrier + 1, 0);
     if (any_regs)
         *maxnreg = (uint32_t)budget;
     return w.errors;

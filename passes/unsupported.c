@@ -1,8 +1,10 @@
-/* unsupported.c — the unsupported pass: the one place E0902 comes from. After
- * the lowering passes, every op that is still in the kernel's body and has no
- * lowering yet is reported, all of them at once, before code generation
- * starts (codegen never reports E0902 itself for these). The reference block
- * is the oracle's and is not checked. */
+/* unsupported.c — the unsupported pass: after the lowering passes, every op
+ * that is still in the kernel's body and has no lowering yet is reported
+ * (E0902), all of them at once, before code generation starts. A lowering
+ * pass that meets a form it cannot take apart (a tile view that is not
+ * fragment-aligned, say) reports E0902 at that construct itself; codegen
+ * reports it only for the few SIMT forms it still refuses. The reference
+ * block is the oracle's and is not checked. */
 #include "passes.h"
 #include "targets.h"
 

@@ -430,10 +430,7 @@ static void check_regs(Ver *v)
         int64_t th = v->block_threads[t];
         if (!th)
             continue;
-        /* launch budget floor(65536 / threads / 8) * 8, at most 255 (6) */
-        int64_t dflt = ti->regs_per_sm / th / 8 * 8;
-        if (dflt > ti->max_regs_per_thread)
-            dflt = ti->max_regs_per_thread;
+        int64_t dflt = tg_launch_regs(ti, th); /* the launch budget (6) */
         int64_t limit = th * dflt;
         int64_t sum = 0, role_threads = 0, worst = -1, worst_val = 0;
         for (uint32_t i = 0; i < v->nroles; i++) {
