@@ -341,28 +341,32 @@ static void rassign(Resolver *r, NodeId id)
     scope_close(r, saved);
 }
 
-/* the register tiles indexed by bare unknown names in a store's value */
-static void value_implicit(Resolver *r, NodeId e, int depth)
+/* the register tiles indexed by bare unknown names in a store's value, with
+ * at least min_rank indices */
+static void value_implicit(Resolver *r, NodeId e, uint32_t min_rank, int depth)
 {
     if (!e || depth > 200)
         return;
     Node *n = N(r, e);
-    if (n->op == OP_INDEX && N(r, n->a)->op == OP_NAME && tile_target(r, n))
+    if (n->op == OP_INDEX && n->n >= min_rank && N(r, n->a)->op == OP_NAME && tile_target(r, n))
         implicit_indices(r, e);
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
-        value_implicit(r, kids[i], depth + 1);
+        value_implicit(r, kids[i], min_rank, depth + 1);
     for (uint32_t i = 0; i < N(r, e)->n; i++)
-        value_implicit(r, ir_list_at(r->k, N(r, e), i), depth + 1);
+        value_implicit(r, ir_list_at(r->k, N(r, e), i), min_rank, depth + 1);
 }
 
 /* `store ref <- value mask m`: implicit indices of the value reach the mask,
- * not the reference (its start is one per tile) */
+ * not the reference (its start is one per tile). A 2-D access declares them
+ * before a row vector's (`bf16(m[r] + acc[r, c])`: acc's), so that the access
+ * that declares them is the tile the store writes. */
 static void rstore(Resolver *r, NodeId id)
 {
     rexpr(r, N(r, id)->a);
     uint32_t saved = scope_open(r);
-    value_implicit(r, N(r, id)->b, 0);
+    value_implicit(r, N(r, id)->b, 2, 0);
+    value_implicit(r, N(r, id)->b, 1, 0);
     rexpr(r, N(r, id)->b);
     rexpr(r, N(r, id)->c);
     scope_close(r, saved);

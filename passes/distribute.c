@@ -462,13 +462,16 @@ static void tile_assign(Lw *w, NodeId s, IrList *out)
         irb_push(b, out, body.v[i]);
 }
 
-/* the first element access through implicit indices in e (`acc[r, c]`), or 0 */
+/* the element access in e that declares the implicit indices (`acc[r, c]`), or 0 */
 static NodeId implicit_source(Lw *w, NodeId e, int depth)
 {
     if (!e || depth > 200)
         return 0;
-    if (implicit_elem(w, e))
-        return e;
+    if (implicit_elem(w, e)) {
+        NodeId first = ir_list_at(w->b.k, lw_node(w, e), 0);
+        if (lw_node(w, first)->decl == first)
+            return e;
+    }
     Node *n = lw_node(w, e);
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++) {
