@@ -6,8 +6,10 @@
  * reference block sees only params, dims and args. An undeclared name used
  * as a whole index on the left of an assignment is an implicit index
  * (NF_IMPLICIT): in reference blocks, and in the schedule for tile-wide
- * elementwise assignments like `sacc[r, c] = select(c < S, sacc[r, c], -inf)`. Bindings shadow through a per-name chain, so every
- * lookup is O(1). */
+ * elementwise assignments like `sacc[r, c] = select(c < S, sacc[r, c], -inf)`.
+ * The value of a tile store declares them the same way, for its mask:
+ * `store C[i : +R, j : +C] <- bf16(acc[r, c]) mask i + r < M`. Bindings shadow
+ * through a per-name chain, so every lookup is O(1). */
 #include <string.h>
 #include "parser.h"
 
@@ -339,6 +341,37 @@ static void rassign(Resolver *r, NodeId id)
     scope_close(r, saved);
 }
 
+/* the register tiles indexed by bare unknown names in a store's value, with
+ * at least min_rank indices */
+static void value_implicit(Resolver *r, NodeId e, uint32_t min_rank, int depth)
+{
+    if (!e || depth > 200)
+        return;
+    Node *n = N(r, e);
+    if (n->op == OP_INDEX && n->n >= min_rank && N(r, n->a)->op == OP_NAME && tile_target(r, n))
+        implicit_indices(r, e);
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        value_implicit(r, kids[i], min_rank, depth + 1);
+    for (uint32_t i = 0; i < N(r, e)->n; i++)
+        value_implicit(r, ir_list_at(r->k, N(r, e), i), min_rank, depth + 1);
+}
+
+/* `store ref <- value mask m`: implicit indices of the value reach the mask,
+ * not the reference (its start is one per tile). A 2-D access declares them
+ * before a row vector's (`bf16(m[r] + acc[r, c])`: acc's), so that the access
+ * that declares them is the tile the store writes. */
+static void rstore(Resolver *r, NodeId id)
+{
+    rexpr(r, N(r, id)->a);
+    uint32_t saved = scope_open(r);
+    value_implicit(r, N(r, id)->b, 2, 0);
+    value_implicit(r, N(r, id)->b, 1, 0);
+    rexpr(r, N(r, id)->b);
+    rexpr(r, N(r, id)->c);
+    scope_close(r, saved);
+}
+
 static void role_ref(Resolver *r, NodeId name)
 {
     NodeId decl = rname(r, name);
@@ -370,6 +403,7 @@ static void rstmt(Resolver *r, NodeId id)
         rblock(r, N(r, id)->d);
         return;
     case OP_ASSIGN: rassign(r, id); return;
+    case OP_STORE: rstore(r, id); return;
     case OP_FOR: {
         rexpr(r, n->a);
         rexpr(r, n->b);

@@ -193,7 +193,10 @@ typedef struct {
  * in tile-wide elementwise assignments of the schedule), an
  * undeclared name used as a whole index of an assignment's left side is an
  * implicit index over that dimension: that first NAME node declares itself
- * (decl = its own id, flag NF_IMPLICIT) and later uses resolve to it.
+ * (decl = its own id, flag NF_IMPLICIT) and later uses resolve to it. The
+ * value of a tile store declares them the same way where it indexes a
+ * distributed register tile (`store C[..] <- bf16(acc[r, c]) mask ...`); the
+ * value and the mask use them.
  */
 typedef struct Node {
     uint16_t op;        /* Op */
@@ -219,7 +222,7 @@ enum { /* node flags */
     NF_HAS_STEP = 1 << 3,
     NF_PAREN = 1 << 4,    /* written in parentheses (printer keeps them) */
     NF_ELSEIF = 1 << 5,
-    NF_IMPLICIT = 1 << 6  /* implicit index variable of a reference assignment */
+    NF_IMPLICIT = 1 << 6  /* implicit index variable (reference, tile assignment, tile store) */
 };
 
 /* A resolved type (verifier output). */

@@ -12,6 +12,7 @@
  *   row vector V[R] in T op V         → broadcast along the row (by base row)
  *   store X[r : +R, c : +C] <- T      → per thread, runs of elements adjacent in a
  *                                       row stored as one vector
+ *   store X[..] <- f(T[r, c]) mask m  → per element, under m at its coordinates
  *   mma / wgmma / ldmatrix / stmatrix → distribute_tc.c
  * Fragment slices (T[:, j * 64 : +64]) need constant offsets: loops over them
  * are unrolled first (passes/unroll.c). */
@@ -468,12 +469,62 @@ static void tile_assign(Lw *w, NodeId s, IrList *out)
         irb_push(b, out, body.v[i]);
 }
 
-/* store X[.., r : +R, c : +C] <- T: runs of elements adjacent in a row */
+/* the element access in e that declares the implicit indices (`acc[r, c]`), or 0 */
+static NodeId implicit_source(Lw *w, NodeId e, int depth)
+{
+    if (!e || depth > 200)
+        return 0;
+    if (implicit_elem(w, e)) {
+        NodeId first = ir_list_at(w->b.k, lw_node(w, e), 0);
+        if (lw_node(w, first)->decl == first)
+            return e;
+    }
+    Node *n = lw_node(w, e);
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++) {
+        NodeId x = implicit_source(w, kids[i], depth + 1);
+        if (x)
+            return x;
+    }
+    for (uint32_t i = 0; i < lw_node(w, e)->n; i++) {
+        NodeId x = implicit_source(w, ir_list_at(w->b.k, lw_node(w, e), i), depth + 1);
+        if (x)
+            return x;
+    }
+    return 0;
+}
+
+/* a per-element tile store: binds its implicit indices (those of src) to the
+ * thread parts of the layout, lets tr / tc = start + thread part */
+static void store_implicit(Lw *w, NodeId src, const LyTile *lv, NodeId r0, NodeId c0, NodeId *tr,
+                           NodeId *tc, IrList *pre)
+{
+    IrB *b = &w->b;
+    Dist *d = dist(w);
+    Node *ix = lw_node(w, src);
+    d->imp_r = lw_node(w, ir_list_at(b->k, ix, 0))->decl;
+    d->imp_c = ix->n > 1 ? lw_node(w, ir_list_at(b->k, lw_node(w, src), 1))->decl : 0;
+    d->thr_row = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), dist_thread_part(w, lv, 0));
+    d->thr_col = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), dist_thread_part(w, lv, 1));
+    *tr = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), irb_add(b, r0, irb_name(b, d->thr_row)));
+    *tc = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), irb_add(b, c0, irb_name(b, d->thr_col)));
+    irb_push(b, pre, d->thr_row);
+    irb_push(b, pre, d->thr_col);
+    irb_push(b, pre, *tr);
+    irb_push(b, pre, *tc);
+}
+
+/* store X[.., r : +R, c : +C] <- T: runs of elements adjacent in a row stored
+ * as one vector, under the whole-tile mask. With implicit indices
+ * (`<- bf16(acc[r, c]) mask bm + r < M`) every element is stored alone, under
+ * the mask evaluated at its coordinates: a vector could straddle the edge,
+ * and its alignment is not known when the row pitch is ragged. */
 static void tile_store(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
     Dist *d = dist(w);
     Node *n = lw_node(w, s);
+    NodeId value = n->b, mask = n->c;
     Node *ref = lw_node(w, n->a);
     if (ref->op != OP_INDEX || lw_node(w, ref->a)->op != OP_NAME) {
         dist_error(w, s, "a tile store to this reference");
@@ -490,7 +541,8 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
         if ((x->op == OP_SLICE || x->op == OP_COLON) && nslices < 2)
             slice_dims[nslices++] = (int)i;
     }
-    LyTile lv = dist_ly_of(w, n->b);
+    NodeId src = dist_is_frag_type(w, value) ? 0 : implicit_source(w, value, 0);
+    LyTile lv = dist_ly_of(w, src ? lw_node(w, src)->a : value);
     if (nslices != 2 || lv.cols == 0 || lv.colvec) {
         dist_error(w, s, "a tile store that is not a 2-D tile into two sliced dims");
         return;
@@ -499,17 +551,23 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     d->pre = &pre;
     d->nreds = 0;
     d->imp_r = d->imp_c = 0;
-    NodeId tr = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), irb_add(b, start[slice_dims[0]], dist_thread_part(w, &lv, 0)));
-    NodeId tc = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), irb_add(b, start[slice_dims[1]], dist_thread_part(w, &lv, 1)));
-    irb_push(b, &pre, tr);
-    irb_push(b, &pre, tc);
+    NodeId tr, tc;
+    if (src) {
+        store_implicit(w, src, &lv, start[slice_dims[0]], start[slice_dims[1]], &tr, &tc, &pre);
+    } else {
+        tr = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), irb_add(b, start[slice_dims[0]], dist_thread_part(w, &lv, 0)));
+        tc = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), irb_add(b, start[slice_dims[1]], dist_thread_part(w, &lv, 1)));
+        irb_push(b, &pre, tr);
+        irb_push(b, &pre, tc);
+    }
+    uint32_t rank = ref->n;
     IrList body = {0};
     DType xdt = (DType)irb_type(b, tensor)->dtype;
     int ne = ly_elems(&lv);
     for (int e = 0; e < ne;) {
         int r, c, run = 1;
         ly_elem_base(&lv, e, &r, &c);
-        while (e + run < ne && run < 16 && (run + 1) * ir_dtype_bytes(xdt) <= 16) {
+        while (!src && e + run < ne && run < 16 && (run + 1) * ir_dtype_bytes(xdt) <= 16) {
             int r2, c2;
             ly_elem_base(&lv, e + run, &r2, &c2);
             if (r2 != r || c2 != c + run)
@@ -518,11 +576,12 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
         }
         while (run & (run - 1)) /* a power of two */
             run--;
+        bind_implicit(w, r, c);
         NodeId vals[16];
         for (int i = 0; i < run; i++) {
             int r2, c2;
             ly_elem_base(&lv, e + i, &r2, &c2);
-            NodeId x = dist_elem(w, n->b, r2, c2);
+            NodeId x = dist_elem(w, value, r2, c2);
             if (!x) {
                 dist_error(w, s, "this tile expression");
                 return;
@@ -531,7 +590,7 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
         }
         NodeId val = run == 1 ? vals[0] : irb_call(b, OP_L_PACK, vals, (uint32_t)run, irb_scalar_type(b, xdt, run));
         NodeId idx[IR_MAX_RANK];
-        for (uint32_t i = 0; i < ref->n; i++)
+        for (uint32_t i = 0; i < rank; i++)
             idx[i] = irb_clone(b, start[i]);
         idx[slice_dims[0]] = irb_add_c(b, irb_name(b, tr), r);
         NodeId col = irb_add_c(b, irb_name(b, tc), c);
@@ -543,17 +602,22 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
             col = sl;
         }
         idx[slice_dims[1]] = col;
-        NodeId dst = irb_index(b, tensor, idx, ref->n, irb_scalar_type(b, xdt, run));
+        NodeId dst = irb_index(b, tensor, idx, rank, irb_scalar_type(b, xdt, run));
         NodeId st = ir_node(b->ctx, b->k, OP_STORE, b->span);
         lw_node(w, st)->a = dst;
         lw_node(w, st)->b = val;
+        if (src && mask) { /* the mask at this element's coordinates */
+            IrList one = {0};
+            irb_push(b, &one, st);
+            st = irb_if(b, irb_clone(b, mask), irb_list_block(b, &one), 0);
+        }
         irb_push(b, &body, st);
         e += run;
     }
     for (uint32_t i = 0; i < pre.n; i++)
         irb_push(b, out, pre.v[i]);
     NodeId blk = irb_list_block(b, &body);
-    irb_push(b, out, n->c ? irb_if(b, n->c, blk, 0) : blk);
+    irb_push(b, out, mask && !src ? irb_if(b, mask, blk, 0) : blk);
 }
 
 static void stmt(Lw *w, NodeId s, IrList *out)
@@ -573,7 +637,7 @@ static void stmt(Lw *w, NodeId s, IrList *out)
         }
         break;
     case OP_STORE:
-        if (dist_is_frag_type(w, n->b)) {
+        if (dist_is_frag_type(w, n->b) || implicit_source(w, n->b, 0)) {
             tile_store(w, s, out);
             return;
         }

@@ -611,15 +611,20 @@ typedef struct {
     int64_t ext;         /* constant extent, or -1 */
     int dim;             /* which dimension */
     int global;
+    NodeId elem;         /* a per-element tile store: the implicit index of this slice, or 0 */
 } Idx;
 
-/* start and inclusive end of an index */
-static void index_range(Bx *b, NodeId ix, Lin *lo, Lin *hi, int64_t *vec)
+/* start and inclusive end of an index; with elem, the element `start + elem`
+ * of a slice (elem is an implicit index, 0 .. the slice's extent - 1) */
+static void index_range(Bx *b, NodeId ix, NodeId elem, Lin *lo, Lin *hi, int64_t *vec)
 {
     Node *n = sy_node(b->s, ix);
     int64_t e = 1;
     *vec = 1;
-    if (n->op == OP_SLICE) {
+    if (n->op == OP_SLICE && elem) {
+        *lo = lcomb(1, lin(b, n->a, 0), 1, latom(elem));
+        *hi = *lo;
+    } else if (n->op == OP_SLICE) {
         *lo = lin(b, n->a, 0);
         if (!sy_const(b->s, n->b, &e))
             e = -1;
@@ -644,15 +649,21 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
                         "is %s", lin_str(s, hib), ext));
     if (!d)
         return;
-    diag_note(s->ctx, d, sy_span(s, x->ref), "dimension %d of `%s` has extent %s; the index covers %s%s", x->dim, name,
-              ext, sy_text(s, x->ix), vec > 1 ? ir_fmt(s->ctx, " (%lld elements)", (long long)vec) : "");
+    Node *ixn = sy_node(s, x->ix);
+    const char *elem = x->elem ? ir_symstr(s->ctx, sy_node(s, x->elem)->name) : NULL;
+    if (elem)
+        diag_note(s->ctx, d, sy_span(s, x->ref), "dimension %d of `%s` has extent %s; element `%s` of the "
+                  "tile is stored at %s + %s", x->dim, name, ext, elem, sy_text(s, ixn->a), elem);
+    else
+        diag_note(s->ctx, d, sy_span(s, x->ref), "dimension %d of `%s` has extent %s; the index covers %s%s",
+                  x->dim, name, ext, sy_text(s, x->ix), vec > 1 ? ir_fmt(s->ctx, " (%lld elements)", (long long)vec) : "");
     if (low_fails || !x->global) {
         diag_help(s->ctx, d, "keep the index within 0 .. %s, or guard the access with `if`", ext);
         return;
     }
     /* the mask that always works, and an assume that would make it provable */
-    Node *ixn = sy_node(s, x->ix);
-    const char *mask = ixn->op == OP_SLICE
+    const char *mask = elem ? ir_fmt(s->ctx, "`mask %s + %s < %s`", sy_text(s, ixn->a), elem, ext)
+        : ixn->op == OP_SLICE
         ? ir_fmt(s->ctx, "`mask %s + %s <= %s`", sy_text(s, ixn->a), sy_text(s, ixn->b), ext)
         : ir_fmt(s->ctx, "`mask %s < %s`", sy_text(s, x->ix), ext);
     NodeId dim = sy_decl(s, x->dim_expr);
@@ -694,7 +705,7 @@ static void check_index(Bx *b, Idx *x, NodeId mask)
         return;
     Lin lo, hi, extent;
     int64_t vec;
-    index_range(b, x->ix, &lo, &hi, &vec);
+    index_range(b, x->ix, x->elem, &lo, &hi, &vec);
     extent = x->dim_expr ? lin(b, x->dim_expr, 0) : lconst(x->ext);
     if (!lo.ok || !hi.ok || !extent.ok)
         return;
@@ -714,7 +725,9 @@ static void check_index(Bx *b, Idx *x, NodeId mask)
 
 /* ---- references ------------------------------------------------------------ */
 
-static void check_ref(SyK *s, NodeId st, NodeId ref, NodeId mask)
+/* elem: for a per-element tile store, the implicit index of each slice of the
+ * outermost index (NULL otherwise) */
+static void check_ref(SyK *s, NodeId st, NodeId ref, NodeId mask, const NodeId *elem)
 {
     NodeId decl = sy_ref_decl(s, ref);
     if (!decl)
@@ -751,7 +764,9 @@ static void check_ref(SyK *s, NodeId st, NodeId ref, NodeId mask)
         uint32_t no = 0, j = 0;
         for (; j < ix->n && j < nd; j++) {
             NodeId e = ir_list_at(s->k, ix, j);
-            Idx x = {ref, e, dims[j], -1, dimno[j], global};
+            Idx x = {ref, e, dims[j], -1, dimno[j], global, 0};
+            if (elem && nc == 0 && no < IR_MAX_RANK && sy_node(s, e)->op == OP_SLICE)
+                x.elem = elem[no];
             int64_t c;
             if (!global || sy_const(s, dims[j], &c)) {
                 if (!sy_const(s, dims[j], &x.ext))
@@ -778,7 +793,7 @@ static void check_ref(SyK *s, NodeId st, NodeId ref, NodeId mask)
     }
 }
 
-typedef struct { NodeId st, skip; NodeId covered[32]; uint32_t ncovered; } RefCx;
+typedef struct { NodeId st, skip; NodeId covered[32]; uint32_t ncovered; const NodeId *elem; } RefCx;
 
 /* checks the chain rooted at ref once; its inner INDEX nodes are then covered */
 static void ref_once(SyK *s, RefCx *c, NodeId ref, NodeId mask)
@@ -793,7 +808,8 @@ static void ref_once(SyK *s, RefCx *c, NodeId ref, NodeId mask)
         else if (op != OP_TRANS && op != OP_CAST)
             break;
     }
-    check_ref(s, c->st, ref, mask);
+    check_ref(s, c->st, ref, mask, c->elem);
+    c->elem = NULL;
 }
 
 static void ref_expr(SyK *s, NodeId e, void *u)
@@ -818,6 +834,36 @@ static void ref_top(SyK *s, RefCx *c, NodeId e, NodeId mask)
         ref_once(s, c, e, mask);
 }
 
+/* a per-element tile store (`store C[i : +R, j : +C] <- bf16(acc[r, c]) mask
+ * i + r < M`): the implicit indices its value declares, in order, into imp
+ * (IR_MAX_RANK entries); 0 when the store has none */
+static int store_elems(SyK *s, NodeId e, NodeId *imp, int depth)
+{
+    if (!e || depth > 200)
+        return 0;
+    Node *n = sy_node(s, e);
+    if (n->op == OP_INDEX && n->n <= IR_MAX_RANK) {
+        int found = 0;
+        memset(imp, 0, IR_MAX_RANK * sizeof *imp);
+        for (uint32_t i = 0; i < n->n; i++) {
+            NodeId ix = ir_list_at(s->k, n, i);
+            Node *x = sy_node(s, ix);
+            imp[i] = x->op == OP_NAME && (x->flags & NF_IMPLICIT) ? x->decl : 0;
+            found |= imp[i] == ix;
+        }
+        if (found)
+            return 1;
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        if (store_elems(s, kids[i], imp, depth + 1))
+            return 1;
+    for (uint32_t i = 0; i < n->n; i++)
+        if (store_elems(s, ir_list_at(s->k, n, i), imp, depth + 1))
+            return 1;
+    return 0;
+}
+
 static void stmt_refs(SyK *s, NodeId st, void *u)
 {
     Node *n = sy_node(s, st);
@@ -825,8 +871,14 @@ static void stmt_refs(SyK *s, NodeId st, void *u)
     if (n->op == OP_REFERENCE || n->op == OP_ROLE || n->op == OP_FOR)
         return;
     RefCx c = {.st = st};
+    NodeId imp[IR_MAX_RANK] = {0};
     switch (n->op) {
-    case OP_STORE: ref_top(s, &c, n->a, n->c); c.skip = n->a; break;
+    case OP_STORE:
+        if (sy_node(s, n->a)->op == OP_INDEX && store_elems(s, n->b, imp, 0))
+            c.elem = imp;
+        ref_top(s, &c, n->a, n->c);
+        c.skip = n->a;
+        break;
     case OP_CP_ASYNC: ref_top(s, &c, n->b, n->c); ref_top(s, &c, n->a, 0); c.skip = n->a; break;
     case OP_TMA_LOAD: case OP_TMA_STORE: return; /* the hardware bounds-checks TMA */
     case OP_ASSIGN: case OP_STMATRIX: ref_top(s, &c, n->a, 0); c.skip = n->a; break;

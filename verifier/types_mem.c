@@ -277,6 +277,71 @@ TypeId ty_load_expr(Ver *v, NodeId e)
     return 0;
 }
 
+/* the element access that declares a store's implicit indices: `acc[r, c]` in
+ * `store C[i : +R, j : +C] <- bf16(acc[r, c]) mask i + r < M`; 0 when none */
+static NodeId implicit_source(Ver *v, NodeId e, int depth)
+{
+    if (!e || depth > 200)
+        return 0;
+    Node *n = N(v, e);
+    if (n->op == OP_INDEX)
+        for (uint32_t i = 0; i < n->n; i++) {
+            NodeId ix = arg(v, e, i);
+            if (N(v, ix)->op == OP_NAME && (N(v, ix)->flags & NF_IMPLICIT) && N(v, ix)->decl == ix)
+                return e;
+        }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++) {
+        NodeId x = implicit_source(v, kids[i], depth + 1);
+        if (x)
+            return x;
+    }
+    for (uint32_t i = 0; i < n->n; i++) {
+        NodeId x = implicit_source(v, arg(v, e, i), depth + 1);
+        if (x)
+            return x;
+    }
+    return 0;
+}
+
+/* a per-element tile store: the value is one element, at the implicit indices
+ * of `src`, of a tile with the destination view's shape; 1 when it fits */
+static int element_store_ok(Ver *v, NodeId s, NodeId src, const Type *dv, const char *what)
+{
+    Node *n = N(v, s), *x = N(v, src);
+    NodeId decl = v_root_decl(v, n->a);
+    for (uint32_t i = 0; i < x->n; i++) {
+        const Node *ix = N(v, arg(v, src, i));
+        if (ix->op != OP_NAME || !ix->decl || !(N(v, ix->decl)->flags & NF_IMPLICIT)) {
+            Diag *d = v_report(v, E0313, src, "%s: `%s` declares implicit indices, so each of its "
+                               "indices must be one", what, v_text(v, src));
+            diag_help(v->ctx, d, "index the tile with new names only: `%s[r, c]`", v_text(v, x->a));
+            return 0;
+        }
+    }
+    const Type *V = T(v, n->b);
+    if (dv->kind != TK_TILE || V->kind != TK_SCALAR) {
+        Diag *d = v_report(v, E0313, n->b, "%s: a value with implicit indices stores a tile element by "
+                           "element; the destination holds %s, the value is %s", what,
+                           vt_str(v, vt_intern(v, dv)), vt_str(v, vt_of(v, n->b)));
+        v_note_decl(v, d, decl, NULL);
+        if (dv->kind != TK_TILE)
+            diag_help(v->ctx, d, "store to a view of the tile's shape: `X[r0 : +R, c0 : +C]`");
+        return 0;
+    }
+    if (!known(v, x->a) || !ty_same_shape(v, T(v, x->a), dv)) {
+        if (!known(v, x->a))
+            return 0;
+        Diag *d = v_report(v, E0305, src, "%s: the destination view is %s, but `%s` is %s", what,
+                           vt_str(v, vt_intern(v, dv)), v_text(v, x->a), vt_str(v, vt_of(v, x->a)));
+        v_note_decl(v, d, decl, NULL);
+        diag_help(v->ctx, d, "the implicit indices run over `%s`: store to a view of its shape",
+                  v_text(v, x->a));
+        return 0;
+    }
+    return 1;
+}
+
 /* the value of a store/stmatrix against its destination reference */
 void ty_store_stmt(Ver *v, NodeId s)
 {
@@ -309,8 +374,11 @@ void ty_store_stmt(Ver *v, NodeId s)
     Type dv = ty_view_value(D);
     if (!vector_access_ok(v, n->a, &dv))
         return;
-    int ok = dv.kind == V->kind && (dv.kind != TK_VECTOR || dv.lanes == V->lanes) &&
-             (dv.kind != TK_TILE || ty_same_shape(v, &dv, V));
+    NodeId src = implicit_source(v, n->b, 0);
+    if (src && !element_store_ok(v, s, src, &dv, what))
+        return;
+    int ok = src || (dv.kind == V->kind && (dv.kind != TK_VECTOR || dv.lanes == V->lanes) &&
+                     (dv.kind != TK_TILE || ty_same_shape(v, &dv, V)));
     if (!ok) {
         Diag *d = v_report(v, V->kind == TK_VECTOR && dv.kind == TK_VECTOR ? E0304 : E0313, n->b,
                            "%s: the destination holds %s, the value is %s", what,

@@ -6,6 +6,7 @@ cp\.async\.wait_group 0
 \.reqntid 256, 1, 1
 ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16
 mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.bf16\.bf16\.f32
-st\.global\.(b32|u32)
+# the epilogue's per-element mask (ragged M, N): one 16-bit store per element
+st\.global\.(b16|u16)
 !\.local
 !wgmma
