@@ -15,6 +15,7 @@
  * tile view's dims mapped onto the tensor's last dims (leading dims 1). */
 #include <string.h>
 #include "lower.h"
+#include "layout.h"
 
 typedef struct {
     NodeId *maps; uint32_t nmaps;   /* L_TMAP declarations made so far */
@@ -100,14 +101,16 @@ static void tma(Lw *w, NodeId s, NodeId shared_ref, NodeId global_ref, NodeId ba
         unsupported(w, s, "a TMA box of higher rank than its tensor");
         return;
     }
-    int eb = ir_dtype_bytes(v.dt);
-    int64_t inner = shape[r - 1], panel = inner;
-    if (v.swizzle && inner * eb > v.swizzle)
-        panel = v.swizzle / eb;
+    int64_t vbox[IR_MAX_RANK], panel_bytes = 0;   /* ir/layout: panels of the view */
+    int npanels = ly_tma_box(shape, r, v.dt, v.swizzle, vbox, &panel_bytes);
+    if (!npanels) {
+        unsupported(w, s, "a TMA box of this shape and swizzle (several panels under a leading dim)");
+        return;
+    }
+    int64_t inner = shape[r - 1], panel = vbox[r - 1];
     int64_t box[IR_MAX_RANK];
     for (int d = 0; d < trank; d++) /* innermost first */
-        box[d] = d < r ? shape[r - 1 - d] : 1;
-    box[0] = panel;
+        box[d] = d < r ? vbox[r - 1 - d] : 1;
     NodeId map = tensor_map(w, tensor, box, trank, v.swizzle);
     IrList issued = {0};
     for (int64_t p = 0; p * panel < inner; p++) {

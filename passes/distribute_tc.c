@@ -84,25 +84,25 @@ void dist_mma(Lw *w, NodeId s, IrList *out)
 
 /* ---- wgmma ----------------------------------------------------------------------- */
 
-/* The descriptor geometry of a shared operand (docs/tirl.md): K-major when K
- * is the tile's contiguous dim, else MN-major; LBO/SBO in bytes. */
+/* The descriptor geometry of a shared operand (ir/layout.h ly_wgmma_operand, the
+ * one home of the LBO/SBO rules): K-major when K is the tile's contiguous dim,
+ * else MN-major (the transpose bit). The start address is the instruction's
+ * element's unswizzled shared address, computed per instruction (wg_desc). */
 typedef struct { int kmajor; uint32_t lbo, sbo; int swizzle; } WgGeom;
 
-static int wg_geom(Lw *w, const LwView *v, int is_a, WgGeom *g)
+static int wg_geom(Lw *w, const LwView *v, int is_a, int mn_extent, WgGeom *g, char *why, size_t n)
 {
-    /* logical operand dims: A [M, K], B [K, N]; the tile's last dim is contiguous */
     int contiguous_is_k = is_a ? !v->transposed : v->transposed;
-    int eb = ir_dtype_bytes(v->dt);
-    int S = v->swizzle;
-    if (S != 32 && S != 64 && S != 128)
+    int64_t origin[IR_MAX_RANK] = {0};
+    LyDescGeom dg;
+    (void)w;
+    if (!ly_wgmma_operand(v->dims, v->rank, v->dt, v->swizzle, !contiguous_is_k, origin, mn_extent, &dg,
+                          why, n))
         return 0;
-    int64_t rows = v->rank >= 2 ? v->dims[v->rank - 2] : 1;
-    int64_t width = v->dims[v->rank - 1] * eb;
     g->kmajor = contiguous_is_k;
-    g->swizzle = S;
-    g->sbo = (uint32_t)(8 * S);                         /* next 8-row group (rows are S bytes in a panel) */
-    g->lbo = contiguous_is_k ? 16 : (uint32_t)(rows * S); /* MN-major: the next panel along MN */
-    (void)width;
+    g->lbo = dg.lbo;
+    g->sbo = dg.sbo;
+    g->swizzle = dg.swizzle;
     return 1;
 }
 
@@ -138,8 +138,12 @@ void dist_wgmma(Lw *w, NodeId s, IrList *out)
     DType ab = a_regs ? areg.f->ly.dtype : as.dt, acc = d.f->ly.dtype;
     int k = tc_k(ab);
     WgGeom ga = {0}, gb = {0};
-    if ((!a_regs && !wg_geom(w, &as, 1, &ga)) || !wg_geom(w, &bs, 0, &gb)) {
-        dist_error(w, s, "a wgmma operand in an unswizzled shared tile (use swizzle 32, 64 or 128)");
+    char why[160] = "";
+    int nchunk0 = d.cols > 256 ? 256 : d.cols;
+    if ((!a_regs && !wg_geom(w, &as, 1, 64, &ga, why, sizeof why)) ||
+        !wg_geom(w, &bs, 0, nchunk0, &gb, why, sizeof why)) {
+        dist_error(w, s, ir_fmt(b->ctx, "this wgmma operand in shared memory: %s", why[0] ? why :
+                                "use a tile with swizzle 32, 64 or 128"));
         return;
     }
     int K = 0;
