@@ -90,7 +90,7 @@ static void test_launch(void **state)
     Fixture *f = build("");
     int64_t dims[1] = {1000};
     CgLaunch l;
-    assert_int_equal(cg_launch_dims(f->ctx, f->k, TG_SM90A, dims, &l), 0);
+    assert_int_equal(cg_launch_dims(f->ctx, f->k, TG_SM90A, dims, 0, &l), 0);
     assert_int_equal(l.grid[0], 16);
     assert_int_equal(l.grid[1], 1);
     assert_int_equal(l.block[0], 64);
