@@ -817,10 +817,10 @@ void ver_types(Ver *v)
         NodeId bad = 0;
         v_walk(v, k->grid[i], host_only, &bad);
         if (bad && !v_err(v, k->grid[i])) {
-            Diag *d = v_report(v, E0329, bad, "grid extents are computed at launch from dims and "
-                               "parameters; `%s` is not one", v_text(v, bad));
+            Diag *d = v_report(v, E0329, bad, "grid extents are computed at launch from dims, "
+                               "parameters and `sm.count`; `%s` is not one", v_text(v, bad));
             diag_help(v->ctx, d, "write the grid from tensor dims and kernel parameters, e.g. "
-                                 "`grid [cdiv(M, BM)]`");
+                                 "`grid [cdiv(M, BM)]` (persistent: `grid [min(sm.count, cdiv(M, BM))]`)");
         }
     }
     block(v, k->body);
