@@ -472,48 +472,43 @@ static int prove_dims(Bx *b, Lin f)
     return f.c0 < f.den; /* f is an integer: f < 1 means f <= 0 */
 }
 
-/* 1 for a subterm bound() knows nothing about (a product of two unknowns, a
- * var): it can only cancel out, so the others are replaced first */
-static int opaque(SyK *s, uint32_t atom)
-{
-    if (atom & 0x80000000u)
-        return 0;
-    switch (sy_node(s, atom)->op) {
-    case OP_DIM: case OP_FOR: case OP_LET: case OP_VAR: case OP_DIV: case OP_SHR: case OP_MOD:
-    case OP_BAND: case OP_CDIV: case OP_MIN: case OP_MAX:
-        return 0;
-    default:
-        return 1;
-    }
-}
-
+/* f <= 0: the newest atom is replaced by its bound (each alternative in turn).
+ * An atom with no bound in the needed direction (a product of two unknowns, a
+ * var) is left for later: it may still cancel out once the others are
+ * replaced (block.x <= min(sm.count, X) - 1 <= X - 1 against an extent X). */
 static int prove(Bx *b, Lin f, int depth)
 {
     SyK *s = b->s;
     if (!f.ok || depth > 48)
         return 0;
-    int pick = -1;
-    for (int i = 0; i < f.n; i++) {
-        uint32_t a = f.t[i].atom;
-        if (!(a & 0x80000000u) && (sy_node(s, a)->op == OP_DIM || opaque(s, a)))
-            continue;
-        if (pick < 0 || rank(s, a) > rank(s, f.t[pick].atom))
-            pick = i;
+    uint32_t skipped = 0; /* bit i: f.t[i] has no bound */
+    for (;;) {
+        int pick = -1;
+        for (int i = 0; i < f.n; i++) {
+            uint32_t a = f.t[i].atom;
+            if ((skipped >> i & 1) || (!(a & 0x80000000u) && sy_node(s, a)->op == OP_DIM))
+                continue;
+            if (pick < 0 || rank(s, a) > rank(s, f.t[pick].atom))
+                pick = i;
+        }
+        if (pick < 0)
+            return prove_dims(b, f);
+        uint32_t a = f.t[pick].atom;
+        int64_t c = f.t[pick].c;
+        int alts = alternatives(s, a, c > 0), bounded = 0;
+        for (int alt = 0; alt < alts; alt++) {
+            Lin bd = bound(b, a, c > 0, alt);
+            if (!bd.ok)
+                continue;
+            bounded = 1;
+            Lin g = lcomb(1, f, -c, latom(a));
+            if (prove(b, lcomb(1, g, c, bd), depth + 1))
+                return 1;
+        }
+        if (bounded)
+            return 0;
+        skipped |= 1u << pick;
     }
-    if (pick < 0)
-        return prove_dims(b, f);
-    uint32_t a = f.t[pick].atom;
-    int64_t c = f.t[pick].c;
-    int alts = alternatives(s, a, c > 0);
-    for (int alt = 0; alt < alts; alt++) {
-        Lin bd = bound(b, a, c > 0, alt);
-        if (!bd.ok)
-            continue;
-        Lin g = lcomb(1, f, -c, latom(a));
-        if (prove(b, lcomb(1, g, c, bd), depth + 1))
-            return 1;
-    }
-    return 0;
 }
 
 /* f <= 0 directly, or f - m*g <= 0 for a fact g <= 0 scaled to cancel a shared atom */
