@@ -34,7 +34,8 @@ struct CeEnv {
     /* Optional hooks for an interpreter (NULL: none). decl gives the current value
      * of declaration `decl` (a loop variable, var, let or dim): 1 and *out, or 0
      * to fall back to the rules above. special gives the value of the special
-     * register node `at` (thread.x, lane, warp, ...): 1 and *out, or 0 (fails). */
+     * register node `at` (thread.x, lane, warp, ...; grid.x or sm.count where the
+     * launch is known): 1 and *out, or 0 (fails). */
     int (*decl)(const CeEnv *env, NodeId decl, int64_t *out);
     int (*special)(const CeEnv *env, NodeId at, int64_t *out);
     void *u;                          /* the hooks' state */

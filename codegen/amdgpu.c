@@ -17,6 +17,26 @@ static LLVMValueRef amd_ctaid(Cg *cg, int dim)
     return cg_call(cg, n[dim], cg->ti32, NULL, 0);
 }
 
+/* Blocks in the launch: the HSA dispatch packet holds the grid size in work-items
+ * (grid_size_x/y/z, u32 at bytes 12, 16, 20) and the workgroup size. The
+ * workgroup is (block_threads, 1, 1) and the launch is uniform
+ * (uniform-work-group-size), so grid.x = grid_size_x / block_threads exactly,
+ * and grid.y, grid.z are the packet's values. */
+static LLVMValueRef amd_nctaid(Cg *cg, int dim)
+{
+    LLVMTypeRef cptr = LLVMPointerTypeInContext(cg->lc, 4); /* the constant address space */
+    LLVMValueRef pkt = cg_call(cg, "llvm.amdgcn.dispatch.ptr", cptr, NULL, 0);
+    LLVMValueRef off[1] = {cg_i64(cg, 12 + 4 * dim)};
+    LLVMValueRef at = LLVMBuildInBoundsGEP2(cg->b, cg->ti8, pkt, off, 1, "");
+    LLVMValueRef v = LLVMBuildLoad2(cg->b, cg->ti32, at, dim == 0 ? "grid_size_x" : "grid_size");
+    LLVMSetAlignment(v, 4);
+    unsigned inv = LLVMGetMDKindIDInContext(cg->lc, "invariant.load", 14);
+    LLVMSetMetadata(v, inv, LLVMMetadataAsValue(cg->lc, LLVMMDNodeInContext2(cg->lc, NULL, 0)));
+    if (dim == 0)
+        v = LLVMBuildExactUDiv(cg->b, v, cg_i32(cg, cg->block_threads), "nblocks");
+    return v;
+}
+
 /* the wave index is the same in every lane: say so, so it lives in an SGPR */
 static LLVMValueRef amd_uniform(Cg *cg, LLVMValueRef v)
 {
@@ -153,6 +173,7 @@ const CgTarget cg_amdgpu = {
     .shared_as = 3,
     .tid_x = amd_tid_x,
     .ctaid = amd_ctaid,
+    .nctaid = amd_nctaid,
     .uniform = amd_uniform,
     .barrier = amd_barrier,
     .named_barrier = amd_named_barrier,

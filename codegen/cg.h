@@ -31,7 +31,11 @@
  *   dims by default.
  *
  * Launch. grid = the `grid [g0, g1, g2]` clause evaluated on the dims and
- *   params (missing extents are 1) → (gridDim.x, .y, .z) = (g0, g1, g2).
+ *   params (missing extents are 1) → (gridDim.x, .y, .z) = (g0, g1, g2);
+ *   `sm.count` there is the launching device's multiprocessor count
+ *   (CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT; HIP: compute units). The kernel
+ *   reads the extents back as `grid.x/y/z` (%nctaid; AMDGPU: the dispatch
+ *   packet's grid size over the workgroup size).
  *   block = (T, 1, 1) with T = `threads T`, or 32·W for `warps W`, or 128·G for
  *   `warpgroups G` on NVPTX; on AMDGPU a warp is a 64-lane wavefront, so
  *   `warps W` is 64·W threads (`threads T` is T on both). The block size is
@@ -105,10 +109,12 @@ int cg_emit(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
             const CgOptions *opt, char **out, size_t *len);
 
 /* Evaluates the launch configuration of k for target tg given the values of
- * its symbolic dims (dim_values[i] for k->dims[i]). Returns 0, or 1 with a
- * diagnostic if an extent is not computable or out of range. */
+ * its symbolic dims (dim_values[i] for k->dims[i]) and the SM (CU) count of
+ * the device it is launched on, the value of `sm.count` in the grid clause
+ * (sm_count <= 0: no device known, TG_DEFAULT_SM_COUNT). Returns 0, or 1
+ * with a diagnostic if an extent is not computable or out of range. */
 int cg_launch_dims(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_values,
-                   CgLaunch *out);
+                   int64_t sm_count, CgLaunch *out);
 
 /* The block size in threads of k on tg (threads / warps / warpgroups clause
  * evaluated on its params); 0 with a diagnostic if it is not a constant. */

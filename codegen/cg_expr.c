@@ -109,6 +109,9 @@ static LLVMValueRef special(Cg *cg, SpecialReg r)
     case SR_BLOCK_X: return cg->t->ctaid(cg, 0);
     case SR_BLOCK_Y: return cg->t->ctaid(cg, 1);
     case SR_BLOCK_Z: return cg->t->ctaid(cg, 2);
+    case SR_GRID_X: return cg->t->nctaid(cg, 0);
+    case SR_GRID_Y: return cg->t->nctaid(cg, 1);
+    case SR_GRID_Z: return cg->t->nctaid(cg, 2);
     case SR_LANE: return cg_lane(cg);
     case SR_WARP: return cg_warp_id(cg);
     case SR_WG: {
@@ -116,6 +119,8 @@ static LLVMValueRef special(Cg *cg, SpecialReg r)
         return cg->t->uniform(cg, LLVMBuildUDiv(cg->b, cg->t->tid_x(cg), cg_i32(cg, per), ""));
     }
     case SR_NTHREADS: return cg_i32(cg, cg->block_threads);
+    case SR_SM_COUNT: /* the verifier allows it in the grid clause only (E0338) */
+        ir_bug(cg->ctx, "`sm.count` reached code generation");
     default: return cg_i32(cg, 0);
     }
 }

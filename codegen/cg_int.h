@@ -20,9 +20,10 @@ enum { SHFL_XOR, SHFL_DOWN, SHFL_UP, SHFL_IDX };
 /* Everything that differs between NVPTX and AMDGPU. */
 typedef struct CgTarget {
     uint32_t shared_as;            /* address space of shared memory / LDS */
-    /* thread.x and block.x/y/z: i32 values */
+    /* thread.x, block.x/y/z and grid.x/y/z (blocks in the launch): i32 values */
     LLVMValueRef (*tid_x)(Cg *);
     LLVMValueRef (*ctaid)(Cg *, int dim);
+    LLVMValueRef (*nctaid)(Cg *, int dim);
     /* makes a value uniform across the warp where the target profits (AMD readfirstlane) */
     LLVMValueRef (*uniform)(Cg *, LLVMValueRef i32);
     void (*barrier)(Cg *);                                   /* sync */

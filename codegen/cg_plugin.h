@@ -23,7 +23,7 @@
 
 #define CG_PLUGIN_FILE "libcake-llvm.so"
 #define CG_PLUGIN_SYMBOL "cake_codegen_plugin"
-#define CG_PLUGIN_VERSION 1u   /* bump when the table below changes */
+#define CG_PLUGIN_VERSION 2u   /* bump when the table below changes (2: launch_dims takes sm_count) */
 
 /* the layouts host and plugin share: struct sizes and enum counts of ir.h */
 #define CG_LAYOUT_N 13
@@ -41,7 +41,7 @@ typedef struct CgPlugin {
     int (*emit)(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
                 const CgOptions *opt, char **out, size_t *len);
     int (*launch_dims)(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_values,
-                       CgLaunch *out);
+                       int64_t sm_count, CgLaunch *out);
 } CgPlugin;
 
 /* the type of CG_PLUGIN_SYMBOL */

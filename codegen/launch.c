@@ -11,13 +11,27 @@ uint32_t cg_threads_of(const CakeCtx *ctx, const Kernel *k, Target tg)
     return th >= 1 && th <= tg_info(tg)->max_threads_per_block ? (uint32_t)th : 0;
 }
 
+/* what the host knows at launch beyond the dims: the device's SM count */
+typedef struct { const Kernel *k; int64_t sm_count; } LaunchConsts;
+
+static int launch_special(const CeEnv *env, NodeId at, int64_t *out)
+{
+    const LaunchConsts *lc = env->u;
+    if (lc->k->nodes[at].sub != SR_SM_COUNT)
+        return 0;
+    *out = lc->sm_count;
+    return 1;
+}
+
 /* the grid extent e with the dims at their launch values (NULL: none known) */
-static int grid_extent(CakeCtx *ctx, const Kernel *k, NodeId e, const int64_t *dim_values, int64_t *out)
+static int grid_extent(CakeCtx *ctx, const Kernel *k, NodeId e, const int64_t *dim_values,
+                       int64_t sm_count, int64_t *out)
 {
     CeBinding *b = arena_alloc(&ctx->arena, (k->ndims + 1) * sizeof *b);
     for (uint32_t i = 0; dim_values && i < k->ndims; i++)
         b[i] = (CeBinding){k->nodes[k->dims[i]].name, dim_values[i]};
-    CeEnv env = {b, dim_values ? k->ndims : 0, NULL, NULL, NULL};
+    LaunchConsts lc = {k, sm_count > 0 ? sm_count : TG_DEFAULT_SM_COUNT};
+    CeEnv env = {b, dim_values ? k->ndims : 0, NULL, launch_special, &lc};
     return ce_eval_int(ctx, k, e, &env, out);
 }
 
@@ -33,7 +47,7 @@ uint32_t cg_block_threads(CakeCtx *ctx, const Kernel *k, Target tg)
 }
 
 int cg_launch_dims(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_values,
-                   CgLaunch *out)
+                   int64_t sm_count, CgLaunch *out)
 {
     memset(out, 0, sizeof *out);
     out->grid[0] = out->grid[1] = out->grid[2] = 1;
@@ -43,7 +57,7 @@ int cg_launch_dims(CakeCtx *ctx, const Kernel *k, Target tg, const int64_t *dim_
         return 1;
     for (uint32_t i = 0; i < k->ngrid && i < 3; i++) {
         int64_t v = 0;
-        if (!grid_extent(ctx, k, k->grid[i], dim_values, &v) || v < 0 || v > tg_info(tg)->max_grid[i]) {
+        if (!grid_extent(ctx, k, k->grid[i], dim_values, sm_count, &v) || v < 0 || v > tg_info(tg)->max_grid[i]) {
             diag_report(ctx, E0904, k->nodes[k->grid[i]].span,
                         "grid extent %u is not computable from the dims, or out of range", i);
             return 1;

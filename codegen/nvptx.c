@@ -23,6 +23,14 @@ static LLVMValueRef nv_ctaid(Cg *cg, int dim)
     return sreg(cg, n[dim]);
 }
 
+static LLVMValueRef nv_nctaid(Cg *cg, int dim)
+{
+    static const char *const n[3] = {"llvm.nvvm.read.ptx.sreg.nctaid.x",
+                                     "llvm.nvvm.read.ptx.sreg.nctaid.y",
+                                     "llvm.nvvm.read.ptx.sreg.nctaid.z"};
+    return sreg(cg, n[dim]);
+}
+
 static LLVMValueRef nv_uniform(Cg *cg, LLVMValueRef v)
 {
     (void)cg;
@@ -137,6 +145,7 @@ const CgTarget cg_nvptx = {
     .shared_as = 3,
     .tid_x = nv_tid_x,
     .ctaid = nv_ctaid,
+    .nctaid = nv_nctaid,
     .uniform = nv_uniform,
     .barrier = nv_barrier,
     .named_barrier = nv_named_barrier,

@@ -121,7 +121,9 @@ extern const char *const ir_scope_names[SC_BLOCK + 1];
     S(THREAD_X, "thread.x") S(THREAD_Y, "thread.y") S(THREAD_Z, "thread.z") \
     S(BLOCK_X, "block.x") S(BLOCK_Y, "block.y") S(BLOCK_Z, "block.z") \
     S(LANE, "lane") S(WARP, "warp") S(WG, "wg") \
-    S(NTHREADS, "threads") /* block size in threads (inside a role: role size) */
+    S(NTHREADS, "threads") /* block size in threads (inside a role: role size) */ \
+    S(GRID_X, "grid.x") S(GRID_Y, "grid.y") S(GRID_Z, "grid.z") /* blocks in the launch */ \
+    S(SM_COUNT, "sm.count") /* SMs (CUs) of the launch's device: `grid` clause only */
 
 typedef enum {
 #define S(id, sp) SR_##id,

@@ -85,6 +85,11 @@ static inline int tg_has(Target t, uint32_t feature)
     return (tg_table[t].features & feature) == feature;
 }
 
+/* The value of `sm.count` where no device is known: cg_launch_dims without a
+ * device (tests, `cakec FILE`) and the verifier's simulations of a representative
+ * block. 132 is the SM count of the H100 and H200 SXM (docs/tir.md §13). */
+#define TG_DEFAULT_SM_COUNT 132
+
 /* Threads in one unit of a block-size clause or a role on target t: 1 for
  * `threads`, the warp width for `warps`, four warps for `warpgroups`. */
 int64_t tg_unit_threads(Target t, Unit unit);

@@ -7,8 +7,9 @@
  * with rational coefficients. To prove f <= 0 the prover repeatedly replaces
  * the newest atom by its upper bound (positive coefficient) or lower bound
  * (negative): loop ranges `lo .. hi step s` (tightened by congruences, so that
- * i < N, i % VEC == 0 and N % VEC == 0 give i <= N - VEC), grid extents,
- * block and role sizes (and `lane`, `warp`, `wg` ranges) for the warp width of
+ * i < N, i % VEC == 0 and N % VEC == 0 give i <= N - VEC), grid extents
+ * (block.x <= grid[0] - 1 and block.x <= grid.x - 1; grid.x == grid[0] and
+ * grid.x >= 1; sm.count >= 1), block and role sizes (and `lane`, `warp`, `wg` ranges) for the warp width of
  * the target checked for (sync.h: one run per warp width), `e / c` <= e / c, `cdiv(e, c)` <= (e + c - 1) / c
  * (exact when the assumes make e a multiple of c), `e % c` in [0, c - 1].
  * What remains is linear in the dims, bounded by the assumes. Masks, enclosing
@@ -20,9 +21,11 @@
  * proof go through, or a mask. */
 #include <string.h>
 #include "sync.h"
+#include "vpriv.h"
 
 #define MAXTERM 16
 #define MAXFACT 24
+#define MAXOPAQUE 32
 
 enum { A_NODE = 0, A_SPEC = 1 };
 
@@ -35,6 +38,7 @@ typedef struct {
     Lin facts[MAXFACT]; int nfacts;
     NodeId hyp_dim; int64_t hyp_mod; /* a hypothetical `assume D % m == 0` */
     int depth;
+    NodeId opaque[MAXOPAQUE]; int nopaque; /* subterm atoms, one per structure */
 } Bx;
 
 #define SPEC(sr) (0x80000000u | (uint32_t)(sr))
@@ -124,6 +128,18 @@ static Lin ldiv(Lin x, int64_t d) /* x / d, d > 0 */
 
 /* ---- expressions to linear forms ---------------------------------------- */
 
+/* the atom of subterm e: the first structurally equal subterm seen, so that the
+ * grid's `cdiv(M, BM) * cdiv(N, BN)` and a loop bound written the same way cancel */
+static Lin lsubterm(Bx *b, NodeId e)
+{
+    for (int i = 0; i < b->nopaque; i++)
+        if (vt_same_expr(b->s->k, b->opaque[i], e))
+            return latom(b->opaque[i]);
+    if (b->nopaque < MAXOPAQUE)
+        b->opaque[b->nopaque++] = e;
+    return latom(e);
+}
+
 static Lin lin(Bx *b, NodeId e, int depth)
 {
     SyK *s = b->s;
@@ -141,6 +157,8 @@ static Lin lin(Bx *b, NodeId e, int depth)
             int64_t first, count;
             return sy_role_range(s, b->role, &first, &count) ? lconst(count) : bad;
         }
+        if (n->sub >= SR_GRID_X && n->sub <= SR_GRID_Z && n->sub - SR_GRID_X >= (int)s->k->ngrid)
+            return lconst(1); /* an extent the grid clause leaves out */
         return latom(SPEC(n->sub));
     case OP_NAME: {
         NodeId d = sy_decl(s, e);
@@ -162,13 +180,13 @@ static Lin lin(Bx *b, NodeId e, int depth)
             return lcomb(c, lin(b, n->a, depth + 1), 0, lconst(0));
         if (sy_const(s, n->a, &c))
             return lcomb(c, lin(b, n->b, depth + 1), 0, lconst(0));
-        return latom(e);
+        return lsubterm(b, e);
     case OP_SHL:
         if (sy_const(s, n->b, &c) && c >= 0 && c < 40)
             return lcomb((int64_t)1 << c, lin(b, n->a, depth + 1), 0, lconst(0));
-        return latom(e);
+        return lsubterm(b, e);
     default:
-        return latom(e);
+        return lsubterm(b, e);
     }
 }
 
@@ -250,6 +268,65 @@ static int64_t implicit_extent(SyK *s, NodeId name)
 
 static Lin upper(Bx *b, Lin l, int depth);
 
+/* the grid's bounds: block.x <= grid[0] - 1 (alt 1: grid.x - 1), grid.x == grid[0]
+ * (below also >= 1, alt 0), sm.count >= 1 */
+static Lin bound_grid(Bx *b, uint32_t sr, int up, int alt)
+{
+    SyK *s = b->s;
+    Lin bad = lconst(0);
+    bad.ok = 0;
+    if (sr == SR_SM_COUNT)
+        return up ? bad : lconst(1);
+    if (sr >= SR_BLOCK_X && sr <= SR_BLOCK_Z) {
+        uint32_t dim = sr - SR_BLOCK_X;
+        if (!up || dim >= s->k->ngrid)
+            return lconst(0);
+        if (alt)
+            return lcomb(1, latom(SPEC(SR_GRID_X + dim)), 1, lconst(-1));
+        return lcomb(1, lin(b, s->k->grid[dim], 0), 1, lconst(-1));
+    }
+    uint32_t dim = sr - SR_GRID_X;
+    if (dim >= s->k->ngrid)
+        return lconst(1);
+    if (!up && !alt)
+        return lconst(1);
+    return lin(b, s->k->grid[dim], 0);
+}
+
+static int grid_special(uint32_t atom)
+{
+    uint32_t sr = atom & 0xffffu;
+    return (atom & 0x80000000u) && ((sr >= SR_BLOCK_X && sr <= SR_BLOCK_Z) ||
+                                    (sr >= SR_GRID_X && sr <= SR_GRID_Z) || sr == SR_SM_COUNT);
+}
+
+/* how many bounds (alt 0, 1) bound() offers for atom a, upper when up */
+static int alternatives(SyK *s, uint32_t a, int up)
+{
+    uint32_t sr = a & 0xffffu;
+    if (a & 0x80000000u)
+        return (up && sr >= SR_BLOCK_X && sr <= SR_BLOCK_Z) || (!up && sr >= SR_GRID_X && sr <= SR_GRID_Z) ? 2 : 1;
+    return sy_node(s, a)->op == OP_MIN || sy_node(s, a)->op == OP_MAX ? 2 : 1;
+}
+
+static int prove(Bx *b, Lin f, int depth);
+
+/* x / d with d not a constant: 0 <= x / d <= x when x >= 0 and d >= 1 (the
+ * tile decomposition `t / tn` of a persistent loop) */
+static Lin bound_div(Bx *b, const Node *n, int up)
+{
+    Lin x = lin(b, n->a, 0), d = lin(b, n->b, 0), bad = lconst(0);
+    bad.ok = 0;
+    if (!x.ok || !d.ok || b->depth >= 8)
+        return bad;
+    b->depth++;
+    int ok = prove(b, lcomb(-1, x, 0, lconst(0)), 0) && prove(b, lcomb(-1, d, 1, lconst(1)), 0);
+    b->depth--;
+    if (!ok)
+        return bad;
+    return up ? x : lconst(0);
+}
+
 /* the bound of atom (upper when up), as a linear form; ok = 0 when unbounded */
 static Lin bound(Bx *b, uint32_t atom, int up, int alt)
 {
@@ -259,14 +336,8 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
     int64_t c, first, count;
     if (atom & 0x80000000u) {
         uint32_t sr = atom & 0xffffu;
-        if (sr == SR_BLOCK_X || sr == SR_BLOCK_Y || sr == SR_BLOCK_Z) {
-            uint32_t dim = sr - SR_BLOCK_X;
-            if (!up)
-                return lconst(0);
-            if (dim >= s->k->ngrid)
-                return lconst(0);
-            return lcomb(1, lin(b, s->k->grid[dim], 0), 1, lconst(-1));
-        }
+        if (grid_special(atom))
+            return bound_grid(b, sr, up, alt);
         if (!sy_role_range(s, b->role, &first, &count))
             return bad;
         int64_t wg = tg_unit_threads(s->tg, UNIT_WARPGROUPS); /* threads per warpgroup */
@@ -323,6 +394,8 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         return lconst(up ? c - 1 : 0);
     }
     case OP_DIV: case OP_SHR: {
+        if (n->op == OP_DIV && !sy_const(s, n->b, &c))
+            return bound_div(b, n, up);
         if (!sy_const(s, n->b, &c) || c <= 0 || (n->op == OP_SHR && c > 40))
             return bad;
         int64_t d = n->op == OP_SHR ? (int64_t)1 << c : c;
@@ -365,19 +438,22 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
     }
 }
 
-static uint32_t rank(SyK *s, uint32_t atom)
+/* the order atoms are replaced in, highest first: an atom before the atoms its
+ * bound mentions (nodes by position, then block.x, whose bound names grid.x,
+ * then the other special registers) */
+static uint64_t rank(SyK *s, uint32_t atom)
 {
-    if (atom & 0x80000000u)
-        return 0;
+    if (atom & 0x80000000u) {
+        uint32_t sr = atom & 0xffffu;
+        return sr >= SR_BLOCK_X && sr <= SR_BLOCK_Z ? 1 : 0;
+    }
     Node *n = sy_node(s, atom);
     if (n->op == OP_FOR)
-        return n->a;
+        return (uint64_t)n->a + 2;
     if (n->op == OP_LET)
-        return n->b;
-    return atom;
+        return (uint64_t)n->b + 2;
+    return (uint64_t)atom + 2;
 }
-
-static int prove(Bx *b, Lin f, int depth);
 
 /* f <= 0 once only dims are left: dims at their bounds from the assumes */
 static int prove_dims(Bx *b, Lin f)
@@ -396,33 +472,43 @@ static int prove_dims(Bx *b, Lin f)
     return f.c0 < f.den; /* f is an integer: f < 1 means f <= 0 */
 }
 
+/* f <= 0: the newest atom is replaced by its bound (each alternative in turn).
+ * An atom with no bound in the needed direction (a product of two unknowns, a
+ * var) is left for later: it may still cancel out once the others are
+ * replaced (block.x <= min(sm.count, X) - 1 <= X - 1 against an extent X). */
 static int prove(Bx *b, Lin f, int depth)
 {
     SyK *s = b->s;
     if (!f.ok || depth > 48)
         return 0;
-    int pick = -1;
-    for (int i = 0; i < f.n; i++) {
-        uint32_t a = f.t[i].atom;
-        if (!(a & 0x80000000u) && sy_node(s, a)->op == OP_DIM)
-            continue;
-        if (pick < 0 || rank(s, a) > rank(s, f.t[pick].atom))
-            pick = i;
+    uint32_t skipped = 0; /* bit i: f.t[i] has no bound */
+    for (;;) {
+        int pick = -1;
+        for (int i = 0; i < f.n; i++) {
+            uint32_t a = f.t[i].atom;
+            if ((skipped >> i & 1) || (!(a & 0x80000000u) && sy_node(s, a)->op == OP_DIM))
+                continue;
+            if (pick < 0 || rank(s, a) > rank(s, f.t[pick].atom))
+                pick = i;
+        }
+        if (pick < 0)
+            return prove_dims(b, f);
+        uint32_t a = f.t[pick].atom;
+        int64_t c = f.t[pick].c;
+        int alts = alternatives(s, a, c > 0), bounded = 0;
+        for (int alt = 0; alt < alts; alt++) {
+            Lin bd = bound(b, a, c > 0, alt);
+            if (!bd.ok)
+                continue;
+            bounded = 1;
+            Lin g = lcomb(1, f, -c, latom(a));
+            if (prove(b, lcomb(1, g, c, bd), depth + 1))
+                return 1;
+        }
+        if (bounded)
+            return 0;
+        skipped |= 1u << pick;
     }
-    if (pick < 0)
-        return prove_dims(b, f);
-    uint32_t a = f.t[pick].atom;
-    int64_t c = f.t[pick].c;
-    int alts = !(a & 0x80000000u) && (sy_node(s, a)->op == OP_MIN || sy_node(s, a)->op == OP_MAX) ? 2 : 1;
-    for (int alt = 0; alt < alts; alt++) {
-        Lin bd = bound(b, a, c > 0, alt);
-        if (!bd.ok)
-            continue;
-        Lin g = lcomb(1, f, -c, latom(a));
-        if (prove(b, lcomb(1, g, c, bd), depth + 1))
-            return 1;
-    }
-    return 0;
 }
 
 /* f <= 0 directly, or f - m*g <= 0 for a fact g <= 0 scaled to cancel a shared atom */
@@ -574,12 +660,22 @@ static Lin upper(Bx *b, Lin l, int depth)
             return l;
         uint32_t a = l.t[pick].atom;
         int64_t c = l.t[pick].c;
+        Lin rest = lcomb(1, l, -c, latom(a));
+        if (alternatives(s, a, c > 0) > 1 && depth < 4) { /* the first bounded: min(sm.count, T) <= T */
+            for (int alt = 0; alt < 2; alt++) {
+                Lin bd = bound(b, a, c > 0, alt);
+                Lin r = bd.ok ? upper(b, lcomb(1, rest, c, bd), depth + 1) : bd;
+                if (r.ok)
+                    return r;
+            }
+            l.ok = 0;
+            return l;
+        }
         Lin bd = bound(b, a, c > 0, 0);
         if (!bd.ok)
             return bd;
-        l = lcomb(1, lcomb(1, l, -c, latom(a)), c, bd);
+        l = lcomb(1, rest, c, bd);
     }
-    (void)depth;
     l.ok = 0;
     return l;
 }

@@ -161,6 +161,7 @@ struct SyExec {
     long budget;                          /* statements left; < 0: gave up */
     int unknown;                          /* hit a condition it cannot evaluate */
     int stopped;                          /* executed `return` */
+    int in_grid;                          /* evaluating the grid clause (for grid.x) */
     NodeId role;                          /* only this role's body (0: outside roles) */
     void (*stmt)(SyExec *x, NodeId st);   /* each non-control statement */
     void *u;

@@ -21,7 +21,7 @@ static int exec_decl(const CeEnv *env, NodeId d, int64_t *out)
 
 static int exec_special(const CeEnv *env, NodeId at, int64_t *out)
 {
-    const SyExec *x = env->u;
+    SyExec *x = env->u;
     uint16_t sr = sy_node(x->s, at)->sub;
     if (sr == SR_NTHREADS) {
         int64_t first, count;
@@ -29,6 +29,23 @@ static int exec_special(const CeEnv *env, NodeId at, int64_t *out)
             return 0;
         *out = count;
         return 1;
+    }
+    if (sr == SR_SM_COUNT) { /* a representative device */
+        *out = TG_DEFAULT_SM_COUNT;
+        return 1;
+    }
+    if (sr >= SR_GRID_X && sr <= SR_GRID_Z) { /* the grid clause at this sample's dims */
+        uint32_t dim = sr - SR_GRID_X;
+        if (dim >= x->s->k->ngrid) {
+            *out = 1;
+            return 1;
+        }
+        if (x->in_grid) /* `grid [grid.x]`: E0329 */
+            return 0;
+        x->in_grid = 1;
+        int ok = ce_eval_int(x->s->ctx, x->s->k, x->s->k->grid[dim], env, out) && *out >= 1;
+        x->in_grid = 0;
+        return ok;
     }
     if (sr >= SR__COUNT || !x->has_spec[sr])
         return 0;

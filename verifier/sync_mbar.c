@@ -5,7 +5,8 @@
  * TMA loads that complete on it. Checks: arrivals per phase vs the declared
  * count, counted per thread under thread-index guards (E0710); a wait nobody
  * arrives for (E0711) or that precedes every arrival in its own role (E0713);
- * a parity that does not alternate with the barrier's reuse (E0712); expect_tx
+ * a parity that does not alternate with the barrier's reuse, in one loop or over
+ * a loop nest such as a persistent kernel's tile loop (E0712); expect_tx
  * bytes vs the TMA loads of the same iteration (E0707) and TMA loads on a
  * barrier no expect_tx announces (E0714). */
 #include <string.h>
@@ -236,20 +237,126 @@ static const char *parity_help(SyK *s, Bar *b, NodeId w, NodeId loop)
                   "flip it after each wait)", k);
 }
 
-/* simulates the first iterations of `loop`: element and parity of each wait */
-static void simulate_parity(SyK *s, Bar *b, NodeId w, NodeId loop)
+/* ---- parity over a loop nest: a tile loop around the k loop ---------------- */
+
+#define NEST_WAITS 4096      /* waits simulated per sample */
+#define NEST_BUDGET 200000   /* statements executed per sample */
+
+typedef struct {
+    NodeId w, ix, par;
+    int64_t nelem;
+    int uses[64];
+    long seen;
+    NodeId outer;            /* the loop around the wait's loop */
+    int64_t outer_first;     /* its value at the first wait */
+    int bad;                 /* 1: the wait below disagrees with the barrier's phase */
+    int crossed;             /* ... in a later iteration of `outer` than the first wait */
+    int64_t e, p;
+    const char *where;       /* "t = 1, k = 0" at the bad wait */
+} Nest;
+
+/* the loop variables around st and their values, innermost last */
+static const char *loop_values(SyExec *x, NodeId st)
+{
+    SyK *s = x->s;
+    const char *out = "";
+    for (NodeId l = sy_loop_of(s, st); l; l = sy_loop_of(s, l))
+        if (x->has[l])
+            out = ir_fmt(s->ctx, "%s = %lld%s%s", ir_symstr(s->ctx, sy_node(s, l)->name), (long long)x->val[l],
+                         *out ? ", " : "", out);
+    return out;
+}
+
+static void nest_stmt(SyExec *x, NodeId st)
+{
+    Nest *n = x->u;
+    int64_t e = 0, p;
+    if (st != n->w)
+        return;
+    if ((n->ix && !sy_eval(x, n->ix, &e)) || !sy_eval(x, n->par, &p) || e < 0 || e >= n->nelem) {
+        x->stopped = 1;
+        return;
+    }
+    if (!n->seen)
+        n->outer_first = x->val[n->outer];
+    if ((p & 1) != (n->uses[e] & 1)) {
+        n->bad = 1;
+        n->crossed = x->val[n->outer] != n->outer_first;
+        n->e = e;
+        n->p = p;
+        n->where = loop_values(x, st);
+        x->stopped = 1;
+        return;
+    }
+    n->uses[e]++;
+    if (++n->seen >= NEST_WAITS)
+        x->stopped = 1;
+}
+
+/* Runs the wait's role on block 0 for each sample shape: every execution of
+ * wait w is one phase of its element, so its parity must be the element's use
+ * count mod 2. This sees what the one-loop simulation below cannot: a parity
+ * `k % 2` that restarts with each tile of a persistent loop when the k loop
+ * runs an odd number of times. Returns 1 when it reported. */
+static int simulate_parity_nest(SyK *s, Bar *b, NodeId w, NodeId loop, int64_t nelem)
+{
+    NodeId role = s->role[w];
+    int64_t first, count;
+    if (!sy_role_range(s, role, &first, &count))
+        return 0;
+    for (int i = 0; i < SY_NSAMPLES; i++) {
+        Nest n;
+        memset(&n, 0, sizeof n);
+        n.w = w;
+        n.ix = sy_ref_index0(s, bar_expr(s, w));
+        n.par = sy_node(s, w)->b;
+        n.nelem = nelem;
+        n.outer = sy_loop_of(s, loop);
+        SyExec x;
+        sy_exec_init(&x, s, NEST_BUDGET);
+        if (!sy_sample_dims(&x, i))
+            continue;
+        sy_exec_thread(&x, role, first);
+        x.role = role;
+        x.stmt = nest_stmt;
+        x.u = &n;
+        sy_exec(&x, s->k->body);
+        if (!n.bad)
+            continue;
+        Diag *d = sy_report(s, E0712, n.par, "at %s this waits on parity %lld, but `%s` is then in its phase %d "
+                            "(parity %d): the wait %s (for %s)", n.where, (long long)n.p, sy_text(s, bar_expr(s, w)),
+                            n.uses[n.e], n.uses[n.e] & 1,
+                            (n.p & 1) ? "blocks for a phase that has not begun (deadlock)"
+                                      : "returns at once on an old phase (a race)", sy_sample_text(&x));
+        if (d && n.crossed) {
+            diag_note(s->ctx, d, sy_span(s, n.outer), "the barrier's phases carry on across the iterations of "
+                      "this loop");
+            diag_help(s->ctx, d, "count the uses over the whole loop nest: keep a `var phase: i32 = 0` outside "
+                      "the outer loop and flip it after each wait (`phase = phase ~ 1`)");
+        } else if (d) {
+            diag_note(s->ctx, d, sy_span(s, loop), "the barrier is reused on each iteration of this loop");
+            diag_help(s->ctx, d, "%s", parity_help(s, b, w, loop));
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* simulates the first iterations of `loop`: element and parity of each wait;
+ * 1 when it reported */
+static int simulate_parity(SyK *s, Bar *b, NodeId w, NodeId loop)
 {
     Node *l = sy_node(s, loop);
     NodeId bar = bar_expr(s, w), ix = sy_ref_index0(s, bar), par = sy_node(s, w)->b;
     int64_t lo, hi, step = 1, nelem = 1;
     if (sy_node(s, b->decl)->a && !sy_const(s, sy_node(s, b->decl)->a, &nelem))
-        return;
+        return 0;
     if (nelem <= 0 || nelem > 64)
-        return;
+        return 0;
     SyExec x;
     sy_exec_init(&x, s, 0);
     if (!sy_sample_dims(&x, 0) || !sy_eval(&x, l->a, &lo) || (l->c && !sy_eval(&x, l->c, &step)) || step <= 0)
-        return;
+        return 0;
     if (!sy_const(s, l->b, &hi) && /* a dynamic loop: check the pattern, whatever the trip count */
         (__builtin_mul_overflow(step, 64, &hi) || __builtin_add_overflow(lo, hi, &hi)))
         hi = INT64_MAX;
@@ -259,7 +366,7 @@ static void simulate_parity(SyK *s, Bar *b, NodeId w, NodeId loop)
         x.val[loop] = k;
         x.has[loop] = 1;
         if ((ix && !sy_eval(&x, ix, &e)) || !sy_eval(&x, par, &p) || e < 0 || e >= nelem)
-            return;
+            return 0;
         if ((p & 1) != (uses[e] & 1)) {
             Diag *d = sy_report(s, E0712, par, "at %s = %lld this waits on parity %lld, but `%s` is then in its "
                                 "phase %d (parity %d): the wait %s", ir_symstr(s->ctx, l->name), (long long)k,
@@ -270,12 +377,13 @@ static void simulate_parity(SyK *s, Bar *b, NodeId w, NodeId loop)
                 diag_note(s->ctx, d, sy_span(s, loop), "the barrier is reused on each iteration of this loop");
                 diag_help(s->ctx, d, "%s", parity_help(s, b, w, loop));
             }
-            return;
+            return 1;
         }
         uses[e]++;
         if (__builtin_add_overflow(k, step, &k))
             break;
     }
+    return 0;
 }
 
 static void check_parity(SyK *s, Bar *b)
@@ -300,8 +408,11 @@ static void check_parity(SyK *s, Bar *b)
             }
             continue;
         }
-        if (same_role_waits == 1)
-            simulate_parity(s, b, w, loop);
+        NodeId outer = sy_loop_of(s, loop);
+        int64_t nelem = 1;
+        if (same_role_waits == 1 && !simulate_parity(s, b, w, loop) && outer && s->role[outer] == s->role[w] &&
+            (!sy_node(s, b->decl)->a || sy_const(s, sy_node(s, b->decl)->a, &nelem)) && nelem >= 1 && nelem <= 64)
+            simulate_parity_nest(s, b, w, loop, nelem);
     }
 }
 

@@ -733,7 +733,7 @@ static void header(Ver *v)
         ty_expr(v, k->block_size);
         if (ty_want_int(v, k->block_size, "the block size")) {
             int64_t c;
-            if (!v_const(v, k->block_size, &c))
+            if (!v_const(v, k->block_size, &c) && !v_err(v, k->block_size))
                 v_report(v, E0329, k->block_size, "the block size `%s` must be a compile-time "
                          "constant", v_text(v, k->block_size));
             else if (c < 1)
@@ -743,20 +743,53 @@ static void header(Ver *v)
     }
 }
 
-/* grid extents: only dims, params and constants (they are evaluated on the host) */
+/* grid extents: only dims, params, constants and `sm.count` (they are evaluated
+ * on the host at launch) */
 static void host_only(Ver *v, NodeId e, void *arg_)
 {
     NodeId *bad = arg_;
     const Node *n = N(v, e);
     if (*bad)
         return;
-    if (n->op == OP_SPECIAL || n->op == OP_LOAD ||
+    if ((n->op == OP_SPECIAL && n->sub != SR_SM_COUNT) || n->op == OP_LOAD ||
         (n->op == OP_NAME && n->decl && N(v, n->decl)->op != OP_PARAM &&
          N(v, n->decl)->op != OP_DIM && N(v, n->decl)->op != OP_ARG))
         *bad = e;
     if (n->op == OP_NAME && n->decl && N(v, n->decl)->op == OP_ARG &&
         vt(v, vt_of(v, n->decl))->kind == TK_TENSOR)
         *bad = e;
+}
+
+/* E0338: `sm.count` is a launch-time value: the host knows it when it evaluates
+ * the grid, the kernel does not (it reads `grid.x`). Nodes already reported
+ * (in a reference block: E0337) are skipped. */
+static void mark_grid_sm_count(Ver *v, NodeId e, void *arg_)
+{
+    uint8_t *in_grid = arg_;
+    if (N(v, e)->op == OP_SPECIAL && N(v, e)->sub == SR_SM_COUNT)
+        in_grid[e] = 1;
+}
+
+static void check_sm_count(Ver *v)
+{
+    Kernel *k = v->k;
+    uint8_t *in_grid = NULL;
+    for (NodeId n = 1; n < k->nnodes; n++) {
+        const Node *x = N(v, n);
+        if (x->op != OP_SPECIAL || x->sub != SR_SM_COUNT)
+            continue;
+        if (!in_grid) {
+            in_grid = arena_alloc(&v->ctx->arena, k->nnodes);
+            for (uint32_t i = 0; i < k->ngrid; i++)
+                v_walk(v, k->grid[i], mark_grid_sm_count, in_grid);
+        }
+        if (in_grid[n] || v_err(v, n))
+            continue;
+        Diag *d = v_report(v, E0338, n, "`sm.count` is known only at launch, where the `grid` clause is "
+                           "evaluated; the kernel cannot read it");
+        diag_help(v->ctx, d, "size the grid with it (`grid [min(sm.count, TILES)]`) and read the number of "
+                             "blocks in the kernel with `grid.x`");
+    }
 }
 
 static void settle_all(Ver *v, NodeId e, void *arg_)
@@ -778,15 +811,16 @@ void ver_types(Ver *v)
     v->t_i32 = vt_scalar(v, DT_I32);
     Type vd = blank(TK_VOID);
     v->t_void = vt_intern(v, &vd);
+    check_sm_count(v);
     header(v);
     for (uint32_t i = 0; i < k->ngrid; i++) {
         NodeId bad = 0;
         v_walk(v, k->grid[i], host_only, &bad);
         if (bad && !v_err(v, k->grid[i])) {
-            Diag *d = v_report(v, E0329, bad, "grid extents are computed at launch from dims and "
-                               "parameters; `%s` is not one", v_text(v, bad));
+            Diag *d = v_report(v, E0329, bad, "grid extents are computed at launch from dims, "
+                               "parameters and `sm.count`; `%s` is not one", v_text(v, bad));
             diag_help(v->ctx, d, "write the grid from tensor dims and kernel parameters, e.g. "
-                                 "`grid [cdiv(M, BM)]`");
+                                 "`grid [cdiv(M, BM)]` (persistent: `grid [min(sm.count, cdiv(M, BM))]`)");
         }
     }
     block(v, k->body);

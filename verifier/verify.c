@@ -37,6 +37,10 @@ static const char *schedule_only(const Ver *v, NodeId n)
 {
     const Node *x = &v->k->nodes[n];
     Op op = (Op)x->op;
+    if (op == OP_SPECIAL && x->sub == SR_SM_COUNT)
+        return "the device's SM count, known only at launch";
+    if (op == OP_SPECIAL && x->sub >= SR_GRID_X && x->sub <= SR_GRID_Z)
+        return "the launch's grid size";
     if (op == OP_SPECIAL)
         return "a thread or block index";
     if (op == OP_LOAD)

@@ -71,6 +71,8 @@ int vt_same_expr(const Kernel *k, NodeId a, NodeId b)
         return 0;
     switch (x->op) {
     case OP_INT: case OP_BOOL: return x->v.i == y->v.i;
+    case OP_FLOAT: return x->v.f == y->v.f;
+    case OP_CAST: if (x->dtype != y->dtype || x->lanes != y->lanes) return 0; break;
     case OP_NAME: return x->decl ? x->decl == y->decl : x->name == y->name;
     case OP_SPECIAL: return x->sub == y->sub;
     default: break;

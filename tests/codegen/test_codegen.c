@@ -1,9 +1,10 @@
 /* test_codegen.c — unit tests of the code generator (cmocka) on small kernels
- * parsed, verified and run through the passes as cakec does: launch dims, PTX
- * and code object emission, the kernel ABI (parameter list), E0902 for an op
- * outside the SIMT subset, the types codegen emits (it reads Node.type: hsum
- * over bf16 lanes accumulates in f32; i32 + u32 is a verifier error, not a
- * codegen rule), and the internal error when the legalize invariant is missing. */
+ * parsed, verified and run through the passes as cakec does: launch dims (with
+ * `sm.count` in the grid), PTX and code object emission, the kernel ABI
+ * (parameter list), E0902 for an op outside the SIMT subset, the types codegen
+ * emits (it reads Node.type: hsum over bf16 lanes accumulates in f32; i32 + u32
+ * is a verifier error, not a codegen rule), and the internal error when the
+ * legalize invariant is missing. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -90,13 +91,46 @@ static void test_launch(void **state)
     Fixture *f = build("");
     int64_t dims[1] = {1000};
     CgLaunch l;
-    assert_int_equal(cg_launch_dims(f->ctx, f->k, TG_SM90A, dims, &l), 0);
+    assert_int_equal(cg_launch_dims(f->ctx, f->k, TG_SM90A, dims, 0, &l), 0);
     assert_int_equal(l.grid[0], 16);
     assert_int_equal(l.grid[1], 1);
     assert_int_equal(l.block[0], 64);
     assert_int_equal(l.dyn_shared_bytes, 0);
     assert_int_equal(cg_block_threads(f->ctx, f->k, TG_GFX942), 64);
     destroy(f);
+}
+
+/* `grid [min(sm.count, cdiv(N, T))]`: sm.count is the launch's SM count, 132
+ * (TG_DEFAULT_SM_COUNT) when no device is known; grid.x reads it back */
+static void test_launch_sm_count(void **state)
+{
+    (void)state;
+    static const char *src =
+        "kernel persist<T = 64>\n  target sm_90a, gfx942\n  arg x: global f32[N]\n"
+        "  grid [min(sm.count, cdiv(N, T))]\n  threads T\n{\n"
+        "  for b in block.x .. cdiv(N, T) step grid.x {\n"
+        "    let i = b * T + thread.x\n    store x[i] <- 1.0 mask i < N\n  }\n}\n";
+    CakeCtx *ctx = ctx_new();
+    Module *m = fe_parse(ctx, ctx_add_file(ctx, "persist.tir", src, (uint32_t)strlen(src)));
+    fe_resolve(ctx, m);
+    assert_int_equal(ver_verify(ctx, m), 0);
+    Kernel *k = m->kernels[0];
+    assert_int_equal(pass_run_all(ctx, m, NULL, TG_SM90A, NULL), 0);
+    CgLaunch l;
+    int64_t big[1] = {1 << 20}, small[1] = {100};
+    assert_int_equal(cg_launch_dims(ctx, k, TG_SM90A, big, 0, &l), 0);
+    assert_int_equal(l.grid[0], TG_DEFAULT_SM_COUNT);
+    assert_int_equal(cg_launch_dims(ctx, k, TG_SM90A, big, 8, &l), 0);
+    assert_int_equal(l.grid[0], 8);
+    assert_int_equal(cg_launch_dims(ctx, k, TG_SM90A, small, 8, &l), 0);
+    assert_int_equal(l.grid[0], 2);
+    assert_int_equal(l.grid[1], 1);
+    char *ptx = NULL;
+    size_t len = 0;
+    assert_int_equal(cg_emit(ctx, m, NULL, TG_SM90A, CG_EMIT_PTX, NULL, &ptx, &len), 0);
+    assert_non_null(strstr(ptx, "%nctaid.x"));
+    free(ptx);
+    ctx_free(ctx);
 }
 
 static char *emit(Fixture *f, Target tg, CgEmit what, int *rc, size_t *len)
@@ -214,6 +248,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_mixed_signedness),
         cmocka_unit_test(test_launch),
+        cmocka_unit_test(test_launch_sm_count),
         cmocka_unit_test(test_ptx),
         cmocka_unit_test(test_llvm_and_hsaco),
         cmocka_unit_test(test_unsupported),

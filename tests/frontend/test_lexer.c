@@ -36,6 +36,25 @@ static void test_dotted(void **state)
     ctx_free(ctx);
 }
 
+/* grid.x and sm.count are one token each, although `grid` is a keyword; a
+ * longer word is not (grid.xy is `grid` `.` `xy`) */
+static void test_grid_specials(void **state)
+{
+    (void)state;
+    const TokKind k[] = {T_GRID, T_LBRACK, T_IDENT, T_LPAREN, T_IDENT, T_COMMA, T_IDENT, T_RPAREN,
+                         T_RBRACK, T_IDENT, T_GRID, T_DOT, T_IDENT, T_IDENT, T_DOT, T_IDENT,
+                         T_NEWLINE, T_EOF};
+    const char *src = "grid [min(sm.count, N)] grid.z grid.xy sm.counts";
+    expect_kinds(src, k, sizeof k / sizeof *k);
+    CakeCtx *ctx = ctx_new();
+    TokenList tl = lex(ctx, src);
+    assert_string_equal(ir_symstr(ctx, tl.toks[4].sym), "sm.count");
+    assert_int_equal(tl.toks[4].span.lo, 10);
+    assert_int_equal(tl.toks[4].span.hi, 18);
+    assert_string_equal(ir_symstr(ctx, tl.toks[9].sym), "grid.z");
+    ctx_free(ctx);
+}
+
 static void test_numbers(void **state)
 {
     (void)state;
@@ -135,6 +154,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_dotted),
+        cmocka_unit_test(test_grid_specials),
         cmocka_unit_test(test_numbers),
         cmocka_unit_test(test_number_errors),
         cmocka_unit_test(test_operators),

@@ -1,6 +1,7 @@
 /* test_sync.c — the synchronization and bounds checks through their C API:
- * thread counting under guards, TMA byte counts, stage tokens, and a few
- * kernels that must (or must not) draw a given code. The golden files in
+ * thread counting under guards, TMA byte counts, stage tokens, the grid size
+ * in the simulations and the bounds, and a few kernels that must (or must not)
+ * draw a given code. The golden files in
  * tests/diag/sync/ cover every code end to end. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,6 +218,70 @@ static void test_bounds(void **state)
     done(f);
 }
 
+/* a persistent grid: min(sm.count, T) blocks; IDX indexes a T-element tensor */
+static const char *PERSIST =
+    "kernel p\n"
+    "  target sm_90a\n"
+    "  arg f: global i32[T]\n"
+    "  grid [min(sm.count, T)]\n"
+    "  threads 32\n"
+    "  shape T = SIZE\n"
+    "{\n"
+    "  store f[IDX] <- 1\n"
+    "}\n";
+
+static Fix *load_persist(const char *size, const char *idx)
+{
+    static char buf[1024];
+    const char *s = strstr(PERSIST, "SIZE"), *i = strstr(PERSIST, "IDX");
+    snprintf(buf, sizeof buf, "%.*s%s%.*s%s%s", (int)(s - PERSIST), PERSIST, size, (int)(i - s - 4), s + 4,
+             idx, i + 3);
+    return load(buf);
+}
+
+static NodeId find_special(const Kernel *k, SpecialReg sr)
+{
+    for (NodeId n = 1; n < k->nnodes; n++)
+        if (k->nodes[n].op == OP_SPECIAL && k->nodes[n].sub == sr)
+            return n;
+    return 0;
+}
+
+/* the simulations run block 0 with grid.x = the grid clause at the sample's dims,
+ * sm.count at TG_DEFAULT_SM_COUNT */
+static void test_exec_grid(void **state)
+{
+    (void)state;
+    const char *sizes[2] = {"1000", "100"};
+    int64_t want[2] = {TG_DEFAULT_SM_COUNT, 100};
+    for (int i = 0; i < 2; i++) {
+        Fix *f = load_persist(sizes[i], "grid.x - 1");
+        SyExec x;
+        sy_exec_init(&x, &f->s, 0);
+        assert_true(sy_sample_dims(&x, 0)); /* sample 0: the `shape` defaults */
+        int64_t v = 0;
+        assert_true(sy_eval(&x, find_special(f->k, SR_GRID_X), &v));
+        assert_int_equal(v, want[i]);
+        done(f);
+    }
+}
+
+/* block.x < grid.x <= grid[0], grid.x >= 1, and the min's bounded side */
+static void test_bounds_grid(void **state)
+{
+    (void)state;
+    static const struct { const char *idx; uint32_t errors; } cases[] = {
+        {"block.x", 0}, {"grid.x - 1", 0}, {"grid.x - block.x - 1", 0},
+        {"grid.x", 1}, {"block.x + 1", 1}, {"block.x - 1", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        Fix *f = load_persist("1000", cases[i].idx); /* ver_verify runs the bounds check */
+        if (f->ctx->nerrors != cases[i].errors || (cases[i].errors && !has_code(f->ctx, E0801)))
+            fail_msg("f[%s]: %u errors, expected %u E0801", cases[i].idx, f->ctx->nerrors, cases[i].errors);
+        done(f);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +290,8 @@ int main(void)
         cmocka_unit_test(test_tokens_and_bytes),
         cmocka_unit_test(test_pipeline_errors),
         cmocka_unit_test(test_bounds),
+        cmocka_unit_test(test_exec_grid),
+        cmocka_unit_test(test_bounds_grid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
