@@ -173,6 +173,10 @@ if wants check; then
             done ;;
         esac
     done
+    # the small GPU test kernels: TMA, descriptors, A from registers, role reductions
+    for f in tests/gpu/tc/*.tir; do
+        check "tc_$(basename "$f" .tir)" "$f" "" ""
+    done
 fi
 
 # ---- b. speed at the acceptance shapes ------------------------------------------------------

@@ -74,7 +74,7 @@ kernels_for() { # kernel names of $1 that list target $2
 }
 
 simt="vector_add copy rmsnorm softmax layernorm"
-tiles="gemm_sm80 gemm_sm90 flash_attn_fwd flash_attn_fwd_d64 gemm_bias_act gemm_fp8"
+tiles="gemm_sm80 gemm_sm90 gemm_sm90_persistent flash_attn_fwd flash_attn_fwd_d64 gemm_bias_act gemm_fp8"
 files="" simt_files=""
 for n in $simt; do simt_files="$simt_files $ROOT/examples/$n.tir"; done
 for f in "$HERE"/cases/*.tir; do [ -f "$f" ] && simt_files="$simt_files $f"; done

@@ -21,8 +21,8 @@ CAKEC=$1
 UPDATE=${2:-}
 ROOT=${CAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 GOLD=$ROOT/tests/golden/tirl
-KERNELS="gemm_sm80 gemm_sm90 gemm_bias_act gemm_fp8 flash_attn_fwd flash_attn_fwd_d64
-         tma_copy wgmma_kmajor wgmma_mnmajor wgmma_areg"
+KERNELS="gemm_sm80 gemm_sm90 gemm_sm90_persistent gemm_bias_act gemm_fp8 flash_attn_fwd flash_attn_fwd_d64
+         tma_copy wgmma_kmajor wgmma_mnmajor wgmma_areg role_reduce"
 PASSES="pipes async distribute roles abi"
 export CAKE_LCHECK=1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cake_tirl.XXXXXX")
