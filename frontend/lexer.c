@@ -155,7 +155,7 @@ int fe_is_dotted_builtin(const char *s, size_t n)
 {
     for (int i = 0; i < OP__COUNT; i++) {
         const char *sp = ir_ops[i].spelling;
-        if (dotted_name(sp) && strlen(sp) == n && memcmp(sp, s, n) == 0)
+        if (sp[0] == s[0] && dotted_name(sp) && strlen(sp) == n && memcmp(sp, s, n) == 0)
             return 1;
     }
     for (int i = 0; i < SR__COUNT; i++) {
@@ -174,7 +174,7 @@ static size_t match_dotted(const char *s, size_t avail)
         int n = pass == 0 ? (int)OP__COUNT : (int)SR__COUNT;
         for (int i = 0; i < n; i++) {
             const char *sp = pass == 0 ? ir_ops[i].spelling : ir_special_names[i];
-            if (!dotted_name(sp))
+            if (sp[0] != s[0] || !dotted_name(sp)) /* the first letter first: most words stop here */
                 continue;
             size_t len = strlen(sp);
             if (len > best && len <= avail && memcmp(sp, s, len) == 0 &&

@@ -213,6 +213,8 @@ void sy_dim_facts(SyK *s, NodeId dim, int64_t *mod, int64_t *lo, int64_t *hi)
         dim_facts(s, s->k->assumes[a], dim, mod, lo, hi, 0);
 }
 
+enum { SY_SAMPLE_MAX = 1024 };
+
 int sy_sample_dims(SyExec *x, int i)
 {
     static const int64_t mults[SY_NSAMPLES] = {1, 2, 3, 5, 8, 17, 4, 64};
@@ -225,10 +227,14 @@ int sy_sample_dims(SyExec *x, int i)
         for (uint32_t a = 0; a < k->nassumes; a++)
             dim_facts(s, k->assumes[a], d, &mod, &lo, &hi, 0);
         v = mod > 1 ? mod * mults[i] : raws[i];
-        if (i == 0)
+        if (i == 0) /* the kernel's `shape`, scaled down past SY_SAMPLE_MAX: the protocols are
+                       periodic in the loop counts, and `check` must stay fast (4096^3 GEMMs) */
             for (uint32_t h = 0; h < k->nshapes; h++)
-                if (k->shapes[h].name == sy_node(s, d)->name)
+                if (k->shapes[h].name == sy_node(s, d)->name) {
                     v = k->shapes[h].value;
+                    if (v > SY_SAMPLE_MAX)
+                        v = mod > 1 && mod <= SY_SAMPLE_MAX ? SY_SAMPLE_MAX / mod * mod : SY_SAMPLE_MAX;
+                }
         if (v < lo)
             v = mod > 1 ? (lo + mod - 1) / mod * mod : lo;
         if (v > hi)
