@@ -63,15 +63,6 @@ static LLVMValueRef iadd(Cg *cg, LLVMValueRef a, LLVMValueRef b)
     return LLVMBuildAdd(cg->b, a, b, "");
 }
 
-/* o ^ (((o >> 7) & (S/16 - 1)) << 4): the 16-byte chunk XOR the 128-byte line (§5.2) */
-static LLVMValueRef swizzle(Cg *cg, LLVMValueRef o, int S)
-{
-    LLVMBuilderRef b = cg->b;
-    LLVMValueRef line = LLVMBuildLShr(b, o, cg_i32(cg, 7), "");
-    LLVMValueRef x = LLVMBuildAnd(b, line, cg_i32(cg, S / 16 - 1), "");
-    return LLVMBuildXor(b, o, LLVMBuildShl(b, x, cg_i32(cg, 4), ""), "");
-}
-
 LLVMValueRef cg_smem_offset(Cg *cg, NodeId decl, LLVMValueRef *idx, uint32_t rank, int raw)
 {
     LLVMBuilderRef b = cg->b;
@@ -94,33 +85,28 @@ LLVMValueRef cg_smem_offset(Cg *cg, NodeId decl, LLVMValueRef *idx, uint32_t ran
         ir_bug(cg->ctx, "shared access with %u indices on a rank-%d tile", rank, r);
     int64_t W = t->shape[r - 1];
     LLVMValueRef off;
-    if (S && r >= 2) { /* swizzled: [lead.., R, W], panels of S bytes when a row is wider */
-        int64_t R = t->shape[r - 2], span = S / eb, pitch = W * eb > S ? S : W * eb;
+    if (S && r >= 2 && W * eb > S) { /* panels */
+        int64_t span = S / eb, R = t->shape[r - 2];
         LLVMValueRef lead = cg_i32(cg, 0);
         for (int i = 0; i < r - 2; i++)
             lead = iadd(cg, imul(cg, lead, t->shape[i]), idx[i]);
-        LLVMValueRef col = idx[r - 1], row = idx[r - 2], panel = cg_i32(cg, 0);
-        if (W * eb > S) {
-            panel = LLVMBuildUDiv(b, col, cg_i32(cg, span), "");
-            col = LLVMBuildURem(b, col, cg_i32(cg, span), "");
-        }
-        LLVMValueRef outer = iadd(cg, imul(cg, lead, R * W * eb), imul(cg, panel, R * S));
-        LLVMValueRef inner = iadd(cg, imul(cg, row, pitch), imul(cg, col, eb));
-        if (raw) {
-            off = iadd(cg, outer, inner);
-        } else if (R % 8 == 0) { /* outer is a multiple of the swizzle period 8 S: swizzle the
-                                    matrix offset only (loop-invariant parts stay hoistable) */
-            off = iadd(cg, outer, swizzle(cg, inner, S));
-        } else {
-            off = swizzle(cg, iadd(cg, outer, inner), S);
-        }
+        LLVMValueRef col = idx[r - 1], row = idx[r - 2];
+        LLVMValueRef panel = LLVMBuildUDiv(b, col, cg_i32(cg, span), "");
+        LLVMValueRef inner = LLVMBuildURem(b, col, cg_i32(cg, span), "");
+        off = imul(cg, lead, R * W * eb);
+        off = iadd(cg, off, imul(cg, panel, R * S));
+        off = iadd(cg, off, imul(cg, row, S));
+        off = iadd(cg, off, imul(cg, inner, eb));
     } else {
         off = cg_i32(cg, 0);
         for (int i = 0; i < r; i++)
             off = i ? iadd(cg, imul(cg, off, t->shape[i]), idx[i]) : idx[i];
         off = imul(cg, off, eb);
-        if (S && !raw)
-            off = swizzle(cg, off, S);
+    }
+    if (S && !raw) { /* o ^ (((o >> 7) & (S/16 - 1)) << 4) */
+        LLVMValueRef line = LLVMBuildLShr(b, off, cg_i32(cg, 7), "");
+        LLVMValueRef x = LLVMBuildAnd(b, line, cg_i32(cg, S / 16 - 1), "");
+        off = LLVMBuildXor(b, off, LLVMBuildShl(b, x, cg_i32(cg, 4), ""), "");
     }
     return iadd(cg, off, cg_i32(cg, base));
 }
