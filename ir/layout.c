@@ -9,8 +9,8 @@
 
 #define LY_MAX_ELEMS (1 << 24)   /* tiles larger than this are not register tiles */
 
-static int bad(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int bad(char *why, size_t n, const char *fmt, ...)
+/* writes the reason for a refusal into why (when given) and answers 0 */
+int ly_refuse(char *why, size_t n, const char *fmt, ...)
 {
     if (why && n) {
         va_list ap;
@@ -34,12 +34,12 @@ static int grid(const LyTile *t, LyGeo *g, char *why, size_t n)
 {
     int r = t->rows, c = t->cols ? t->cols : 1;   /* a row vector is [R, 1] */
     if (r % g->fr || c % g->fc)
-        return bad(why, n, "%s tile [%d, %d] is not a grid of %dx%d fragments",
+        return ly_refuse(why, n, "%s tile [%d, %d] is not a grid of %dx%d fragments",
                    ir_layout_names[t->layout], t->rows, t->cols, g->fr, g->fc);
     g->nfr = r / g->fr;
     g->nfc = c / g->fc;
     if ((int64_t)g->nfr * g->nfc * g->ept > LY_MAX_ELEMS)
-        return bad(why, n, "tile too large for registers");
+        return ly_refuse(why, n, "tile too large for registers");
     return 1;
 }
 
@@ -58,15 +58,15 @@ static int geo_nv(const LyTile *t, LyGeo *g, char *why, size_t n)
     g->threads = g->wg ? 128 : 32;
     int mrows = g->wg ? 64 : 16;
     if (t->warp_size != 32)
-        return bad(why, n, "%s is an NVIDIA layout: the warp size must be 32, not %d", name, t->warp_size);
+        return ly_refuse(why, n, "%s is an NVIDIA layout: the warp size must be 32, not %d", name, t->warp_size);
     if (!acc && (t->colvec || !t->cols))
-        return bad(why, n, "only accumulator layouts have row and column vectors, not %s", name);
+        return ly_refuse(why, n, "only accumulator layouts have row and column vectors, not %s", name);
     if (acc) {
         if (g->bits > 32)
-            return bad(why, n, "%s has no layout for %d-bit elements", name, g->bits);
+            return ly_refuse(why, n, "%s has no layout for %d-bit elements", name, g->bits);
         int ncols = t->cols ? t->cols : 8;   /* a row vector has no N */
         if (g->wg && (ncols > 256 || ncols % 8))
-            return bad(why, n, "wgmma tiles have N a multiple of 8 up to 256, not %d", ncols);
+            return ly_refuse(why, n, "wgmma tiles have N a multiple of 8 up to 256, not %d", ncols);
         if (!t->cols)
             g->atom = AT_NV_ROWV, g->fr = mrows, g->fc = 1, g->ept = 2;
         else if (t->colvec)
@@ -78,7 +78,7 @@ static int geo_nv(const LyTile *t, LyGeo *g, char *why, size_t n)
     }
     g->pack = nv_operand_pack(t->dtype, g->bits);
     if (!g->pack)
-        return bad(why, n, "%s fragments hold 16-bit, 8-bit or tf32 elements, not %s", name,
+        return ly_refuse(why, n, "%s fragments hold 16-bit, 8-bit or tf32 elements, not %s", name,
                    ir_dtypes[t->dtype].spelling);
     int k = 8 * g->pack;   /* the instruction's K: 16, 32 or 8 */
     if (t->layout == LY_MMA_B)
@@ -94,19 +94,19 @@ static int geo_mf(const LyTile *t, LyGeo *g, char *why, size_t n)
     const char *name = ir_layout_names[t->layout];
     g->threads = 64;
     if (t->warp_size != 64)
-        return bad(why, n, "%s is an AMD layout: the wavefront size must be 64, not %d", name, t->warp_size);
+        return ly_refuse(why, n, "%s is an AMD layout: the wavefront size must be 64, not %d", name, t->warp_size);
     if (t->mfma_shape && t->mfma_shape != 16 && t->mfma_shape != 32)
-        return bad(why, n, "MFMA atoms are 32x32 or 16x16, not %d", t->mfma_shape);
+        return ly_refuse(why, n, "MFMA atoms are 32x32 or 16x16, not %d", t->mfma_shape);
     int vec = t->colvec || !t->cols;
     if (t->layout != LY_MFMA && vec)
-        return bad(why, n, "only accumulator layouts have row and column vectors, not %s", name);
+        return ly_refuse(why, n, "only accumulator layouts have row and column vectors, not %s", name);
     /* the dims that decide the atom: M and N of mfma, M of mfma_a, N of mfma_b */
     int d0 = t->layout == LY_MFMA_B || t->colvec ? t->cols : t->rows;
     int d1 = t->layout == LY_MFMA && !vec ? t->cols : d0;
     g->m = t->mfma_shape ? t->mfma_shape : d0 % 32 == 0 && d1 % 32 == 0 ? 32 : 16;
     if (t->layout == LY_MFMA) {
         if (g->bits > 32)
-            return bad(why, n, "%s has no layout for %d-bit elements", name, g->bits);
+            return ly_refuse(why, n, "%s has no layout for %d-bit elements", name, g->bits);
         int ept = g->m * g->m / 64;
         if (!t->cols)
             g->atom = AT_MF_ROWV, g->fr = g->m, g->fc = 1, g->ept = ept;
@@ -118,7 +118,7 @@ static int geo_mf(const LyTile *t, LyGeo *g, char *why, size_t n)
     }
     g->pack = g->bits == 16 ? 4 : t->dtype == DT_F32 ? 1 : 0;
     if (!g->pack)
-        return bad(why, n, "%s fragments hold 16-bit or f32 elements in v1, not %s", name,
+        return ly_refuse(why, n, "%s fragments hold 16-bit or f32 elements in v1, not %s", name,
                    ir_dtypes[t->dtype].spelling);
     int k = g->pack * 64 / g->m;   /* 16-bit: 8 (32x32) or 16 (16x16); f32: 2 or 4 */
     g->ept = g->pack;
@@ -133,11 +133,11 @@ static int geo_mf(const LyTile *t, LyGeo *g, char *why, size_t n)
 static int geo_rows(const LyTile *t, LyGeo *g, char *why, size_t n)
 {
     if (t->scope_threads < 1)
-        return bad(why, n, "a rows tile needs the thread count of its scope");
+        return ly_refuse(why, n, "a rows tile needs the thread count of its scope");
     if (t->colvec)
-        return bad(why, n, "rows tiles have no column vectors");
+        return ly_refuse(why, n, "rows tiles have no column vectors");
     if ((int64_t)t->rows * (t->cols ? t->cols : 1) > LY_MAX_ELEMS)
-        return bad(why, n, "tile too large for registers");
+        return ly_refuse(why, n, "tile too large for registers");
     g->threads = t->scope_threads;
     g->rows = t->rows;
     g->cols = t->cols;
@@ -157,13 +157,13 @@ int ly_geo(const LyTile *t, LyGeo *g, char *why, size_t n)
 {
     memset(g, 0, sizeof *g);
     if (!t || t->layout <= LY_NONE || t->layout >= LY__COUNT)
-        return bad(why, n, "not a distributed layout");
+        return ly_refuse(why, n, "not a distributed layout");
     if (t->dtype <= DT_NONE || t->dtype >= DT__COUNT)
-        return bad(why, n, "no element dtype");
+        return ly_refuse(why, n, "no element dtype");
     if (t->rows < 1 || t->cols < 0 || (t->colvec && (t->rows != 1 || t->cols < 1)))
-        return bad(why, n, "bad shape [%d, %d]%s", t->rows, t->cols, t->colvec ? " (column vector)" : "");
+        return ly_refuse(why, n, "bad shape [%d, %d]%s", t->rows, t->cols, t->colvec ? " (column vector)" : "");
     if (t->layout != LY_ROWS && t->scope_threads && t->scope_threads != scope_size(t->layout))
-        return bad(why, n, "%s is held by %d threads, not %d", ir_layout_names[t->layout],
+        return ly_refuse(why, n, "%s is held by %d threads, not %d", ir_layout_names[t->layout],
                    scope_size(t->layout), t->scope_threads);
     g->bits = ir_dtypes[t->dtype].bits;
     switch (t->layout) {

@@ -5,6 +5,9 @@
 
 #include "layout.h"
 
+/* layout.c: writes a refusal's reason into why (when given) and answers 0 */
+int ly_refuse(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 typedef enum {
     AT_NV_C,     /* mma m16n8 / wgmma m64nN accumulator */
     AT_NV_A,     /* mma / wgmma A fragment (16 x 8P) */

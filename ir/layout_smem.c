@@ -1,9 +1,8 @@
 /* layout_smem.c — shared memory: the swizzle, panel offsets of shared tiles (docs/tir.md
  * §5.2, PTX 5.5.7), wgmma matrix descriptors (PTX 9.7.15.5.1.2) and TMA boxes and
  * swizzle modes (cuda.h CUtensorMapSwizzle). See layout.h for the derivations. */
-#include <stdarg.h>
 #include <stdio.h>
-#include "layout.h"
+#include "layout_geo.h"
 
 static int ok_swizzle(int s) { return s == 0 || s == 32 || s == 64 || s == 128; }
 
@@ -87,18 +86,6 @@ int ly_wgmma_kstep(DType dt)
     return (int)(32 / elem_size(dt));
 }
 
-static int fail(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *why, size_t n, const char *fmt, ...)
-{
-    if (why && n) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, n, fmt, ap);
-        va_end(ap);
-    }
-    return 0;
-}
-
 /* the operand's extents over the stored matrix must be whole 8-row groups and stay
  * inside it; mn0 of an MN-major operand must start a panel (an S-byte MN block) */
 static int operand_fits(const Mat *m, int mn_major, int64_t row0, int64_t col0, int mn_extent,
@@ -106,19 +93,19 @@ static int operand_fits(const Mat *m, int mn_major, int64_t row0, int64_t col0, 
 {
     int64_t nrows = mn_major ? kstep : mn_extent, ncols = mn_major ? mn_extent : kstep;
     if (m->rows % 8 || row0 % 8)
-        return fail(why, n, "the operand's rows must be whole groups of 8 (tile rows %lld, first %lld)",
+        return ly_refuse(why, n, "the operand's rows must be whole groups of 8 (tile rows %lld, first %lld)",
                     (long long)m->rows, (long long)row0);
     if (row0 < 0 || col0 < 0 || row0 + nrows > m->rows || col0 + ncols > m->cols)
-        return fail(why, n, "the operand [%lld.., %lld..] + [%lld, %lld] leaves the [%lld, %lld] tile",
+        return ly_refuse(why, n, "the operand [%lld.., %lld..] + [%lld, %lld] leaves the [%lld, %lld] tile",
                     (long long)row0, (long long)col0, (long long)nrows, (long long)ncols,
                     (long long)m->rows, (long long)m->cols);
     if (!mn_major && (col0 * m->e) % 32)
-        return fail(why, n, "a K-major k-step starts at a multiple of 32 bytes of K");
+        return ly_refuse(why, n, "a K-major k-step starts at a multiple of 32 bytes of K");
     if (mn_major && col0 % m->panel)
-        return fail(why, n, "an MN-major operand starts at a multiple of %lld elements of MN",
+        return ly_refuse(why, n, "an MN-major operand starts at a multiple of %lld elements of MN",
                     (long long)m->panel);
     if (mn_extent < 8 || mn_extent % 8)
-        return fail(why, n, "the operand's M or N extent must be a multiple of 8, not %d", mn_extent);
+        return ly_refuse(why, n, "the operand's M or N extent must be a multiple of 8, not %d", mn_extent);
     return 1;
 }
 
@@ -126,22 +113,22 @@ int ly_wgmma_operand(const int64_t *dims, int rank, DType dt, int swizzle, int m
                      const int64_t *origin, int mn_extent, LyDescGeom *out, char *why, size_t n)
 {
     if (rank < 2)
-        return fail(why, n, "a wgmma operand is a shared matrix of rank 2 or more");
+        return ly_refuse(why, n, "a wgmma operand is a shared matrix of rank 2 or more");
     if (swizzle != 32 && swizzle != 64 && swizzle != 128)
-        return fail(why, n, "wgmma reads swizzled tiles (32, 64, 128); swizzle %d is not supported", swizzle);
+        return ly_refuse(why, n, "wgmma reads swizzled tiles (32, 64, 128); swizzle %d is not supported", swizzle);
     Mat m = mat_of(dims, rank, dt, swizzle);
     if ((m.cols * m.e) % swizzle)
-        return fail(why, n, "rows of %lld bytes are not a multiple of the %d-byte swizzle",
+        return ly_refuse(why, n, "rows of %lld bytes are not a multiple of the %d-byte swizzle",
                     (long long)(m.cols * m.e), swizzle);
     if (mn_major && ir_dtypes[dt].bits != 16)
-        return fail(why, n, "MN-major wgmma operands must be 16-bit (tf32, 8-bit: K-major only)");
+        return ly_refuse(why, n, "MN-major wgmma operands must be 16-bit (tf32, 8-bit: K-major only)");
     int kstep = ly_wgmma_kstep(dt);
     int64_t row0 = origin[rank - 2], col0 = origin[rank - 1];
     if (!operand_fits(&m, mn_major, row0, col0, mn_extent, kstep, why, n))
         return 0;
     uint64_t start = ly_smem_linear(dims, rank, dt, swizzle, origin);
     if (start > UINT32_MAX)
-        return fail(why, n, "the operand lies beyond 4 GB of shared memory");
+        return ly_refuse(why, n, "the operand lies beyond 4 GB of shared memory");
     out->start = (uint32_t)start;
     out->swizzle = swizzle;
     out->tnsp = mn_major != 0;
@@ -150,7 +137,7 @@ int ly_wgmma_operand(const int64_t *dims, int rank, DType dt, int swizzle, int m
        next panel */
     out->lbo = mn_major ? (uint32_t)(m.rows * swizzle) : 16u;
     if (out->lbo > 0x3FFF0u || out->sbo > 0x3FFF0u)
-        return fail(why, n, "a stride of %u bytes does not fit the descriptor's 14 bits", out->lbo);
+        return ly_refuse(why, n, "a stride of %u bytes does not fit the descriptor's 14 bits", out->lbo);
     return 1;
 }
 

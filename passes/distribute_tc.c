@@ -234,6 +234,78 @@ static int registers(const LyTile *lv, int org[][2], int max)
     return n;
 }
 
+/* how the registers of a 16-bit fragment view map onto 8x8 matrices of a shared
+ * view: transposed or not, the dim the stored rows advance along, the registers */
+typedef struct {
+    int pdim;         /* the dim of a register's element pair */
+    int trans;        /* .trans: the pair runs across stored rows */
+    int row_dim;      /* the dim along which a matrix's 8 stored rows advance */
+    int nreg;
+    int (*org)[2];    /* each register's first element (view coords) */
+} MatPlan;
+
+static void mat_plan(Lw *w, const LwView *sv, const LyTile *lv, MatPlan *p)
+{
+    int gdim;
+    matrix_dims(lv, &gdim, &p->pdim);
+    int contiguous = sv->transposed ? 0 : 1;  /* the logical dim contiguous in memory */
+    p->trans = p->pdim != contiguous;
+    p->row_dim = p->trans ? p->pdim : gdim;
+    p->org = arena_alloc(&w->b.ctx->arena, 512 * sizeof *p->org);
+    p->nreg = registers(lv, p->org, 512);
+}
+
+/* registers per instruction from g0 on: 4, else 2, else 1 */
+static int mat_count(const MatPlan *p, int g0)
+{
+    return p->nreg - g0 >= 4 ? 4 : p->nreg - g0 >= 2 ? 2 : 1;
+}
+
+/* the value of the fragment element at view coords (r, c), or 0 */
+typedef NodeId (*MatElemFn)(Lw *w, const void *src, int r, int c);
+
+/* one ldmatrix/stmatrix (op) per group of up to 4 registers: operands are the
+ * lane's row address, then the element pairs elem() gives; 0 when one is missing */
+static int mat_emit(Lw *w, const LwView *sv, const LyTile *lv, int op, MatElemFn elem, const void *src,
+                    IrList *out)
+{
+    IrB *b = &w->b;
+    MatPlan p;
+    mat_plan(w, sv, lv, &p);
+    for (int g0 = 0; g0 < p.nreg;) {
+        int cnt = mat_count(&p, g0);
+        NodeId ops[1 + 8];
+        uint32_t no = 0;
+        ops[no++] = lane_row_ref(w, sv, lv, (const int (*)[2])&p.org[g0], cnt, p.row_dim);
+        for (int g = g0; g < g0 + cnt; g++)
+            for (int h = 0; h < 2; h++) {
+                int r = p.org[g][0] + (p.pdim == 1 ? 0 : h);
+                int c = p.org[g][1] + (p.pdim == 1 ? h : 0);
+                if (!(ops[no++] = elem(w, src, r, c)))
+                    return 0;
+            }
+        NodeId st = irb_stmt(b, (Op)op, ops, no);
+        lw_node(w, st)->sub = (uint16_t)cnt;
+        lw_node(w, st)->v.i = p.trans;
+        irb_push(b, out, st);
+        g0 += cnt;
+    }
+    return 1;
+}
+
+static NodeId ld_elem(Lw *w, const void *src, int r, int c)
+{
+    return dist_at(w, (const FView *)src, r, c);
+}
+
+/* stmatrix stores the tile's element type (an fp32 accumulator narrows) */
+static NodeId st_elem(Lw *w, const void *src, int r, int c)
+{
+    NodeId tile = *(const NodeId *)src;
+    NodeId x = dist_elem(w, tile, r, c);
+    return x ? irb_cast(&w->b, x, (DType)irb_type(&w->b, tile)->dtype, 1) : 0;
+}
+
 void dist_ldmatrix(Lw *w, NodeId s, NodeId dst, NodeId call, IrList *out)
 {
     IrB *b = &w->b;
@@ -247,39 +319,8 @@ void dist_ldmatrix(Lw *w, NodeId s, NodeId dst, NodeId call, IrList *out)
     LyTile lv = v.f->ly;
     lv.rows = v.rows;
     lv.cols = v.cols;
-    int gdim, pdim;
-    matrix_dims(&lv, &gdim, &pdim);
-    int contiguous = sv.transposed ? 0 : 1;  /* the logical dim contiguous in memory */
-    int trans = pdim != contiguous;
-    int row_dim = trans ? pdim : gdim;
-    int (*org)[2] = arena_alloc(&b->ctx->arena, 512 * sizeof *org);
-    int nreg = registers(&lv, org, 512);
-    for (int g0 = 0; g0 < nreg; g0 += 4) {
-        int cnt = nreg - g0 >= 4 ? 4 : nreg - g0 >= 2 ? 2 : 1;
-        NodeId ops[1 + 8];
-        uint32_t no = 0;
-        ops[no++] = lane_row_ref(w, &sv, &lv, (const int (*)[2])&org[g0], cnt, row_dim);
-        for (int m = 0; m < cnt; m++)
-            for (int h = 0; h < 2; h++) {
-                int r = org[g0 + m][0], cc = org[g0 + m][1];
-                if (pdim == 1)
-                    cc += h;
-                else
-                    r += h;
-                NodeId x = dist_at(w, &v, r, cc);
-                if (!x) {
-                    dist_error(w, s, "ldmatrix into a view that does not line up with 8x8 matrices");
-                    return;
-                }
-                ops[no++] = x;
-            }
-        NodeId st = irb_stmt(b, OP_L_LDMATRIX, ops, no);
-        lw_node(w, st)->sub = (uint16_t)cnt;
-        lw_node(w, st)->v.i = trans;
-        irb_push(b, out, st);
-        if (cnt < 4)
-            g0 -= 4 - cnt;
-    }
+    if (!mat_emit(w, &sv, &lv, OP_L_LDMATRIX, ld_elem, &v, out))
+        dist_error(w, s, "ldmatrix into a view that does not line up with 8x8 matrices");
 }
 
 void dist_stmatrix(Lw *w, NodeId s, IrList *out)
@@ -297,39 +338,10 @@ void dist_stmatrix(Lw *w, NodeId s, IrList *out)
     d->nreds = 0;
     d->imp_r = d->imp_c = 0;
     LyTile lv = dist_ly_of(w, n->b);
-    int gdim, pdim;
-    matrix_dims(&lv, &gdim, &pdim);
-    int contiguous = sv.transposed ? 0 : 1;
-    int trans = pdim != contiguous;
-    int row_dim = trans ? pdim : gdim;
-    int (*org)[2] = arena_alloc(&b->ctx->arena, 512 * sizeof *org);
-    int nreg = registers(&lv, org, 512);
     IrList body = {0};
-    for (int g0 = 0; g0 < nreg; g0 += 4) {
-        int cnt = nreg - g0 >= 4 ? 4 : nreg - g0 >= 2 ? 2 : 1;
-        NodeId ops[1 + 8];
-        uint32_t no = 0;
-        ops[no++] = lane_row_ref(w, &sv, &lv, (const int (*)[2])&org[g0], cnt, row_dim);
-        for (int m = 0; m < cnt; m++)
-            for (int h = 0; h < 2; h++) {
-                int r = org[g0 + m][0], cc = org[g0 + m][1];
-                if (pdim == 1)
-                    cc += h;
-                else
-                    r += h;
-                NodeId x = dist_elem(w, n->b, r, cc);
-                if (!x) {
-                    dist_error(w, s, "this stmatrix value");
-                    return;
-                }
-                ops[no++] = irb_cast(b, x, (DType)irb_type(b, n->b)->dtype, 1);
-            }
-        NodeId st = irb_stmt(b, OP_L_STMATRIX, ops, no);
-        lw_node(w, st)->sub = (uint16_t)cnt;
-        lw_node(w, st)->v.i = trans;
-        irb_push(b, &body, st);
-        if (cnt < 4)
-            g0 -= 4 - cnt;
+    if (!mat_emit(w, &sv, &lv, OP_L_STMATRIX, st_elem, &n->b, &body)) {
+        dist_error(w, s, "this stmatrix value");
+        return;
     }
     for (uint32_t i = 0; i < pre.n; i++)
         irb_push(b, out, pre.v[i]);
