@@ -414,8 +414,9 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
     if (opt->opt_level > 0) {
         char pipeline[32];
         snprintf(pipeline, sizeof pipeline, "default<O%d>", opt->opt_level > 3 ? 3 : opt->opt_level);
+        const char *custom = getenv("CAKE_LLVM_PIPELINE"); /* for measuring other pass lists */
         LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
-        LLVMErrorRef e = LLVMRunPasses(cg.mod, pipeline, st->tm, po);
+        LLVMErrorRef e = LLVMRunPasses(cg.mod, custom ? custom : pipeline, st->tm, po);
         LLVMDisposePassBuilderOptions(po);
         if (e) {
             char *msg = LLVMGetErrorMessage(e);
