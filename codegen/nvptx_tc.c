@@ -1,9 +1,13 @@
 /* nvptx_tc.c — NVPTX emission of TIR-L's asynchronous and tensor-core
  * instructions, one helper per PTX instruction (PTX ISA 8.5 section named at
- * each). LLVM 19 has no intrinsics for wgmma, the bulk tensor copies,
+ * each). Where LLVM 19 has an intrinsic that takes registers only, it is used
+ * (mma.sync for bf16 and f16 with an f32 accumulator, cp.async commit/wait
+ * groups). LLVM 19 has no intrinsics for wgmma, the bulk tensor copies,
  * fence.proxy.async, mbarrier expect_tx / try_wait.parity, stmatrix or
- * setmaxnreg, so these are inline PTX; shared-memory operands are 32-bit
- * addresses in the shared window (the `r` constraint, `.shared::cta`). */
+ * setmaxnreg, so these are inline PTX. ldmatrix and cp.async have intrinsics,
+ * but they take a shared pointer, 64 bits wide in NVPTX's default data layout,
+ * where every shared operand here is a 32-bit address in the shared window (the
+ * `r` constraint, `.shared::cta`): they stay inline PTX too. */
 #include <stdio.h>
 #include <string.h>
 #include "nvptx_tc.h"
@@ -223,10 +227,56 @@ void nv_wgmma(Cg *cg, IrTc t, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *a,
         d[i] = LLVMBuildExtractValue(cg->b, r, i, "");
 }
 
-/* §9.7.14.5 mma.sync.aligned (row.col): D += A * B, warp-collective */
+/* the LLVM intrinsic for mma.sync of shape t, or NULL where there is none
+ * (IntrinsicsNVVM.td: bf16 and f16 A/B with f32 C/D, m16n8k8 and m16n8k16) */
+static const char *mma_intrinsic(IrTc t, int *half_ab)
+{
+    DType bdt = t.b_dt ? (DType)t.b_dt : (DType)t.ab;
+    *half_ab = t.ab == DT_F16;
+    if (t.m != 16 || t.n != 8 || (t.k != 8 && t.k != 16) || t.acc != DT_F32 || bdt != t.ab)
+        return NULL;
+    if (t.ab == DT_BF16)
+        return t.k == 16 ? "llvm.nvvm.mma.m16n8k16.row.col.bf16" : "llvm.nvvm.mma.m16n8k8.row.col.bf16";
+    if (t.ab == DT_F16)
+        return t.k == 16 ? "llvm.nvvm.mma.m16n8k16.row.col.f32.f32" : "llvm.nvvm.mma.m16n8k8.row.col.f32.f32";
+    return NULL;
+}
+
+/* mma.sync through its intrinsic: A and B registers (i32, or <2 x half> for
+ * f16), then C; the result struct is D */
+static int mma_by_intrinsic(Cg *cg, IrTc t, LLVMValueRef *a, unsigned na, LLVMValueRef *b, unsigned nb,
+                            LLVMValueRef *d, unsigned nd)
+{
+    int half_ab;
+    const char *name = mma_intrinsic(t, &half_ab);
+    if (!name || na + nb + nd > 24 || nd > 8)
+        return 0;
+    LLVMTypeRef h2 = LLVMVectorType(LLVMHalfTypeInContext(cg->lc), 2);
+    LLVMValueRef args[24];
+    unsigned k = 0;
+    for (unsigned i = 0; i < na + nb; i++, k++) {
+        LLVMValueRef x = i < na ? a[i] : b[i - na];
+        args[k] = half_ab ? LLVMBuildBitCast(cg->b, x, h2, "") : x;
+    }
+    LLVMTypeRef fields[8];
+    for (unsigned i = 0; i < nd; i++, k++) {
+        args[k] = d[i];
+        fields[i] = LLVMTypeOf(d[i]);
+    }
+    LLVMTypeRef st = LLVMStructTypeInContext(cg->lc, fields, nd, 0);
+    LLVMValueRef r = cg_call(cg, name, st, args, k);
+    for (unsigned i = 0; i < nd; i++)
+        d[i] = LLVMBuildExtractValue(cg->b, r, i, "");
+    return 1;
+}
+
+/* §9.7.14.5 mma.sync.aligned (row.col): D += A * B, warp-collective; inline PTX
+ * for the shapes LLVM 19 has no intrinsic for (fp8, tf32, integer, f16 C/D) */
 void nv_mma(Cg *cg, IrTc t, LLVMValueRef *a, unsigned na, LLVMValueRef *b, unsigned nb,
             LLVMValueRef *d, unsigned nd)
 {
+    if (mma_by_intrinsic(cg, t, a, na, b, nb, d, nd))
+        return;
     char text[512], cons[256];
     DType bdt = t.b_dt ? (DType)t.b_dt : (DType)t.ab;
     int at = snprintf(text, sizeof text, "mma.sync.aligned.m%un%uk%u.row.col.%s.%s.%s.%s ", t.m, t.n, t.k,
@@ -312,14 +362,14 @@ void nv_cp_async(Cg *cg, LLVMValueRef dst, LLVMValueRef src, int bytes, LLVMValu
     cg_asm(cg, cg->tvoid, text, "r,l,r,~{memory}", a, 3, 1);
 }
 
+/* §9.7.9.25.4 cp.async.commit_group / wait_group (intrinsics) */
 void nv_cp_commit(Cg *cg)
 {
-    asm0(cg, "cp.async.commit_group;");
+    cg_call(cg, "llvm.nvvm.cp.async.commit.group", cg->tvoid, NULL, 0);
 }
 
 void nv_cp_wait(Cg *cg, int n)
 {
-    char text[64];
-    snprintf(text, sizeof text, "cp.async.wait_group %d;", n);
-    asm0(cg, text);
+    LLVMValueRef a[1] = {cg_i32(cg, n)};
+    cg_call(cg, "llvm.nvvm.cp.async.wait.group", cg->tvoid, a, 1);
 }
