@@ -12,19 +12,9 @@
 
 #define N_(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
 
-/* mma.sync, sm_80 and later (PTX "Matrix shapes") */
-static const TcShape mma_sm80[] = {
-    {16, 8, 16, DT_F16, DT_F32, 0},  {16, 8, 16, DT_F16, DT_F16, 0},
-    {16, 8, 16, DT_BF16, DT_F32, 0}, {16, 8, 8, DT_F16, DT_F32, 0},
-    {16, 8, 8, DT_F16, DT_F16, 0},   {16, 8, 8, DT_BF16, DT_F32, 0},
-    {16, 8, 8, DT_TF32, DT_F32, 0},  {16, 8, 4, DT_TF32, DT_F32, 0},
-    {16, 8, 32, DT_I8, DT_I32, 0},   {16, 8, 32, DT_U8, DT_I32, 0},
-    {16, 8, 16, DT_I8, DT_I32, 0},   {16, 8, 16, DT_U8, DT_I32, 0},
-    {8, 8, 4, DT_F64, DT_F64, 0},
-};
-
-/* sm_89 and later add fp8 m16n8k32 */
-static const TcShape mma_sm90[] = {
+/* mma.sync (PTX "Matrix shapes"): the rows of sm_80 and later, then the fp8
+ * m16n8k32 rows sm_89 and later add; sm_80 reads the first MMA_SM80_ROWS */
+static const TcShape mma_nv[] = {
     {16, 8, 16, DT_F16, DT_F32, 0},  {16, 8, 16, DT_F16, DT_F16, 0},
     {16, 8, 16, DT_BF16, DT_F32, 0}, {16, 8, 8, DT_F16, DT_F32, 0},
     {16, 8, 8, DT_F16, DT_F16, 0},   {16, 8, 8, DT_BF16, DT_F32, 0},
@@ -35,6 +25,8 @@ static const TcShape mma_sm90[] = {
     {16, 8, 32, DT_E4M3, DT_F32, 0}, {16, 8, 32, DT_E5M2, DT_F32, 0},
     {16, 8, 32, DT_E4M3, DT_F16, 0}, {16, 8, 32, DT_E5M2, DT_F16, 0},
 };
+#define MMA_SM80_ROWS 13u
+_Static_assert(N_(mma_nv) == MMA_SM80_ROWS + 4, "mma_nv: the sm_80 rows, then the 4 fp8 rows");
 
 /* wgmma.mma_async, sm_90a: M = 64 per warpgroup, N = nstep .. 256 step nstep */
 static const TcShape wgmma_sm90a[] = {
@@ -87,15 +79,15 @@ static const TcShape mfma_gfx942[] = {
 
 const TargetInfo tg_table[TG__COUNT] = {
     [TG_SM80] = {TG_SM80, "sm_80", NVIDIA, .sm = 80, .max_smem_per_block = 166912,
-                 .features = NV_BASE, TC(mma, mma_sm80), .llvm_cpu = "sm_80"},
+                 .features = NV_BASE, .mma = mma_nv, .nmma = MMA_SM80_ROWS, .llvm_cpu = "sm_80"},
     [TG_SM90A] = {TG_SM90A, "sm_90a", NVIDIA, .sm = 90, .family_only = 1,
                   .max_smem_per_block = 232448, SETMAXNREG,
-                  .features = NV_BASE | NV_HOPPER | TF_WGMMA, TC(mma, mma_sm90),
+                  .features = NV_BASE | NV_HOPPER | TF_WGMMA, TC(mma, mma_nv),
                   TC(wgmma, wgmma_sm90a), .llvm_cpu = "sm_90a"},
     /* LLVM 19 has no sm_100a processor: no llvm_cpu, code generation reports E0902 */
     [TG_SM100A] = {TG_SM100A, "sm_100a", NVIDIA, .sm = 100, .family_only = 1,
                    .max_smem_per_block = 232448, SETMAXNREG,
-                   .features = NV_BASE | NV_HOPPER | TF_TCGEN05, TC(mma, mma_sm90)},
+                   .features = NV_BASE | NV_HOPPER | TF_TCGEN05, TC(mma, mma_nv)},
     [TG_GFX90A] = {TG_GFX90A, "gfx90a", AMD, .features = TF_MFMA | TF_BF16,
                    TC(mfma, mfma_gfx90a), .llvm_cpu = "gfx90a"},
     [TG_GFX942] = {TG_GFX942, "gfx942", AMD, .features = TF_MFMA | TF_BF16 | TF_TF32 | TF_FP8,
