@@ -70,16 +70,7 @@ static int tensor_starts(Lw *w, NodeId ref, NodeId *tensor, NodeId *start, int *
     return 1;
 }
 
-static void unsupported(Lw *w, NodeId s, const char *what)
-{
-    Node *n = lw_node(w, s);
-    if (n->flags & NF_ERROR)
-        return;
-    n->flags |= NF_ERROR;
-    Diag *d = diag_report(w->b.ctx, E0902, n->span, "not supported by code generation yet: %s", what);
-    diag_help(w->b.ctx, d, "see docs/tirl.md for what the lowering passes handle");
-    w->errors++;
-}
+static const char ASYNC_HELP[] = "see docs/tirl.md for what the lowering passes handle";
 
 /* one TMA per panel; load: bar != 0 */
 static void tma(Lw *w, NodeId s, NodeId shared_ref, NodeId global_ref, NodeId bar, IrList *out)
@@ -89,7 +80,7 @@ static void tma(Lw *w, NodeId s, NodeId shared_ref, NodeId global_ref, NodeId ba
     NodeId tensor, start[IR_MAX_RANK];
     int trank = 0;
     if (!lw_view(w, shared_ref, &v) || v.transposed || !tensor_starts(w, global_ref, &tensor, start, &trank)) {
-        unsupported(w, s, "this TMA operand (a shared tile view and a global tensor ref are expected)");
+        lw_unsupported(w, s, "this TMA operand (a shared tile view and a global tensor ref are expected)", ASYNC_HELP);
         return;
     }
     int64_t shape[IR_MAX_RANK];
@@ -98,13 +89,13 @@ static void tma(Lw *w, NodeId s, NodeId shared_ref, NodeId global_ref, NodeId ba
         if (v.kept[d])
             shape[r++] = v.extent[d];
     if (r > trank) {
-        unsupported(w, s, "a TMA box of higher rank than its tensor");
+        lw_unsupported(w, s, "a TMA box of higher rank than its tensor", ASYNC_HELP);
         return;
     }
     int64_t vbox[IR_MAX_RANK], panel_bytes = 0;   /* ir/layout: panels of the view */
     int npanels = ly_tma_box(shape, r, v.dt, v.swizzle, vbox, &panel_bytes);
     if (!npanels) {
-        unsupported(w, s, "a TMA box of this shape and swizzle (several panels under a leading dim)");
+        lw_unsupported(w, s, "a TMA box of this shape and swizzle (several panels under a leading dim)", ASYNC_HELP);
         return;
     }
     int64_t inner = shape[r - 1], panel = vbox[r - 1];

@@ -21,13 +21,7 @@
 
 void dist_error(Lw *w, NodeId at, const char *what)
 {
-    Node *n = lw_node(w, at);
-    if (n->flags & NF_ERROR)
-        return;
-    n->flags |= NF_ERROR;
-    Diag *d = diag_report(w->b.ctx, E0902, n->span, "not supported by code generation yet: %s", what);
-    diag_help(w->b.ctx, d, "see docs/tirl.md for what the distribute pass handles");
-    w->errors++;
+    lw_unsupported(w, at, what, "see docs/tirl.md for what the distribute pass handles");
 }
 
 static Dist *dist(Lw *w)

@@ -17,6 +17,17 @@ Node *lw_node(Lw *w, NodeId n)
     return ir_get(w->b.k, n);
 }
 
+void lw_unsupported(Lw *w, NodeId at, const char *what, const char *help)
+{
+    Node *n = lw_node(w, at);
+    if (n->flags & NF_ERROR)
+        return;
+    n->flags |= NF_ERROR;
+    Diag *d = diag_report(w->b.ctx, E0902, n->span, "not supported by code generation yet: %s", what);
+    diag_help(w->b.ctx, d, "%s", help);
+    w->errors++;
+}
+
 static void rewrite_children(Lw *w, NodeId s, LwStmtFn fn)
 {
     Node *n = lw_node(w, s);

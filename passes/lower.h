@@ -34,6 +34,10 @@ NodeId lw_issuer(Lw *w);
 /* `if issuer { stmts }` */
 NodeId lw_single_issue(Lw *w, const NodeId *stmts, uint32_t n);
 
+/* E0902 at `at` (once per node: a node already in error is skipped): the
+ * lowering cannot handle `what` yet; help points the user at docs/tirl.md */
+void lw_unsupported(Lw *w, NodeId at, const char *what, const char *help);
+
 /* node queries */
 Node *lw_node(Lw *w, NodeId n);
 NodeId lw_decl_of(Lw *w, NodeId ref);          /* the declaration a NAME / INDEX / ^T ref names */
