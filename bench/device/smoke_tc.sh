@@ -30,21 +30,8 @@ run bench_gemm_sm90_4096 60 examples/gemm_sm90.tir --bench --shape M=4096,N=4096
 run bench_gemm_sm90_8192 60 examples/gemm_sm90.tir --bench --shape M=8192,N=8192,K=8192 --runs 10
 run bench_flash 60 examples/flash_attn_fwd.tir --bench --shape BH=128,S=4096 --runs 10
 run bench_gemm_sm80 60 examples/gemm_sm80.tir --bench --shape M=4096,N=4096,K=4096 --runs 10
-python3 - <<'PY' 2>&1 | tee -a "$LOG"
-import torch, triton
-from triton.testing import do_bench
-for n in (4096, 8192):
-    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16); b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
-    ms = do_bench(lambda: a @ b.t(), warmup=25, rep=100, return_mode="median")
-    print(f"cublas {n}^3: {ms:.3f} ms {2*n**3/ms/1e9:.1f} TFLOP/s")
-q = torch.randn(4, 32, 4096, 128, device="cuda", dtype=torch.bfloat16)
-from torch.nn.attention import sdpa_kernel, SDPBackend
-for causal in (False, True):
-    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-        ms = do_bench(lambda: torch.nn.functional.scaled_dot_product_attention(q, q, q, is_causal=causal), warmup=10, rep=100, return_mode="median")
-    f = 4 * 4 * 32 * 4096 * 4096 * 128 / (2 if causal else 1)
-    print(f"sdpa flash causal={causal}: {ms:.3f} ms {f/ms/1e9:.1f} TFLOP/s")
-PY
+# the peers, from the one script that measures them (JSON)
+python3 bench/device/tc_peers.py --only cublas_bf16_4096,cublas_bf16_8192,sdpa_flash_d128 2>/dev/null | tee -a "$LOG"
 mkdir -p "$O/sass"
 for f in examples/gemm_sm90.tir examples/flash_attn_fwd.tir; do
     b=$(basename $f .tir)
