@@ -54,11 +54,6 @@ int cg_kernel_targets(const Kernel *k, Target tg)
     return ir_kernel_targets(k, tg);
 }
 
-const char *cg_triple(Target tg)
-{
-    return tg_info(tg)->llvm_triple;
-}
-
 /* ---- small helpers ------------------------------------------------------ */
 
 LLVMTypeRef cg_scalar_type(Cg *cg, DType dt)

@@ -127,7 +127,4 @@ uint32_t cg_shared_bytes(CakeCtx *ctx, const Kernel *k, Target tg);
 /* 1 when kernel k lists target tg (or lists no target at all). */
 int cg_kernel_targets(const Kernel *k, Target tg);
 
-/* "nvptx64-nvidia-cuda" or "amdgcn-amd-amdhsa". */
-const char *cg_triple(Target tg);
-
 #endif

@@ -69,22 +69,6 @@ NodeId irb_i32(IrB *b, int64_t v)
     return irb_int(b, v, DT_I32);
 }
 
-NodeId irb_float(IrB *b, double v, DType dt)
-{
-    NodeId id = node(b, OP_FLOAT, irb_scalar_type(b, dt, 1));
-    b->k->nodes[id].v.f = v;
-    b->k->nodes[id].dtype = (uint8_t)dt;
-    return id;
-}
-
-NodeId irb_bool(IrB *b, int v)
-{
-    NodeId id = node(b, OP_BOOL, irb_scalar_type(b, DT_BOOL, 1));
-    b->k->nodes[id].v.i = v != 0;
-    b->k->nodes[id].dtype = DT_BOOL;
-    return id;
-}
-
 NodeId irb_special(IrB *b, SpecialReg r)
 {
     NodeId id = node(b, OP_SPECIAL, irb_scalar_type(b, DT_I32, 1));

@@ -35,8 +35,6 @@ DType irb_dtype(const IrB *b, NodeId n);            /* element dtype of n's type
 /* leaves */
 NodeId irb_int(IrB *b, int64_t v, DType dt);        /* integer literal of type dt */
 NodeId irb_i32(IrB *b, int64_t v);
-NodeId irb_float(IrB *b, double v, DType dt);
-NodeId irb_bool(IrB *b, int v);
 NodeId irb_special(IrB *b, SpecialReg r);            /* i32 */
 NodeId irb_name(IrB *b, NodeId decl);                /* a use of decl, typed as decl */
 

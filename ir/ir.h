@@ -453,7 +453,6 @@ void ir_print_expr(const CakeCtx *ctx, const Kernel *k, NodeId e, FILE *out);
 int ir_lookup_dtype(const char *s, size_t n, DType *dt, uint8_t *lanes); /* "bf16x8" */
 int ir_lookup_target(const char *s, size_t n, Target *t);
 int ir_lookup_layout(const char *s, size_t n, Layout *l);
-int ir_lookup_scope(const char *s, size_t n, Scope *sc);
 int ir_dtype_bytes(DType dt);   /* 0 for bool/none; fp8 = 1 */
 
 #endif

@@ -100,16 +100,6 @@ int ir_lookup_layout(const char *s, size_t n, Layout *l)
     return 0;
 }
 
-int ir_lookup_scope(const char *s, size_t n, Scope *sc)
-{
-    for (int i = 1; i <= SC_BLOCK; i++)
-        if (eq(s, n, ir_scope_names[i])) {
-            *sc = (Scope)i;
-            return 1;
-        }
-    return 0;
-}
-
 int ir_dtype_bytes(DType dt)
 {
     int bits = ir_dtypes[dt].bits;

@@ -78,8 +78,6 @@ Diag *sy_report(SyK *s, DiagCode code, NodeId at, const char *fmt, ...)
 /* 1 when this checker reported `code` on a node inside role (0: outside roles) */
 int sy_reported_in(const SyK *s, DiagCode code, NodeId role);
 
-/* line of a node, for messages ("at line 12") */
-uint32_t sy_line(const SyK *s, NodeId id);
 /* the source text of a node's span, for messages */
 const char *sy_text(SyK *s, NodeId id);
 
@@ -91,7 +89,6 @@ NodeId sy_ref_base(const SyK *s, NodeId ref);      /* the NAME at the root */
 NodeId sy_ref_decl(const SyK *s, NodeId ref);      /* its declaration */
 NodeId sy_ref_index0(const SyK *s, NodeId ref);    /* first index applied to the root (0: none) */
 int sy_is_shared_ref(const SyK *s, NodeId ref);
-int sy_is_global_ref(const SyK *s, NodeId ref);
 int64_t sy_ref_bytes(const SyK *s, NodeId ref);    /* bytes of the box a ref selects; -1 unknown */
 /* The INDEX nodes from ref down to its root NAME, outermost first (the last
  * is the first index applied to the root), at most SY_REF_CHAIN of them; their
@@ -133,7 +130,6 @@ typedef void (*SyVisit)(SyK *s, NodeId n, void *u);
 void sy_each_stmt(SyK *s, NodeId block, SyVisit fn, void *u); /* pre-order, into roles */
 void sy_each_expr(SyK *s, NodeId e, SyVisit fn, void *u);     /* e and its sub-expressions */
 void sy_stmt_exprs(SyK *s, NodeId st, SyVisit fn, void *u);   /* expressions of one statement */
-int sy_mentions(const SyK *s, NodeId e, NodeId decl);          /* e names decl somewhere */
 
 /* ---- a forward dataflow over structured statements (sync_walk.c) ------- */
 typedef struct SyFlow SyFlow;

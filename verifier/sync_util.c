@@ -239,15 +239,6 @@ int sy_reported_in(const SyK *s, DiagCode code, NodeId role)
     return 0;
 }
 
-uint32_t sy_line(const SyK *s, NodeId id)
-{
-    uint32_t line = 0, col, el, ec;
-    Span sp = sy_span(s, id);
-    if (sp.file < s->ctx->nfiles)
-        span_linecol(s->ctx, sp, &line, &col, &el, &ec);
-    return line;
-}
-
 const char *sy_text(SyK *s, NodeId id)
 {
     Span sp = sy_span(s, id);
@@ -334,13 +325,6 @@ int sy_is_shared_ref(const SyK *s, NodeId ref)
 {
     NodeId d = sy_ref_decl(s, ref);
     return d && sy_node(s, d)->op == OP_SHARED;
-}
-
-int sy_is_global_ref(const SyK *s, NodeId ref)
-{
-    NodeId d = sy_ref_decl(s, ref);
-    return d && sy_node(s, d)->op == OP_ARG && decl_type(s, d) &&
-           sy_node(s, decl_type(s, d))->op == OP_GTYPE;
 }
 
 int64_t sy_ref_bytes(const SyK *s, NodeId ref)

@@ -83,22 +83,6 @@ void sy_stmt_exprs(SyK *s, NodeId st, SyVisit fn, void *u)
         each_expr(s, ir_list_at(s->k, n, i), fn, u, 0);
 }
 
-typedef struct { NodeId decl; int found; } Mention;
-
-static void mention(SyK *s, NodeId e, void *u)
-{
-    Mention *m = u;
-    if (sy_decl(s, e) == m->decl)
-        m->found = 1;
-}
-
-int sy_mentions(const SyK *s, NodeId e, NodeId decl)
-{
-    Mention m = {decl, 0};
-    each_expr((SyK *)s, e, mention, &m, 0);
-    return m.found;
-}
-
 /* ---- dataflow ------------------------------------------------------------ */
 
 static void *dup(SyFlow *f, const void *state)
