@@ -12,6 +12,7 @@
  * quads are packed into the 32-bit registers the instructions take. */
 #include <string.h>
 #include "cg_int.h"
+#include "layout.h"
 
 /* ---- the shared-memory buffer ----------------------------------------------- */
 
@@ -83,20 +84,20 @@ LLVMValueRef cg_smem_offset(Cg *cg, NodeId decl, LLVMValueRef *idx, uint32_t ran
     int r = t->rank;
     if ((int)rank != r)
         ir_bug(cg->ctx, "shared access with %u indices on a rank-%d tile", rank, r);
-    int64_t W = t->shape[r - 1];
+    /* ir/layout's geometry; the offset ly_smem_linear computes, as LLVM values */
+    LySmemGeom g = ly_smem_geom(t->shape, r, eb, S);
     LLVMValueRef off;
-    if (S && r >= 2 && W * eb > S) { /* panels */
-        int64_t span = S / eb, R = t->shape[r - 2];
+    if (r >= 2 && g.panel != g.cols) { /* panels */
         LLVMValueRef lead = cg_i32(cg, 0);
         for (int i = 0; i < r - 2; i++)
             lead = iadd(cg, imul(cg, lead, t->shape[i]), idx[i]);
         LLVMValueRef col = idx[r - 1], row = idx[r - 2];
-        LLVMValueRef panel = LLVMBuildUDiv(b, col, cg_i32(cg, span), "");
-        LLVMValueRef inner = LLVMBuildURem(b, col, cg_i32(cg, span), "");
-        off = imul(cg, lead, R * W * eb);
-        off = iadd(cg, off, imul(cg, panel, R * S));
-        off = iadd(cg, off, imul(cg, row, S));
-        off = iadd(cg, off, imul(cg, inner, eb));
+        LLVMValueRef panel = LLVMBuildUDiv(b, col, cg_i32(cg, g.panel), "");
+        LLVMValueRef inner = LLVMBuildURem(b, col, cg_i32(cg, g.panel), "");
+        off = imul(cg, lead, g.bytes);
+        off = iadd(cg, off, imul(cg, panel, g.rows * g.panel * g.e));
+        off = iadd(cg, off, imul(cg, row, g.panel * g.e));
+        off = iadd(cg, off, imul(cg, inner, g.e));
     } else {
         off = cg_i32(cg, 0);
         for (int i = 0; i < r; i++)

@@ -232,6 +232,11 @@ uint32_t ly_swizzle(uint32_t byte_offset, int swizzle);   /* S = 0: identity */
 uint64_t ly_smem_offset(const int64_t *dims, int rank, DType dt, int swizzle, const int64_t *idx);
 uint64_t ly_smem_linear(const int64_t *dims, int rank, DType dt, int swizzle, const int64_t *idx);
 uint32_t ly_smem_align(int swizzle);   /* base alignment: 8*S (256/512/1024), else 128 */
+/* the matrix geometry behind those offsets, for code that computes them at run time:
+ * R rows of C elements of e bytes, stored as panels of `panel` elements (C when a
+ * row fits in the swizzle span S), `bytes` per matrix (the stride of the leading dims) */
+typedef struct { int64_t rows, cols, panel, e, bytes; } LySmemGeom;
+LySmemGeom ly_smem_geom(const int64_t *dims, int rank, int64_t elem_bytes, int swizzle);
 
 /* ---- wgmma descriptors --------------------------------------------------------- */
 uint64_t ly_wgmma_desc(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes, int swizzle,

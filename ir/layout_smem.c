@@ -25,19 +25,22 @@ uint32_t ly_smem_align(int swizzle)
     return swizzle == 32 || swizzle == 64 || swizzle == 128 ? 8u * (uint32_t)swizzle : 128u;
 }
 
-/* the matrix geometry of a shared tile: R rows of C elements, the panel width in
- * elements (C when the row fits in one swizzle span), the matrix size in bytes */
-typedef struct { int64_t rows, cols, panel, e, bytes; } Mat;
+typedef LySmemGeom Mat;
 
-static Mat mat_of(const int64_t *dims, int rank, DType dt, int swizzle)
+LySmemGeom ly_smem_geom(const int64_t *dims, int rank, int64_t elem_bytes, int swizzle)
 {
     Mat m;
-    m.e = elem_size(dt);
+    m.e = elem_bytes;
     m.cols = rank >= 1 ? dims[rank - 1] : 1;
     m.rows = rank >= 2 ? dims[rank - 2] : 1;
     m.panel = swizzle && m.cols * m.e > swizzle ? swizzle / m.e : m.cols;
     m.bytes = m.rows * m.cols * m.e;
     return m;
+}
+
+static Mat mat_of(const int64_t *dims, int rank, DType dt, int swizzle)
+{
+    return ly_smem_geom(dims, rank, elem_size(dt), swizzle);
 }
 
 /* offset of (row, col) inside one matrix: panel, row in the panel, column in the row */
