@@ -21,7 +21,8 @@ static const char usage[] =
     "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|tirl]\n"
     "       cakec check FILE [--json]\n"
     "       cakec print FILE\n"
-    "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--json]\n"
+    "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--target T] [--device D]\n"
+    "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg] [--json]\n"
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
     "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--json]\n"
     "       cakec --help | --version\n"
@@ -105,9 +106,7 @@ static int run_command(CakeCtx *ctx, Options *o)
         return drv_cmd_compile(ctx, o, m);
     if (!strcmp(o->command, "run"))
         return drv_cmd_run(ctx, o, m);
-    Diag *d = diag_report(ctx, E0004, IR_NOSPAN, "the cost model is not built yet");
-    diag_help(ctx, d, "`cakec run FILE --bench` measures the kernel on a GPU");
-    return drv_finish(ctx, o, EXIT_USER);
+    return drv_cmd_cost(ctx, o, m);
 }
 
 static int take_value(int argc, char **argv, int *i, const char **dst)
@@ -163,6 +162,21 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         else if (opt_is(a, "--timeout")) dst = &o->timeout;
         else if (opt_is(a, "--runs")) dst = &o->runs;
         else if (opt_is(a, "--seed")) dst = &o->seed;
+        else if (opt_is(a, "--device")) dst = &o->device;
+        else if (opt_is(a, "--compare")) dst = &o->compare;
+        else if (opt_is(a, "--svg")) dst = &o->svg;
+        else if (opt_is(a, "--sweep")) {
+            /* the P=a,b,c items that follow (an item has '=', the file has none) */
+            const char *v;
+            if (!take_value(argc, argv, &i, &v))
+                return ir_fmt(ctx, "option `%s` needs a value", a);
+            do {
+                if (o->nsweep >= 8)
+                    return "--sweep takes at most 8 parameters";
+                o->sweep[o->nsweep++] = v;
+            } while (i + 1 < argc && argv[i + 1][0] != '-' && strchr(argv[i + 1], '=') && (v = argv[++i]));
+            continue;
+        }
         if (dst) {
             if (!take_value(argc, argv, &i, dst))
                 return ir_fmt(ctx, "option `%s` needs a value", a);

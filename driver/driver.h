@@ -12,6 +12,8 @@ typedef struct {
     const char *kernel, *timeout, *runs, *seed;
     int json, check, bench;
     const char *dump_after;
+    const char *device, *compare, *svg;   /* cost */
+    const char *sweep[8]; int nsweep;      /* cost --sweep P=a,b,c Q=x,y */
 } Options;
 
 /* The cakec command line (main.c). Returns the exit code: 0 ok, 1 the input
@@ -28,5 +30,6 @@ int drv_finish_with(CakeCtx *ctx, const Options *o, int code, void *extra);
 /* the commands past `check` (commands.c), on a verified module */
 int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m);
 int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m);
+int drv_cmd_cost(CakeCtx *ctx, const Options *o, Module *m);   /* cost.c */
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "targets.h"
 
 #define N_(a) (uint32_t)(sizeof(a) / sizeof((a)[0]))
@@ -258,4 +259,76 @@ const char *tg_feature_name(uint32_t feature)
     case TF_WARPGROUPS: return "warpgroups (sm_90a and later)";
     default: return "this feature";
     }
+}
+
+/* ---- devices (targets.h) -------------------------------------------------------
+ * Sources, per column:
+ *   sm_count, clock_ghz, hbm_gbps, l2_bytes, tensor peaks: the vendors' datasheets
+ *     (NVIDIA H100/H200 and A100 datasheets and the Hopper/Ampere architecture
+ *     whitepapers; AMD Instinct MI300X and MI250X datasheets and the CDNA2/CDNA3
+ *     whitepapers). clock_ghz is the clock at which the dense tensor peak is
+ *     quoted: H100/H200 989.4 TFLOP/s bf16 = 132 SMs x 4096 FLOP/clk x 1.83 GHz;
+ *     A100 312 = 108 x 2048 x 1.41; MI300X 1307.4 = 304 x 2048 x 2.1;
+ *     MI250X 383 = 220 x 1024 x 1.7.
+ *   smem_per_sm, max_threads_per_sm, max_blocks_per_sm: CUDA C Programming Guide,
+ *     "Technical Specifications per Compute Capability"; AMD: 64 KiB LDS per CU,
+ *     32 wavefronts of 64 lanes per CU (CDNA ISA guides).
+ *   fma_lanes: FP32 cores per SM (whitepapers: 128 on Hopper, 64 on A100; 64 per
+ *     CU on CDNA2/3 without packed math); mufu_lanes: 16 SFU results per SM per
+ *     clock (4 per SM sub-partition), likewise 4 per SIMD on CDNA.
+ *   smem_bytes_clk: 128 B/clk (32 banks x 4 B) per SM, likewise LDS per CU.
+ *   mma_sync_flops on Hopper: mma.sync does not reach the wgmma rate; about 62%
+ *     in published microbenchmarks (Luo et al., "Benchmarking and Dissecting the
+ *     Nvidia Hopper GPU Architecture", 2024) — an estimate the calibration file
+ *     scales (bench/cost/h200.json).
+ *   l2_gbps and the latencies: approximate microbenchmark values (the same paper;
+ *     Chips and Cheese's H100 and MI300X articles), rounded; calibrated values
+ *     override them at run time (bench/cost/DEVICE.json).
+ *   launch_us: the event-timed launch of an empty kernel, about 2-3 us. */
+const TgDevice tg_devices[] = {
+    {"h200", "NVIDIA H200 SXM 141GB", TG_SM90A, 132, 1.83, 4800, 50e6, 12000, 233472, 2048, 32,
+     2560, 4096, 0, 128, 16, 128, 700, 200, 16, 20, 2.5,
+     "NVIDIA H200 datasheet (4.8 TB/s HBM3e, 989 TFLOP/s bf16 dense), Hopper whitepaper"},
+    {"h100", "NVIDIA H100 SXM5 80GB", TG_SM90A, 132, 1.83, 3350, 50e6, 12000, 233472, 2048, 32,
+     2560, 4096, 0, 128, 16, 128, 700, 200, 16, 20, 2.5,
+     "NVIDIA H100 datasheet (3.35 TB/s HBM3, 989 TFLOP/s bf16 dense), Hopper whitepaper"},
+    {"a100", "NVIDIA A100 SXM4 80GB", TG_SM80, 108, 1.41, 2039, 40e6, 4000, 167936, 2048, 32,
+     2048, 0, 0, 64, 16, 128, 600, 200, 20, 20, 2.5,
+     "NVIDIA A100 datasheet (2039 GB/s HBM2e, 312 TFLOP/s bf16 dense), Ampere whitepaper"},
+    {"mi300x", "AMD Instinct MI300X", TG_GFX942, 304, 2.1, 5300, 32e6, 10000, 65536, 2048, 32,
+     0, 0, 2048, 64, 16, 128, 800, 250, 30, 30, 4.0,
+     "AMD MI300X datasheet (5.3 TB/s HBM3, 1307 TFLOP/s bf16 dense; L2 4 MB per XCD), CDNA3 whitepaper"},
+    {"mi250x", "AMD Instinct MI250X", TG_GFX90A, 220, 1.7, 3277, 16e6, 6000, 65536, 2048, 32,
+     0, 0, 1024, 64, 16, 128, 800, 250, 30, 30, 4.0,
+     "AMD MI250X datasheet (3.2 TB/s HBM2e, 383 TFLOP/s bf16 dense, both GCDs), CDNA2 whitepaper"},
+};
+const uint32_t tg_ndevices = N_(tg_devices);
+
+const TgDevice *tg_device_find(const char *name)
+{
+    for (uint32_t i = 0; i < tg_ndevices; i++)
+        if (!strcasecmp(name, tg_devices[i].name))
+            return &tg_devices[i];
+    return NULL;
+}
+
+const TgDevice *tg_device_default(Target t)
+{
+    for (uint32_t i = 0; i < tg_ndevices; i++)
+        if (tg_devices[i].target == t)
+            return &tg_devices[i];
+    return NULL;
+}
+
+int tg_device_runs(const TgDevice *d, Target t)
+{
+    const TargetInfo *own = &tg_table[d->target];
+    if (d->target == t)
+        return 1;
+    char arch[16];
+    if (own->vendor == VENDOR_AMD)
+        snprintf(arch, sizeof arch, "%s", own->name);
+    else
+        snprintf(arch, sizeof arch, "sm_%d", own->sm);
+    return tg_device_fit(t, arch) > 0;
 }

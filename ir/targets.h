@@ -129,4 +129,46 @@ uint32_t tg_op_feature(Op op);
 /* The name of a feature bit ("wgmma", "TMA", ...). */
 const char *tg_feature_name(uint32_t feature);
 
+/* ---- devices: the per-GPU numbers of the cost model (analysis/cost.h) ----
+ * One row per device, each tied to the target its code is built for by
+ * default; a device also runs the older targets of its vendor (sm_80 code on
+ * an H200). Rates are per SM (per CU on AMD) per clock at `clock_ghz`, the
+ * clock the datasheet's peak rates are quoted at; `src` names the source of
+ * the row's numbers (ir/targets.c gives each column's). */
+typedef struct {
+    const char *name;            /* "h200" (the --device spelling) */
+    const char *full_name;       /* "NVIDIA H200 SXM 141GB" */
+    uint8_t target;              /* Target its own code is built for */
+    int sm_count;                /* SMs (CUs) */
+    double clock_ghz;            /* the clock of the peak rates below */
+    double hbm_gbps;             /* HBM bandwidth, GB/s (datasheet) */
+    double l2_bytes;             /* last-level on-chip cache the blocks share */
+    double l2_gbps;              /* L2 read bandwidth, GB/s (measured, see src) */
+    int64_t smem_per_sm;         /* shared memory (LDS) per SM, bytes */
+    int max_threads_per_sm, max_blocks_per_sm;
+    /* dense tensor-core FLOP per SM per clock, 16-bit inputs; 8-bit = 2x, tf32 = 1/2x */
+    double mma_sync_flops;       /* mma.sync (0: none) */
+    double wgmma_flops;          /* wgmma (0: none) */
+    double mfma_flops;           /* MFMA (0: none) */
+    double fma_lanes;            /* fp32 FMA lanes per SM per clock (an FMA = 2 FLOP) */
+    double mufu_lanes;           /* MUFU / transcendental results per SM per clock */
+    double smem_bytes_clk;       /* shared-memory bandwidth per SM per clock */
+    double lat_dram_ns, lat_l2_ns, lat_smem_ns, lat_barrier_ns;   /* latencies */
+    double launch_us;            /* launch overhead of one kernel */
+    const char *src;             /* where the numbers come from */
+} TgDevice;
+
+extern const TgDevice tg_devices[];
+extern const uint32_t tg_ndevices;
+
+/* The device row named `name` ("h200", case-insensitive; also the full name's
+ * model "H200"), or NULL. */
+const TgDevice *tg_device_find(const char *name);
+/* The device the cost model assumes for code of target t when none is named:
+ * h200 for sm_90a, a100 for sm_80, mi300x for gfx942, mi250x for gfx90a; NULL
+ * for a target with no device row (sm_100a). */
+const TgDevice *tg_device_default(Target t);
+/* 1 when code built for target t runs on device d (tg_device_fit on its arch). */
+int tg_device_runs(const TgDevice *d, Target t);
+
 #endif

@@ -50,6 +50,7 @@
 #include "rt.h"
 #include "check.h"
 #include "cg.h"
+#include "cost.h"
 
 /* ---- parse and verify ------------------------------------------------- */
 
@@ -150,6 +151,32 @@ typedef struct CakePrepared {
 int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
                  const void *const *scalars, CakePrepared *p);
 void cake_prepared_free(CakePrepared *p);
+
+/* ---- the cost model (docs/cost-model.md) ------------------------------ */
+
+typedef struct CakeCostOptions {
+    const char *kernel;       /* NULL: the file's first kernel */
+    Target target; int has_target;   /* else the kernel's first target */
+    const char *device;       /* "h200" ...; NULL: the target's default device */
+    const char *shape, *set;  /* "M=4096,N=4096", "BM=64"; the `shape` clause fills the rest */
+    const char *calib_dir;    /* NULL: $CAKE_COST_DIR, else bench/cost; "none": built-in */
+    const CostCalib *calib;   /* non-NULL: these constants, no file */
+} CakeCostOptions;
+
+/* Predicts one launch of a verified kernel of m (analysis/cost.h): time with an
+ * interval, rates, roofline fraction, bottleneck, resources, occupancy and the
+ * assumptions. 0, 1 (diagnostics: unknown device E1001/E1002, a dim without a
+ * value E1003, a grid that does not evaluate E1004, ...) or 2. */
+int cake_cost(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out);
+
+/* The calibration constants of device d: DIR/NAME.json (dir NULL: $CAKE_COST_DIR,
+ * else bench/cost; "none": the built-in defaults). 1 when a file was read; a
+ * file that does not parse is W1001 and the defaults. */
+int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib *c);
+
+/* The result as a cJSON object (free with cake_json_delete); schema in
+ * docs/cost-model.md. */
+void *cake_cost_json(const CostResult *r);
 
 /* ---- diagnostics as JSON ---------------------------------------------- */
 

@@ -1,0 +1,119 @@
+/* cost.h — the analytic cost model (docs/cost-model.md): what one launch of a
+ * verified kernel costs at a shape on a device, before any GPU time is spent.
+ *
+ * Two steps, one file each:
+ *   cost_profile (cost_profile.c)  walks the verified kernel with its params
+ *       and dims bound and counts, per block and per role, the work of each
+ *       unit: tensor-core FLOPs by instruction (wgmma, mma.sync, MFMA), SIMT
+ *       lane operations, MUFU operations, bytes at each level (global loads
+ *       and stores, TMA, cp.async, shared reads and writes), barriers, the
+ *       bytes each block keeps in flight, the occupancy inputs;
+ *   cost_predict (cost_model.c)    turns a profile into a predicted time with
+ *       an interval on a device row of the target table (ir/targets.h) and
+ *       calibration constants (CostCalib; bench/cost/DEVICE.json).
+ * Neither reports diagnostics: they say what they could not model in the
+ * result's assumptions and widen the interval (verdict "measure"). */
+#ifndef CAKE_COST_H
+#define CAKE_COST_H
+#include "consteval.h"
+
+enum { COST_TC_WGMMA, COST_TC_MMA, COST_TC_MFMA, COST_TC__N };
+#define COST_MAX_ROLES 4
+#define COST_MAX_NOTES 24
+#define COST_NOTE_LEN 200
+
+/* the work of one block (or of one role of a block) */
+typedef struct {
+    double tc_flops[COST_TC__N];   /* tensor-core FLOPs (2 per multiply-add) */
+    double tc_work[COST_TC__N];    /* the same in 16-bit-input FLOPs (fp8: /2, tf32: x2) */
+    double alu;                    /* SIMT lane operations (FMA/ALU pipes) */
+    double sfu;                    /* MUFU lane operations (exp2, rsqrt, ...) */
+    double shfl;                   /* shuffle lane operations */
+    double gld, gst;               /* global bytes loaded / stored by threads */
+    double tma_ld, tma_st;         /* bytes moved by TMA loads / stores */
+    double cpasync;                /* bytes moved by cp.async (global -> shared) */
+    double srd, swr;               /* shared-memory bytes read / written */
+    double barriers;               /* barrier and mbarrier waits (per thread group) */
+    double flops_simt;             /* floating-point FLOPs on the SIMT pipes */
+} CostWork;
+
+typedef struct {
+    char name[32];
+    int64_t threads;
+    int regs;                      /* the role's `regs` budget, 0 when none */
+    CostWork w;                    /* per block */
+    double loop_trips;             /* trips of the role's longest loop per block */
+} CostRole;
+
+typedef struct {
+    Target tg;
+    int64_t threads;               /* per block */
+    int64_t grid[3], nblocks;
+    int64_t smem_bytes;            /* analysis/smem.h's plan */
+    int regs_est;                  /* registers per thread: role budget, or an estimate */
+    int regs_from_roles;           /* 1: setmaxnreg budgets, 0: estimated here */
+    CostWork w;                    /* mean per block over the sampled blocks */
+    CostWork wmax;                 /* the busiest sampled block */
+    CostRole roles[COST_MAX_ROLES]; uint32_t nroles;
+    double inflight_block;         /* bytes one block keeps in flight from global memory */
+    int stages;                    /* pipeline / cp.async stages (0: none) */
+    double unique_read, unique_write;  /* bytes of the tensors read / written once */
+    int unknown_trips;             /* loops whose trip count did not evaluate */
+    int uses_tc[COST_TC__N];
+    char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;  /* assumptions */
+} CostProfile;
+
+/* Counts the work of kernel k (verified, not lowered) on target tg with the
+ * params and dims bound by env, grid.x/sm.count from sm_count. Returns 1, or 0
+ * when the grid or the block size does not evaluate (why in *why). */
+int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg,
+                 const CeEnv *env, int sm_count, CostProfile *out, char *why, size_t whylen);
+
+/* calibration constants (bench/cost/DEVICE.json; cost_calib_default) */
+typedef struct {
+    double eff_wgmma, eff_mma, eff_mfma;  /* achieved fraction of each tensor peak */
+    double eff_hbm, eff_l2;               /* achieved fraction of the bandwidths */
+    double eff_alu, eff_sfu, eff_smem;    /* achieved fraction of the SIMT pipes and shared memory */
+    double overlap;                       /* tensor vs SIMT overlap within a role, 0..1 */
+    double l2_miss;                       /* fraction of re-reads between blocks that miss L2 */
+    double rel_err;                       /* half-width of the interval, relative */
+    double launch_us;                     /* 0: the device row's */
+    char source[160];                     /* "built-in defaults" or the file, date, command */
+} CostCalib;
+
+void cost_calib_default(CostCalib *c);
+
+enum { CR_TENSOR, CR_SIMT, CR_SFU, CR_SMEM, CR_L2, CR_DRAM, CR_LATENCY, CR_LAUNCH, CR__N };
+extern const char *const cost_resource_names[CR__N];
+
+typedef struct {
+    char kernel[64], target[16], device[32], device_full[64], shape[256];
+    double time_ms, lo_ms, hi_ms;
+    double flops, tflops, dram_bytes, l2_bytes, gbps;
+    double intensity;              /* FLOP per DRAM byte */
+    double peak_tflops, peak_gbps; /* the device's roofline */
+    double roofline_ms;            /* max(FLOPs / peak, DRAM bytes / bandwidth) */
+    double roofline_fraction;      /* roofline_ms / time_ms */
+    int bottleneck;                /* CR_* */
+    double res_ms[CR__N];          /* time each resource alone needs */
+    /* occupancy */
+    int64_t threads, nblocks, smem_bytes;
+    int regs, regs_estimated, blocks_per_sm;
+    const char *occ_limiter;       /* "threads", "shared memory", "registers", "blocks", "grid" */
+    double occupancy;              /* resident warps / max warps */
+    double waves, wave_efficiency;
+    double inflight_bytes, inflight_needed;   /* Little's law, whole device */
+    struct { char name[32]; int64_t threads; int regs; double ms; } roles[COST_MAX_ROLES];
+    uint32_t nroles;
+    int measure;                   /* 1: outside what the model knows, measure */
+    char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;
+} CostResult;
+
+/* The prediction for profile p on device d with calibration c. */
+void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, CostResult *out);
+
+/* appends an assumption to a profile or result (printf-like, truncated) */
+void cost_note(char notes[][COST_NOTE_LEN], uint32_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif

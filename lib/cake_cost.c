@@ -1,0 +1,259 @@
+/* cake_cost.c — libcake's cost model entry (cake.h, cake_cost): binds the
+ * shape, picks the device and its calibration file, runs the model of
+ * analysis/cost.h and reports what it cannot model as diagnostics. */
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "cake_priv.h"
+#include "cost.h"
+
+static Kernel *cost_kernel(CakeCtx *ctx, Module *m, const char *name)
+{
+    for (uint32_t i = 0; i < m->nkernels; i++)
+        if (!name || !strcmp(ir_symstr(ctx, m->kernels[i]->name), name))
+            return m->kernels[i];
+    Diag *d = diag_report(ctx, E0970, IR_NOSPAN, name ? "no kernel named `%s` in the file"
+                                                      : "the file has no kernel", name ? name : "");
+    diag_help(ctx, d, "`--kernel NAME` names one of the file's kernels");
+    return NULL;
+}
+
+static const TgDevice *cost_device(CakeCtx *ctx, const char *name, Target tg)
+{
+    const TgDevice *d = name ? tg_device_find(name) : tg_device_default(tg);
+    if (!d) {
+        Diag *g = name ? diag_report(ctx, E1001, IR_NOSPAN, "unknown device `%s`", name)
+                       : diag_report(ctx, E1001, IR_NOSPAN, "the cost model has no device for target %s",
+                                     ir_target_names[tg]);
+        char list[256] = "";
+        for (uint32_t i = 0; i < tg_ndevices; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "",
+                     tg_devices[i].name);
+        diag_help(ctx, g, "devices: %s", list);
+        return NULL;
+    }
+    if (!tg_device_runs(d, tg)) {
+        Diag *g = diag_report(ctx, E1002, IR_NOSPAN, "device %s does not run code built for %s",
+                              d->name, ir_target_names[tg]);
+        diag_help(ctx, g, "pick a device of the target's vendor and generation, or another --target");
+        return NULL;
+    }
+    return d;
+}
+
+/* ---- calibration files ---------------------------------------------------------- */
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = n >= 0 && n < (1 << 20) ? malloc((size_t)n + 1) : NULL;
+    if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
+        s[n] = 0;
+    else {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    return s;
+}
+
+static void take(const cJSON *o, const char *name, double *dst)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+    if (cJSON_IsNumber(v) && v->valuedouble >= 0)
+        *dst = v->valuedouble;
+}
+
+int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib *c)
+{
+    cost_calib_default(c);
+    if (!dir)
+        dir = getenv("CAKE_COST_DIR");
+    if (!dir)
+        dir = "bench/cost";
+    if (!strcmp(dir, "none"))
+        return 0;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.json", dir, d->name);
+    char *text = read_all(path);
+    if (!text)
+        return 0;   /* no file: the built-in defaults */
+    cJSON *j = cJSON_Parse(text);
+    free(text);
+    const cJSON *k = j ? cJSON_GetObjectItemCaseSensitive(j, "constants") : NULL;
+    if (!cJSON_IsObject(k)) {
+        Diag *g = diag_report(ctx, W1001, IR_NOSPAN, "calibration file `%s` is not a JSON object with "
+                              "\"constants\": the built-in defaults are used", path);
+        diag_help(ctx, g, "see docs/cost-model.md, \"Calibration\", for the file's format");
+        cJSON_Delete(j);
+        return 0;
+    }
+    take(k, "eff_wgmma", &c->eff_wgmma); take(k, "eff_mma", &c->eff_mma);
+    take(k, "eff_mfma", &c->eff_mfma); take(k, "eff_hbm", &c->eff_hbm);
+    take(k, "eff_l2", &c->eff_l2); take(k, "eff_alu", &c->eff_alu);
+    take(k, "eff_sfu", &c->eff_sfu); take(k, "eff_smem", &c->eff_smem);
+    take(k, "overlap", &c->overlap); take(k, "l2_miss", &c->l2_miss);
+    take(k, "rel_err", &c->rel_err); take(k, "launch_us", &c->launch_us);
+    const cJSON *date = cJSON_GetObjectItemCaseSensitive(j, "date");
+    snprintf(c->source, sizeof c->source, "%.100s (%.40s)", path,
+             cJSON_IsString(date) ? date->valuestring : "undated");
+    cJSON_Delete(j);
+    /* a zero efficiency would divide by zero: keep the default for it */
+    CostCalib def;
+    cost_calib_default(&def);
+    double *x = &c->eff_wgmma, *y = &def.eff_wgmma;
+    for (int i = 0; i < 8; i++)
+        if (x[i] <= 0)
+            x[i] = y[i];
+    return 1;
+}
+
+/* ---- the entry point --------------------------------------------------------------- */
+
+static int bind_shape(CakeCtx *ctx, Kernel *k, const CakeCostOptions *o, ShapeEnv *env)
+{
+    char err[256];
+    shape_env_clear(env);
+    if ((o->set && !shape_env_parse(ctx, k, env, o->set, err, sizeof err)) ||
+        (o->shape && !shape_env_parse(ctx, k, env, o->shape, err, sizeof err))) {
+        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "--shape/--set: %s", err);
+        diag_help(ctx, d, "write `--shape M=4096,N=8192` for dims and `--set BM=64` for params");
+        return 0;
+    }
+    shape_env_add_defaults(k, env);
+    if (!shape_env_bind_params(ctx, k, env))
+        return 0;
+    int ok = 1;
+    for (uint32_t i = 0; i < k->ndims; i++) {
+        const Node *dn = &k->nodes[k->dims[i]];
+        int64_t v;
+        if (!shape_env_get(env, dn->name, &v)) {
+            Diag *d = diag_report(ctx, E1003, dn->span, "dim `%s` has no value: the cost depends on it",
+                                  ir_symstr(ctx, dn->name));
+            diag_help(ctx, d, "give it with `--shape %s=4096`, or add a `shape` clause to the kernel",
+                      ir_symstr(ctx, dn->name));
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out)
+{
+    memset(out, 0, sizeof *out);
+    Kernel *k = cost_kernel(ctx, m, o->kernel);
+    if (!k)
+        return 1;
+    Target tg = o->has_target ? o->target : tg_first(k);
+    if (!ir_kernel_targets(k, tg)) {
+        Diag *d = diag_report(ctx, E0970, k->span, "kernel `%s` does not list target %s",
+                              ir_symstr(ctx, k->name), ir_target_names[tg]);
+        diag_help(ctx, d, "pick one of the kernel's targets with --target");
+        return 1;
+    }
+    const TgDevice *dev = cost_device(ctx, o->device, tg);
+    if (!dev)
+        return 1;
+    ShapeEnv env;
+    if (!bind_shape(ctx, k, o, &env))
+        return 1;
+    CostCalib cal;
+    if (o->calib)
+        cal = *o->calib;
+    else
+        cake_cost_calib(ctx, o->calib_dir, dev, &cal);
+    CeEnv view = shape_env_view(&env);
+    CostProfile *p = arena_alloc(&ctx->arena, sizeof *p);
+    char why[160];
+    if (!cost_profile(ctx, k, tg, &view, dev->sm_count, p, why, sizeof why)) {
+        Diag *d = diag_report(ctx, E1004, k->span, "cannot cost kernel `%s`: %s",
+                              ir_symstr(ctx, k->name), why);
+        diag_help(ctx, d, "the grid and the block size must evaluate at the given shape and params");
+        return 1;
+    }
+    snprintf(out->kernel, sizeof out->kernel, "%s", ir_symstr(ctx, k->name));
+    snprintf(out->target, sizeof out->target, "%s", ir_target_names[tg]);
+    shape_env_format(ctx, k, &env, out->shape, sizeof out->shape);
+    cost_predict(p, dev, &cal, out);
+    return 0;
+}
+
+int cake_cost(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, cost_run(ctx, m, o, out));
+    return rc;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+static double r4(double x)
+{
+    /* 4 significant digits: golden files stay stable across libm versions */
+    if (x == 0)
+        return 0;
+    char b[32];
+    snprintf(b, sizeof b, "%.4g", x);
+    return strtod(b, NULL);
+}
+
+void *cake_cost_json(const CostResult *r)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "kernel", r->kernel);
+    cJSON_AddStringToObject(j, "target", r->target);
+    cJSON_AddStringToObject(j, "device", r->device);
+    cJSON_AddStringToObject(j, "shape", r->shape);
+    cJSON_AddNumberToObject(j, "time_ms", r4(r->time_ms));
+    cJSON *iv = cJSON_AddArrayToObject(j, "interval_ms");
+    cJSON_AddItemToArray(iv, cJSON_CreateNumber(r4(r->lo_ms)));
+    cJSON_AddItemToArray(iv, cJSON_CreateNumber(r4(r->hi_ms)));
+    cJSON_AddStringToObject(j, "verdict", r->measure ? "measure" : "model");
+    cJSON_AddStringToObject(j, "bottleneck", cost_resource_names[r->bottleneck]);
+    cJSON_AddNumberToObject(j, "flops", r4(r->flops));
+    cJSON_AddNumberToObject(j, "tflops", r4(r->tflops));
+    cJSON_AddNumberToObject(j, "dram_bytes", r4(r->dram_bytes));
+    cJSON_AddNumberToObject(j, "l2_bytes", r4(r->l2_bytes));
+    cJSON_AddNumberToObject(j, "gbps", r4(r->gbps));
+    cJSON_AddNumberToObject(j, "intensity", r4(r->intensity));
+    cJSON *rf = cJSON_AddObjectToObject(j, "roofline");
+    cJSON_AddNumberToObject(rf, "peak_tflops", r4(r->peak_tflops));
+    cJSON_AddNumberToObject(rf, "peak_gbps", r4(r->peak_gbps));
+    cJSON_AddNumberToObject(rf, "ms", r4(r->roofline_ms));
+    cJSON_AddNumberToObject(rf, "fraction", r4(r->roofline_fraction));
+    cJSON *res = cJSON_AddObjectToObject(j, "resources_ms");
+    for (int i = 0; i < CR__N; i++)
+        cJSON_AddNumberToObject(res, cost_resource_names[i], r4(r->res_ms[i]));
+    cJSON *oc = cJSON_AddObjectToObject(j, "occupancy");
+    cJSON_AddNumberToObject(oc, "threads", (double)r->threads);
+    cJSON_AddNumberToObject(oc, "blocks", (double)r->nblocks);
+    cJSON_AddNumberToObject(oc, "blocks_per_sm", r->blocks_per_sm);
+    cJSON_AddStringToObject(oc, "limiter", r->occ_limiter ? r->occ_limiter : "");
+    cJSON_AddNumberToObject(oc, "registers", r->regs);
+    cJSON_AddBoolToObject(oc, "registers_estimated", r->regs_estimated);
+    cJSON_AddNumberToObject(oc, "shared_bytes", (double)r->smem_bytes);
+    cJSON_AddNumberToObject(oc, "occupancy", r4(r->occupancy));
+    cJSON_AddNumberToObject(oc, "waves", r4(r->waves));
+    cJSON_AddNumberToObject(oc, "wave_efficiency", r4(r->wave_efficiency));
+    cJSON *lit = cJSON_AddObjectToObject(j, "in_flight");
+    cJSON_AddNumberToObject(lit, "bytes", r4(r->inflight_bytes));
+    cJSON_AddNumberToObject(lit, "needed_bytes", r4(r->inflight_needed));
+    cJSON *roles = cJSON_AddArrayToObject(j, "roles");
+    for (uint32_t i = 0; i < r->nroles; i++) {
+        cJSON *x = cJSON_CreateObject();
+        cJSON_AddStringToObject(x, "name", r->roles[i].name);
+        cJSON_AddNumberToObject(x, "threads", (double)r->roles[i].threads);
+        cJSON_AddNumberToObject(x, "registers", r->roles[i].regs);
+        cJSON_AddNumberToObject(x, "critical_path_ms", r4(r->roles[i].ms));
+        cJSON_AddItemToArray(roles, x);
+    }
+    cJSON *notes = cJSON_AddArrayToObject(j, "assumptions");
+    for (uint32_t i = 0; i < r->nnotes; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
+    return j;
+}
