@@ -208,11 +208,17 @@ static void check_text(const CheckReport *r)
         printf("      %s\n", r->message);
 }
 
-static void bench_text(const CakeBench *b)
+static void bench_text(const CakeBench *b, const CostResult *c)
 {
     printf("bench %-28s median %.4f ms  %.1f GB/s  %.2f TFLOP/s  %.0f%% of %.0f GB/s  regs %d\n",
            b->shape, b->t.median_ms, b->gbps, b->tflops, 100 * b->roofline, b->peak_gbps, b->regs);
+    if (c)
+        printf("model %-28s predicted %.4f ms [%.4f .. %.4f] %s, %s-bound; roofline %.4f ms = %.0f%% "
+               "of the measured time\n", c->device, c->time_ms, c->lo_ms, c->hi_ms,
+               c->measure ? "measure" : "model", cost_resource_names[c->bottleneck], c->roofline_ms,
+               100 * c->roofline_ms / b->t.median_ms);
 }
+
 
 typedef struct {
     RtDevice *dev;
@@ -332,6 +338,24 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         rs->code = EXIT_USER;
 }
 
+/* the cost model's prediction for the benched launch, on a fresh parse of the
+   file (the compiled module is lowered); its diagnostics are not the run's */
+static int bench_cost(CakeCtx *ctx, const Options *o, RunState *rs, CostResult *c)
+{
+    const TgDevice *d = tg_device_match(rt_info(rs->dev)->name);
+    if (!d || !tg_device_runs(d, rs->ck.tg))
+        return 0;
+    uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+    Module *m;
+    CakeCostOptions co = {.kernel = ir_symstr(ctx, rs->ck.k->name), .target = rs->ck.tg, .has_target = 1,
+                          .device = d->name, .shape = o->shape, .set = o->set};
+    int ok = cake_verify_file(ctx, o->file, NULL, &m) == 0 && cake_cost(ctx, m, &co, c) == 0;
+    ctx->ndiags = nd;
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    return ok;
+}
+
 static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEnv *base)
 {
     ShapeEnv env = *base;
@@ -353,9 +377,21 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         }
         return;
     }
-    cJSON_AddItemToObject(rs->extra, "bench", bench_json(&b));
+    CostResult c;
+    int have = bench_cost(ctx, o, rs, &c);
+    cJSON *bj = bench_json(&b);
+    if (have) {
+        cJSON_AddNumberToObject(bj, "predicted_ms", c.time_ms);
+        cJSON *iv = cJSON_AddArrayToObject(bj, "predicted_interval_ms");
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.lo_ms));
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.hi_ms));
+        cJSON_AddNumberToObject(bj, "model_roofline_ms", c.roofline_ms);
+        cJSON_AddNumberToObject(bj, "model_roofline_fraction", c.roofline_ms / b.t.median_ms);
+        cJSON_AddItemToObject(rs->extra, "cost", cake_cost_json(&c));
+    }
+    cJSON_AddItemToObject(rs->extra, "bench", bj);
     if (!o->json)
-        bench_text(&b);
+        bench_text(&b, have ? &c : NULL);
 }
 
 static void add_kernel_info(CakeCtx *ctx, RunState *rs)

@@ -320,6 +320,14 @@ const TgDevice *tg_device_default(Target t)
     return NULL;
 }
 
+const TgDevice *tg_device_match(const char *gpu_name)
+{
+    for (uint32_t i = 0; gpu_name && i < tg_ndevices; i++)
+        if (strcasestr(gpu_name, tg_devices[i].name))
+            return &tg_devices[i];
+    return NULL;
+}
+
 int tg_device_runs(const TgDevice *d, Target t)
 {
     const TargetInfo *own = &tg_table[d->target];

@@ -168,6 +168,9 @@ const TgDevice *tg_device_find(const char *name);
  * h200 for sm_90a, a100 for sm_80, mi300x for gfx942, mi250x for gfx90a; NULL
  * for a target with no device row (sm_100a). */
 const TgDevice *tg_device_default(Target t);
+/* The device row whose model the runtime's device name contains ("NVIDIA H200"
+ * -> h200, "AMD Instinct MI300X" -> mi300x), or NULL. */
+const TgDevice *tg_device_match(const char *gpu_name);
 /* 1 when code built for target t runs on device d (tg_device_fit on its arch). */
 int tg_device_runs(const TgDevice *d, Target t);
 

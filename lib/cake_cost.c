@@ -162,6 +162,9 @@ static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResul
     ShapeEnv env;
     if (!bind_shape(ctx, k, o, &env))
         return 1;
+    NodeId failed;
+    if (!shape_env_assumes_hold(ctx, k, &env, 1, &failed))
+        return 1;   /* E0961 at the assume: the variant is not a valid launch */
     CostCalib cal;
     if (o->calib)
         cal = *o->calib;
