@@ -40,6 +40,8 @@
 /* one access: the declaration, and per declaration dim the index (the sum of
  * the starts the chain of views gives it, plus `extra`, what the instruction
  * adds: a row of a tile, a lane's column) and its stride */
+enum { AK_VECTOR, AK_CP_ASYNC, AK_FRAGMENT, AK_MATRIX };
+
 typedef struct {
     NodeId at;                       /* where to report (the reference) */
     NodeId decl;
@@ -51,6 +53,7 @@ typedef struct {
     DvCong extra[IR_MAX_RANK];
     DvCong stride[IR_MAX_RANK];      /* in elements */
     const char *stride_text[IR_MAX_RANK];
+    int kind;                        /* AK_* */
     int64_t width;                   /* bytes the instruction needs */
     const char *what;                /* "a 16-byte vector load", ... */
 } Acc;
@@ -363,27 +366,37 @@ static NodeId hypothesis(Al *a, const Acc *x, int64_t *mod)
     return 0;
 }
 
-/* the parts of the index of dim d nothing is known about, for the message */
-static const char *unknowns(Al *a, const Acc *x)
+/* why the offset is not a multiple of the width: the first term that is not,
+ * blamed on its stride (a row pitch) or on its index */
+static const char *why_not(Al *a, const Acc *x, int *pitch)
 {
+    CakeCtx *ctx = a->s->ctx;
     for (int d = 0; d < x->rank; d++) {
-        DvCong t = term(a, x, d);
-        if (dv_multiple(t, x->width))
+        if (dv_multiple(term(a, x, d), x->width))
             continue;
         DvCong ix = dim_index(a, x, d);
-        int64_t p = dv_pow2(ix);
+        int64_t pi = dv_pow2(ix) < x->width ? dv_pow2(ix) : x->width;
+        int64_t pb = dv_pow2(dv_mul(x->stride[d], dv_const(x->esz)));
         const char *st = x->stride_text[d];
-        if (!dv_multiple(dv_mul(x->stride[d], dv_const(x->esz)), x->width / (p < x->width ? p : x->width)) &&
-            *st && strcmp(st, "1"))
-            return ir_fmt(a->s->ctx, "the stride %s of dim %d is not known to be a multiple of %lld elements", st, d,
-                          (long long)(x->width / x->esz > 1 ? x->width / x->esz : 1));
+        int unit = !*st || !strcmp(st, "1");
+        if (!unit && pb * pi < x->width) {
+            int64_t need = x->width / (pi * x->esz < x->width ? pi * x->esz : x->width);
+            *pitch = x->stride[d].k == 64 && !x->global && d == x->rank - 2;
+            if (x->stride[d].k == 64)
+                return ir_fmt(ctx, "dim %d advances %s elements of %d bytes (%lld bytes), not a multiple of %lld",
+                              d, st, x->esz, (long long)((int64_t)x->stride[d].r * x->esz),
+                              (long long)(x->width / pi));
+            return ir_fmt(ctx, "dim %d advances %s elements of %d bytes, and %s is not known to be a multiple of "
+                          "%lld", d, st, x->esz, st, (long long)(need > 1 ? need : 2));
+        }
         if (ix.k == 0)
-            return ir_fmt(a->s->ctx, "nothing is known about the divisibility of index `%s` of dim %d",
+            return ir_fmt(ctx, "nothing is known about the divisibility of index `%s` of dim %d",
                           index_text(a, x, d), d);
-        return ir_fmt(a->s->ctx, "index `%s` of dim %d is known to be a multiple of %lld only", index_text(a, x, d),
-                      d, (long long)(p > 1 << 20 ? 1 << 20 : p));
+        return ir_fmt(ctx, "index `%s` of dim %d is known to be a multiple of %lld only (it needs %lld)",
+                      index_text(a, x, d), d, (long long)pi,
+                      (long long)(x->width / pb > 1 ? x->width / pb : 1));
     }
-    return "the base is not aligned enough";
+    return ir_fmt(ctx, "the base is only %lld-byte aligned", (long long)x->base);
 }
 
 /* where a new header line `assume ...` goes: before the body's `{` */
@@ -399,6 +412,28 @@ static void assume_fixit(Al *a, Diag *dg, const char *line)
     diag_fixit(s->ctx, dg, at, ir_fmt(s->ctx, at_line_start ? "  %s\n" : "\n  %s\n", line));
 }
 
+/* what to write instead when no fact is at hand: a narrower access that is
+ * aligned by what was proved */
+static const char *narrower(Al *a, const Acc *x, int64_t got)
+{
+    CakeCtx *ctx = a->s->ctx;
+    int64_t lanes = got / x->esz;
+    switch (x->kind) {
+    case AK_VECTOR:
+        return lanes >= 2 ? ir_fmt(ctx, "; or narrow the access to `: +%lld` (%lld bytes), which is aligned",
+                                   (long long)lanes, (long long)got)
+                          : "; or access the elements one by one (scalar loads and stores)";
+    case AK_CP_ASYNC:
+        return got >= 4 ? ir_fmt(ctx, "; or copy %lld elements (`: +%lld`, %lld bytes) per cp.async",
+                                 (long long)lanes, (long long)lanes, (long long)got)
+                        : "; or copy with `load` and `store` instead of cp.async";
+    case AK_FRAGMENT:
+        return "; or store the elements one by one: `<- T[r, c]` with implicit indices (and a per-element mask)";
+    default:
+        return "";
+    }
+}
+
 static void report(Al *a, const Acc *x)
 {
     SyK *s = a->s;
@@ -408,37 +443,42 @@ static void report(Al *a, const Acc *x)
         got = x->base;
     int64_t mod = 0;
     NodeId sym = hypothesis(a, x, &mod);
+    int pitch = 0;
+    const char *why = sym ? NULL : why_not(a, x, &pitch);
     const char *name = sym ? ir_symstr(s->ctx, N(a, sym)->name) : NULL;
-    int matrix = x->width == 16 && !strncmp(x->what, "a matrix", 8);
+    int matrix = x->kind == AK_MATRIX;
     Diag *dg = sy_report(s, matrix ? E0811 : E0810, x->at,
                          "%s of `%s` needs an address that is a multiple of %lld bytes, but its byte offset `%s` "
                          "is provably a multiple of %lld only: %s", x->what, sy_text(s, x->at),
                          (long long)x->width, offset_text(a, x), (long long)got,
                          sym ? ir_fmt(s->ctx, "%s is not known to be a multiple of %lld", name, (long long)mod)
-                             : unknowns(a, x));
+                             : why);
     if (!dg)
         return;
-    diag_note(s->ctx, dg, sy_span(s, x->decl), "`%s` is %s; its base is %lld-byte aligned",
+    diag_note(s->ctx, dg, sy_span(s, x->decl), "`%s` is %s; its base is %lld-byte aligned%s",
               ir_symstr(s->ctx, N(a, x->decl)->name), x->global ? "a global tensor" : "a shared tile",
-              (long long)x->base);
-    const char *narrow = "";
-    if (!matrix) {
-        int64_t lanes = got / x->esz;
-        narrow = lanes >= 2 ? ir_fmt(s->ctx, "; or narrow the access to `: +%lld` (%lld bytes), which is aligned",
-                                     (long long)lanes, (long long)got)
-                            : "; or access the elements one by one (scalar loads and stores)";
-    }
+              (long long)x->base, x->global && x->base == 16 ? " (the kernel ABI's minimum)" : "");
+    const char *alt = narrower(a, x, got);
     if (sym) {
         const char *line = ir_fmt(s->ctx, "assume %s %% %lld == 0", name, (long long)mod);
         diag_help(s->ctx, dg, "if every %s is a multiple of %lld, say so: add `%s` to the kernel header; or guard the "
-                  "access with `if %s %% %lld == 0 { ... }` (and a narrower one in `else`)%s", name, (long long)mod,
-                  line, name, (long long)mod, narrow);
+                  "access with `if %s %% %lld == 0 { ... }`%s", name, (long long)mod, line, name, (long long)mod, alt);
         assume_fixit(a, dg, line);
         return;
     }
-    diag_help(s->ctx, dg, "make the index a multiple of %lld elements (e.g. `thread.x * %lld`), or prove it with an "
-              "`assume` or an enclosing `if`%s", (long long)(x->width / x->esz > 1 ? x->width / x->esz : 1),
-              (long long)(x->width / x->esz > 1 ? x->width / x->esz : 1), narrow);
+    int64_t elems = x->width / x->esz > 1 ? x->width / x->esz : 1;
+    const Type *t = ver_type(s->k, x->decl);
+    if (pitch && t->rank == x->rank) {
+        int64_t row = t->shape[x->rank - 1] * x->esz, w = x->width;
+        diag_help(s->ctx, dg, "pad the rows of `%s` to a multiple of %lld bytes: a last extent of %lld instead of "
+                  "%lld%s", ir_symstr(s->ctx, N(a, x->decl)->name), (long long)w,
+                  (long long)((row + w - 1) / w * w / x->esz), (long long)t->shape[x->rank - 1], alt);
+    } else if (matrix)
+        diag_help(s->ctx, dg, "start the view at a multiple of %lld elements along the tile's last dim, and keep "
+                  "the tile's rows a multiple of 16 bytes", (long long)elems);
+    else
+        diag_help(s->ctx, dg, "make the index a multiple of %lld elements (e.g. `thread.x * %lld`), or prove it "
+                  "with an `assume` or an enclosing `if`%s", (long long)elems, (long long)elems, alt);
 }
 
 static void check(Al *a, Acc *x)
@@ -478,6 +518,7 @@ static void vector_access(Al *a, NodeId st, NodeId ref, NodeId mask, int cp_asyn
     }
     int64_t bytes = x.last_extent * x.esz;
     x.width = cp_async ? bytes : pow2_floor(bytes > 16 ? 16 : bytes);
+    x.kind = cp_async ? AK_CP_ASYNC : AK_VECTOR;
     x.what = ir_fmt(a->s->ctx, "the %lld-byte %s%s", (long long)x.width, cp_async ? "cp.async " : "vector ",
                     cp_async ? (x.global ? "source" : "destination") : verb);
     check(a, &x);
@@ -497,6 +538,7 @@ static void matrix_access(Al *a, NodeId st, NodeId ref, const char *what)
         if (x.kept[d])
             x.extra[d] = d == x.rank - 1 ? dv_mul(dv_const(16 / x.esz > 1 ? 16 / x.esz : 1), dv_top()) : dv_top();
     x.width = 16;
+    x.kind = AK_MATRIX;
     x.what = what;
     check(a, &x);
 }
@@ -552,6 +594,7 @@ static void fragment_store(Al *a, NodeId st, NodeId ref, NodeId value, NodeId ma
             continue;
         x.extra[x.rank - 1] = dv_add(thr_col, dv_const(c));
         x.width = run * x.esz;
+        x.kind = AK_FRAGMENT;
         x.what = ir_fmt(a->s->ctx, "the %lld-byte vector store of %d fragment elements", (long long)x.width, run);
         if (!proved(a, &x)) {
             report(a, &x);
