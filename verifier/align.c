@@ -278,8 +278,10 @@ static int proved(Al *a, const Acc *x)
 static const char *index_text(Al *a, const Acc *x, int d)
 {
     const char *t = "";
+    int64_t c;
     for (int i = 0; i < x->nparts[d]; i++)
-        t = ir_fmt(a->s->ctx, "%s%s%s", t, i ? " + " : "", sy_text(a->s, x->part[d][i]));
+        if (!sy_const(a->s, x->part[d][i], &c) || c)
+            t = ir_fmt(a->s->ctx, "%s%s%s", t, *t ? " + " : "", sy_text(a->s, x->part[d][i]));
     if (x->extra[d].k < 64 || x->extra[d].r)
         t = ir_fmt(a->s->ctx, "%s%s%s", t, *t ? " + " : "", d == x->rank - 1 ? "col" : "row");
     return *t ? t : "0";
@@ -293,7 +295,7 @@ static const char *offset_text(Al *a, const Acc *x)
         if (ix.k == 64 && ix.r == 0)
             continue;
         const char *it = index_text(a, x, d);
-        if (x->nparts[d] > 1 || (x->nparts[d] && strcspn(it, "+-") < strlen(it)))
+        if (strcspn(it, "+-") < strlen(it))
             it = ir_fmt(a->s->ctx, "(%s)", it);
         const char *st = x->stride_text[d];
         int one = !*st || !strcmp(st, "1");
