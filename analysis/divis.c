@@ -69,15 +69,6 @@ DvCong dv_shr(DvCong a, int c)
     return mk(a.r >> c, a.k - c);
 }
 
-DvCong dv_low(DvCong a, int c)
-{
-    if (c >= 64)
-        return a;
-    if (a.k >= c)
-        return mk(a.r & low_mask(c), 64);
-    return a;
-}
-
 int64_t dv_pow2(DvCong a)
 {
     int t = imin(imin(a.k, tz(a.r)), 62);
@@ -145,12 +136,9 @@ static DvCong binary(const DvEnv *env, const Node *n, int depth)
         if (cst(env, n->b, &c) && c > 0 && !(c & (c - 1)))
             return dv_shr(a, tz((uint64_t)c));
         return dv_top();
-    case OP_MOD: /* a - d * q: congruent to a modulo any power of two dividing d */
-        if (cst(env, n->b, &c) && c > 0) {
-            if (!(c & (c - 1)))
-                return dv_low(a, tz((uint64_t)c));
+    case OP_MOD: /* a - d * q: congruent to a modulo any power of two dividing d (any sign) */
+        if (cst(env, n->b, &c) && c > 0)
             return mk(a.r, imin(a.k, tz((uint64_t)c)));
-        }
         return dv_add(a, dv_mul(dv_neg(expr(env, n->b, depth + 1)), dv_top()));
     case OP_BAND: {
         if (!cst(env, n->b, &c))

@@ -9,9 +9,10 @@
  *   2^64, which agrees with every smaller power of two, so it never overflows).
  *
  * The evaluator follows the index arithmetic of docs/tir.md §3.4: `+ - *`,
- * `<<`, `>>`, `/` and `%` by constants (on the non-negative values indices
- * are), `&` with a constant, `cdiv` by a power of two, min/max/select (either
- * side), casts; names through their declarations: a `let` is its initializer,
+ * `<<`, `>>`, `%` by a constant or a name (a - d * q is congruent to a modulo
+ * every power of two dividing d, whatever the signs), `/` by a power of two
+ * (a shift: indices are non-negative, docs/tir.md §3.4), `&` with a
+ * constant, `cdiv` by a power of two, min/max/select (either side), casts; names through their declarations: a `let` is its initializer,
  * a loop variable is lo + step * t for an unknown t >= 0, a parameter is its
  * value; dims, scalar arguments, `var`s, thread and block indices and loaded
  * values are unknown unless a fact says more. Facts are `e % c == r`,
@@ -32,7 +33,6 @@ DvCong dv_mul(DvCong a, DvCong b);
 DvCong dv_join(DvCong a, DvCong b);        /* a value that is one or the other */
 DvCong dv_meet(DvCong a, DvCong b);        /* a value that satisfies both (a wins a conflict) */
 DvCong dv_shr(DvCong a, int c);            /* floor(v / 2^c) */
-DvCong dv_low(DvCong a, int c);            /* v mod 2^c for v >= 0 (v & (2^c - 1)) */
 /* the largest power of two (at most 2^62) that divides every value: 2^min(k, tz(r)) */
 int64_t dv_pow2(DvCong a);
 /* 1 when every value is a multiple of m (a power of two) */
