@@ -12,9 +12,10 @@
  * `<<`, `>>`, `%` by a constant or a name (a - d * q is congruent to a modulo
  * every power of two dividing d, whatever the signs), `/` by a power of two
  * (a shift: indices are non-negative, docs/tir.md §3.4), `&` with a
- * constant, `cdiv` by a power of two, min/max/select (either side), casts; names through their declarations: a `let` is its initializer,
- * a loop variable is lo + step * t for an unknown t >= 0, a parameter is its
- * value; dims, scalar arguments, `var`s, thread and block indices and loaded
+ * constant, `cdiv` by a power of two, min/max/select (either side), casts;
+ * names through their declarations: a `let` is its initializer, a loop
+ * variable is lo + step * t for an unknown t >= 0, a parameter is its value;
+ * dims, scalar arguments, `var`s, thread and block indices and loaded
  * values are unknown unless a fact says more. Facts are `e % c == r`,
  * `e & (2^j - 1) == r` and `e == c` on a name e, from `assume`s, enclosing
  * `if`s and masks (the caller collects them: dv_add_facts). */
