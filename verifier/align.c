@@ -368,6 +368,46 @@ static NodeId hypothesis(Al *a, const Acc *x, int64_t *mod)
     return 0;
 }
 
+/* the first part of e that nothing is known about (through lets and sums),
+ * described for the message; NULL when there is none to name */
+static const char *unknown_part(Al *a, NodeId e, int depth)
+{
+    if (!e || depth > 32 || dv_expr(&a->env, e).k > 0)
+        return NULL;
+    Node *n = N(a, e);
+    CakeCtx *ctx = a->s->ctx;
+    const char *t = sy_text(a->s, e);
+    switch (n->op) {
+    case OP_ADD: case OP_SUB: case OP_MUL: {
+        const char *r = unknown_part(a, n->a, depth + 1);
+        return r ? r : unknown_part(a, n->b, depth + 1);
+    }
+    case OP_CAST: case OP_NEG: return unknown_part(a, n->a, depth + 1);
+    case OP_LOAD: return ir_fmt(ctx, "`%s` is a value loaded at run time", t);
+    case OP_SPECIAL: return ir_fmt(ctx, "`%s` is a thread, block or lane index", t);
+    case OP_NAME: {
+        Node *d = n->decl ? N(a, n->decl) : NULL;
+        if (!d)
+            return NULL;
+        if (d->op == OP_LET && d->b) {
+            const char *r = unknown_part(a, d->b, depth + 1);
+            return r ? r : ir_fmt(ctx, "`%s` is `%s`", t, sy_text(a->s, d->b));
+        }
+        if (d->op == OP_VAR)
+            return ir_fmt(ctx, "`%s` is a `var`, assigned at run time", t);
+        if (d->op == OP_DIM)
+            return ir_fmt(ctx, "nothing is assumed about the dim `%s`", t);
+        if (d->op == OP_ARG)
+            return ir_fmt(ctx, "nothing is assumed about the scalar argument `%s`", t);
+        if (d->op == OP_FOR)
+            return ir_fmt(ctx, "the loop variable `%s` starts at `%s`", t, sy_text(a->s, d->a));
+        return NULL;
+    }
+    default:
+        return ir_fmt(ctx, "`%s` has no known divisibility", t);
+    }
+}
+
 /* why the offset is not a multiple of the width: the first term that is not,
  * blamed on its stride (a row pitch) or on its index */
 static const char *why_not(Al *a, const Acc *x, int *pitch)
@@ -391,9 +431,13 @@ static const char *why_not(Al *a, const Acc *x, int *pitch)
             return ir_fmt(ctx, "dim %d advances %s elements of %d bytes, and %s is not known to be a multiple of "
                           "%lld", d, st, x->esz, st, (long long)(need > 1 ? need : 2));
         }
-        if (ix.k == 0)
-            return ir_fmt(ctx, "nothing is known about the divisibility of index `%s` of dim %d",
-                          index_text(a, x, d), d);
+        if (ix.k == 0) {
+            const char *why = NULL;
+            for (int i = 0; !why && i < x->nparts[d]; i++)
+                why = unknown_part(a, x->part[d][i], 0);
+            return ir_fmt(ctx, "nothing is known about the divisibility of index `%s` of dim %d%s%s%s",
+                          index_text(a, x, d), d, why ? " (" : "", why ? why : "", why ? ")" : "");
+        }
         return ir_fmt(ctx, "index `%s` of dim %d is known to be a multiple of %lld only (it needs %lld)",
                       index_text(a, x, d), d, (long long)pi,
                       (long long)(x->width / pb > 1 ? x->width / pb : 1));
