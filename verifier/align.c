@@ -346,9 +346,11 @@ static NodeId hypothesis(Al *a, const Acc *x, int64_t *mod)
     for (int d = 0; d < x->rank; d++) {
         for (int i = 0; i < x->nparts[d]; i++)
             symbols(a, x->part[d][i], syms, &n, 16, 0);
-        for (uint32_t j = 0; g && j < g->n; j++)
-            if ((g->n == 2 * g->sub && j == g->sub + (uint32_t)d) || (g->n != 2 * g->sub && j > (uint32_t)d && j < g->sub))
+        for (uint32_t j = 0; g && j < g->n; j++) { /* dim d's stride: as written, or the dims after d */
+            int strided = g->n == 2 * g->sub;
+            if ((strided && j == g->sub + (uint32_t)d) || (!strided && j > (uint32_t)d && j < g->sub))
                 symbols(a, ir_list_at(a->s->k, g, j), syms, &n, 16, 0);
+        }
     }
     if (a->env.nfacts >= AL_FACTS)
         return 0;
