@@ -1,5 +1,6 @@
 /* diagcodes_sync.h — diagnostics of the synchronization-protocol checks
- * (verifier/sync*.c) and the bounds check (verifier/bounds.c). Never renumber.
+ * (verifier/sync*.c), the bounds check (verifier/bounds.c) and the alignment
+ * proofs (verifier/align.c). Never renumber.
  * tests/diag/sync/CODES.md has a wrong and a fixed example of each. */
 /* pipelines */
 DIAG(E0701, SEV_ERROR, "pipeline stage acquired but never filled or committed")
@@ -36,3 +37,6 @@ DIAG(E0753, SEV_ERROR, "block-wide sync inside a role")
 /* bounds */
 DIAG(E0801, SEV_ERROR, "global access may be out of bounds")
 DIAG(E0802, SEV_ERROR, "tile index out of the declared shape")
+/* alignment (verifier/align.c) */
+DIAG(E0810, SEV_ERROR, "vector access or cp.async not provably aligned")
+DIAG(E0811, SEV_ERROR, "matrix row address not provably 16-byte aligned")

@@ -1,6 +1,7 @@
 /* verify.c — the verifier's entry point: runs each check in order, per kernel:
  * the role table, types and shapes, target capabilities, resources, TMA, then
- * the synchronization protocol and bounds (sync.c, bounds.c). */
+ * the synchronization protocol, bounds and alignment (sync.c, bounds.c,
+ * align.c). */
 #include "vpriv.h"
 
 const Type *ver_type(const Kernel *k, NodeId n)
@@ -124,6 +125,7 @@ uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
     ver_tma_check(&v);
     ver_sync(ctx, k);
     ver_bounds(ctx, k);
+    ver_align(ctx, k);
     return ctx->nerrors - errors;
 }
 

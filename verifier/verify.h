@@ -50,4 +50,10 @@ int64_t ver_shared_bytes(const CakeCtx *ctx, const Kernel *k, NodeId shared_decl
 uint32_t ver_sync(CakeCtx *ctx, Kernel *k);
 uint32_t ver_bounds(CakeCtx *ctx, Kernel *k);
 
+/* The alignment proofs (verifier/align.c): every vector access, cp.async,
+ * fragment store, ldmatrix/stmatrix and wgmma shared operand sits at an
+ * address that is a multiple of its width (E0810, E0811). Returns the number
+ * of errors it reported. */
+uint32_t ver_align(CakeCtx *ctx, Kernel *k);
+
 #endif
