@@ -333,6 +333,55 @@ static Lin bound_div(Bx *b, const Node *n, int up)
     return up ? x : lconst(0);
 }
 
+/* the value of comparison e when both sides are constants (dims at a
+ * concrete shape): 1 and *out, else 0 */
+static int cond_value(Bx *b, NodeId e, int64_t *out)
+{
+    Node *n = sy_node(b->s, e);
+    if (!(n->op == OP_LT || n->op == OP_LE || n->op == OP_GT || n->op == OP_GE || n->op == OP_EQ ||
+          n->op == OP_NE))
+        return 0;
+    Lin x = lin(b, n->a, 0), y = lin(b, n->b, 0);
+    if (!x.ok || !y.ok || x.n || y.n || x.den != 1 || y.den != 1)
+        return 0;
+    int64_t u = x.c0, v = y.c0;
+    *out = n->op == OP_LT ? u < v : n->op == OP_LE ? u <= v : n->op == OP_GT ? u > v
+         : n->op == OP_GE ? u >= v : n->op == OP_EQ ? u == v : u != v;
+    return 1;
+}
+
+/* the bound of max from above, min from below or select either way (prove
+ * splits them into cases instead): the arm a constant condition picks, or
+ * the larger (smaller) of the arms' bounds when both are constants */
+static Lin bound_split(Bx *b, const Node *n, int up)
+{
+    SyK *s = b->s;
+    Lin bad = lconst(0), r = lconst(0);
+    bad.ok = 0;
+    int sel = n->op == OP_SELECT;
+    int64_t cv;
+    if (sel && cond_value(b, ir_list_at(s->k, n, 0), &cv))
+        return lin(b, ir_list_at(s->k, n, cv ? 1 : 2), 0);
+    if (b->depth >= 8)
+        return bad;
+    b->depth++;
+    for (uint32_t arm = 0; arm < 2 && r.ok; arm++) {
+        Lin x = lin(b, ir_list_at(s->k, n, (uint32_t)sel + arm), 0);
+        Lin u = up ? upper(b, x, 0) : upper(b, lcomb(-1, x, 0, lconst(0)), 0);
+        if (!u.ok || u.n) {
+            r = bad;
+            break;
+        }
+        int64_t v = up ? u.c0 / u.den : -(u.c0 / u.den);   /* floor of an upper bound: still one */
+        if (up && u.c0 < 0 && u.c0 % u.den)
+            v--;
+        if (arm == 0 || (up ? v > r.c0 : v < r.c0))
+            r = lconst(v);
+    }
+    b->depth--;
+    return r;
+}
+
 /* x % d <= x when x >= 0 and d >= 1 */
 static Lin bound_mod_self(Bx *b, const Node *n)
 {
@@ -453,9 +502,13 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         return ldiv(x, c);
     }
     case OP_MIN: case OP_MAX:
-        if (n->n != 2 || (n->op == OP_MIN) != up)
+        if (n->n == 2 && (n->op == OP_MIN) != up)
+            return bound_split(b, n, up);
+        if (n->n != 2)
             return bad;
         return lin(b, ir_list_at(s->k, n, alt ? 1 : 0), 0);
+    case OP_SELECT:
+        return n->n == 3 ? bound_split(b, n, up) : bad;
     default:
         return bad;
     }
@@ -839,6 +892,17 @@ static uint32_t unbounded_atom(Bx *b, Lin l)
             Lin t = bd.ok ? lcomb(1, rest, c, ldiv(bd, l.den)) : bd;
             if (t.ok && (!next.ok || upper(b, t, 0).ok))
                 next = t;
+        }
+        Node *an = (a & 0x80000000u) ? NULL : sy_node(s, a);
+        int sel = an && an->op == OP_SELECT && an->n == 3;
+        if (!next.ok && an && (sel || ((an->op == OP_MAX || an->op == OP_MIN) && an->n == 2))) {
+            for (uint32_t arm = 0; arm < 2; arm++) { /* a case split: what in its arms is unknown */
+                Lin x = lin(b, ir_list_at(s->k, an, (uint32_t)sel + arm), 0);
+                uint32_t u = x.ok ? unbounded_atom(b, c > 0 ? x : lcomb(-1, x, 0, lconst(0))) : 0;
+                if (u)
+                    return u;
+            }
+            return 0;
         }
         if (!next.ok)
             return a;
