@@ -382,6 +382,34 @@ static Lin bound_split(Bx *b, const Node *n, int up)
     return r;
 }
 
+static int prove_facts(Bx *b, Lin f);
+
+/* x >= 0 provably, under the facts at the access (within the prover's depth) */
+static int nonneg(Bx *b, Lin x)
+{
+    if (!x.ok || b->depth >= 8)
+        return 0;
+    b->depth++;
+    int ok = prove_facts(b, lcomb(-1, x, 0, lconst(0)));
+    b->depth--;
+    return ok;
+}
+
+/* the least value of x % c (c > 0 constant): 0 for x >= 0; else the remainder
+ * has the sign of x: at least -(c - 1), and at least x's own lower bound */
+static int64_t mod_low(Bx *b, Lin x, int64_t c)
+{
+    if (nonneg(b, x) || b->depth >= 8)
+        return 0;
+    b->depth++;
+    Lin u = upper(b, lcomb(-1, x, 0, lconst(0)), 0);   /* -x <= u */
+    b->depth--;
+    int64_t lo = -(c - 1);
+    if (u.ok && !u.n && u.c0 >= 0 && u.c0 / u.den < c - 1)
+        lo = -(u.c0 / u.den);
+    return lo;
+}
+
 /* x % d <= x when x >= 0 and d >= 1 */
 static Lin bound_mod_self(Bx *b, const Node *n)
 {
@@ -475,17 +503,27 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
             xb = up ? upper(b, x, 0) : lcomb(-1, upper(b, lcomb(-1, x, 0, lconst(0)), 0), 0, lconst(0));
             b->depth--;
         }
-        if (xb.ok && !xb.n && xb.c0 >= 0) /* a constant numerator bound: floor exactly */
-            return lconst(xb.c0 / xb.den / d);
-        return up ? ldiv(x, d) : ldiv(lcomb(1, x, 1, lconst(-(d - 1))), d);
+        if (xb.ok && !xb.n) { /* a constant numerator bound: divide it exactly (monotone) */
+            int64_t xi = xb.c0 / xb.den; /* the integer bound: floor from above, ceil from below */
+            if (xb.c0 % xb.den && (xb.c0 < 0) == (up != 0))
+                xi += up ? -1 : 1;
+            return lconst(n->op == OP_SHR ? xi >> c : xi / d);
+        }
+        /* `/` truncates: x / d is at most x / d only for x >= 0 (-1 / 4 is 0);
+           (x + d - 1) / d holds for every x, and (x - d + 1) / d from below */
+        if (up && (n->op == OP_SHR || nonneg(b, x)))
+            return ldiv(x, d);
+        return ldiv(lcomb(1, x, 1, lconst(up ? d - 1 : -(d - 1))), d);
     }
     case OP_MOD:
         if (alt) /* x % d <= x for x >= 0 (d > 0): `i % 64` with i < 8 stays below 8 */
             return up ? bound_mod_self(b, n) : bad;
-        if (sy_const(s, n->b, &c))
-            return c > 0 ? lconst(up ? c - 1 : 0) : bad;
-        /* x % D with a symbolic divisor (a dim): 0 .. D - 1 */
-        return up ? lcomb(1, lin(b, n->b, 0), 1, lconst(-1)) : lconst(0);
+        if (sy_const(s, n->b, &c)) /* the remainder has the sign of x: -(c - 1) .. c - 1 */
+            return c <= 0 ? bad : up ? lconst(c - 1) : lconst(mod_low(b, lin(b, n->a, 0), c));
+        /* x % D with a symbolic divisor (a dim): 0 .. D - 1 for x >= 0 */
+        if (up)
+            return lcomb(1, lin(b, n->b, 0), 1, lconst(-1));
+        return nonneg(b, lin(b, n->a, 0)) ? lconst(0) : lcomb(-1, lin(b, n->b, 0), 1, lconst(1));
     case OP_BAND:
         if (sy_const(s, n->b, &c) && c >= 0)
             return lconst(up ? c : 0);
