@@ -10,15 +10,25 @@
  * i < N, i % VEC == 0 and N % VEC == 0 give i <= N - VEC), grid extents
  * (block.x <= grid[0] - 1 and block.x <= grid.x - 1; grid.x == grid[0] and
  * grid.x >= 1; sm.count >= 1), block and role sizes (and `lane`, `warp`, `wg` ranges) for the warp width of
- * the target checked for (sync.h: one run per warp width), `e / c` <= e / c, `cdiv(e, c)` <= (e + c - 1) / c
- * (exact when the assumes make e a multiple of c), `e % c` in [0, c - 1].
- * What remains is linear in the dims, bounded by the assumes. Masks, enclosing
- * `if`s, earlier `if ... { return }` guards and linear assumes are facts g <= 0:
- * f <= 0 also holds when f - g <= 0 does. TMA accesses are not checked: the
- * hardware zero-fills loads and clips stores outside the tensor.
+ * the target checked for (sync.h: one run per warp width), `e / c` <= e / c for e >= 0 (C's
+ * truncation: (e + c - 1) / c otherwise), `cdiv(e, c)` <= (e + c - 1) / c (exact when the
+ * assumes make e a multiple of c), `e % c` in [0, c - 1] for e >= 0 (in [-(c - 1), c - 1]
+ * otherwise; at most e's constant bound when it is below c - 1); `max` from above, `min`
+ * from below and `select` are proven per argument (a select's under its condition, negated
+ * for the second), and have a constant bound where their arguments do.
+ * What remains is linear in the dims, bounded by the assumes (a dim assumed a
+ * multiple of m is at least m). Masks, enclosing `if`s (negated on `else`),
+ * `let`-bound conditions, earlier `if ... { return }` guards and linear
+ * assumes are facts g <= 0: f <= 0 also holds when f - g <= 0 does; a false
+ * constant fact (`if CAUSAL == 1` under CAUSAL = 0) makes the access dead. TMA
+ * accesses are not checked: the hardware zero-fills loads and clips stores
+ * outside the tensor.
  * E0801: a global index not proven; E0802: a tile index not proven where its
  * bound is a constant. The help proposes an `assume` that would make the
- * proof go through, or a mask. */
+ * proof go through, or a mask; where a part of the index has no bound (a
+ * load, a var) it names that part instead, and where an unguarded index
+ * passes the extent at a shape whose tiles are all full (full_shape) the
+ * message says the index is out of bounds there. */
 #include <string.h>
 #include "sync.h"
 #include "vpriv.h"
@@ -311,8 +321,8 @@ static int alternatives(SyK *s, uint32_t a, int up)
     uint32_t sr = a & 0xffffu;
     if (a & 0x80000000u)
         return (up && sr >= SR_BLOCK_X && sr <= SR_BLOCK_Z) || (!up && sr >= SR_GRID_X && sr <= SR_GRID_Z) ? 2 : 1;
-    uint16_t op = sy_node(s, a)->op;
-    return op == OP_MIN || op == OP_MAX || (op == OP_MOD && up) ? 2 : 1;
+    uint16_t op = sy_node(s, a)->op; /* min from above, max from below: either argument */
+    return (op == OP_MIN && up) || (op == OP_MAX && !up) || (op == OP_MOD && up) ? 2 : 1;
 }
 
 static int prove(Bx *b, Lin f, int depth);
@@ -410,7 +420,8 @@ static int64_t mod_low(Bx *b, Lin x, int64_t c)
     return lo;
 }
 
-/* x % d <= x when x >= 0 and d >= 1 */
+/* x % d <= x when x >= 0 and d >= 1: offered where x has a constant bound
+ * below d's (`j % 64` with j < 8), the only case where it beats d - 1 */
 static Lin bound_mod_self(Bx *b, const Node *n)
 {
     Lin x = lin(b, n->a, 0), d = lin(b, n->b, 0), bad = lconst(0);
@@ -418,9 +429,11 @@ static Lin bound_mod_self(Bx *b, const Node *n)
     if (!x.ok || !d.ok || b->depth >= 8)
         return bad;
     b->depth++;
-    int ok = prove(b, lcomb(-1, x, 0, lconst(0)), 0) && prove(b, lcomb(-1, d, 1, lconst(1)), 0);
+    Lin ux = upper(b, x, 0), ud = upper(b, lcomb(-1, d, 0, lconst(0)), 0); /* -d <= ud */
+    int ok = ux.ok && !ux.n && ud.ok && !ud.n && ux.c0 / ux.den < -ud.c0 / ud.den - 1 &&
+             prove(b, lcomb(-1, x, 0, lconst(0)), 0) && prove(b, lcomb(-1, d, 1, lconst(1)), 0);
     b->depth--;
-    return ok ? x : bad;
+    return ok ? ux : bad;
 }
 
 /* the bound of atom (upper when up), as a linear form; ok = 0 when unbounded */
