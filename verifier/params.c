@@ -8,9 +8,9 @@
  * value (ce_eval reads parameters through their default), then restores it.
  *
  * E0006 a --set value outside the declared values; E0007 more combinations
- * than VER_MAX_VARIANTS (the first ones are checked); E0008 a default outside
- * its declared values; E0009 declared values that are not constant integers,
- * an empty range, or more than VER_MAX_VALUES of them. */
+ * than VER_MAX_VARIANTS (that many are checked, the defaults among them);
+ * E0008 a default outside its declared values; E0009 declared values that
+ * are not constant integers, an empty range, or more than VER_MAX_VALUES. */
 #include <string.h>
 #include "vpriv.h"
 
