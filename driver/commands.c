@@ -112,11 +112,8 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
         return drv_finish(ctx, o, EXIT_USER);
     ShapeEnv env;
     shape_env_clear(&env);
-    char err[256];
-    if (o->set && m->nkernels && !shape_env_parse(ctx, m->kernels[0], &env, o->set, err, sizeof err)) {
-        diag_report(ctx, E0002, IR_NOSPAN, "--set: %s", err);
+    if (o->set && m->nkernels && !cake_parse_bindings(ctx, m->kernels[0], o->set, NULL, &env))
         return drv_finish(ctx, o, EXIT_USER);
-    }
     CeEnv view = shape_env_view(&env);
     if (pass_run_all(ctx, m, NULL, tg, &view))
         return drv_finish(ctx, o, EXIT_USER);
@@ -257,7 +254,7 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         diag_report(ctx, E0002, IR_NOSPAN, "%s", bad);
         return 0;
     }
-    const Kernel *k = m->nkernels ? m->kernels[0] : NULL;
+    Kernel *k = m->nkernels ? m->kernels[0] : NULL;
     if (o->kernel) {
         k = NULL;
         for (uint32_t i = 0; i < m->nkernels; i++)
@@ -270,15 +267,7 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         }
     }
     ShapeEnv env;
-    shape_env_clear(&env);
-    char err[256];
-    if (k && ((o->set && !shape_env_parse(ctx, k, &env, o->set, err, sizeof err)) ||
-              (o->shape && !shape_env_parse(ctx, k, &env, o->shape, err, sizeof err)))) {
-        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "--shape/--set: %s", err);
-        diag_help(ctx, d, "write `--shape M=4096,N=8192` for dims and `--set BM=64` for params");
-        return 0;
-    }
-    return 1;
+    return !k || cake_parse_bindings(ctx, k, o->set, o->shape, &env);
 }
 
 static int load_reference(CakeCtx *ctx, const Options *o, RunState *rs, Sym name)
@@ -427,11 +416,7 @@ int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
     }
     add_kernel_info(ctx, &rs);
     ShapeEnv base;
-    shape_env_clear(&base);
-    char err[256];
-    if ((o->set && !shape_env_parse(ctx, rs.ck.k, &base, o->set, err, sizeof err)) ||
-        (o->shape && !shape_env_parse(ctx, rs.ck.k, &base, o->shape, err, sizeof err))) {
-        diag_report(ctx, E0002, IR_NOSPAN, "--shape/--set: %s", err);
+    if (!cake_parse_bindings(ctx, rs.ck.k, o->set, o->shape, &base)) {
         rs.code = EXIT_USER;
         goto done;
     }

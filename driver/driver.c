@@ -1,6 +1,6 @@
 /* driver.c — the cakec command line: options, the commands on libcake, output.
  *
- *   cakec check FILE [--json]        parse, resolve, verify
+ *   cakec check FILE [--set ...] [--shape ...] [--json]   parse, resolve, verify
  *   cakec print FILE                 the canonical IR after name resolution
  *   cakec FILE [-o out] [--target T] [--emit E]
  *   cakec cost FILE --shape ... [--set ...] [--json]
@@ -19,7 +19,7 @@
 
 static const char usage[] =
     "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|tirl]\n"
-    "       cakec check FILE [--json]\n"
+    "       cakec check FILE [--set P=V,...] [--shape M=4096,...] [--kernel NAME] [--json]\n"
     "       cakec print FILE\n"
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--target T] [--device D]\n"
     "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg] [--json]\n"
@@ -28,6 +28,10 @@ static const char usage[] =
     "       cakec --help | --version\n"
     "options:\n"
     "  --json               print one JSON document with every diagnostic to stdout\n"
+    "  --set P=V,...        check/run/compile: bind parameters (a value a parameter declares\n"
+    "                       with `in`); check verifies every combination of declared values\n"
+    "                       of the parameters not bound (at most 64)\n"
+    "  --shape M=4096,...   check: also evaluate the concrete checks at this shape\n"
     "  --dump-after STAGE   print the IR after STAGE to stderr: parse, resolve, verify, or a\n"
     "                       lowering pass (bind-params legalize unroll pipes async distribute\n"
     "                       roles abi unsupported), or all\n"
@@ -93,7 +97,9 @@ static int run_command(CakeCtx *ctx, Options *o)
 {
     int print = !strcmp(o->command, "print");
     Module *m;
-    int rc = cake_verify_file(ctx, o->file, print ? "resolve" : NULL, &m);
+    int check = !strcmp(o->command, "check") && (o->set || o->shape);
+    int rc = check ? cake_check_file(ctx, o->file, o->kernel, o->set, o->shape, &m)
+                   : cake_verify_file(ctx, o->file, print ? "resolve" : NULL, &m);
     if (rc)
         return drv_finish(ctx, o, rc == 2 ? EXIT_BUG : EXIT_USER);
     if (print) {

@@ -266,7 +266,38 @@ static int duplicate_clause(Parser *p, unsigned *seen, unsigned bit, Span first,
     return 1;
 }
 
-/* params := '<' param (',' param)* '>'     param := IDENT '=' expr */
+/* values := 'in' '{' expr (',' expr)* '}' | 'in' expr '..' expr
+ * the values a parameter may take: a set (list) or a half-open range (b .. c) */
+static int parse_param_values(Parser *p, NodeId id)
+{
+    if (!fe_accept(p, T_IN))
+        return 1;
+    Token *open = fe_peek(p);
+    if (fe_accept(p, T_LBRACE)) {
+        uint32_t mark = fe_mark(p);
+        do {
+            NodeId v = fe_expr_prec(p, 8);
+            if (!v)
+                return 0;
+            fe_push(p, v);
+        } while (fe_accept(p, T_COMMA));
+        fe_pop_list(p, mark, id);
+        return fe_expect_close(p, T_RBRACE, open);
+    }
+    NodeId lo = fe_expr_prec(p, 8);
+    if (!lo || !fe_expect(p, T_DOTDOT, "(a parameter's values: `in {0, 1}` or `in 1 .. 9`)"))
+        return 0;
+    NodeId hi = fe_expr_prec(p, 8);
+    if (!hi)
+        return 0;
+    Node *n = ir_get(p->k, id);
+    n->b = lo;
+    n->c = hi;
+    return 1;
+}
+
+/* params := '<' param (',' param)* '>'
+ * param  := IDENT '=' expr values?   (values: see parse_param_values) */
 static void parse_params(Parser *p)
 {
     Kernel *k = p->k;
@@ -284,6 +315,8 @@ static void parse_params(Parser *p)
         Node *n = ir_get(k, id);
         n->name = name->sym;
         n->a = def;
+        if (!parse_param_values(p, id))
+            return;
         fe_finish(p, id, name->span.lo);
         ir_push_node_list(p->ctx, &k->params, &k->nparams, id);
     } while (fe_accept(p, T_COMMA));

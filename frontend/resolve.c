@@ -446,8 +446,13 @@ static void resolve_header(Resolver *r)
         declare(r, k->dims[i]);
     for (uint32_t i = 0; i < k->nargs; i++)
         declare(r, k->args[i]);
-    for (uint32_t i = 0; i < k->nparams; i++)
+    for (uint32_t i = 0; i < k->nparams; i++) {
         rexpr(r, N(r, k->params[i])->a);
+        rexpr(r, N(r, k->params[i])->b);   /* the values it may take: `in lo .. hi` */
+        rexpr(r, N(r, k->params[i])->c);
+        for (uint32_t j = 0; j < N(r, k->params[i])->n; j++)   /* `in {v, ...}` */
+            rexpr(r, ir_list_at(k, N(r, k->params[i]), j));
+    }
     for (uint32_t i = 0; i < k->nargs; i++)
         rexpr(r, N(r, k->args[i])->a);
     for (uint32_t i = 0; i < k->ngrid; i++)

@@ -171,7 +171,8 @@ typedef struct {
  *   LOAD a=ref, dtype/lanes=the 'as' type (DT_NONE if absent), b=mask
  *   SUM/RMAX/RMIN name=index variable (the node declares it), a=lo, b=hi, c=body
  *   P_ACQUIRE.. P_EMPTY a=NAME of the pipeline, list=args
- *   PARAM name, a=default | DIM name | ARG name, a=TYPE (scalar) or GTYPE
+ *   PARAM name, a=default, b..c=a range of values it may take (`in b .. c`) or
+ *       list=a set of them (`in {v, ...}`) (docs/tir.md 4.1) | DIM name | ARG name, a=TYPE (scalar) or GTYPE
  *   TYPE dtype, lanes, list=dims (n=0: scalar or vector)
  *   GTYPE dtype, lanes, list=dims then strides, sub=number of dims, v.attr.align
  *   LET name, a=type (0), b=init | VAR name, a=type, b=init (0)

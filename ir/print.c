@@ -572,6 +572,24 @@ static void plan(Printer *p, const KPlan *pl)
     }
 }
 
+/* a parameter's values: ` in {0, 1}` or ` in 1 .. 9` (nothing when it has none) */
+static void param_values(Printer *p, const Node *n)
+{
+    if (n->b) {
+        fputs(" in ", p->out);
+        expr(p, n->b, 8);
+        fputs(" .. ", p->out);
+        expr(p, n->c, 8);
+        return;
+    }
+    for (uint32_t i = 0; i < n->n; i++) {
+        fputs(i ? ", " : " in {", p->out);
+        expr(p, ir_list_at(p->k, n, i), 8);
+    }
+    if (n->n)
+        fputc('}', p->out);
+}
+
 void ir_print_kernel(const CakeCtx *ctx, const Kernel *k, FILE *out)
 {
     Printer p = {ctx, k, out, 0};
@@ -582,6 +600,7 @@ void ir_print_kernel(const CakeCtx *ctx, const Kernel *k, FILE *out)
             const Node *n = &k->nodes[k->params[i]];
             fprintf(out, "%s%s = ", i ? ", " : "", sym(&p, n->name));
             expr(&p, n->a, 8);
+            param_values(&p, n);
         }
         fputc('>', out);
     }

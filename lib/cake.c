@@ -29,13 +29,8 @@ static int compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg
     if (!k)
         return 1;
     ShapeEnv env;
-    shape_env_clear(&env);
-    char err[256];
-    if (set && !shape_env_parse(ctx, k, &env, set, err, sizeof err)) {
-        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "--set: %s", err);
-        diag_help(ctx, d, "write compile-time params as `--set BM=64,STAGES=3`");
+    if (!cake_parse_bindings(ctx, k, set, NULL, &env))
         return 1;
-    }
     CeEnv view = shape_env_view(&env);
     if (pass_run_all(ctx, m, k, tg, &view))
         return 1;

@@ -66,6 +66,21 @@ int cake_verify_file(CakeCtx *ctx, const char *path, const char *last, Module **
  * ("all": each) to ctx->dump_out (stderr if NULL). */
 int cake_verify_source(CakeCtx *ctx, uint32_t file, const char *last, Module **out);
 
+/* Parses the `--set` and `--shape` specs of the command line ("BM=64,STAGES=3",
+ * "M=4096,N=4096"; NULL: none) for kernel k into env: each name a parameter,
+ * dim or integer scalar argument of k (both specs accept each kind, as `run`
+ * always did). Returns 1, or 0 with E0002 (malformed) or E0006 (a parameter
+ * bound outside the values it declares). `check`, `run` and compiling share it. */
+int cake_parse_bindings(CakeCtx *ctx, Kernel *k, const char *set, const char *shape, ShapeEnv *env);
+
+/* cake_verify_file as `cakec check --set S --shape D` does it: the bindings
+ * (cake_parse_bindings) apply to the kernel named `kernel` (NULL: the first);
+ * its parameters bound there are verified at those values (the others at
+ * every combination of their declared values), and its bound dims add a
+ * shape to the concrete checks (verify.h: VerBind). */
+int cake_check_file(CakeCtx *ctx, const char *path, const char *kernel, const char *set,
+                    const char *shape, Module **out);
+
 /* ---- compile ---------------------------------------------------------- */
 
 typedef struct CakeKernel {

@@ -20,7 +20,48 @@ static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *la
     return ctx->nerrors != 0 || (last && !strcmp(last, stage));
 }
 
-static Module *pipeline(CakeCtx *ctx, uint32_t file, const char *last)
+/* what `check --set/--shape` binds, before the verifier runs */
+typedef struct {
+    const char *kernel, *set, *shape;
+} Bindings;
+
+/* the VerBind of the bindings for kernel *which; 0 after E0002/E0006/E0970 */
+static int bind_kernel(CakeCtx *ctx, Module *m, const Bindings *bs, Kernel **which, VerBind *vb)
+{
+    Kernel *k = NULL;
+    for (uint32_t i = 0; i < m->nkernels && !k; i++)
+        if (!bs->kernel || !strcmp(ir_symstr(ctx, m->kernels[i]->name), bs->kernel))
+            k = m->kernels[i];
+    if (!k) {
+        Diag *d = diag_report(ctx, E0970, IR_NOSPAN, "no kernel named `%s` in the file", bs->kernel);
+        diag_help(ctx, d, "`--kernel` names one of the file's kernels");
+        return 0;
+    }
+    ShapeEnv *env = arena_alloc(&ctx->arena, sizeof *env);
+    if (!cake_parse_bindings(ctx, k, bs->set, bs->shape, env))
+        return 0;
+    CeBinding *params = arena_alloc(&ctx->arena, (env->n + 1) * sizeof *params);
+    CeBinding *dims = arena_alloc(&ctx->arena, (env->n + 1) * sizeof *dims);
+    CeEnv *set = arena_alloc(&ctx->arena, sizeof *set);
+    memset(set, 0, sizeof *set);
+    set->b = params;
+    vb->set = set;
+    vb->shape = dims;
+    vb->nshape = 0;
+    for (uint32_t i = 0; i < env->n; i++) {
+        int is_dim = 0;
+        for (uint32_t j = 0; j < k->ndims; j++)
+            is_dim |= k->nodes[k->dims[j]].name == env->b[i].name;
+        if (is_dim)
+            dims[vb->nshape++] = env->b[i];
+        else
+            params[set->n++] = env->b[i];   /* integer scalar args: no parameter matches */
+    }
+    *which = k;
+    return 1;
+}
+
+static Module *pipeline(CakeCtx *ctx, uint32_t file, const char *last, const Bindings *bs)
 {
     Module *m = fe_parse(ctx, file);
     if (getenv("CAKE_TEST_BUG")) /* tests reach the internal-error path through this */
@@ -30,7 +71,11 @@ static Module *pipeline(CakeCtx *ctx, uint32_t file, const char *last)
     fe_resolve(ctx, m);
     if (stage_done(ctx, m, "resolve", last))
         return m;
-    ver_verify(ctx, m);
+    Kernel *which = NULL;
+    VerBind vb = {0};
+    if (bs && !bind_kernel(ctx, m, bs, &which, &vb))
+        return m;
+    ver_verify_bound(ctx, m, which, bs ? &vb : NULL);
     stage_done(ctx, m, "verify", last);
     /* next: passes (legalize, layouts, pipelines, fences), then codegen, one line each */
     return m;
@@ -38,7 +83,7 @@ static Module *pipeline(CakeCtx *ctx, uint32_t file, const char *last)
 
 static int verify_source(CakeCtx *ctx, uint32_t file, const char *last, Module **out)
 {
-    *out = pipeline(ctx, file, last);
+    *out = pipeline(ctx, file, last, NULL);
     return ctx->nerrors != 0;
 }
 
@@ -103,6 +148,41 @@ int cake_verify_file(CakeCtx *ctx, const char *path, const char *last, Module **
     int rc;
     *out = NULL;
     CAKE_PROTECTED(ctx, rc, verify_file(ctx, path, last, out));
+    if (rc == 2)
+        *out = NULL;
+    return rc;
+}
+
+int cake_parse_bindings(CakeCtx *ctx, Kernel *k, const char *set, const char *shape, ShapeEnv *env)
+{
+    char err[256];
+    shape_env_clear(env);
+    if ((set && !shape_env_parse(ctx, k, env, set, err, sizeof err)) ||
+        (shape && !shape_env_parse(ctx, k, env, shape, err, sizeof err))) {
+        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "--shape/--set: %s", err);
+        diag_help(ctx, d, "write `--shape M=4096,N=8192` for dims and `--set BM=64` for params");
+        return 0;
+    }
+    CeEnv view = shape_env_view(env);
+    return ver_set_allowed(ctx, k, &view);
+}
+
+static int check_file(CakeCtx *ctx, const char *path, const Bindings *bs, Module **out)
+{
+    uint32_t file = load_file(ctx, path);
+    if (file == UINT32_MAX)
+        return 1;
+    *out = pipeline(ctx, file, NULL, bs);
+    return ctx->nerrors != 0;
+}
+
+int cake_check_file(CakeCtx *ctx, const char *path, const char *kernel, const char *set,
+                    const char *shape, Module **out)
+{
+    int rc;
+    Bindings bs = {kernel, set, shape};
+    *out = NULL;
+    CAKE_PROTECTED(ctx, rc, check_file(ctx, path, &bs, out));
     if (rc == 2)
         *out = NULL;
     return rc;

@@ -10,15 +10,25 @@
  * i < N, i % VEC == 0 and N % VEC == 0 give i <= N - VEC), grid extents
  * (block.x <= grid[0] - 1 and block.x <= grid.x - 1; grid.x == grid[0] and
  * grid.x >= 1; sm.count >= 1), block and role sizes (and `lane`, `warp`, `wg` ranges) for the warp width of
- * the target checked for (sync.h: one run per warp width), `e / c` <= e / c, `cdiv(e, c)` <= (e + c - 1) / c
- * (exact when the assumes make e a multiple of c), `e % c` in [0, c - 1].
- * What remains is linear in the dims, bounded by the assumes. Masks, enclosing
- * `if`s, earlier `if ... { return }` guards and linear assumes are facts g <= 0:
- * f <= 0 also holds when f - g <= 0 does. TMA accesses are not checked: the
- * hardware zero-fills loads and clips stores outside the tensor.
+ * the target checked for (sync.h: one run per warp width), `e / c` <= e / c for e >= 0 (C's
+ * truncation: (e + c - 1) / c otherwise), `cdiv(e, c)` <= (e + c - 1) / c (exact when the
+ * assumes make e a multiple of c), `e % c` in [0, c - 1] for e >= 0 (in [-(c - 1), c - 1]
+ * otherwise; at most e's constant bound when it is below c - 1); `max` from above, `min`
+ * from below and `select` are proven per argument (a select's under its condition, negated
+ * for the second), and have a constant bound where their arguments do.
+ * What remains is linear in the dims, bounded by the assumes (a dim assumed a
+ * multiple of m is at least m). Masks, enclosing `if`s (negated on `else`),
+ * `let`-bound conditions, earlier `if ... { return }` guards and linear
+ * assumes are facts g <= 0: f <= 0 also holds when f - g <= 0 does; a false
+ * constant fact (`if CAUSAL == 1` under CAUSAL = 0) makes the access dead. TMA
+ * accesses are not checked: the hardware zero-fills loads and clips stores
+ * outside the tensor.
  * E0801: a global index not proven; E0802: a tile index not proven where its
  * bound is a constant. The help proposes an `assume` that would make the
- * proof go through, or a mask. */
+ * proof go through, or a mask; where a part of the index has no bound (a
+ * load, a var) it names that part instead, and where an unguarded index
+ * passes the extent at a shape whose tiles are all full (full_shape) the
+ * message says the index is out of bounds there. */
 #include <string.h>
 #include "sync.h"
 #include "vpriv.h"
@@ -39,6 +49,8 @@ typedef struct {
     NodeId hyp_dim; int64_t hyp_mod; /* a hypothetical `assume D % m == 0` */
     int depth;
     NodeId opaque[MAXOPAQUE]; int nopaque; /* subterm atoms, one per structure */
+    const ShapeDefault *at; uint32_t nat; /* dims at concrete sizes (the verdict at a shape), or none */
+    int guarded;                    /* facts beyond the assumes hold at the access (if, mask, guard) */
 } Bx;
 
 #define SPEC(sr) (0x80000000u | (uint32_t)(sr))
@@ -169,6 +181,9 @@ static Lin lin(Bx *b, NodeId e, int depth)
             return sy_const(s, e, &c) ? lconst(c) : bad;
         if (dn->op == OP_LET && sy_token_kind(s, d) == OP_NONE)
             return lin(b, dn->b, depth + 1);
+        for (uint32_t i = 0; dn->op == OP_DIM && i < b->nat; i++)
+            if (b->at[i].name == dn->name)
+                return lconst(b->at[i].value);
         return latom(d);
     }
     case OP_CAST: return lin(b, n->a, depth + 1);
@@ -306,7 +321,8 @@ static int alternatives(SyK *s, uint32_t a, int up)
     uint32_t sr = a & 0xffffu;
     if (a & 0x80000000u)
         return (up && sr >= SR_BLOCK_X && sr <= SR_BLOCK_Z) || (!up && sr >= SR_GRID_X && sr <= SR_GRID_Z) ? 2 : 1;
-    return sy_node(s, a)->op == OP_MIN || sy_node(s, a)->op == OP_MAX ? 2 : 1;
+    uint16_t op = sy_node(s, a)->op; /* min from above, max from below: either argument */
+    return (op == OP_MIN && up) || (op == OP_MAX && !up) || (op == OP_MOD && up) ? 2 : 1;
 }
 
 static int prove(Bx *b, Lin f, int depth);
@@ -325,6 +341,99 @@ static Lin bound_div(Bx *b, const Node *n, int up)
     if (!ok)
         return bad;
     return up ? x : lconst(0);
+}
+
+/* the value of comparison e when both sides are constants (dims at a
+ * concrete shape): 1 and *out, else 0 */
+static int cond_value(Bx *b, NodeId e, int64_t *out)
+{
+    Node *n = sy_node(b->s, e);
+    if (!(n->op == OP_LT || n->op == OP_LE || n->op == OP_GT || n->op == OP_GE || n->op == OP_EQ ||
+          n->op == OP_NE))
+        return 0;
+    Lin x = lin(b, n->a, 0), y = lin(b, n->b, 0);
+    if (!x.ok || !y.ok || x.n || y.n || x.den != 1 || y.den != 1)
+        return 0;
+    int64_t u = x.c0, v = y.c0;
+    *out = n->op == OP_LT ? u < v : n->op == OP_LE ? u <= v : n->op == OP_GT ? u > v
+         : n->op == OP_GE ? u >= v : n->op == OP_EQ ? u == v : u != v;
+    return 1;
+}
+
+/* the bound of max from above, min from below or select either way (prove
+ * splits them into cases instead): the arm a constant condition picks, or
+ * the larger (smaller) of the arms' bounds when both are constants */
+static Lin bound_split(Bx *b, const Node *n, int up)
+{
+    SyK *s = b->s;
+    Lin bad = lconst(0), r = lconst(0);
+    bad.ok = 0;
+    int sel = n->op == OP_SELECT;
+    int64_t cv;
+    if (sel && cond_value(b, ir_list_at(s->k, n, 0), &cv))
+        return lin(b, ir_list_at(s->k, n, cv ? 1 : 2), 0);
+    if (b->depth >= 8)
+        return bad;
+    b->depth++;
+    for (uint32_t arm = 0; arm < 2 && r.ok; arm++) {
+        Lin x = lin(b, ir_list_at(s->k, n, (uint32_t)sel + arm), 0);
+        Lin u = up ? upper(b, x, 0) : upper(b, lcomb(-1, x, 0, lconst(0)), 0);
+        if (!u.ok || u.n) {
+            r = bad;
+            break;
+        }
+        int64_t v = up ? u.c0 / u.den : -(u.c0 / u.den);   /* floor of an upper bound: still one */
+        if (up && u.c0 < 0 && u.c0 % u.den)
+            v--;
+        if (arm == 0 || (up ? v > r.c0 : v < r.c0))
+            r = lconst(v);
+    }
+    b->depth--;
+    return r;
+}
+
+static int prove_facts(Bx *b, Lin f);
+
+/* x >= 0 provably, under the facts at the access (within the prover's depth) */
+static int nonneg(Bx *b, Lin x)
+{
+    if (!x.ok || b->depth >= 8)
+        return 0;
+    b->depth++;
+    int ok = prove_facts(b, lcomb(-1, x, 0, lconst(0)));
+    b->depth--;
+    return ok;
+}
+
+/* the least value of x % c (c > 0 constant): 0 for x >= 0; else the remainder
+ * has the sign of x: at least -(c - 1), and at least x's own lower bound */
+static int64_t mod_low(Bx *b, Lin x, int64_t c)
+{
+    if (nonneg(b, x) || b->depth >= 8)
+        return 0;
+    b->depth++;
+    Lin u = upper(b, lcomb(-1, x, 0, lconst(0)), 0);   /* -x <= u */
+    b->depth--;
+    int64_t lo = -(c - 1);
+    if (u.ok && !u.n && u.c0 >= 0 && u.c0 / u.den < c - 1)
+        lo = -(u.c0 / u.den);
+    return lo;
+}
+
+/* x % d <= x when x >= 0 and d >= 1: offered where x has a constant bound
+ * below d's (`j % 64` with j < 8), the only case where it beats d - 1 */
+static Lin bound_mod_self(Bx *b, const Node *n)
+{
+    Lin x = lin(b, n->a, 0), d = lin(b, n->b, 0), bad = lconst(0);
+    bad.ok = 0;
+    if (!x.ok || !d.ok || b->depth >= 8)
+        return bad;
+    b->depth++;
+    Lin ux = upper(b, x, 0), ud = upper(b, lcomb(-1, d, 0, lconst(0)), 0); /* -d <= ud */
+    int ok = ux.ok && !ux.n && ud.ok && !ud.n && ux.c0 / ux.den < -ud.c0 / ud.den - 1 &&
+             prove(b, lcomb(-1, x, 0, lconst(0)), 0) && prove(b, lcomb(-1, d, 1, lconst(1)), 0);
+    b->depth--;
+    return ok ? ux : bad;
 }
 
 /* the bound of atom (upper when up), as a linear form; ok = 0 when unbounded */
@@ -407,15 +516,27 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
             xb = up ? upper(b, x, 0) : lcomb(-1, upper(b, lcomb(-1, x, 0, lconst(0)), 0), 0, lconst(0));
             b->depth--;
         }
-        if (xb.ok && !xb.n && xb.c0 >= 0) /* a constant numerator bound: floor exactly */
-            return lconst(xb.c0 / xb.den / d);
-        return up ? ldiv(x, d) : ldiv(lcomb(1, x, 1, lconst(-(d - 1))), d);
+        if (xb.ok && !xb.n) { /* a constant numerator bound: divide it exactly (monotone) */
+            int64_t xi = xb.c0 / xb.den; /* the integer bound: floor from above, ceil from below */
+            if (xb.c0 % xb.den && (xb.c0 < 0) == (up != 0))
+                xi += up ? -1 : 1;
+            return lconst(n->op == OP_SHR ? xi >> c : xi / d);
+        }
+        /* `/` truncates: x / d is at most x / d only for x >= 0 (-1 / 4 is 0);
+           (x + d - 1) / d holds for every x, and (x - d + 1) / d from below */
+        if (up && (n->op == OP_SHR || nonneg(b, x)))
+            return ldiv(x, d);
+        return ldiv(lcomb(1, x, 1, lconst(up ? d - 1 : -(d - 1))), d);
     }
     case OP_MOD:
-        if (sy_const(s, n->b, &c))
-            return c > 0 ? lconst(up ? c - 1 : 0) : bad;
-        /* x % D with a symbolic divisor (a dim): 0 .. D - 1 */
-        return up ? lcomb(1, lin(b, n->b, 0), 1, lconst(-1)) : lconst(0);
+        if (alt) /* x % d <= x for x >= 0 (d > 0): `i % 64` with i < 8 stays below 8 */
+            return up ? bound_mod_self(b, n) : bad;
+        if (sy_const(s, n->b, &c)) /* the remainder has the sign of x: -(c - 1) .. c - 1 */
+            return c <= 0 ? bad : up ? lconst(c - 1) : lconst(mod_low(b, lin(b, n->a, 0), c));
+        /* x % D with a symbolic divisor (a dim): 0 .. D - 1 for x >= 0 */
+        if (up)
+            return lcomb(1, lin(b, n->b, 0), 1, lconst(-1));
+        return nonneg(b, lin(b, n->a, 0)) ? lconst(0) : lcomb(-1, lin(b, n->b, 0), 1, lconst(1));
     case OP_BAND:
         if (sy_const(s, n->b, &c) && c >= 0)
             return lconst(up ? c : 0);
@@ -424,15 +545,21 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         if (n->n != 2 || !sy_const(s, ir_list_at(s->k, n, 1), &c) || c <= 0)
             return bad;
         Lin x = lin(b, ir_list_at(s->k, n, 0), 0);
+        if (x.ok && !x.n && x.den == 1 && x.c0 >= 0) /* a constant (a dim at a concrete shape) */
+            return lconst((x.c0 + c - 1) / c);
         Cong cx = x.ok ? cong_lin(b, &x, 0) : (Cong){0, 1};
         if (up && !(cx.m && cx.m % c == 0 && cx.r % c == 0))
             x = lcomb(1, x, 1, lconst(c - 1));
         return ldiv(x, c);
     }
     case OP_MIN: case OP_MAX:
-        if (n->n != 2 || (n->op == OP_MIN) != up)
+        if (n->n == 2 && (n->op == OP_MIN) != up)
+            return bound_split(b, n, up);
+        if (n->n != 2)
             return bad;
         return lin(b, ir_list_at(s->k, n, alt ? 1 : 0), 0);
+    case OP_SELECT:
+        return n->n == 3 ? bound_split(b, n, up) : bad;
     default:
         return bad;
     }
@@ -465,11 +592,55 @@ static int prove_dims(Bx *b, Lin f)
             return 0;
         int64_t mod = 1, lo = 1, hi = INT64_MAX, v; /* a dim is at least 1 (no empty tensors) */
         sy_dim_facts(s, a, &mod, &lo, &hi);
+        if (mod > 1 && lo % mod) /* a positive multiple of mod: N % 256 == 0 gives N >= 256 */
+            lo = lo > INT64_MAX - mod ? lo : (lo / mod + 1) * mod;
         v = f.t[i].c > 0 ? hi : lo;
         if (v == INT64_MAX || __builtin_mul_overflow(v, f.t[i].c, &v) || __builtin_add_overflow(f.c0, v, &f.c0))
             return 0;
     }
     return f.c0 < f.den; /* f is an integer: f < 1 means f <= 0 */
+}
+
+static void facts_of(Bx *b, NodeId e, int neg, int depth);
+
+/* f <= 0 with the facts of condition cond (negated when neg) added */
+static int prove_under(Bx *b, Lin f, NodeId cond, int neg, int depth)
+{
+    if (prove(b, f, depth + 1))
+        return 1;
+    if (!cond || b->depth >= 8)
+        return 0;
+    int nf = b->nfacts, ok = 0;
+    facts_of(b, cond, neg, 0);
+    b->depth++;
+    for (int i = nf; i < b->nfacts && !ok; i++)
+        ok = prove(b, lcomb(1, f, -1, b->facts[i]), depth + 1);
+    b->depth--;
+    b->nfacts = nf;
+    return ok;
+}
+
+/* atoms whose bound in the needed direction is a conjunction: max(x, y) <= U
+ * needs x <= U and y <= U (likewise min from below, and select(c, x, y)
+ * either way, each arm under its condition). 1 or 0 when a is one of them
+ * (both cases proven or not), -1 otherwise. */
+static int prove_split(Bx *b, Lin f, uint32_t a, int64_t c, int depth)
+{
+    SyK *s = b->s;
+    if (a & 0x80000000u)
+        return -1;
+    Node *n = sy_node(s, a);
+    int sel = n->op == OP_SELECT && n->n == 3;
+    if (!sel && !(n->n == 2 && ((n->op == OP_MAX && c > 0) || (n->op == OP_MIN && c < 0))))
+        return -1;
+    NodeId cond = sel ? ir_list_at(s->k, n, 0) : 0;
+    Lin g = lcomb(1, f, -c, ldiv(latom(a), f.den));
+    for (uint32_t arm = 0; arm < 2; arm++) {
+        Lin x = lin(b, ir_list_at(s->k, n, sel + arm), 0);
+        if (!x.ok || !prove_under(b, lcomb(1, g, c, ldiv(x, f.den)), cond, (int)arm, depth))
+            return 0;
+    }
+    return 1;
 }
 
 /* f <= 0: the newest atom is replaced by its bound (each alternative in turn).
@@ -495,14 +666,17 @@ static int prove(Bx *b, Lin f, int depth)
             return prove_dims(b, f);
         uint32_t a = f.t[pick].atom;
         int64_t c = f.t[pick].c;
+        int split = prove_split(b, f, a, c, depth);
+        if (split >= 0)
+            return split;
         int alts = alternatives(s, a, c > 0), bounded = 0;
         for (int alt = 0; alt < alts; alt++) {
             Lin bd = bound(b, a, c > 0, alt);
             if (!bd.ok)
                 continue;
             bounded = 1;
-            Lin g = lcomb(1, f, -c, latom(a));
-            if (prove(b, lcomb(1, g, c, bd), depth + 1))
+            Lin g = lcomb(1, f, -c, ldiv(latom(a), f.den)); /* c is over f's denominator */
+            if (prove(b, lcomb(1, g, c, ldiv(bd, f.den)), depth + 1))
                 return 1;
         }
         if (bounded)
@@ -561,6 +735,11 @@ static void facts_of(Bx *b, NodeId e, int neg, int depth)
     Node *n = sy_node(s, e);
     if (n->op == OP_NOT) {
         facts_of(b, n->a, !neg, depth + 1);
+        return;
+    }
+    NodeId d = n->op == OP_NAME ? sy_decl(s, e) : 0;
+    if (d && sy_node(s, d)->op == OP_LET) { /* `let ok = i < N` ... `if ok` */
+        facts_of(b, sy_node(s, d)->b, neg, depth + 1);
         return;
     }
     if ((n->op == OP_AND && !neg) || (n->op == OP_OR && neg)) {
@@ -626,14 +805,18 @@ static void context_facts(Bx *b, NodeId st)
     for (uint32_t i = 0; i < s->k->nassumes; i++)
         facts_of(b, s->k->assumes[i], 0, 0);
     for (NodeId cur = st; cur; cur = s->up[cur]) {
+        if (s->up[cur] && sy_node(s, s->up[cur])->op == OP_IF)
+            b->guarded = 1;
         NodeId blk = block_of(s, cur);
         Node *bn = sy_node(s, blk);
         for (uint32_t i = 0; bn->op == OP_BLOCK && has_guard(s, blk) && i < bn->n; i++) {
             NodeId x = ir_list_at(s->k, bn, i);
             if (x == cur)
                 break;
-            if (is_guard(s, x))
+            if (is_guard(s, x)) {
                 facts_of(b, sy_node(s, x)->a, 1, 0);
+                b->guarded = 1;
+            }
         }
         NodeId up = s->up[cur];
         if (up && sy_node(s, up)->op == OP_IF)
@@ -660,11 +843,11 @@ static Lin upper(Bx *b, Lin l, int depth)
             return l;
         uint32_t a = l.t[pick].atom;
         int64_t c = l.t[pick].c;
-        Lin rest = lcomb(1, l, -c, latom(a));
+        Lin rest = lcomb(1, l, -c, ldiv(latom(a), l.den)); /* c is over l's denominator */
         if (alternatives(s, a, c > 0) > 1 && depth < 4) { /* the first bounded: min(sm.count, T) <= T */
             for (int alt = 0; alt < 2; alt++) {
                 Lin bd = bound(b, a, c > 0, alt);
-                Lin r = bd.ok ? upper(b, lcomb(1, rest, c, bd), depth + 1) : bd;
+                Lin r = bd.ok ? upper(b, lcomb(1, rest, c, ldiv(bd, l.den)), depth + 1) : bd;
                 if (r.ok)
                     return r;
             }
@@ -674,7 +857,7 @@ static Lin upper(Bx *b, Lin l, int depth)
         Lin bd = bound(b, a, c > 0, 0);
         if (!bd.ok)
             return bd;
-        l = lcomb(1, rest, c, bd);
+        l = lcomb(1, rest, c, ldiv(bd, l.den));
     }
     l.ok = 0;
     return l;
@@ -734,9 +917,177 @@ static void index_range(Bx *b, NodeId ix, NodeId elem, Lin *lo, Lin *hi, int64_t
     }
 }
 
+/* the first atom of l (replaced newest first, as upper does) that has no
+ * bound in the direction its coefficient needs; 0 when every one has */
+static uint32_t unbounded_atom(Bx *b, Lin l)
+{
+    SyK *s = b->s;
+    if (upper(b, l, 0).ok)
+        return 0;
+    for (int it = 0; it < 48 && l.ok; it++) {
+        int pick = -1;
+        for (int i = 0; i < l.n; i++) {
+            uint32_t a = l.t[i].atom;
+            if ((a & 0x80000000u) || sy_node(s, a)->op != OP_DIM)
+                if (pick < 0 || rank(s, a) > rank(s, l.t[pick].atom))
+                    pick = i;
+        }
+        if (pick < 0)
+            return 0;
+        uint32_t a = l.t[pick].atom;
+        int64_t c = l.t[pick].c;
+        Lin rest = lcomb(1, l, -c, ldiv(latom(a), l.den)), next = lconst(0);
+        next.ok = 0;
+        for (int alt = 0; alt < alternatives(s, a, c > 0); alt++) { /* a bounded one first */
+            Lin bd = bound(b, a, c > 0, alt);
+            Lin t = bd.ok ? lcomb(1, rest, c, ldiv(bd, l.den)) : bd;
+            if (t.ok && (!next.ok || upper(b, t, 0).ok))
+                next = t;
+        }
+        Node *an = (a & 0x80000000u) ? NULL : sy_node(s, a);
+        int sel = an && an->op == OP_SELECT && an->n == 3;
+        if (!next.ok && an && (sel || ((an->op == OP_MAX || an->op == OP_MIN) && an->n == 2))) {
+            for (uint32_t arm = 0; arm < 2; arm++) { /* a case split: what in its arms is unknown */
+                Lin x = lin(b, ir_list_at(s->k, an, (uint32_t)sel + arm), 0);
+                uint32_t u = x.ok ? unbounded_atom(b, c > 0 ? x : lcomb(-1, x, 0, lconst(0))) : 0;
+                if (u)
+                    return u;
+            }
+            return 0;
+        }
+        if (!next.ok)
+            return a;
+        l = next;
+    }
+    return 0;
+}
+
+/* "`idx` (loaded from `targets`)": what an atom with no bound is, for the help */
+static const char *atom_text(Bx *b, uint32_t a)
+{
+    SyK *s = b->s;
+    if (a & 0x80000000u)
+        return ir_fmt(s->ctx, "`%s`", ir_special_names[a & 0xffffu]);
+    const Node *n = sy_node(s, a);
+    const char *name = NULL;
+    for (NodeId i = 1; i < s->k->nnodes && !name; i++) /* the let that holds it */
+        if (s->k->nodes[i].op == OP_LET && s->k->nodes[i].b == a)
+            name = ir_symstr(s->ctx, s->k->nodes[i].name);
+    if (n->op == OP_VAR)
+        return ir_fmt(s->ctx, "`%s` (a `var`: the checker does not follow its assignments)",
+                      ir_symstr(s->ctx, n->name));
+    if (n->op == OP_LOAD)
+        return ir_fmt(s->ctx, "`%s` (loaded from `%s`)", name ? name : sy_text(s, a),
+                      sy_text(s, sy_ref_base(s, n->a)));
+    if (n->op == OP_INDEX)
+        return ir_fmt(s->ctx, "`%s` (read from `%s`)", name ? name : sy_text(s, a),
+                      sy_text(s, sy_ref_base(s, a)));
+    return ir_fmt(s->ctx, "`%s`", name ? name : sy_text(s, a));
+}
+
+/* the granule every tile size divides: the lcm of 4096 and of the constant
+ * divisors of cdiv, / and % and of the loop steps; 0 past 2^24, or when the
+ * grid depends on sm.count (a persistent grid's size is the device's) */
+static int64_t tile_granule(const Kernel *k)
+{
+    int64_t g = 4096;
+    for (NodeId i = 1; i < k->nnodes; i++) {
+        const Node *n = &k->nodes[i];
+        int64_t c = 0;
+        if (n->op == OP_SPECIAL && n->sub == SR_SM_COUNT)
+            return 0;
+        NodeId dv = n->op == OP_CDIV && n->n == 2 ? k->lists[n->list + 1]
+                  : n->op == OP_DIV || n->op == OP_MOD ? n->b : n->op == OP_FOR ? n->c : 0;
+        if (!dv || k->nodes[dv].op != OP_INT || (c = k->nodes[dv].v.i) <= 1)
+            continue;
+        g = g / ce_gcd(g, c) * c;
+        if (g > ((int64_t)1 << 24))
+            return 0;
+    }
+    return g;
+}
+
+/* the dims at a shape where every tile of the kernel is full: the `shape`
+ * clause (or 4096) rounded up to a multiple of tile_granule and of the
+ * assumed divisors, a dim fixed by the assumes at its value; 0 when that
+ * breaks an assumed bound */
+static int full_shape(Bx *b, ShapeDefault *out)
+{
+    SyK *s = b->s;
+    const Kernel *k = s->k;
+    int64_t gran = tile_granule(k);
+    if (!gran)
+        return 0;
+    for (uint32_t j = 0; j < k->ndims; j++) {
+        NodeId d = k->dims[j];
+        int64_t mod = 1, lo = 1, hi = INT64_MAX, v = 4096;
+        sy_dim_facts(s, d, &mod, &lo, &hi);
+        for (uint32_t h = 0; h < k->nshapes; h++)
+            if (k->shapes[h].name == sy_node(s, d)->name)
+                v = k->shapes[h].value;
+        v = (v + gran - 1) / gran * gran;
+        if (mod > 1 && v % mod)
+            v = (v / mod + 1) * mod;
+        if (lo == hi)
+            v = lo;
+        if (v < lo || v > hi)
+            return 0;
+        out[j] = (ShapeDefault){sy_node(s, d)->name, v, k->span};
+    }
+    return 1;
+}
+
+/* at a full shape (full_shape), the index's bound passes the extent: the
+ * index is wrong, not ragged. *reach: the bound; *ext: the extent there */
+static int wrong_at_shape(Bx *b, const Idx *x, int low_fails, int64_t *reach, int64_t *ext, const char **at)
+{
+    SyK *s = b->s;
+    if (b->guarded || !x->global || s->k->ndims > 16)
+        return 0;
+    ShapeDefault sh[16];
+    if (!full_shape(b, sh))
+        return 0;
+    Bx c = *b;
+    c.at = sh;
+    c.nat = s->k->ndims;
+    c.nopaque = 0;
+    Lin lo, hi;
+    int64_t vec;
+    index_range(&c, x->ix, x->elem, &lo, &hi, &vec);
+    Lin e = x->dim_expr ? lin(&c, x->dim_expr, 0) : lconst(x->ext);
+    Lin u = low_fails ? upper(&c, lcomb(-1, lo, 0, lconst(0)), 0) : upper(&c, hi, 0);
+    if (!u.ok || u.n || !e.ok || e.n || e.den != 1)
+        return 0;
+    int64_t r = low_fails ? -(u.c0 / u.den) : u.c0 / u.den;
+    if (low_fails ? r >= 0 : r <= e.c0 - 1)
+        return 0;
+    *reach = r;
+    *ext = e.c0;
+    const char *t = "";
+    for (uint32_t j = 0; j < s->k->ndims; j++)
+        t = ir_fmt(s->ctx, "%s%s%s = %lld", t, j ? ", " : "", ir_symstr(s->ctx, sh[j].name),
+                   (long long)sh[j].value);
+    *at = t;
+    return 1;
+}
+
 static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64_t vec)
 {
     SyK *s = b->s;
+    int64_t reach, ext_at;
+    const char *at;
+    if (wrong_at_shape(b, x, low_fails, &reach, &ext_at, &at)) {
+        Diag *d = sy_report(s, E0801, x->ix, "index %d of `%s` is out of bounds at %s: it reaches %lld, but "
+                            "the extent is %lld", x->dim, sy_text(s, sy_ref_base(s, x->ref)), at,
+                            (long long)reach, (long long)ext_at);
+        if (!d)
+            return;
+        diag_note(s->ctx, d, sy_span(s, x->ref), "the index covers %s", sy_text(s, x->ix));
+        diag_help(s->ctx, d, "the index itself looks wrong: it passes the %s at a shape where every tile "
+                  "is full, unguarded; check its arithmetic (a mask would hide the bug)",
+                  low_fails ? "start" : "end");
+        return;
+    }
     const char *name = sy_text(s, sy_ref_base(s, x->ref));
     const char *ext = x->dim_expr ? sy_text(s, x->dim_expr) : ir_fmt(s->ctx, "%lld", (long long)x->ext);
     Lin hib = upper(b, hi, 0);
@@ -753,6 +1104,16 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
     else
         diag_note(s->ctx, d, sy_span(s, x->ref), "dimension %d of `%s` has extent %s; the index covers %s%s",
                   x->dim, name, ext, sy_text(s, x->ix), vec > 1 ? ir_fmt(s->ctx, " (%lld elements)", (long long)vec) : "");
+    Lin lo, hi2;
+    int64_t v2;
+    index_range(b, x->ix, x->elem, &lo, &hi2, &v2);
+    uint32_t unk = unbounded_atom(b, low_fails ? lcomb(-1, lo, 0, lconst(0)) : hi);
+    if (unk && x->global) {
+        diag_help(s->ctx, d, "the %s bound of %s is unknown: the checker cannot see what it holds; if it can "
+                  "be out of range, test it before the access: `if %s >= 0 && %s < %s { ... }`",
+                  low_fails ? "lower" : "upper", atom_text(b, unk), sy_text(s, x->ix), sy_text(s, x->ix), ext);
+        return;
+    }
     if (low_fails || !x->global) {
         diag_help(s->ctx, d, "keep the index within 0 .. %s, or guard the access with `if`", ext);
         return;
@@ -807,6 +1168,11 @@ static void check_index(Bx *b, Idx *x, NodeId mask)
         return;
     int nf = b->nfacts;
     facts_of(b, mask, 0, 0);
+    for (int i = 0; i < b->nfacts; i++)
+        if (!b->facts[i].n && b->facts[i].c0 > 0) { /* a false condition holds: dead code */
+            b->nfacts = nf;
+            return;
+        }
     int low = prove_facts(b, lcomb(-1, lo, 0, lconst(0)));
     int high = prove_facts(b, lcomb(1, hi, -1, lcomb(1, extent, 1, lconst(-1))));
     if (!x->global) { /* tiles: only where the bound is a constant that is out of the shape */

@@ -133,6 +133,6 @@ uint32_t ver_verify(CakeCtx *ctx, Module *m)
 {
     uint32_t errors = ctx->nerrors;
     for (uint32_t i = 0; i < m->nkernels; i++)
-        ver_kernel(ctx, m->kernels[i]);
+        ver_kernel_bound(ctx, m->kernels[i], NULL);
     return ctx->nerrors - errors;
 }

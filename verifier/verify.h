@@ -24,6 +24,7 @@
 #ifndef CAKE_VERIFY_H
 #define CAKE_VERIFY_H
 #include "ir.h"
+#include "consteval.h"
 
 /* Verifies every kernel of m (after fe_resolve) and fills Node.type. Reports
  * diagnostics into ctx; returns the number of errors found. */
@@ -31,6 +32,32 @@ uint32_t ver_verify(CakeCtx *ctx, Module *m);
 
 /* Verifies one kernel; returns the number of errors it reported. */
 uint32_t ver_kernel(CakeCtx *ctx, Kernel *k);
+
+/* What `cakec check --set/--shape` binds (verifier/params.c): parameters fixed
+ * to values (set; NULL: none), and a shape (dims bound to sizes) checked
+ * beside the kernel's `shape` clause by the checks that evaluate at concrete
+ * shapes (the sync simulations' first sample, bounds' concrete verdict). */
+typedef struct VerBind {
+    const CeEnv *set;
+    const CeBinding *shape; uint32_t nshape;
+} VerBind;
+
+/* Verifies k under every combination of its parameters' declared values
+ * (`<CAUSAL = 0 in {0, 1}>`; at most 64, E0007 past that), params in
+ * bind->set fixed to their values (E0006 outside the declared values), and,
+ * with bind->shape, at that shape too. Diagnostics reported by several
+ * combinations are kept once; one that not all report carries a note naming
+ * the values it occurs under. bind may be NULL. The default combination runs
+ * last, so Node.type describes the default instance afterwards. Returns the
+ * number of errors. ver_verify is this with bind NULL for every kernel. */
+uint32_t ver_kernel_bound(CakeCtx *ctx, Kernel *k, const VerBind *bind);
+
+/* 1 when every parameter of k that set binds may take that value (its
+ * declared values, when it declares some); 0 after E0006 (or E0009). */
+int ver_set_allowed(CakeCtx *ctx, Kernel *k, const CeEnv *set);
+
+/* ver_verify with bind applied to kernel `which` (the others: NULL) */
+uint32_t ver_verify_bound(CakeCtx *ctx, Module *m, const Kernel *which, const VerBind *bind);
 
 /* The type of node n (the "unknown" type, kind TK_UNKNOWN, when none). */
 const Type *ver_type(const Kernel *k, NodeId n);

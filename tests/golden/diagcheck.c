@@ -9,6 +9,7 @@
  *   # expect warning[W0101] at 3:1       the same for a warning
  *   # expect note at 4:17                the diagnostic above carries a note there
  *   # expect help: did you mean `acc`    ... and says this (message, note, help or fix-it)
+ *   # check-args: --set STAGES=9         more arguments for `check` (at most 6, split at spaces)
  *
  * A file with no expectations must check clean. The reported (severity, code,
  * line, col) multiset must equal the expected one; the exit code must be 1 when
@@ -73,8 +74,28 @@ static char *read_file(const char *path)
     return s;
 }
 
-/* runs `CAKEC a1 [a2] file`: stdout through a pipe, stderr into an unlinked
- * temp file (no deadlock whatever the sizes); returns the wait status */
+enum { MAX_EXTRA = 6 };
+static char extra_buf[256];
+static char *extra[MAX_EXTRA + 1];   /* the file's `# check-args:`, NULL-terminated */
+
+/* reads the `# check-args:` line of text into extra */
+static void parse_extra(const char *text)
+{
+    int n = 0;
+    const char *h = strstr(text, "# check-args:");
+    extra_buf[0] = 0;
+    if (h) {
+        const char *eol = strchr(h, '\n');
+        size_t len = eol ? (size_t)(eol - h - 13) : strlen(h + 13);
+        snprintf(extra_buf, sizeof extra_buf, "%.*s", (int)len, h + 13);
+        for (char *t = strtok(extra_buf, " \t\r"); t && n < MAX_EXTRA; t = strtok(NULL, " \t\r"))
+            extra[n++] = t;
+    }
+    extra[n] = NULL;
+}
+
+/* runs `CAKEC a1 [a2] EXTRA... file`: stdout through a pipe, stderr into an
+ * unlinked temp file (no deadlock whatever the sizes); returns the wait status */
 static int run_capture(const char *cakec, const char *a1, const char *a2, const char *file,
                        Buf *out, Buf *err)
 {
@@ -94,10 +115,17 @@ static int run_capture(const char *cakec, const char *a1, const char *a2, const 
         close(po[0]);
         close(po[1]);
         close(te);
+        char *argv[MAX_EXTRA + 5];
+        int n = 0;
+        argv[n++] = (char *)cakec;
+        argv[n++] = (char *)a1;
         if (a2)
-            execl(cakec, cakec, a1, a2, file, (char *)NULL);
-        else
-            execl(cakec, cakec, a1, file, (char *)NULL);
+            argv[n++] = (char *)a2;
+        for (int i = 0; extra[i]; i++)
+            argv[n++] = extra[i];
+        argv[n++] = (char *)file;
+        argv[n] = NULL;
+        execv(cakec, argv);
         _exit(127);
     }
     close(po[1]);
@@ -286,6 +314,7 @@ static int check_file(const char *cakec, const char *path)
     }
     Expect *ex;
     int nex;
+    parse_extra(text);
     if (parse_expects(path, text, &ex, &nex) < 0) {
         free(text);
         free(ex);
