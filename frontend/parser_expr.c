@@ -48,7 +48,7 @@ int fe_starts_expr(TokKind k)
     case T_THREADS:
         return 1;
     default:
-        return 0;
+        return fe_is_contextual(k);
     }
 }
 
@@ -347,7 +347,7 @@ static NodeId postfix(Parser *p)
 NodeId fe_ref(Parser *p)
 {
     Token *t = fe_peek(p);
-    if (t->kind != T_IDENT) {
+    if (!fe_as_name(t)) {
         fe_error_here(p, E0104, "a tensor or tile name");
         return 0;
     }
@@ -584,6 +584,7 @@ static NodeId paren(Parser *p, Token *open)
 static NodeId primary(Parser *p)
 {
     Token *t = fe_peek(p);
+    fe_as_name(t);
     switch (t->kind) {
     case T_INT: fe_advance(p); return literal(p, OP_INT, t);
     case T_FLOAT: case T_INF: case T_NAN: fe_advance(p); return literal(p, OP_FLOAT, t);
