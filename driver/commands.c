@@ -236,6 +236,39 @@ static int open_device(CakeCtx *ctx, const Options *o, RunState *rs)
     return 1;
 }
 
+/* The shape `run` will check (--shape) or time (--bench: --shape over the
+ * kernel's `shape` defaults) must satisfy every assume (E0961 at the assume:
+ * outside them the kernel may compute only part of its output, and a bench
+ * would time that) and leave every `values` range non-empty (E0124). Checked
+ * before any GPU is opened; a shape not complete yet is left to the check. */
+static int shape_in_contract(CakeCtx *ctx, const Options *o, const Kernel *k, const ShapeEnv *given)
+{
+    if (!o->shape && !o->bench)
+        return 1;
+    ShapeEnv env = *given;
+    if (o->bench)
+        shape_env_add_defaults(k, &env);
+    if (!shape_env_bind_params(ctx, k, &env) || !shape_env_complete(ctx, k, &env, 0))
+        return 1;
+    NodeId failed = 0;
+    if (!shape_env_assumes_hold(ctx, k, &env, 0, &failed)) {
+        char buf[256];
+        Diag *d = diag_report(ctx, E0961, k->nodes[failed].span,
+                              "this assume does not hold for %s: refusing to %s the kernel there",
+                              shape_env_format(ctx, k, &env, buf, sizeof buf),
+                              o->bench ? "time" : "check");
+        diag_help(ctx, d, "outside its assumes a kernel may compute only part of its output "
+                          "(a bench there measures the wrong work): pick a shape the assumes allow");
+        return 0;
+    }
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        int64_t lo, hi;
+        if (!check_arg_values(ctx, k, i, &env, &lo, &hi))
+            return 0;
+    }
+    return 1;
+}
+
 /* the options of `run` that need no device: wrong ones are exit 1, before any GPU */
 static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
 {
@@ -272,7 +305,7 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         diag_help(ctx, d, "write `--shape M=4096,N=8192` for dims and `--set BM=64` for params");
         return 0;
     }
-    return 1;
+    return !k || shape_in_contract(ctx, o, k, &env);
 }
 
 static int load_reference(CakeCtx *ctx, const Options *o, RunState *rs, Sym name)

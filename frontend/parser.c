@@ -392,8 +392,24 @@ static NodeId parse_dim(Parser *p)
     return id;
 }
 
+/* ('values' expr '..' expr)?: the range of an integer tensor's elements,
+ * lower bound included, upper excluded (`values 0 .. V`: class ids of V
+ * classes). `values` is not a keyword: a name anywhere else. */
+static int parse_values(Parser *p, NodeId *lo, NodeId *hi)
+{
+    Token *t = fe_peek(p);
+    if (t->kind != T_IDENT || strcmp(ir_symstr(p->ctx, t->sym), "values") != 0)
+        return 1;
+    fe_advance(p);
+    *lo = fe_expr(p);
+    if (!*lo || !fe_expect(p, T_DOTDOT, "(a value range is written `values 0 .. V`)"))
+        return 0;
+    *hi = fe_expr(p);
+    return *hi != 0;
+}
+
 /* argtype := 'global' DTYPE '[' dim (',' dim)* ']' ('strides' '[' expr (',' expr)* ']')?
- *            ('align' INT)?
+ *            ('align' INT)? ('values' expr '..' expr)?
  *          | DTYPE */
 static NodeId parse_argtype(Parser *p)
 {
@@ -431,8 +447,13 @@ static NodeId parse_argtype(Parser *p)
     int64_t align = 0;
     if (fe_accept(p, T_ALIGN) && !fe_int_lit(p, &align, 65535, "alignment"))
         return 0;
+    NodeId vlo = 0, vhi = 0;
+    if (!parse_values(p, &vlo, &vhi))
+        return 0;
     NodeId id = fe_node(p, OP_GTYPE, fe_prev(p)->span);
     Node *n = ir_get(p->k, id);
+    n->b = vlo;
+    n->c = vhi;
     n->dtype = dt;
     n->lanes = lanes;
     n->sub = (uint16_t)ndims;

@@ -101,6 +101,35 @@ void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt)
         t->data[0] = 1;
 }
 
+void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
+{
+    Rng r;
+    rng_seed(&r, seed);
+    uint64_t range = hi > lo ? (uint64_t)(hi - lo) : 1;
+    for (int64_t i = 0; i < t->span; i++)
+        t->data[i] = interp_round(t->dtype, (double)(lo + (int64_t)(rng_next(&r) % range)));
+}
+
+int check_arg_values(CakeCtx *ctx, const Kernel *k, uint32_t i, const ShapeEnv *env,
+                     int64_t *lo, int64_t *hi)
+{
+    const Node *a = &k->nodes[k->args[i]];
+    const Node *t = a->a ? &k->nodes[a->a] : NULL;
+    if (!t || t->op != OP_GTYPE || !t->b || !t->c)
+        return -1;
+    char buf[256];
+    if (!shape_eval_int(ctx, k, t->b, env, lo) || !shape_eval_int(ctx, k, t->c, env, hi) ||
+        *hi <= *lo) {
+        Diag *d = diag_report(ctx, E0124, k->nodes[t->b].span,
+                              "the value range of argument '%s' is empty at %s",
+                              ir_symstr(ctx, a->name), shape_env_format(ctx, k, env, buf, sizeof buf));
+        diag_help(ctx, d, "`values LO .. HI` holds LO <= v < HI: HI must exceed LO at every "
+                          "checked shape (add an `assume`)");
+        return 0;
+    }
+    return 1;
+}
+
 /* ---- tolerances and poison ------------------------------------------------ */
 
 void check_tolerance(DType dt, double sum_len, double scale, double *rtol, double *atol_rel)
@@ -497,7 +526,19 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
                 t->data[j] = NAN;
             memset(b->host, check_poison_byte(t->dtype), b->bytes);
         } else {
-            check_fill_random(t, seed, opt);
+            int64_t lo, hi;
+            int vr = check_arg_values(ctx, k, i, &env, &lo, &hi);
+            if (vr < 0 && rk != k)
+                vr = check_arg_values(ctx, rk, i, &env, &lo, &hi);
+            if (vr == 0) {
+                snprintf(out->message, sizeof out->message,
+                         "argument '%s' has an empty value range at %s", b->name, out->shape);
+                goto done;
+            }
+            if (vr > 0)
+                check_fill_range(t, seed, lo, hi);
+            else
+                check_fill_random(t, seed, opt);
             uint8_t *h = b->host;
             for (int64_t j = 0; j < t->span; j++)
                 interp_encode(t->dtype, t->data[j], h + j * eb);

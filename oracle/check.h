@@ -16,7 +16,8 @@
  *   2. binds parameter defaults, requires every dim bound (E0953) and every
  *      assume to hold (E0961);
  *   3. allocates one CheckBuffer per argument of k: inputs (arguments the
- *      reference reads) get seeded random data, outputs (arguments it only
+ *      reference reads) get seeded random data (an integer tensor declared
+ *      `values LO .. HI` in that range), outputs (arguments it only
  *      writes) the poison pattern, in/out arguments random data;
  *   4. runs the reference on the host (fp64) on the same inputs;
  *   5. calls launch(): the device run;
@@ -184,6 +185,16 @@ uint8_t check_poison_byte(DType dt);
 /* Fills t (span elements, t->data allocated) with seeded random values of
  * its dtype: see CheckOptions. Never all zeros. */
 void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt);
+
+/* Fills t with seeded values drawn uniformly in [lo, hi) (zero included):
+ * the inputs of an argument declared `values lo .. hi`. */
+void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi);
+
+/* The value range `values LO .. HI` of argument i of k under env: 1 with
+ * *lo = LO, *hi = HI (HI excluded); -1 when the argument declares none; 0
+ * with E0124 when it does not evaluate or is empty (HI <= LO). */
+int check_arg_values(CakeCtx *ctx, const Kernel *k, uint32_t i, const ShapeEnv *env,
+                     int64_t *lo, int64_t *hi);
 
 /* Compares got (t's layout, dtype encoding) with want (t->data, the
  * reference; t->written, if set, marks the elements to compare) and fills

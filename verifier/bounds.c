@@ -11,7 +11,8 @@
  * (block.x <= grid[0] - 1 and block.x <= grid.x - 1; grid.x == grid[0] and
  * grid.x >= 1; sm.count >= 1), block and role sizes (and `lane`, `warp`, `wg` ranges) for the warp width of
  * the target checked for (sync.h: one run per warp width), `e / c` <= e / c, `cdiv(e, c)` <= (e + c - 1) / c
- * (exact when the assumes make e a multiple of c), `e % c` in [0, c - 1].
+ * (exact when the assumes make e a multiple of c), `e % c` in [0, c - 1],
+ * a value loaded from an argument declared `values LO .. HI` in [LO, HI - 1].
  * What remains is linear in the dims, bounded by the assumes. Masks, enclosing
  * `if`s, earlier `if ... { return }` guards and linear assumes are facts g <= 0:
  * f <= 0 also holds when f - g <= 0 does. TMA accesses are not checked: the
@@ -428,6 +429,14 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         if (up && !(cx.m && cx.m % c == 0 && cx.r % c == 0))
             x = lcomb(1, x, 1, lconst(c - 1));
         return ldiv(x, c);
+    }
+    case OP_LOAD: { /* from an argument declared `values LO .. HI`: LO .. HI - 1 */
+        NodeId decl = sy_ref_decl(s, n->a);
+        Node *d = decl ? sy_node(s, decl) : NULL;
+        Node *t = d && d->op == OP_ARG && d->a ? sy_node(s, d->a) : NULL;
+        if (!t || t->op != OP_GTYPE || !t->b || !t->c)
+            return bad;
+        return up ? lcomb(1, lin(b, t->c, 0), 1, lconst(-1)) : lin(b, t->b, 0);
     }
     case OP_MIN: case OP_MAX:
         if (n->n != 2 || (n->op == OP_MIN) != up)

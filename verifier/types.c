@@ -664,6 +664,27 @@ static void block(Ver *v, NodeId b)
 
 /* ---- the kernel header --------------------------------------------- */
 
+/* `values LO .. HI` of an integer tensor argument: both ends integer header
+ * expressions (dims, parameters, constants), on an integer dtype (E0123) */
+static void arg_values(Ver *v, Node *t)
+{
+    if (!t->b)
+        return;
+    for (int i = 0; i < 2; i++) {
+        NodeId e = i ? t->c : t->b;
+        ty_expr(v, e);
+        ty_want_int(v, e, i ? "the upper end of a value range" : "the lower end of a value range");
+    }
+    char kind = ir_dtypes[t->dtype].kind;
+    if ((kind != 'i' && kind != 'u') || t->lanes != 1) {
+        Diag *d = v_report(v, E0123, t->b, "a value range needs an integer tensor, not %s",
+                           ir_dtypes[t->dtype].spelling);
+        if (d)
+            diag_help(v->ctx, d, "`values LO .. HI` declares the range of indices held in an "
+                                 "integer tensor (class ids, gather rows, expert ids)");
+    }
+}
+
 static void header(Ver *v)
 {
     Kernel *k = v->k;
@@ -714,6 +735,7 @@ static void header(Ver *v)
         }
         if (t->n > nd && t->n != 2 * nd)
             v_report(v, E0328, tn, "%u strides for a tensor of rank %u", t->n - nd, nd);
+        arg_values(v, t);
         if (g.align && (g.align & (g.align - 1)))
             v_report(v, E0334, tn, "alignment %u is not a power of two", g.align);
         set(v, tn, vt_intern(v, &g));
