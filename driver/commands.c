@@ -170,6 +170,18 @@ static cJSON *check_json(const CheckReport *r)
         cJSON_AddNumberToObject(fb, "want", out->first_bad_want);
         cJSON_AddStringToObject(fb, "why", check_bad_name(out->bad));
     }
+    if (r->sample.on) { /* a large shape: only these rows/tiles were compared */
+        cJSON *sm = cJSON_AddObjectToObject(j, "sample");
+        cJSON_AddStringToObject(sm, "kind", r->sample.tiles ? "tiles" : "rows");
+        cJSON_AddNumberToObject(sm, "count", (double)r->sample.count);
+        cJSON_AddNumberToObject(sm, "of", (double)r->sample.of);
+        if (r->sample.tiles) {
+            cJSON *tl = cJSON_AddArrayToObject(sm, "tile");
+            cJSON_AddItemToArray(tl, cJSON_CreateNumber((double)r->sample.tile[0]));
+            cJSON_AddItemToArray(tl, cJSON_CreateNumber((double)r->sample.tile[1]));
+        }
+        cJSON_AddNumberToObject(sm, "seed", (double)r->sample.seed);
+    }
     cJSON_AddStringToObject(j, "message", r->message);
     return j;
 }
@@ -204,6 +216,13 @@ static void check_text(const CheckReport *r)
     printf("check %-28s %-5s max_rel_err %.3g  bad %lld%s%s\n", r->shape,
            check_status_name(r->status), r->max_rel_err, (long long)r->n_bad,
            r->unwritten ? "  UNWRITTEN" : "", r->has_nan ? "  NaN" : "");
+    if (r->sample.on && r->sample.tiles)
+        printf("      sampled %lld of %lld output tiles of %lld x %lld (seed %#llx)\n",
+               (long long)r->sample.count, (long long)r->sample.of, (long long)r->sample.tile[0],
+               (long long)r->sample.tile[1], (unsigned long long)r->sample.seed);
+    else if (r->sample.on)
+        printf("      sampled %lld of %lld rows (seed %#llx)\n", (long long)r->sample.count,
+               (long long)r->sample.of, (unsigned long long)r->sample.seed);
     if (!r->ok && r->message[0])
         printf("      %s\n", r->message);
 }

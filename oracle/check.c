@@ -54,48 +54,81 @@ static double float_max(DType dt)
     }
 }
 
-void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt)
-{
+/* one input's random values, element after element (the same sequence
+ * whether the tensor is filled at once or chunk by chunk) */
+typedef struct {
     Rng r;
-    rng_seed(&r, seed);
-    char kind = ir_dtypes[t->dtype].kind;
+    DType dt;
+    char kind;
+    int normal, range;
+    int64_t lo, hi;
+} Filler;
+
+static void filler_init(Filler *f, DType dt, uint64_t seed, const CheckOptions *opt)
+{
+    memset(f, 0, sizeof *f);
+    rng_seed(&f->r, seed);
+    f->dt = dt;
+    f->kind = ir_dtypes[dt].kind;
+    f->normal = opt && opt->dist == CHECK_DIST_NORMAL;
     int lo = opt ? opt->int_lo : 0, hi = opt ? opt->int_hi : 0;
     if (lo == 0 && hi == 0) {
-        lo = kind == 'u' ? 1 : -8;
-        hi = kind == 'u' ? 16 : 8;
+        lo = f->kind == 'u' ? 1 : -8;
+        hi = f->kind == 'u' ? 16 : 8;
     }
-    if (kind == 'u' && lo < 0)
+    if (f->kind == 'u' && lo < 0)
         lo = 0;
+    f->lo = lo;
+    f->hi = hi;
+}
+
+/* integers drawn in [lo, hi) with zero allowed: a `values` range */
+static void filler_range(Filler *f, int64_t lo, int64_t hi)
+{
+    f->range = 1;
+    f->lo = lo;
+    f->hi = hi > lo ? hi : lo + 1;
+}
+
+static double filler_next(Filler *f)
+{
+    Rng *r = &f->r;
+    double v = 0;
+    if (f->range)
+        return interp_round(f->dt, (double)(f->lo + (int64_t)(rng_next(r) % (uint64_t)(f->hi - f->lo))));
+    if (f->kind == 'f') {
+        for (int tries = 0; v == 0 && tries < 64; tries++) {
+            if (f->normal) {
+                double u1 = rng_unit(r), u2 = rng_unit(r);
+                v = sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
+                double m = float_max(f->dt);
+                v = v > m ? m : v < -m ? -m : v;
+            } else {
+                v = 2.0 * rng_unit(r) - 1.0;
+            }
+            v = interp_round(f->dt, v);
+        }
+        return v == 0 ? 0.5 : v;
+    }
+    if (f->kind == 'b')
+        return (double)(rng_next(r) & 1);
+    uint64_t range = (uint64_t)(f->hi - f->lo) + 1;
+    for (int tries = 0; tries < 64; tries++) {
+        v = (double)(f->lo + (int64_t)(rng_next(r) % range));
+        if (v != 0)
+            break;
+    }
+    return interp_round(f->dt, v);
+}
+
+void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt)
+{
+    Filler f;
+    filler_init(&f, t->dtype, seed, opt);
     int64_t nonzero = 0;
     for (int64_t i = 0; i < t->span; i++) {
-        double v = 0;
-        if (kind == 'f') {
-            for (int tries = 0; v == 0 && tries < 64; tries++) {
-                if (opt && opt->dist == CHECK_DIST_NORMAL) {
-                    double u1 = rng_unit(&r), u2 = rng_unit(&r);
-                    v = sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
-                    double m = float_max(t->dtype);
-                    v = v > m ? m : v < -m ? -m : v;
-                } else {
-                    v = 2.0 * rng_unit(&r) - 1.0;
-                }
-                v = interp_round(t->dtype, v);
-            }
-            if (v == 0)
-                v = 0.5;
-        } else if (kind == 'b') {
-            v = (double)(rng_next(&r) & 1);
-        } else {
-            uint64_t range = (uint64_t)(hi - lo) + 1;
-            for (int tries = 0; tries < 64; tries++) {
-                v = (double)(lo + (int64_t)(rng_next(&r) % range));
-                if (v != 0)
-                    break;
-            }
-            v = interp_round(t->dtype, v);
-        }
-        nonzero += v != 0;
-        t->data[i] = v;
+        t->data[i] = filler_next(&f);
+        nonzero += t->data[i] != 0;
     }
     if (!nonzero && t->span)
         t->data[0] = 1;
@@ -103,11 +136,30 @@ void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt)
 
 void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
 {
-    Rng r;
-    rng_seed(&r, seed);
-    uint64_t range = hi > lo ? (uint64_t)(hi - lo) : 1;
+    Filler f;
+    filler_init(&f, t->dtype, seed, NULL);
+    filler_range(&f, lo, hi);
     for (int64_t i = 0; i < t->span; i++)
-        t->data[i] = interp_round(t->dtype, (double)(lo + (int64_t)(rng_next(&r) % range)));
+        t->data[i] = filler_next(&f);
+}
+
+/* the same values straight into the device encoding (no fp64 copy): the
+ * inputs of a sampled check */
+static void fill_encoded(void *host, int64_t span, DType dt, uint64_t seed,
+                         const CheckOptions *opt, int ranged, int64_t lo, int64_t hi)
+{
+    Filler f;
+    filler_init(&f, dt, seed, opt);
+    if (ranged)
+        filler_range(&f, lo, hi);
+    int eb = interp_elem_bytes(dt);
+    for (int64_t i = 0; i < span; i++)
+        interp_encode(dt, filler_next(&f), (char *)host + i * eb);
+}
+
+uint64_t check_rand(uint64_t *state)
+{
+    return splitmix(state);
 }
 
 int check_arg_values(CakeCtx *ctx, const Kernel *k, uint32_t i, const ShapeEnv *env,
@@ -431,6 +483,32 @@ static double scalar_value(const CheckOptions *opt, const ShapeEnv *env, const N
     return (double)(1 + (int)(rng_next(&r) % 8));
 }
 
+/* the value range of input i: k's `values`, else the reference kernel's */
+static int input_range(CakeCtx *ctx, const Kernel *k, const Kernel *rk, uint32_t i,
+                       const ShapeEnv *env, int64_t *lo, int64_t *hi)
+{
+    int vr = check_arg_values(ctx, k, i, env, lo, hi);
+    if (vr < 0 && rk != k)
+        vr = check_arg_values(ctx, rk, i, env, lo, hi);
+    return vr;
+}
+
+/* a sampled check still holds every argument on the host in its device
+ * encoding (and in/out arguments in fp64): refuse beyond max_host_bytes */
+static int sample_fits(CakeCtx *ctx, const Kernel *k, const Bufs *B, const char *shape,
+                       const CheckOptions *opt)
+{
+    double bytes = 0, limit = opt->max_host_bytes > 0 ? opt->max_host_bytes : 0x1p36;
+    for (uint32_t i = 0; i < B->n; i++)
+        bytes += (double)B->t[i].span * interp_elem_bytes(B->t[i].dtype);
+    if (bytes <= limit)
+        return 1;
+    diag_report(ctx, E0960, k->span,
+                "shape %s needs %.0f bytes of host buffers even sampled (limit %.0f)", shape,
+                bytes, limit);
+    return 0;
+}
+
 CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckLaunchFn launch,
                          void *user, const CheckOptions *opt, CheckReport *out)
 {
@@ -487,11 +565,22 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         }
         total += (double)B.t[i].span;
     }
-    if (total > max_elems) {
+    int sampled = opt->sample > 0 || (opt->sample == 0 && total > max_elems);
+    if (total > max_elems && opt->sample < 0) {
         diag_report(ctx, E0960, k->span,
                     "shape %s needs %.0f host elements for the reference (limit %.0f)",
                     out->shape, total, max_elems);
         snprintf(out->message, sizeof out->message, "shape %s is too large to check", out->shape);
+        goto done;
+    }
+    if (sampled && !sample_fits(ctx, k, &B, out->shape, opt)) {
+        snprintf(out->message, sizeof out->message, "shape %s is too large to check", out->shape);
+        goto done;
+    }
+    if (sampled && !check_sample_choose(ctx, k, I, &env, opt,
+                                        shape_seed(k, &env, out->seed, 0xFFFFu), &out->sample)) {
+        snprintf(out->message, sizeof out->message,
+                 "shape %s is too large to check and the reference cannot be sampled", out->shape);
         goto done;
     }
     for (uint32_t i = 0; i < k->nargs; i++) {
@@ -509,10 +598,29 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         memcpy(b->stride, t->stride, sizeof b->stride);
         uint64_t seed = shape_seed(k, &env, out->seed, i);
         size_t span = (size_t)(t->span ? t->span : 1);
-        t->data = malloc(span * sizeof *t->data);
         b->bytes = (size_t)eb * (b->is_tensor ? (size_t)t->span : 1);
         b->host = malloc(b->bytes ? b->bytes : 1);
+        if (sampled && b->is_tensor && !(b->role & INTERP_WRITTEN)) {
+            /* an input of a sampled check: the reference decodes it from b->host */
+            int64_t lo, hi;
+            int vr = b->host ? input_range(ctx, k, rk, i, &env, &lo, &hi) : 1;
+            if (vr == 0) {
+                snprintf(out->message, sizeof out->message,
+                         "argument '%s' has an empty value range at %s", b->name, out->shape);
+                goto done;
+            }
+            if (b->host)
+                fill_encoded(b->host, t->span, t->dtype, seed, opt, vr > 0, lo, hi);
+            t->enc = b->host;
+            if (!b->host)
+                goto oom;
+            continue;
+        }
+        /* a sampled output: zero pages until the reference writes its rows */
+        t->data = sampled && b->is_tensor && b->role == INTERP_WRITTEN
+                      ? calloc(span, sizeof *t->data) : malloc(span * sizeof *t->data);
         if (!t->data || !b->host) {
+oom:
             snprintf(out->message, sizeof out->message, "out of host memory at shape %s",
                      out->shape);
             goto done;
@@ -522,14 +630,14 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
             interp_encode(t->dtype, t->data[0], b->host);
         } else if (b->role == INTERP_WRITTEN) {
             t->written = calloc(span, 1);
-            for (size_t j = 0; j < span; j++)
+            for (size_t j = 0; !sampled && j < span; j++)
                 t->data[j] = NAN;
             memset(b->host, check_poison_byte(t->dtype), b->bytes);
         } else {
             int64_t lo, hi;
-            int vr = check_arg_values(ctx, k, i, &env, &lo, &hi);
-            if (vr < 0 && rk != k)
-                vr = check_arg_values(ctx, rk, i, &env, &lo, &hi);
+            int vr = input_range(ctx, k, rk, i, &env, &lo, &hi);
+            if (sampled && (b->role & INTERP_WRITTEN))
+                t->written = calloc(span, 1); /* in/out: compare the sampled rows only */
             if (vr == 0) {
                 snprintf(out->message, sizeof out->message,
                          "argument '%s' has an empty value range at %s", b->name, out->shape);
@@ -587,7 +695,7 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         o->name = B.b[i].name;
         double rtol, atol;
         check_tolerance(B.t[i].dtype, out->cost.sum_len, opt->tol_scale, &rtol, &atol);
-        if (B.b[i].role & INTERP_READ) { /* in/out: compare every element */
+        if ((B.b[i].role & INTERP_READ) && !sampled) { /* in/out: compare every element */
             free(B.t[i].written);
             B.t[i].written = NULL;
         }
@@ -627,6 +735,12 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         snprintf(out->message, sizeof out->message,
                  "pass at %s: max abs error %.3g, %.3g of the bound", out->shape,
                  out->max_abs_err, out->max_ratio);
+    }
+    if (out->sample.on) {
+        size_t w = strlen(out->message);
+        snprintf(out->message + w, sizeof out->message - w, " (sampled %lld of %lld %s, seed %#llx)",
+                 (long long)out->sample.count, (long long)out->sample.of,
+                 out->sample.tiles ? "tiles" : "rows", (unsigned long long)out->sample.seed);
     }
 done:
     free_bufs(&B);

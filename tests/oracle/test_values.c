@@ -14,7 +14,7 @@ static void test_fill_range(void **state)
 {
     (void)state;
     double d[4096];
-    HostTensor t = {DT_I32, 1, {4096}, {1}, 4096, 4096, d, NULL};
+    HostTensor t = {DT_I32, 1, {4096}, {1}, 4096, 4096, d, NULL, NULL};
     check_fill_range(&t, 5, 0, 7);
     int seen[7] = {0};
     for (int i = 0; i < 4096; i++) {
