@@ -441,6 +441,22 @@ static int lvalue_ok(Ver *v, NodeId lv)
     return 1;
 }
 
+/* In the reference, a float value stored into a float argument element
+ * rounds to the element's dtype (docs/tir.md §11.1): `y[m, n] = x * r` into
+ * a bf16 `y` needs no `bf16(...)`. Elsewhere narrowing stays explicit. */
+static int ref_rounding_store(Ver *v, NodeId lv, NodeId val)
+{
+    const Type *L = T(v, lv), *R = T(v, val);
+    if (!v->in_ref[lv] || L->space != SP_GLOBAL || L->kind != TK_SCALAR ||
+        R->kind != TK_SCALAR || !vt_is_float_dt((DType)L->dtype))
+        return 0;
+    if (vt_is_untyped(R)) {
+        ty_adapt(v, val, (DType)L->dtype);
+        return 1;
+    }
+    return vt_is_float_dt((DType)R->dtype);
+}
+
 static void assign_stmt(Ver *v, NodeId s)
 {
     Node *n = N(v, s);
@@ -453,6 +469,8 @@ static void assign_stmt(Ver *v, NodeId s)
     NodeId decl = v_root_decl(v, n->a);
     const char *what = ir_fmt(v->ctx, "assignment to `%s`", v_text(v, n->a));
     if (n->sub == OP_NONE || n->sub == 0) {
+        if (ref_rounding_store(v, n->a, n->b))
+            return;
         if (assignable(v, n->b, tl, decl, what))
             ty_ldmatrix_form(v, n->b, tl);
         return;
