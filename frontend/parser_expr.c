@@ -5,6 +5,7 @@
  *   9 + -   10 * / %   11 unary - !   12 ^ (right assoc)   13 postfix
  * ir/print.c uses the same levels to put back exactly the needed parens. */
 #include <math.h>
+#include <ctype.h>
 #include <string.h>
 #include "parser.h"
 
@@ -259,6 +260,19 @@ static const char *dotted_text(Parser *p, NodeId base, const char *member)
     return inner ? ir_fmt(p->ctx, "%s.%s", inner, member) : NULL;
 }
 
+/* the whole dotted word written at lo (`reduce.warp.sum`), whatever its
+ * tokens: a fix-it replaces all of it, never only its first part */
+static Span dotted_word(Parser *p, uint32_t lo)
+{
+    const SourceFile *f = &p->ctx->files[p->file];
+    uint32_t hi = lo;
+    while (hi < f->len && (isalnum((unsigned char)f->text[hi]) || f->text[hi] == '_' ||
+                           (f->text[hi] == '.' && hi + 1 < f->len &&
+                            (isalpha((unsigned char)f->text[hi + 1]) || f->text[hi + 1] == '_'))))
+        hi++;
+    return (Span){p->file, lo, hi};
+}
+
 /* `reduce.warp.sum(x)`: a misspelled dotted builtin, reported whole */
 static int bad_dotted(Parser *p, NodeId base, Token *m)
 {
@@ -279,11 +293,13 @@ static int bad_dotted(Parser *p, NodeId base, Token *m)
     if (!known_prefix)
         return 0;
     Span s = {p->file, ir_get(p->k, base)->span.lo, m->span.hi};
+    Span whole = dotted_word(p, s.lo);
+    word = ir_fmt(p->ctx, "%.*s", (int)(whole.hi - whole.lo), p->ctx->files[p->file].text + whole.lo);
     Diag *d = fe_error(p, E0203, s, "unknown builtin `%s`", word);
     const char *near = fe_suggest(word, cands, n);
     if (d && near) {
         diag_help(p->ctx, d, "did you mean `%s`?", near);
-        diag_fixit(p->ctx, d, s, near);
+        diag_fixit(p->ctx, d, whole, near);
     }
     return 1;
 }
@@ -470,7 +486,7 @@ static void unknown_builtin(Parser *p, Token *t, const char *s)
     const char *near = fe_suggest(s, cands, n);
     if (d && near) {
         diag_help(p->ctx, d, "did you mean `%s`?", near);
-        diag_fixit(p->ctx, d, t->span, near);
+        diag_fixit(p->ctx, d, dotted_word(p, t->span.lo), near);
     }
 }
 

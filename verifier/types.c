@@ -188,7 +188,7 @@ static int assignable(Ver *v, NodeId val, TypeId tdst, NodeId decl, const char *
     v_note_decl(v, dg, decl, NULL);
     if (numeric) {
         diag_help(v->ctx, dg, "convert explicitly: `%s(%s)`", to, v_text(v, val));
-        diag_fixit(v->ctx, dg, v_span(v, val), ir_fmt(v->ctx, "%s(%s)", to, v_text(v, val)));
+        diag_fixit(v->ctx, dg, v_span(v, val), ir_fmt(v->ctx, "%s(%s)", to, v_source(v, val)));
     }
     return 0;
 }
@@ -500,7 +500,7 @@ static void assign_stmt(Ver *v, NodeId s)
         diag_help(v->ctx, d, "convert explicitly: `%s(%s)`", ir_dtypes[L->dtype].spelling,
                   v_text(v, n->b));
         diag_fixit(v->ctx, d, v_span(v, n->b), ir_fmt(v->ctx, "%s(%s)", ir_dtypes[L->dtype].spelling,
-                                                      v_text(v, n->b)));
+                                                      v_source(v, n->b)));
         return;
     }
     uint16_t fl = ir_ops[n->sub].flags;
