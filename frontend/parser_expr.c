@@ -494,7 +494,8 @@ static void unknown_builtin(Parser *p, Token *t, const char *s)
 static NodeId call(Parser *p, Token *t)
 {
     const char *s = ir_symstr(p->ctx, t->sym);
-    int red = fe_peek_at(p, 1)->kind == T_IDENT && fe_peek_at(p, 2)->kind == T_IN;
+    int red = (fe_peek_at(p, 1)->kind == T_IDENT || fe_is_contextual(fe_peek_at(p, 1)->kind)) &&
+              fe_peek_at(p, 2)->kind == T_IN;
     if (red && (!strcmp(s, "sum") || !strcmp(s, "max") || !strcmp(s, "min")))
         return reduction(p, s[0] == 's' ? OP_SUM : s[1] == 'a' ? OP_RMAX : OP_RMIN, t);
     Op op = lookup_op(s, OC_BUILTIN);
