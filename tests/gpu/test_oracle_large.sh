@@ -2,7 +2,7 @@
 # test_oracle_large.sh — `cakec run` on a GPU at real sizes (the lead runs it;
 # skipped, exit 77, where there is no GPU):
 #   - `--check` at shapes over the 2^27-element host limit samples rows
-#     (rmsnorm 16384 x 4096, cross_entropy 4096 x 32000) or output tiles
+#     (rmsnorm 16384 x 4096, cross_entropy 8192 x 32000) or output tiles
 #     (gemm_sm90 8192^3) and passes; the report says what it sampled;
 #   - cross_entropy's `values 0 .. V` targets keep its gather in bounds under
 #     --check (picked shapes) and --bench;
@@ -34,7 +34,7 @@ check() {
     "$CAKEC" run "$1" --check --shape "$2" | sed 's/^/    /'
 }
 check "$EX/rmsnorm.tir" M=16384,N=4096 rows 16384
-check "$EX/cross_entropy.tir" B=4096,V=32000 rows 4096
+check "$EX/cross_entropy.tir" B=8192,V=32000 rows 8192
 check "$EX/gemm_sm90.tir" M=8192,N=8192,K=8192 tiles 262144
 
 "$CAKEC" run "$EX/cross_entropy.tir" --check > "$tmp/out" 2>&1 && ok ||
