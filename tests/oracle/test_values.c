@@ -81,6 +81,40 @@ static void test_empty_range(void **state)
     ctx_free(ctx);
 }
 
+/* examples/cross_entropy.tir: its reference runs on the drawn targets at the
+ * picked shapes and at a sampled large one */
+static void test_example(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/cross_entropy.tir", CAKE_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char src[1 << 16];
+    size_t n = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[n] = 0;
+    CakeCtx *ctx = ctx_new();
+    Kernel *k = parse_kernel(ctx, src);
+    ShapeEnv base;
+    shape_env_clear(&base);
+    CheckReport reps[8];
+    FakeDev good = {0, 0, -1, 0, 0};
+    uint32_t got = check_suite(ctx, k, &base, NULL, fake_device, &good, reps, 8);
+    assert_true(got >= 3);
+    for (uint32_t i = 0; i < got; i++)
+        assert_int_equal(reps[i].status, CHECK_PASS);
+    ShapeEnv big = shape_of(ctx, k, "B=64, V=1000");
+    CheckOptions o;
+    memset(&o, 0, sizeof o);
+    o.sample = 1;
+    o.sample_flops = 20000; /* a few rows */
+    assert_int_equal(check_run_ex(ctx, k, &big, fake_device, &good, &o, &reps[0]), CHECK_PASS);
+    assert_true(reps[0].sample.on && reps[0].sample.count < 64);
+    assert_int_equal(ctx->nerrors, 0);
+    ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -88,6 +122,7 @@ int main(void)
         cmocka_unit_test(test_check_uses_range),
         cmocka_unit_test(test_without_range_the_reference_fails),
         cmocka_unit_test(test_empty_range),
+        cmocka_unit_test(test_example),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
