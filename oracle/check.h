@@ -216,6 +216,15 @@ int check_arg_values(CakeCtx *ctx, const Kernel *k, uint32_t i, const ShapeEnv *
 /* splitmix64: the next value of a seeded stream */
 uint64_t check_rand(uint64_t *state);
 
+/* The values check_fill_random (ranged: check_fill_range(lo, hi)) would
+ * draw, written in dt's device encoding to host (span elements). */
+void check_fill_encoded(void *host, int64_t span, DType dt, uint64_t seed,
+                        const CheckOptions *opt, int ranged, int64_t lo, int64_t hi);
+
+/* A scalar argument's random value: floats uniform in [0.1, 1), bool 1,
+ * integers in [1, 8]. */
+double check_random_scalar(DType dt, uint64_t seed);
+
 /* Chooses the sample of a large shape (check_sample.c): whole rows, or
  * output tiles when the reference is a perfect 2-nest and a row costs more
  * than an eighth of opt->sample_flops; always the first and the last row
