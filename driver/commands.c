@@ -167,6 +167,18 @@ static cJSON *check_json(const CheckReport *r)
         cJSON_AddNumberToObject(fb, "want", out->first_bad_want);
         cJSON_AddStringToObject(fb, "why", check_bad_name(out->bad));
     }
+    if (r->sample.on) { /* a large shape: only these rows/tiles were compared */
+        cJSON *sm = cJSON_AddObjectToObject(j, "sample");
+        cJSON_AddStringToObject(sm, "kind", r->sample.tiles ? "tiles" : "rows");
+        cJSON_AddNumberToObject(sm, "count", (double)r->sample.count);
+        cJSON_AddNumberToObject(sm, "of", (double)r->sample.of);
+        if (r->sample.tiles) {
+            cJSON *tl = cJSON_AddArrayToObject(sm, "tile");
+            cJSON_AddItemToArray(tl, cJSON_CreateNumber((double)r->sample.tile[0]));
+            cJSON_AddItemToArray(tl, cJSON_CreateNumber((double)r->sample.tile[1]));
+        }
+        cJSON_AddNumberToObject(sm, "seed", (double)r->sample.seed);
+    }
     cJSON_AddStringToObject(j, "message", r->message);
     return j;
 }
@@ -201,6 +213,13 @@ static void check_text(const CheckReport *r)
     printf("check %-28s %-5s max_rel_err %.3g  bad %lld%s%s\n", r->shape,
            check_status_name(r->status), r->max_rel_err, (long long)r->n_bad,
            r->unwritten ? "  UNWRITTEN" : "", r->has_nan ? "  NaN" : "");
+    if (r->sample.on && r->sample.tiles)
+        printf("      sampled %lld of %lld output tiles of %lld x %lld (seed %#llx)\n",
+               (long long)r->sample.count, (long long)r->sample.of, (long long)r->sample.tile[0],
+               (long long)r->sample.tile[1], (unsigned long long)r->sample.seed);
+    else if (r->sample.on)
+        printf("      sampled %lld of %lld rows (seed %#llx)\n", (long long)r->sample.count,
+               (long long)r->sample.of, (unsigned long long)r->sample.seed);
     if (!r->ok && r->message[0])
         printf("      %s\n", r->message);
 }
@@ -239,6 +258,39 @@ static int open_device(CakeCtx *ctx, const Options *o, RunState *rs)
     return 1;
 }
 
+/* The shape `run` will check (--shape) or time (--bench: --shape over the
+ * kernel's `shape` defaults) must satisfy every assume (E0961 at the assume:
+ * outside them the kernel may compute only part of its output, and a bench
+ * would time that) and leave every `values` range non-empty (E0124). Checked
+ * before any GPU is opened; a shape not complete yet is left to the check. */
+static int shape_in_contract(CakeCtx *ctx, const Options *o, const Kernel *k, const ShapeEnv *given)
+{
+    if (!o->shape && !o->bench)
+        return 1;
+    ShapeEnv env = *given;
+    if (o->bench)
+        shape_env_add_defaults(k, &env);
+    if (!shape_env_bind_params(ctx, k, &env) || !shape_env_complete(ctx, k, &env, 0))
+        return 1;
+    NodeId failed = 0;
+    if (!shape_env_assumes_hold(ctx, k, &env, 0, &failed)) {
+        char buf[256];
+        Diag *d = diag_report(ctx, E0961, k->nodes[failed].span,
+                              "this assume does not hold for %s: refusing to %s the kernel there",
+                              shape_env_format(ctx, k, &env, buf, sizeof buf),
+                              o->bench ? "time" : "check");
+        diag_help(ctx, d, "outside its assumes a kernel may compute only part of its output "
+                          "(a bench there measures the wrong work): pick a shape the assumes allow");
+        return 0;
+    }
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        int64_t lo, hi;
+        if (!check_arg_values(ctx, k, i, &env, &lo, &hi))
+            return 0;
+    }
+    return 1;
+}
+
 /* the options of `run` that need no device: wrong ones are exit 1, before any GPU */
 static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
 {
@@ -267,7 +319,8 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         }
     }
     ShapeEnv env;
-    return !k || cake_parse_bindings(ctx, k, o->set, o->shape, &env);
+    return !k || (cake_parse_bindings(ctx, k, o->set, o->shape, &env) &&
+                  shape_in_contract(ctx, o, k, &env));
 }
 
 static int load_reference(CakeCtx *ctx, const Options *o, RunState *rs, Sym name)

@@ -206,6 +206,22 @@ static int starts_statement(TokKind k)
     }
 }
 
+/* header clause words (also names, see fe_is_contextual) */
+static int is_header_word(TokKind k)
+{
+    return k == T_TARGET || k == T_ARG || k == T_GRID || k == T_WARPS || k == T_WARPGROUPS ||
+           k == T_ASSUME || k == T_SHAPE;
+}
+
+/* inside a kernel body: no header clause can start here */
+static int in_body(const Lexer *lx)
+{
+    for (uint32_t i = 0; i < lx->ndelims; i++)
+        if (lx->delims[i].c == '{')
+            return 1;
+    return 0;
+}
+
 /* A statement keyword starts a line inside ( ) or [ ]: the bracket was left
  * open. Close it here so the statement ends; the newline token remembers
  * the opener (v.i = its token index + 1) for the parser's E0106. */
@@ -242,7 +258,8 @@ static void lex_ident(Lexer *lx)
     }
     lx->pos = hi;
     int kw = keyword(s, n);
-    if (kw >= 0 && lx->nl_pending && starts_statement((TokKind)kw))
+    if (kw >= 0 && lx->nl_pending && starts_statement((TokKind)kw) &&
+        !(is_header_word((TokKind)kw) && in_body(lx)))
         close_unclosed(lx, lo);
     DType dt;
     uint8_t lanes;

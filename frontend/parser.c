@@ -93,8 +93,35 @@ Diag *fe_error_here(Parser *p, DiagCode code, const char *what)
     return fe_error(p, code, t->span, "expected %s, found %s", what, fe_describe(p, t));
 }
 
+/* Keywords that mean something only at one place of the grammar (a header
+ * clause, a clause of a declaration or statement) are names everywhere
+ * else: `arg target: global i32[B]`, `let count = 4`, `store out[i] <- mask`.
+ * Reserved for good: the words that start a statement or an expression. */
+int fe_is_contextual(TokKind k)
+{
+    switch (k) {
+    case T_TARGET: case T_ARG: case T_GRID: case T_WARPS: case T_WARPGROUPS: case T_ASSUME:
+    case T_SHAPE: case T_STEP: case T_UNROLL: case T_AS: case T_MASK: case T_ON: case T_FROM:
+    case T_TO: case T_STAGES: case T_COUNT: case T_REGS: case T_SWIZZLE: case T_LAYOUT:
+    case T_SCOPE: case T_ALIGN: case T_STRIDES:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* turns a contextual keyword at a place that wants a name into T_IDENT */
+int fe_as_name(Token *t)
+{
+    if (fe_is_contextual((TokKind)t->kind))
+        t->kind = T_IDENT;
+    return t->kind == T_IDENT;
+}
+
 int fe_expect(Parser *p, TokKind k, const char *context)
 {
+    if (k == T_IDENT)
+        fe_as_name(fe_peek(p));
     if (fe_accept(p, k))
         return 1;
     const char *what = ir_fmt(p->ctx, k <= T_DTYPE ? "%s%s%s" : "`%s`%s%s",
@@ -381,6 +408,8 @@ static NodeId parse_dim(Parser *p)
 {
     Token *t = fe_peek(p);
     TokKind next = fe_peek_at(p, 1)->kind;
+    if (next == T_COMMA || next == T_RBRACK)
+        fe_as_name(t);
     if (t->kind != T_IDENT || (next != T_COMMA && next != T_RBRACK) || is_param(p, t->sym))
         return fe_expr(p);
     fe_advance(p);
@@ -396,8 +425,24 @@ static NodeId parse_dim(Parser *p)
     return id;
 }
 
+/* ('values' expr '..' expr)?: the range of an integer tensor's elements,
+ * lower bound included, upper excluded (`values 0 .. V`: class ids of V
+ * classes). `values` is not a keyword: a name anywhere else. */
+static int parse_values(Parser *p, NodeId *lo, NodeId *hi)
+{
+    Token *t = fe_peek(p);
+    if (t->kind != T_IDENT || strcmp(ir_symstr(p->ctx, t->sym), "values") != 0)
+        return 1;
+    fe_advance(p);
+    *lo = fe_expr(p);
+    if (!*lo || !fe_expect(p, T_DOTDOT, "(a value range is written `values 0 .. V`)"))
+        return 0;
+    *hi = fe_expr(p);
+    return *hi != 0;
+}
+
 /* argtype := 'global' DTYPE '[' dim (',' dim)* ']' ('strides' '[' expr (',' expr)* ']')?
- *            ('align' INT)?
+ *            ('align' INT)? ('values' expr '..' expr)?
  *          | DTYPE */
 static NodeId parse_argtype(Parser *p)
 {
@@ -435,8 +480,13 @@ static NodeId parse_argtype(Parser *p)
     int64_t align = 0;
     if (fe_accept(p, T_ALIGN) && !fe_int_lit(p, &align, 65535, "alignment"))
         return 0;
+    NodeId vlo = 0, vhi = 0;
+    if (!parse_values(p, &vlo, &vhi))
+        return 0;
     NodeId id = fe_node(p, OP_GTYPE, fe_prev(p)->span);
     Node *n = ir_get(p->k, id);
+    n->b = vlo;
+    n->c = vhi;
     n->dtype = dt;
     n->lanes = lanes;
     n->sub = (uint16_t)ndims;

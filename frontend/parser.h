@@ -31,6 +31,8 @@ int fe_check(Parser *p, TokKind k);
 int fe_accept(Parser *p, TokKind k);
 int fe_enter(Parser *p);
 int fe_expect(Parser *p, TokKind k, const char *context);
+int fe_is_contextual(TokKind k);
+int fe_as_name(Token *t);
 int fe_expect_close(Parser *p, TokKind k, const Token *open);
 Diag *fe_error(Parser *p, DiagCode code, Span span, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

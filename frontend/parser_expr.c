@@ -5,6 +5,7 @@
  *   9 + -   10 * / %   11 unary - !   12 ^ (right assoc)   13 postfix
  * ir/print.c uses the same levels to put back exactly the needed parens. */
 #include <math.h>
+#include <ctype.h>
 #include <string.h>
 #include "parser.h"
 
@@ -48,7 +49,7 @@ int fe_starts_expr(TokKind k)
     case T_THREADS:
         return 1;
     default:
-        return 0;
+        return fe_is_contextual(k);
     }
 }
 
@@ -259,6 +260,19 @@ static const char *dotted_text(Parser *p, NodeId base, const char *member)
     return inner ? ir_fmt(p->ctx, "%s.%s", inner, member) : NULL;
 }
 
+/* the whole dotted word written at lo (`reduce.warp.sum`), whatever its
+ * tokens: a fix-it replaces all of it, never only its first part */
+static Span dotted_word(Parser *p, uint32_t lo)
+{
+    const SourceFile *f = &p->ctx->files[p->file];
+    uint32_t hi = lo;
+    while (hi < f->len && (isalnum((unsigned char)f->text[hi]) || f->text[hi] == '_' ||
+                           (f->text[hi] == '.' && hi + 1 < f->len &&
+                            (isalpha((unsigned char)f->text[hi + 1]) || f->text[hi + 1] == '_'))))
+        hi++;
+    return (Span){p->file, lo, hi};
+}
+
 /* `reduce.warp.sum(x)`: a misspelled dotted builtin, reported whole */
 static int bad_dotted(Parser *p, NodeId base, Token *m)
 {
@@ -279,11 +293,13 @@ static int bad_dotted(Parser *p, NodeId base, Token *m)
     if (!known_prefix)
         return 0;
     Span s = {p->file, ir_get(p->k, base)->span.lo, m->span.hi};
+    Span whole = dotted_word(p, s.lo);
+    word = ir_fmt(p->ctx, "%.*s", (int)(whole.hi - whole.lo), p->ctx->files[p->file].text + whole.lo);
     Diag *d = fe_error(p, E0203, s, "unknown builtin `%s`", word);
     const char *near = fe_suggest(word, cands, n);
     if (d && near) {
         diag_help(p->ctx, d, "did you mean `%s`?", near);
-        diag_fixit(p->ctx, d, s, near);
+        diag_fixit(p->ctx, d, whole, near);
     }
     return 1;
 }
@@ -347,7 +363,7 @@ static NodeId postfix(Parser *p)
 NodeId fe_ref(Parser *p)
 {
     Token *t = fe_peek(p);
-    if (t->kind != T_IDENT) {
+    if (!fe_as_name(t)) {
         fe_error_here(p, E0104, "a tensor or tile name");
         return 0;
     }
@@ -470,7 +486,7 @@ static void unknown_builtin(Parser *p, Token *t, const char *s)
     const char *near = fe_suggest(s, cands, n);
     if (d && near) {
         diag_help(p->ctx, d, "did you mean `%s`?", near);
-        diag_fixit(p->ctx, d, t->span, near);
+        diag_fixit(p->ctx, d, dotted_word(p, t->span.lo), near);
     }
 }
 
@@ -478,7 +494,8 @@ static void unknown_builtin(Parser *p, Token *t, const char *s)
 static NodeId call(Parser *p, Token *t)
 {
     const char *s = ir_symstr(p->ctx, t->sym);
-    int red = fe_peek_at(p, 1)->kind == T_IDENT && fe_peek_at(p, 2)->kind == T_IN;
+    int red = (fe_peek_at(p, 1)->kind == T_IDENT || fe_is_contextual(fe_peek_at(p, 1)->kind)) &&
+              fe_peek_at(p, 2)->kind == T_IN;
     if (red && (!strcmp(s, "sum") || !strcmp(s, "max") || !strcmp(s, "min")))
         return reduction(p, s[0] == 's' ? OP_SUM : s[1] == 'a' ? OP_RMAX : OP_RMIN, t);
     Op op = lookup_op(s, OC_BUILTIN);
@@ -584,6 +601,7 @@ static NodeId paren(Parser *p, Token *open)
 static NodeId primary(Parser *p)
 {
     Token *t = fe_peek(p);
+    fe_as_name(t);
     switch (t->kind) {
     case T_INT: fe_advance(p); return literal(p, OP_INT, t);
     case T_FLOAT: case T_INF: case T_NAN: fe_advance(p); return literal(p, OP_FLOAT, t);

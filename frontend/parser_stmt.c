@@ -501,6 +501,30 @@ static NodeId item(Parser *p, int blk)
     }
 }
 
+/* A header clause word at the start of a statement in the body is a name
+ * when the kernel declares it (argument, parameter, dim) or when an
+ * assignment follows it; otherwise it is a misplaced header clause (E0116). */
+static int header_word_is_name(Parser *p, const Token *t)
+{
+    const Kernel *k = p->k;
+    for (uint32_t i = 0; i < k->nargs; i++)
+        if (k->nodes[k->args[i]].name == t->sym)
+            return 1;
+    for (uint32_t i = 0; i < k->nparams; i++)
+        if (k->nodes[k->params[i]].name == t->sym)
+            return 1;
+    for (uint32_t i = 0; i < k->ndims; i++)
+        if (k->nodes[k->dims[i]].name == t->sym)
+            return 1;
+    switch (fe_peek_at(p, 1)->kind) {
+    case T_EQ: case T_PLUSEQ: case T_MINUSEQ: case T_STAREQ: case T_SLASHEQ: case T_MAXEQ:
+    case T_MINEQ: case T_DOT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* stmt := let | var | decl | lvalue assignop expr | for | if | store | ... | call */
 static NodeId stmt(Parser *p)
 {
@@ -514,6 +538,17 @@ static NodeId stmt(Parser *p)
     case T_SYNC: fe_advance(p); return op_stmt(p, OP_SYNC, t);
     case T_FENCE: fe_advance(p); return op_stmt(p, OP_FENCE, t);
     case T_RETURN: fe_advance(p); return op_stmt(p, OP_RETURN, t);
+    case T_ARG: case T_TARGET: case T_GRID: case T_WARPS: case T_WARPGROUPS: case T_ASSUME:
+    case T_SHAPE:
+        if (!header_word_is_name(p, t)) {
+            Diag *d = fe_error(p, E0116, t->span, "%s is a kernel header clause, not a statement",
+                               fe_describe(p, t));
+            if (d)
+                diag_help(p->ctx, d, "header clauses go between the kernel's name and its `{`");
+            return 0;
+        }
+        fe_as_name(t);
+        return expr_stmt(p);
     case T_IDENT: {
         Op op = stmt_op(p, t);
         if (op) {
@@ -521,14 +556,6 @@ static NodeId stmt(Parser *p)
             return op_stmt(p, op, t);
         }
         return expr_stmt(p);
-    }
-    case T_ARG: case T_TARGET: case T_GRID: case T_WARPS: case T_WARPGROUPS: case T_ASSUME:
-    case T_SHAPE: {
-        Diag *d = fe_error(p, E0116, t->span, "%s is a kernel header clause, not a statement",
-                           fe_describe(p, t));
-        if (d)
-            diag_help(p->ctx, d, "header clauses go between the kernel's name and its `{`");
-        return 0;
     }
     default:
         if (fe_starts_expr(t->kind))

@@ -126,7 +126,7 @@ OP(ROLE,      "role",        OC_DECL,    3, 0,                  CC_FREE)   /* ro
 
 /* ---- types (syntactic) --------------------------------------------- */
 OP(TYPE,      "",            OC_TYPE,   -1, 0,                  CC_FREE)   /* dtype [x lanes] [list = dims] */
-OP(GTYPE,     "global",      OC_TYPE,   -1, 0,                  CC_FREE)   /* global dtype[dims] [strides..] [align] */
+OP(GTYPE,     "global",      OC_TYPE,   -1, 0,                  CC_FREE)   /* global dtype[dims] [strides..] [align] [values b .. c] */
 
 /* ---- statements ---------------------------------------------------- */
 OP(BLOCK,     "",            OC_STMT,   -1, 0,                  CC_FREE)   /* { list } */

@@ -278,6 +278,12 @@ static void type(Printer *p, NodeId id)
         }
         if (n->v.attr.align)
             fprintf(p->out, " align %u", n->v.attr.align);
+        if (n->b && n->c) {
+            fputs(" values ", p->out);
+            expr(p, n->b, PREC_TOP);
+            fputs(" .. ", p->out);
+            expr(p, n->c, PREC_TOP);
+        }
         return;
     }
     dtype(p, n->dtype, n->lanes);

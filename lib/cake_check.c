@@ -92,8 +92,10 @@ static uint64_t rng_next(uint64_t *s)
     return x ^ (x >> 31);
 }
 
-/* fills `bytes` of device memory with random values of dtype dt in [-1, 1) */
-static RtStatus fill_random(RtDevice *dev, RtPtr p, size_t bytes, DType dt, uint64_t seed)
+/* fills `bytes` of device memory with random values of dtype dt: floats in
+ * [-1, 1), integers in [ilo, ihi) */
+static RtStatus fill_random(RtDevice *dev, RtPtr p, size_t bytes, DType dt, uint64_t seed,
+                            int64_t ilo, int64_t ihi)
 {
     int eb = interp_elem_bytes(dt);
     if (eb <= 0)
@@ -105,7 +107,7 @@ static RtStatus fill_random(RtDevice *dev, RtPtr p, size_t bytes, DType dt, uint
         if (u == 0)
             u = 0.5;
         if (ir_dtypes[dt].kind != 'f')
-            u = (double)(1 + (int)(rng_next(&seed) % 7));
+            u = (double)(ilo + (int64_t)(rng_next(&seed) % (uint64_t)(ihi - ilo)));
         interp_encode(dt, u, buf + i * (size_t)eb);
     }
     RtStatus st = RT_OK;
@@ -146,9 +148,17 @@ static RtStatus bench_args(CakeCtx *ctx, RtDevice *dev, const Kernel *k, const S
             span += (shape[d] - 1) * stride[d];
         size_t bytes = (size_t)span * (size_t)interp_elem_bytes(dt);
         *arg_bytes += (double)bytes;
+        int64_t ilo = 1, ihi = 8; /* integers: 1 .. 7, or the declared `values` range */
+        int vr = check_arg_values(ctx, k, i, env, &ilo, &ihi);
+        if (vr == 0)
+            return RT_INVALID;
+        if (vr < 0) {
+            ilo = 1;
+            ihi = 8;
+        }
         RtStatus st = rt_alloc(dev, bytes ? bytes : 16, &a->ptr[nt]);
         if (st == RT_OK)
-            st = fill_random(dev, a->ptr[nt], bytes, dt, 0x43414B45u + i);
+            st = fill_random(dev, a->ptr[nt], bytes, dt, 0x43414B45u + i, ilo, ihi);
         nt++;
         a->n = nt;
         if (st != RT_OK)
@@ -181,6 +191,14 @@ static RtStatus bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEn
         return RT_UNSUPPORTED;
     }
     shape_env_format(ctx, k, env, out->shape, sizeof out->shape);
+    NodeId failed = 0;
+    if (!shape_env_assumes_hold(ctx, k, env, 1, &failed)) { /* E0961 at the assume */
+        uint32_t line, col, el, ec;
+        span_linecol(ctx, k->nodes[failed].span, &line, &col, &el, &ec);
+        snprintf(out->message, sizeof out->message,
+                 "the shape violates the assume at line %u: not timed (%.200s)", line, out->shape);
+        return RT_INVALID;
+    }
     BenchArgs a = {0};
     double arg_bytes;
     CakePrepared p = {0};

@@ -7,98 +7,24 @@
 #include <time.h>
 #include "check.h"
 
-/* ---- random numbers: splitmix64 seeding xoshiro256** -------------------- */
-
-typedef struct { uint64_t s[4]; } Rng;
-
-static uint64_t splitmix(uint64_t *x)
+int check_arg_values(CakeCtx *ctx, const Kernel *k, uint32_t i, const ShapeEnv *env,
+                     int64_t *lo, int64_t *hi)
 {
-    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
-}
-
-static void rng_seed(Rng *r, uint64_t seed)
-{
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix(&seed);
-}
-
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
-
-static uint64_t rng_next(Rng *r)
-{
-    uint64_t *s = r->s, res = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return res;
-}
-
-static double rng_unit(Rng *r) /* [0, 1) */
-{
-    return (double)(rng_next(r) >> 11) * 0x1.0p-53;
-}
-
-static double float_max(DType dt)
-{
-    switch (dt) {
-    case DT_F16: return 65504.0;
-    case DT_E4M3: return 448.0;
-    case DT_E5M2: return 57344.0;
-    default: return 1e30;
+    const Node *a = &k->nodes[k->args[i]];
+    const Node *t = a->a ? &k->nodes[a->a] : NULL;
+    if (!t || t->op != OP_GTYPE || !t->b || !t->c)
+        return -1;
+    char buf[256];
+    if (!shape_eval_int(ctx, k, t->b, env, lo) || !shape_eval_int(ctx, k, t->c, env, hi) ||
+        *hi <= *lo) {
+        Diag *d = diag_report(ctx, E0124, k->nodes[t->b].span,
+                              "the value range of argument '%s' is empty at %s",
+                              ir_symstr(ctx, a->name), shape_env_format(ctx, k, env, buf, sizeof buf));
+        diag_help(ctx, d, "`values LO .. HI` holds LO <= v < HI: HI must exceed LO at every "
+                          "checked shape (add an `assume`)");
+        return 0;
     }
-}
-
-void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt)
-{
-    Rng r;
-    rng_seed(&r, seed);
-    char kind = ir_dtypes[t->dtype].kind;
-    int lo = opt ? opt->int_lo : 0, hi = opt ? opt->int_hi : 0;
-    if (lo == 0 && hi == 0) {
-        lo = kind == 'u' ? 1 : -8;
-        hi = kind == 'u' ? 16 : 8;
-    }
-    if (kind == 'u' && lo < 0)
-        lo = 0;
-    int64_t nonzero = 0;
-    for (int64_t i = 0; i < t->span; i++) {
-        double v = 0;
-        if (kind == 'f') {
-            for (int tries = 0; v == 0 && tries < 64; tries++) {
-                if (opt && opt->dist == CHECK_DIST_NORMAL) {
-                    double u1 = rng_unit(&r), u2 = rng_unit(&r);
-                    v = sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
-                    double m = float_max(t->dtype);
-                    v = v > m ? m : v < -m ? -m : v;
-                } else {
-                    v = 2.0 * rng_unit(&r) - 1.0;
-                }
-                v = interp_round(t->dtype, v);
-            }
-            if (v == 0)
-                v = 0.5;
-        } else if (kind == 'b') {
-            v = (double)(rng_next(&r) & 1);
-        } else {
-            uint64_t range = (uint64_t)(hi - lo) + 1;
-            for (int tries = 0; tries < 64; tries++) {
-                v = (double)(lo + (int64_t)(rng_next(&r) % range));
-                if (v != 0)
-                    break;
-            }
-            v = interp_round(t->dtype, v);
-        }
-        nonzero += v != 0;
-        t->data[i] = v;
-    }
-    if (!nonzero && t->span)
-        t->data[0] = 1;
+    return 1;
 }
 
 /* ---- tolerances and poison ------------------------------------------------ */
@@ -281,7 +207,7 @@ static uint64_t shape_seed(const Kernel *k, const ShapeEnv *env, uint64_t seed, 
         shape_env_get(env, k->nodes[k->dims[i]].name, &v);
         h = (h ^ (uint64_t)v) * UINT64_C(0x100000001B3);
     }
-    return splitmix(&h);
+    return check_rand(&h);
 }
 
 static int fmt_index(char *buf, size_t len, int rank, const int64_t *idx)
@@ -393,13 +319,33 @@ static double scalar_value(const CheckOptions *opt, const ShapeEnv *env, const N
     int64_t v;
     if (shape_env_get(env, a->name, &v))
         return interp_round(dt, (double)v);
-    Rng r;
-    rng_seed(&r, seed);
-    if (ir_dtypes[dt].kind == 'f')
-        return interp_round(dt, 0.1 + 0.9 * rng_unit(&r));
-    if (dt == DT_BOOL)
+    return check_random_scalar(dt, seed);
+}
+
+/* the value range of input i: k's `values`, else the reference kernel's */
+static int input_range(CakeCtx *ctx, const Kernel *k, const Kernel *rk, uint32_t i,
+                       const ShapeEnv *env, int64_t *lo, int64_t *hi)
+{
+    int vr = check_arg_values(ctx, k, i, env, lo, hi);
+    if (vr < 0 && rk != k)
+        vr = check_arg_values(ctx, rk, i, env, lo, hi);
+    return vr;
+}
+
+/* a sampled check still holds every argument on the host in its device
+ * encoding (and in/out arguments in fp64): refuse beyond max_host_bytes */
+static int sample_fits(CakeCtx *ctx, const Kernel *k, const Bufs *B, const char *shape,
+                       const CheckOptions *opt)
+{
+    double bytes = 0, limit = opt->max_host_bytes > 0 ? opt->max_host_bytes : 0x1p36;
+    for (uint32_t i = 0; i < B->n; i++)
+        bytes += (double)B->t[i].span * interp_elem_bytes(B->t[i].dtype);
+    if (bytes <= limit)
         return 1;
-    return (double)(1 + (int)(rng_next(&r) % 8));
+    diag_report(ctx, E0960, k->span,
+                "shape %s needs %.0f bytes of host buffers even sampled (limit %.0f)", shape,
+                bytes, limit);
+    return 0;
 }
 
 CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckLaunchFn launch,
@@ -458,11 +404,22 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         }
         total += (double)B.t[i].span;
     }
-    if (total > max_elems) {
+    int sampled = opt->sample > 0 || (opt->sample == 0 && total > max_elems);
+    if (total > max_elems && opt->sample < 0) {
         diag_report(ctx, E0960, k->span,
                     "shape %s needs %.0f host elements for the reference (limit %.0f)",
                     out->shape, total, max_elems);
         snprintf(out->message, sizeof out->message, "shape %s is too large to check", out->shape);
+        goto done;
+    }
+    if (sampled && !sample_fits(ctx, k, &B, out->shape, opt)) {
+        snprintf(out->message, sizeof out->message, "shape %s is too large to check", out->shape);
+        goto done;
+    }
+    if (sampled && !check_sample_choose(ctx, k, I, &env, opt,
+                                        shape_seed(k, &env, out->seed, 0xFFFFu), &out->sample)) {
+        snprintf(out->message, sizeof out->message,
+                 "shape %s is too large to check and the reference cannot be sampled", out->shape);
         goto done;
     }
     for (uint32_t i = 0; i < k->nargs; i++) {
@@ -480,10 +437,29 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         memcpy(b->stride, t->stride, sizeof b->stride);
         uint64_t seed = shape_seed(k, &env, out->seed, i);
         size_t span = (size_t)(t->span ? t->span : 1);
-        t->data = malloc(span * sizeof *t->data);
         b->bytes = (size_t)eb * (b->is_tensor ? (size_t)t->span : 1);
         b->host = malloc(b->bytes ? b->bytes : 1);
+        if (sampled && b->is_tensor && !(b->role & INTERP_WRITTEN)) {
+            /* an input of a sampled check: the reference decodes it from b->host */
+            int64_t lo, hi;
+            int vr = b->host ? input_range(ctx, k, rk, i, &env, &lo, &hi) : 1;
+            if (vr == 0) {
+                snprintf(out->message, sizeof out->message,
+                         "argument '%s' has an empty value range at %s", b->name, out->shape);
+                goto done;
+            }
+            if (b->host)
+                check_fill_encoded(b->host, t->span, t->dtype, seed, opt, vr > 0, lo, hi);
+            t->enc = b->host;
+            if (!b->host)
+                goto oom;
+            continue;
+        }
+        /* a sampled output: zero pages until the reference writes its rows */
+        t->data = sampled && b->is_tensor && b->role == INTERP_WRITTEN
+                      ? calloc(span, sizeof *t->data) : malloc(span * sizeof *t->data);
         if (!t->data || !b->host) {
+oom:
             snprintf(out->message, sizeof out->message, "out of host memory at shape %s",
                      out->shape);
             goto done;
@@ -493,11 +469,23 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
             interp_encode(t->dtype, t->data[0], b->host);
         } else if (b->role == INTERP_WRITTEN) {
             t->written = calloc(span, 1);
-            for (size_t j = 0; j < span; j++)
+            for (size_t j = 0; !sampled && j < span; j++)
                 t->data[j] = NAN;
             memset(b->host, check_poison_byte(t->dtype), b->bytes);
         } else {
-            check_fill_random(t, seed, opt);
+            int64_t lo, hi;
+            int vr = input_range(ctx, k, rk, i, &env, &lo, &hi);
+            if (sampled && (b->role & INTERP_WRITTEN))
+                t->written = calloc(span, 1); /* in/out: compare the sampled rows only */
+            if (vr == 0) {
+                snprintf(out->message, sizeof out->message,
+                         "argument '%s' has an empty value range at %s", b->name, out->shape);
+                goto done;
+            }
+            if (vr > 0)
+                check_fill_range(t, seed, lo, hi);
+            else
+                check_fill_random(t, seed, opt);
             uint8_t *h = b->host;
             for (int64_t j = 0; j < t->span; j++)
                 interp_encode(t->dtype, t->data[j], h + j * eb);
@@ -546,7 +534,7 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         o->name = B.b[i].name;
         double rtol, atol;
         check_tolerance(B.t[i].dtype, out->cost.sum_len, opt->tol_scale, &rtol, &atol);
-        if (B.b[i].role & INTERP_READ) { /* in/out: compare every element */
+        if ((B.b[i].role & INTERP_READ) && !sampled) { /* in/out: compare every element */
             free(B.t[i].written);
             B.t[i].written = NULL;
         }
@@ -586,6 +574,12 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         snprintf(out->message, sizeof out->message,
                  "pass at %s: max abs error %.3g, %.3g of the bound", out->shape,
                  out->max_abs_err, out->max_ratio);
+    }
+    if (out->sample.on) {
+        size_t w = strlen(out->message);
+        snprintf(out->message + w, sizeof out->message - w, " (sampled %lld of %lld %s, seed %#llx)",
+                 (long long)out->sample.count, (long long)out->sample.of,
+                 out->sample.tiles ? "tiles" : "rows", (unsigned long long)out->sample.seed);
     }
 done:
     free_bufs(&B);

@@ -16,7 +16,8 @@
  *   2. binds parameter defaults, requires every dim bound (E0953) and every
  *      assume to hold (E0961);
  *   3. allocates one CheckBuffer per argument of k: inputs (arguments the
- *      reference reads) get seeded random data, outputs (arguments it only
+ *      reference reads) get seeded random data (an integer tensor declared
+ *      `values LO .. HI` in that range), outputs (arguments it only
  *      writes) the poison pattern, in/out arguments random data;
  *   4. runs the reference on the host (fp64) on the same inputs;
  *   5. calls launch(): the device run;
@@ -84,6 +85,11 @@ typedef struct CheckOptions {
                                  0: 2^27 */
     uint64_t max_steps;       /* reference loop iterations before E0960; 0: 2^32 */
     int no_diags;             /* 1: report failures only in the CheckReport */
+    /* large shapes: over max_elems the check samples whole rows (or output
+     * tiles) of the reference, seeded, instead of refusing (check_sample.c) */
+    int sample;               /* 0: sample over max_elems; 1: always; -1: never (E0960) */
+    double sample_flops;      /* the reference's work on the sample; 0: 2^28 */
+    double max_host_bytes;    /* sampled: the host buffers' limit (E0960); 0: 2^36 */
     /* scalar float arguments: drawn uniform in [0.1, 1) unless given here by name */
     uint32_t nscalars;
     struct { Sym name; double value; } scalars[8];
@@ -135,6 +141,17 @@ typedef struct CheckOutput {
     int64_t first_bad[IR_MAX_RANK]; double first_bad_got, first_bad_want;
 } CheckOutput;
 
+/* What a sampled check compared: `count` whole rows (the outer loop of the
+ * reference: its first output index) out of `of`, or `count` tiles of
+ * tile[0] x tile[1] output elements out of `of` tiles; chosen from `seed`. */
+typedef struct CheckSample {
+    int on;               /* 0: every output element was compared */
+    int tiles;            /* 0: rows, 1: tiles */
+    int64_t count, of;
+    int64_t tile[2];
+    uint64_t seed;
+} CheckSample;
+
 typedef struct CheckReport {
     CheckStatus status;
     int ok;                       /* status == CHECK_PASS */
@@ -153,6 +170,7 @@ typedef struct CheckReport {
     double ref_seconds;           /* host time of the reference */
     double device_seconds;        /* wall time of launch(), transfers included */
     char message[512];            /* one line: what happened */
+    CheckSample sample;           /* a large shape: what was sampled */
 } CheckReport;
 
 /* Checks k at one shape. env binds dims (and parameter overrides); parameters
@@ -184,6 +202,37 @@ uint8_t check_poison_byte(DType dt);
 /* Fills t (span elements, t->data allocated) with seeded random values of
  * its dtype: see CheckOptions. Never all zeros. */
 void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt);
+
+/* Fills t with seeded values drawn uniformly in [lo, hi) (zero included):
+ * the inputs of an argument declared `values lo .. hi`. */
+void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi);
+
+/* The value range `values LO .. HI` of argument i of k under env: 1 with
+ * *lo = LO, *hi = HI (HI excluded); -1 when the argument declares none; 0
+ * with E0124 when it does not evaluate or is empty (HI <= LO). */
+int check_arg_values(CakeCtx *ctx, const Kernel *k, uint32_t i, const ShapeEnv *env,
+                     int64_t *lo, int64_t *hi);
+
+/* splitmix64: the next value of a seeded stream */
+uint64_t check_rand(uint64_t *state);
+
+/* The values check_fill_random (ranged: check_fill_range(lo, hi)) would
+ * draw, written in dt's device encoding to host (span elements). */
+void check_fill_encoded(void *host, int64_t span, DType dt, uint64_t seed,
+                        const CheckOptions *opt, int ranged, int64_t lo, int64_t hi);
+
+/* A scalar argument's random value: floats uniform in [0.1, 1), bool 1,
+ * integers in [1, 8]. */
+double check_random_scalar(DType dt, uint64_t seed);
+
+/* Chooses the sample of a large shape (check_sample.c): whole rows, or
+ * output tiles when the reference is a perfect 2-nest and a row costs more
+ * than an eighth of opt->sample_flops; always the first and the last row
+ * (the last tile: the ragged corner), the rest drawn from seed. Restricts I
+ * to it (interp_set_sample) and fills *s. Returns 1, or 0 with E0960 when
+ * the reference cannot be sampled (interp_sample_plan says why). */
+int check_sample_choose(CakeCtx *ctx, const Kernel *k, Interp *I, const ShapeEnv *env,
+                        const CheckOptions *opt, uint64_t seed, CheckSample *s);
 
 /* Compares got (t's layout, dtype encoding) with want (t->data, the
  * reference; t->written, if set, marks the elements to compare) and fills

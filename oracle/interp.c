@@ -134,6 +134,14 @@ static double math1(uint8_t sub, double a)
     }
 }
 
+/* element off of a tensor: from its fp64 data, or decoded from its encoding */
+static double elem(const HostTensor *t, int64_t off)
+{
+    if (t->data)
+        return t->data[off];
+    return interp_decode(t->dtype, (const char *)t->enc + off * interp_elem_bytes(t->dtype));
+}
+
 static double ev(Interp *I, uint32_t xi)
 {
     const XNode *x = &I->x[xi];
@@ -153,12 +161,12 @@ static double ev(Interp *I, uint32_t xi)
                 oob(I, x, j, v);
             off += i * t->stride[j];
         }
-        return t->data[off];
+        return elem(t, off);
     }
     case X_READ:
         if (I->costmode)
             return 0;
-        return I->t[x->slot].data[offset(I, x)];
+        return elem(&I->t[x->slot], offset(I, x));
     case X_EXTENT: return (double)I->t[x->slot].shape[x->sub];
     case X_ADD: I->flops += x->cnt; return ev(I, x->a) + ev(I, x->b);
     case X_SUB: I->flops += x->cnt; return ev(I, x->a) - ev(I, x->b);
@@ -205,6 +213,38 @@ static double ev(Interp *I, uint32_t xi)
     }
 }
 
+static void exec(Interp *I, uint32_t xi);
+
+/* a sampled loop: the outer loop over the sampled rows (in its range and on
+ * its step), the column loop over the current row's columns */
+static void exec_sampled(Interp *I, const XNode *x, int mark, double lo, double hi, double st)
+{
+    if (mark == 1) {
+        for (uint32_t si = 0; si < I->nsamp; si++) {
+            double r = (double)I->srow[si];
+            if (r < lo || r >= hi || fmod(r - lo, st) != 0)
+                continue;
+            steps(I, x, 1);
+            I->scur = si;
+            I->vars[x->slot] = r;
+            exec(I, x->d);
+        }
+        return;
+    }
+    double c0 = I->scol_hi ? (double)I->scol_lo[I->scur] : lo;
+    double c1 = I->scol_hi ? (double)I->scol_hi[I->scur] : hi;
+    double i = lo;
+    if (c0 > lo)
+        i = lo + ceil((c0 - lo) / st) * st;
+    for (; i < hi && i < c1; i += st) {
+        steps(I, x, 1);
+        I->vars[x->slot] = i;
+        exec(I, x->d);
+    }
+}
+
+double ip_eval(Interp *I, uint32_t xi) { return ev(I, xi); }
+
 static void exec(Interp *I, uint32_t xi)
 {
     const XNode *x = &I->x[xi];
@@ -217,6 +257,10 @@ static void exec(Interp *I, uint32_t xi)
         double lo = ev(I, x->a), hi = ev(I, x->b), st = x->c ? ev(I, x->c) : 1;
         if (st <= 0)
             fail(I, E0951, x->src, "loop step must be positive (it is %g)", st);
+        if (I->nsamp && I->smark[xi]) {
+            exec_sampled(I, x, I->smark[xi], lo, hi, st);
+            return;
+        }
         for (double i = lo; i < hi; i += st) {
             steps(I, x, 1);
             I->vars[x->slot] = i;
@@ -362,6 +406,8 @@ static int bind(Interp *I, const ShapeEnv *env, HostTensor *args)
     return 1;
 }
 
+int ip_bind(Interp *I, const ShapeEnv *env, HostTensor *args) { return bind(I, env, args); }
+
 static double arg_bytes(const Interp *I, const HostTensor *args)
 {
     double b = 0;
@@ -379,7 +425,8 @@ int interp_run(Interp *I, const ShapeEnv *env, HostTensor *args, InterpCost *cos
     if (!bind(I, env, args))
         return 0;
     for (uint32_t i = 0; i < I->k->nargs; i++)
-        if (I->arg_rank[i] >= 0 && I->role[i] && args[i].n && !args[i].data)
+        if (I->arg_rank[i] >= 0 && I->role[i] && args[i].n && !args[i].data &&
+            (!args[i].enc || (I->role[i] & INTERP_WRITTEN)))
             ir_bug(I->ctx, "interp: argument %u has no data", i);
     I->costmode = 0;
     if (setjmp(I->jb)) {

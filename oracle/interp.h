@@ -33,6 +33,8 @@ typedef struct HostTensor {
     int64_t span;                  /* storage elements: 1 + sum (shape-1)*stride (0 if n == 0) */
     double *data;                  /* span values, indexed by sum idx*stride */
     uint8_t *written;              /* optional, span bytes: the reference sets 1 where it stores */
+    const void *enc;               /* a read-only input may give its elements here instead, in
+                                      the dtype's device encoding (data NULL): no fp64 copy */
 } HostTensor;
 
 /* How the reference uses an argument (bits). */
@@ -81,6 +83,31 @@ int interp_run(Interp *in, const ShapeEnv *env, HostTensor *args, InterpCost *co
  * Tensor data is not read (a bound that depends on it counts as 0).
  * Returns 1, or 0 when a dim is unbound. */
 int interp_cost(Interp *in, const ShapeEnv *env, InterpCost *cost);
+
+/* ---- sampled evaluation (`run --check` at large shapes) ------------------ */
+
+/* Whether (and how) the reference can be evaluated for a subset of its
+ * output: its top-level statements are loop nests whose outer loop
+ * variable is the first index of every tensor element they store (rows
+ * are independent: no variable or array declared outside a nest is set
+ * inside it). When every nest is a perfect 2-nest whose inner variable is
+ * the second index of every store (`C[m, n] = sum(...)`), tiles of rows x
+ * columns can be sampled too. */
+typedef struct InterpSamplePlan {
+    int ok;
+    int tiles;            /* tiles can be sampled */
+    int64_t rows, cols;   /* the largest outer (inner) loop end: rows in [0, rows) */
+    char why[200];        /* !ok: why not */
+} InterpSamplePlan;
+int interp_sample_plan(Interp *in, const ShapeEnv *env, InterpSamplePlan *plan);
+
+/* Restricts the following interp_run calls: the outer loop of each nest runs
+ * only over row[0 .. n) (ascending, distinct; values its range does not hold
+ * are skipped); with col_lo/col_hi, row[i]'s inner loop runs only over
+ * [col_lo[i], col_hi[i]). n == 0 (or row NULL) evaluates everything again.
+ * The arrays are copied. Elements outside the sample are not written. */
+void interp_set_sample(Interp *in, uint32_t n, const int64_t *row, const int64_t *col_lo,
+                       const int64_t *col_hi);
 
 /* ---- dtypes on the host ------------------------------------------------ */
 /* v rounded to dtype dt (see the rules above). */

@@ -595,6 +595,10 @@ void interp_free(Interp *I)
         return;
     free(I->x);
     free(I->xl);
+    free(I->smark);
+    free(I->srow);
+    free(I->scol_lo);
+    free(I->scol_hi);
     free(I->slot_of);
     free(I->slot_kind);
     free(I->slot_dt);

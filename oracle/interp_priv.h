@@ -61,7 +61,17 @@ struct Interp {
     int costmode;
     double sum_len;
     jmp_buf jb;
+    /* sampled evaluation (interp_sample.c): smark[x] is 1 on the outer loop of
+     * a top-level nest, 2 on its column loop; the outer loop runs over srow[],
+     * row si's column loop over [scol_lo[si], scol_hi[si]) when scol_hi set */
+    uint8_t *smark;
+    uint32_t nsamp, scur;
+    int64_t *srow, *scol_lo, *scol_hi;
 };
+
+/* interp.c: evaluates expression xi (the plan evaluates loop bounds with it) */
+double ip_eval(Interp *I, uint32_t xi);
+int ip_bind(Interp *I, const ShapeEnv *env, HostTensor *args);
 
 /* interp_fmt.c */
 /* a conversion inside an expression: f32/f64 are exact (fp64 reference) */

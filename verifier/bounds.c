@@ -22,7 +22,8 @@
  * assumes are facts g <= 0: f <= 0 also holds when f - g <= 0 does; a false
  * constant fact (`if CAUSAL == 1` under CAUSAL = 0) makes the access dead. TMA
  * accesses are not checked: the hardware zero-fills loads and clips stores
- * outside the tensor.
+ * outside the tensor. A value loaded from an argument declared `values LO .. HI`
+ * lies in [LO, HI - 1].
  * E0801: a global index not proven; E0802: a tile index not proven where its
  * bound is a constant. The help proposes an `assume` that would make the
  * proof go through, or a mask; where a part of the index has no bound (a
@@ -551,6 +552,14 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         if (up && !(cx.m && cx.m % c == 0 && cx.r % c == 0))
             x = lcomb(1, x, 1, lconst(c - 1));
         return ldiv(x, c);
+    }
+    case OP_LOAD: { /* from an argument declared `values LO .. HI`: LO .. HI - 1 */
+        NodeId decl = sy_ref_decl(s, n->a);
+        Node *d = decl ? sy_node(s, decl) : NULL;
+        Node *t = d && d->op == OP_ARG && d->a ? sy_node(s, d->a) : NULL;
+        if (!t || t->op != OP_GTYPE || !t->b || !t->c)
+            return bad;
+        return up ? lcomb(1, lin(b, t->c, 0), 1, lconst(-1)) : lin(b, t->b, 0);
     }
     case OP_MIN: case OP_MAX:
         if (n->n == 2 && (n->op == OP_MIN) != up)

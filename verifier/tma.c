@@ -265,8 +265,8 @@ static void check_tma(Ver *v, NodeId s)
         Diag *d = v_report(v, E0608, x->c, "TMA completes on the stage's full barrier, not its "
                            "empty one");
         diag_help(v->ctx, d, "write `on %s.full(...)`", v_text(v, c->a));
-        diag_fixit(v->ctx, d, v_span(v, x->c), ir_fmt(v->ctx, "%s.full(%s)", v_text(v, c->a),
-                   c->n ? v_text(v, ir_list_at(v->k, c, 0)) : ""));
+        diag_fixit(v->ctx, d, v_span(v, x->c), ir_fmt(v->ctx, "%s.full(%s)", v_source(v, c->a),
+                   c->n ? v_source(v, ir_list_at(v->k, c, 0)) : ""));
         return;
     }
     if (ct->kind != TK_MBARRIER || ct->rank != 0) {

@@ -188,7 +188,7 @@ static int assignable(Ver *v, NodeId val, TypeId tdst, NodeId decl, const char *
     v_note_decl(v, dg, decl, NULL);
     if (numeric) {
         diag_help(v->ctx, dg, "convert explicitly: `%s(%s)`", to, v_text(v, val));
-        diag_fixit(v->ctx, dg, v_span(v, val), ir_fmt(v->ctx, "%s(%s)", to, v_text(v, val)));
+        diag_fixit(v->ctx, dg, v_span(v, val), ir_fmt(v->ctx, "%s(%s)", to, v_source(v, val)));
     }
     return 0;
 }
@@ -441,6 +441,22 @@ static int lvalue_ok(Ver *v, NodeId lv)
     return 1;
 }
 
+/* In the reference, a float value stored into a float argument element
+ * rounds to the element's dtype (docs/tir.md §11.1): `y[m, n] = x * r` into
+ * a bf16 `y` needs no `bf16(...)`. Elsewhere narrowing stays explicit. */
+static int ref_rounding_store(Ver *v, NodeId lv, NodeId val)
+{
+    const Type *L = T(v, lv), *R = T(v, val);
+    if (!v->in_ref[lv] || L->space != SP_GLOBAL || L->kind != TK_SCALAR ||
+        R->kind != TK_SCALAR || !vt_is_float_dt((DType)L->dtype))
+        return 0;
+    if (vt_is_untyped(R)) {
+        ty_adapt(v, val, (DType)L->dtype);
+        return 1;
+    }
+    return vt_is_float_dt((DType)R->dtype);
+}
+
 static void assign_stmt(Ver *v, NodeId s)
 {
     Node *n = N(v, s);
@@ -453,6 +469,8 @@ static void assign_stmt(Ver *v, NodeId s)
     NodeId decl = v_root_decl(v, n->a);
     const char *what = ir_fmt(v->ctx, "assignment to `%s`", v_text(v, n->a));
     if (n->sub == OP_NONE || n->sub == 0) {
+        if (ref_rounding_store(v, n->a, n->b))
+            return;
         if (assignable(v, n->b, tl, decl, what))
             ty_ldmatrix_form(v, n->b, tl);
         return;
@@ -482,7 +500,7 @@ static void assign_stmt(Ver *v, NodeId s)
         diag_help(v->ctx, d, "convert explicitly: `%s(%s)`", ir_dtypes[L->dtype].spelling,
                   v_text(v, n->b));
         diag_fixit(v->ctx, d, v_span(v, n->b), ir_fmt(v->ctx, "%s(%s)", ir_dtypes[L->dtype].spelling,
-                                                      v_text(v, n->b)));
+                                                      v_source(v, n->b)));
         return;
     }
     uint16_t fl = ir_ops[n->sub].flags;
@@ -664,6 +682,27 @@ static void block(Ver *v, NodeId b)
 
 /* ---- the kernel header --------------------------------------------- */
 
+/* `values LO .. HI` of an integer tensor argument: both ends integer header
+ * expressions (dims, parameters, constants), on an integer dtype (E0123) */
+static void arg_values(Ver *v, Node *t)
+{
+    if (!t->b)
+        return;
+    for (int i = 0; i < 2; i++) {
+        NodeId e = i ? t->c : t->b;
+        ty_expr(v, e);
+        ty_want_int(v, e, i ? "the upper end of a value range" : "the lower end of a value range");
+    }
+    char kind = ir_dtypes[t->dtype].kind;
+    if ((kind != 'i' && kind != 'u') || t->lanes != 1) {
+        Diag *d = v_report(v, E0123, t->b, "a value range needs an integer tensor, not %s",
+                           ir_dtypes[t->dtype].spelling);
+        if (d)
+            diag_help(v->ctx, d, "`values LO .. HI` declares the range of indices held in an "
+                                 "integer tensor (class ids, gather rows, expert ids)");
+    }
+}
+
 static void header(Ver *v)
 {
     Kernel *k = v->k;
@@ -714,6 +753,7 @@ static void header(Ver *v)
         }
         if (t->n > nd && t->n != 2 * nd)
             v_report(v, E0328, tn, "%u strides for a tensor of rank %u", t->n - nd, nd);
+        arg_values(v, t);
         if (g.align && (g.align & (g.align - 1)))
             v_report(v, E0334, tn, "alignment %u is not a power of two", g.align);
         set(v, tn, vt_intern(v, &g));

@@ -201,7 +201,7 @@ int ty_value_ok(Ver *v, NodeId e)
         Diag *d = v_report(v, E0323, e, "`%s` names a global memory location, not a value",
                            v_text(v, e));
         diag_help(v->ctx, d, "read it with `load %s`", v_text(v, e));
-        diag_fixit(v->ctx, d, v_span(v, e), ir_fmt(v->ctx, "load %s", v_text(v, e)));
+        diag_fixit(v->ctx, d, v_span(v, e), ir_fmt(v->ctx, "load %s", v_source(v, e)));
         return 0;
     }
     if (t->kind == TK_SCALAR || t->kind == TK_VECTOR || t->kind == TK_STAGE)

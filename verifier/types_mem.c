@@ -399,7 +399,7 @@ void ty_store_stmt(Ver *v, NodeId s)
         v_note_decl(v, d, decl, NULL);
         if (sd != DT_BOOL && dd != DT_BOOL) {
             diag_help(v->ctx, d, "convert it: `%s(%s)`", to, v_text(v, n->b));
-            diag_fixit(v->ctx, d, v_span(v, n->b), ir_fmt(v->ctx, "%s(%s)", to, v_text(v, n->b)));
+            diag_fixit(v->ctx, d, v_span(v, n->b), ir_fmt(v->ctx, "%s(%s)", to, v_source(v, n->b)));
         }
     }
 }

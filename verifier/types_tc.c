@@ -101,7 +101,7 @@ void ty_tc_stmt(Ver *v, NodeId s)
         diag_note(v->ctx, d, v_span(v, n->a), "accumulator is %s", vt_str(v, tc));
         if (!B->transposed && vt_same_extent(v, C, lx(C, 1), B, 0)) {
             diag_help(v->ctx, d, "write `%s^T`", v_text(v, n->c));
-            diag_fixit(v->ctx, d, v_span(v, n->c), ir_fmt(v->ctx, "%s^T", v_text(v, n->c)));
+            diag_fixit(v->ctx, d, v_span(v, n->c), ir_fmt(v->ctx, "%s^T", v_source(v, n->c)));
         } else {
             diag_help(v->ctx, d, "B is [K, N], or `X^T` of an [N, K] tile");
         }

@@ -51,6 +51,7 @@ int64_t vt_elems(const Type *t);   /* product of the constant extents, -1 if sym
 
 /* ---- messages -------------------------------------------------------- */
 const char *v_text(Ver *v, NodeId n);         /* the source text of a node (arena) */
+const char *v_source(Ver *v, NodeId n);       /* exact (never shortened): for fix-its */
 Span v_span(const Ver *v, NodeId n);
 const char *v_name(const Ver *v, NodeId n);   /* the declared/referenced name of n */
 int v_err(const Ver *v, NodeId n);            /* the node already carries an error */

@@ -152,6 +152,20 @@ const char *v_text(Ver *v, NodeId n)
     return arena_strndup(&v->ctx->arena, f->text + lo, hi - lo);
 }
 
+/* the exact source text of node n, never shortened: for fix-it replacements,
+ * which tools apply as they are (v_text shortens long expressions with
+ * `...` for messages) */
+const char *v_source(Ver *v, NodeId n)
+{
+    Span s = v_span(v, n);
+    if (s.file >= v->ctx->nfiles || s.hi <= s.lo)
+        return "?";
+    const SourceFile *f = &v->ctx->files[s.file];
+    uint32_t hi = s.hi > f->len ? f->len : s.hi;
+    uint32_t lo = s.lo > hi ? hi : s.lo;
+    return arena_strndup(&v->ctx->arena, f->text + lo, hi - lo);
+}
+
 const char *v_name(const Ver *v, NodeId n)
 {
     if (!n)

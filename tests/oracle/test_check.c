@@ -85,7 +85,7 @@ static void test_compare(void **state)
     /* integers are exact */
     int32_t gi[3] = {1, 2, 4};
     double wi[3] = {1, 2, 3};
-    HostTensor ti = {DT_I32, 1, {3}, {1}, 3, 3, wi, NULL};
+    HostTensor ti = {DT_I32, 1, {3}, {1}, 3, 3, wi, NULL, NULL};
     check_tolerance(DT_I32, 100, 1, &rtol, &atol);
     assert_false(check_compare(&ti, gi, rtol, atol, &o));
     gi[2] = 3;
@@ -100,7 +100,7 @@ static void test_random_inputs(void **state)
 {
     (void)state;
     double d[4096];
-    HostTensor t = {DT_BF16, 1, {4096}, {1}, 4096, 4096, d, NULL};
+    HostTensor t = {DT_BF16, 1, {4096}, {1}, 4096, 4096, d, NULL, NULL};
     check_fill_random(&t, 42, NULL);
     double lo = 1, hi = -1;
     for (int i = 0; i < 4096; i++) {

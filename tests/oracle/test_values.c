@@ -1,0 +1,128 @@
+/* test_values.c — `values LO .. HI` on integer arguments: `run --check` draws
+ * them in [LO, HI), so a reference that indexes with them stays in bounds. */
+#include "oracle_util.h"
+
+/* cross-entropy: loads target[b] and indexes logits[b, target[b]] */
+#define XENT(RANGE, ASSUME)                                                                       \
+    "kernel xent\n  arg logits: global f32[B, V]\n  arg target: global i32[B]" RANGE "\n"         \
+    "  arg loss: global f32[B]\n  grid [B]\n  threads 32\n" ASSUME "{\n  reference {\n"           \
+    "    for b in 0 .. B {\n      let mx = max(v in 0 .. V, logits[b, v])\n"                     \
+    "      loss[b] = f32(mx + log(sum(v in 0 .. V, exp(logits[b, v] - mx))) - logits[b, target[b]])\n" \
+    "    }\n  }\n}\n"
+
+static void test_fill_range(void **state)
+{
+    (void)state;
+    double d[4096];
+    HostTensor t = {DT_I32, 1, {4096}, {1}, 4096, 4096, d, NULL, NULL};
+    check_fill_range(&t, 5, 0, 7);
+    int seen[7] = {0};
+    for (int i = 0; i < 4096; i++) {
+        assert_true(d[i] >= 0 && d[i] < 7 && d[i] == floor(d[i]));
+        seen[(int)d[i]]++;
+    }
+    for (int v = 0; v < 7; v++)
+        assert_true(seen[v] > 0); /* zero and the last value HI - 1 included */
+    check_fill_range(&t, 5, -3, -2);
+    for (int i = 0; i < 4096; i++)
+        assert_true(d[i] == -3);
+}
+
+static void test_check_uses_range(void **state)
+{
+    (void)state;
+    CakeCtx *ctx = ctx_new();
+    Kernel *k = parse_kernel(ctx, XENT(" values 0 .. V", "  assume V >= 1\n"));
+    ShapeEnv e = shape_of(ctx, k, "B=64, V=37");
+    int64_t lo, hi;
+    assert_int_equal(check_arg_values(ctx, k, 1, &e, &lo, &hi), 1);
+    assert_true(lo == 0 && hi == 37);
+    assert_int_equal(check_arg_values(ctx, k, 0, &e, &lo, &hi), -1);
+    CheckReport r;
+    FakeDev good = {0, 0, -1, 0, 0};
+    assert_int_equal(check_run(ctx, k, &e, fake_device, &good, &r), CHECK_PASS);
+    assert_int_equal(ctx->nerrors, 0);
+    /* the whole suite of picked shapes too */
+    ShapeEnv base;
+    shape_env_clear(&base);
+    CheckReport reps[8];
+    uint32_t n = check_suite(ctx, k, &base, NULL, fake_device, &good, reps, 8);
+    assert_true(n >= 1);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(reps[i].status, CHECK_PASS);
+    assert_int_equal(ctx->nerrors, 0);
+    ctx_free(ctx);
+}
+
+static void test_without_range_the_reference_fails(void **state)
+{
+    (void)state;
+    CakeCtx *ctx = ctx_new();
+    Kernel *k = parse_kernel(ctx, XENT("", ""));
+    ShapeEnv e = shape_of(ctx, k, "B=64, V=37");
+    CheckReport r;
+    FakeDev good = {0, 0, -1, 0, 0};
+    assert_int_equal(check_run(ctx, k, &e, fake_device, &good, &r), CHECK_ERROR);
+    assert_true(has_diag(ctx, E0952)); /* target drawn in [-8, 8]: negative indices */
+    ctx_free(ctx);
+}
+
+static void test_empty_range(void **state)
+{
+    (void)state;
+    CakeCtx *ctx = ctx_new();
+    Kernel *k = parse_kernel(ctx, XENT(" values 0 .. V", ""));
+    ShapeEnv e = shape_of(ctx, k, "B=4, V=0");
+    CheckReport r;
+    FakeDev good = {0, 0, -1, 0, 0};
+    assert_int_equal(check_run(ctx, k, &e, fake_device, &good, &r), CHECK_ERROR);
+    assert_true(has_diag(ctx, E0124));
+    assert_int_equal(good.calls, 0);
+    ctx_free(ctx);
+}
+
+/* examples/cross_entropy.tir: its reference runs on the drawn targets at the
+ * picked shapes and at a sampled large one */
+static void test_example(void **state)
+{
+    (void)state;
+    char path[1024];
+    snprintf(path, sizeof path, "%s/examples/cross_entropy.tir", CAKE_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    static char src[1 << 16];
+    size_t n = fread(src, 1, sizeof src - 1, f);
+    fclose(f);
+    src[n] = 0;
+    CakeCtx *ctx = ctx_new();
+    Kernel *k = parse_kernel(ctx, src);
+    ShapeEnv base;
+    shape_env_clear(&base);
+    CheckReport reps[8];
+    FakeDev good = {0, 0, -1, 0, 0};
+    uint32_t got = check_suite(ctx, k, &base, NULL, fake_device, &good, reps, 8);
+    assert_true(got >= 3);
+    for (uint32_t i = 0; i < got; i++)
+        assert_int_equal(reps[i].status, CHECK_PASS);
+    ShapeEnv big = shape_of(ctx, k, "B=64, V=1000");
+    CheckOptions o;
+    memset(&o, 0, sizeof o);
+    o.sample = 1;
+    o.sample_flops = 20000; /* a few rows */
+    assert_int_equal(check_run_ex(ctx, k, &big, fake_device, &good, &o, &reps[0]), CHECK_PASS);
+    assert_true(reps[0].sample.on && reps[0].sample.count < 64);
+    assert_int_equal(ctx->nerrors, 0);
+    ctx_free(ctx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fill_range),
+        cmocka_unit_test(test_check_uses_range),
+        cmocka_unit_test(test_without_range_the_reference_fails),
+        cmocka_unit_test(test_empty_range),
+        cmocka_unit_test(test_example),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
