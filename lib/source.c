@@ -38,7 +38,8 @@ static int bind_kernel(CakeCtx *ctx, Module *m, const Bindings *bs, Kernel **whi
         return 0;
     }
     ShapeEnv *env = arena_alloc(&ctx->arena, sizeof *env);
-    if (!cake_parse_bindings(ctx, k, bs->set, bs->shape, env))
+    if (!cake_parse_bindings(ctx, k, bs->set, bs->shape, env) ||
+        !shape_env_assumes_hold(ctx, k, env, 1, NULL))   /* as `run` refuses such a shape */
         return 0;
     CeBinding *params = arena_alloc(&ctx->arena, (env->n + 1) * sizeof *params);
     CeBinding *dims = arena_alloc(&ctx->arena, (env->n + 1) * sizeof *dims);

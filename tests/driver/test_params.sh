@@ -2,7 +2,8 @@
 # test_params.sh — `--set` and `--shape` are honoured by `check` and agree
 # with `run` and compiling (one parser, cake_parse_bindings): check --set
 # verifies the bound instance, a value outside a parameter's declared values
-# is E0006 for check and for compiling alike, an unknown name is E0002, and
+# is E0006 for check and for compiling alike, an unknown name is E0002, a
+# --shape that breaks an assume is E0961 (as for run), and
 # the declared values of flash_attn_fwd's CAUSAL are all checked. Prints
 # `N passed, N failed`.
 : "${CAKEC:?CAKEC must name the cakec binary}"
@@ -34,6 +35,7 @@ expect "" 0 "$CAKEC" check "$GEMM" --set STAGES=3
 expect E0002 1 "$CAKEC" check "$GEMM" --set NOPE=3
 expect E0002 1 "$CAKEC" check "$GEMM" --shape M=abc
 expect "" 0 "$CAKEC" check "$GEMM" --shape M=8192,N=8192,K=4096
+expect E0961 1 "$CAKEC" check "$GEMM" --shape K=100
 expect "" 0 "$CAKEC" check "$FA"
 expect "" 0 "$CAKEC" check "$FA" --set CAUSAL=1
 expect E0006 1 "$CAKEC" check "$FA" --set CAUSAL=2
