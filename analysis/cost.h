@@ -103,6 +103,7 @@ typedef struct {
     double occupancy;              /* resident warps / max warps */
     double waves, wave_efficiency;
     double inflight_bytes, inflight_needed;   /* Little's law, whole device */
+    double inflight_block;         /* bytes one block keeps in flight */
     struct { char name[32]; int64_t threads; int regs; double ms; } roles[COST_MAX_ROLES];
     uint32_t nroles;
     int measure;                   /* 1: outside what the model knows, measure */

@@ -226,6 +226,7 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     r->l2_bytes = reads + writes;
     double hbm = d->hbm_gbps * 1e9 * c->eff_hbm;
     double resident = fmin(nb, (double)bps * d->sm_count);
+    r->inflight_block = p->inflight_block;
     r->inflight_bytes = resident * p->inflight_block;
     r->inflight_needed = hbm * d->lat_dram_ns * 1e-9;
     double bw = hbm;
