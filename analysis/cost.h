@@ -35,6 +35,8 @@ typedef struct {
     double srd, swr;               /* shared-memory bytes read / written */
     double barriers;               /* barrier and mbarrier waits (per thread group) */
     double flops_simt;             /* floating-point FLOPs on the SIMT pipes */
+    double dram_rd;                /* global bytes read that the first wave's other blocks
+                                      did not read already (its L2 reuse, by tile order) */
 } CostWork;
 
 typedef struct {
@@ -59,6 +61,7 @@ typedef struct {
     int stages;                    /* pipeline / cp.async stages (0: none) */
     double unique_read, unique_write;  /* bytes of the tensors read / written once */
     int unknown_trips;             /* loops whose trip count did not evaluate */
+    int64_t wave;                  /* blocks of the first wave the reuse was measured over */
     int uses_tc[COST_TC__N];
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;  /* assumptions */
 } CostProfile;

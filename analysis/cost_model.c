@@ -26,7 +26,7 @@ void cost_calib_default(CostCalib *c)
     c->eff_sfu = 0.90;
     c->eff_smem = 0.85;
     c->overlap = 0.25;
-    c->l2_miss = 0.08;
+    c->l2_miss = 0.5;
     c->rel_err = 0.15;
     snprintf(c->source, sizeof c->source, "built-in defaults (analysis/cost_model.c)");
 }
@@ -220,7 +220,12 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
        between blocks that miss L2 */
     double reads = nb * (p->w.gld + p->w.tma_ld + p->w.cpasync);
     double writes = nb * (p->w.gst + p->w.tma_st);
-    double dram_r = reads > p->unique_read ? p->unique_read + (reads - p->unique_read) * c->l2_miss : reads;
+    /* reads the first wave shares (tile order) are fetched once per wave; of
+       the rest, l2_miss of the re-reads of the same data miss L2 */
+    double wave_reads = nb * p->w.dram_rd;
+    double dram_r = wave_reads > p->unique_read
+                        ? p->unique_read + (wave_reads - p->unique_read) * c->l2_miss
+                        : fmin(reads, p->unique_read > 0 ? p->unique_read : reads);
     double dram_w = writes < p->unique_write || p->unique_write <= 0 ? writes : p->unique_write;
     r->dram_bytes = dram_r + dram_w;
     r->l2_bytes = reads + writes;
@@ -290,7 +295,7 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     uncertainty(p, d, r, &widen);
     r->lo_ms = r->time_ms * (1 - c->rel_err - 0.5 * widen > 0.2 ? 1 - c->rel_err - 0.5 * widen : 0.2);
     r->hi_ms = r->time_ms * (1 + c->rel_err + widen);
-    cost_note(r->notes, &r->nnotes, "L2 reuse between blocks: a fixed fraction (%.2f) of re-reads "
-              "misses L2; the tile order is not modelled", c->l2_miss);
+    cost_note(r->notes, &r->nnotes, "L2 reuse between blocks: the first wave's shared tiles "
+              "(by tile order) are read once per wave; %.2f of the other re-reads miss L2", c->l2_miss);
     cost_note(r->notes, &r->nnotes, "calibration: %s", c->source);
 }

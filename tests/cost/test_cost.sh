@@ -18,8 +18,6 @@ bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 TMP=${TMPDIR:-/tmp}/cake_cost_test.$$
 mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
-# a field of the cost JSON on stdin: jf PATH (python-free: the value after "name":)
-jf() { python3 -c "import json,sys; d=json.load(sys.stdin); [d:=d[k] if not k.isdigit() else d[int(k)] for k in sys.argv[1].split('.')]; print(d)" "$1"; }
 
 # ---- golden JSON ---------------------------------------------------------------------
 golden() { # name args...
@@ -44,51 +42,47 @@ golden attn_causal "$ROOT/examples/flash_attn_fwd.tir" --shape BH=128,S=4096 --s
 golden sweep_gemm_sm90 "$ROOT/examples/gemm_sm90.tir" --shape M=4096,N=4096,K=4096 --sweep BN=128,256 STAGES=3,4
 [ "$UPDATE" = 1 ] && { echo "updated $pass goldens"; exit 0; }
 
-# ---- properties ----------------------------------------------------------------------------
-t() { "$CAKEC" cost "$@" --json | jf cost.time_ms; }
+# ---- properties (one python process runs the cakec calls) ------------------------------
+python3 - "$CAKEC" "$ROOT" > "$TMP/prop.txt" <<'PY'
+import json, subprocess, sys
+cakec, root = sys.argv[1], sys.argv[2]
+def cost(ex, *a):
+    p = subprocess.run([cakec, "cost", "%s/examples/%s.tir" % (root, ex), "--json"] + list(a),
+                       capture_output=True, text=True)
+    return json.loads(p.stdout)
+def t(ex, *a):
+    return cost(ex, *a)["cost"]["time_ms"]
+def mono(name, xs, up=True):
+    ok = all(b >= a for a, b in zip(xs, xs[1:])) if up else all(b <= a for a, b in zip(xs, xs[1:]))
+    print("ok" if ok else "FAIL: %s not monotonic: %s" % (name, xs))
 # more bytes (a longer copy, a longer row) never predicts faster
-prev=0
-for n in 1048576 4194304 16777216 67108864 268435456; do
-    x=$(t "$ROOT/examples/copy.tir" --shape N=$n)
-    python3 -c "import sys; sys.exit(0 if $x >= $prev else 1)" && ok || bad "copy N=$n: $x ms < $prev ms"
-    prev=$x
-done
-prev=0
-for n in 1024 2048 4096 8192; do
-    x=$(t "$ROOT/examples/rmsnorm.tir" --shape M=16384,N=$n)
-    python3 -c "import sys; sys.exit(0 if $x >= $prev else 1)" && ok || bad "rmsnorm N=$n: $x ms < $prev ms"
-    prev=$x
-done
+mono("copy over N", [t("copy", "--shape", "N=%d" % n) for n in (1 << 20, 1 << 22, 1 << 24, 1 << 26, 1 << 28)])
+mono("rmsnorm over N", [t("rmsnorm", "--shape", "M=16384,N=%d" % n) for n in (1024, 2048, 4096, 8192)])
 # more FLOPs (a longer K) never predicts faster
-prev=0
-for k in 512 1024 2048 4096 8192; do
-    x=$(t "$ROOT/examples/gemm_sm90.tir" --shape M=4096,N=4096,K=$k)
-    python3 -c "import sys; sys.exit(0 if $x >= $prev else 1)" && ok || bad "gemm_sm90 K=$k: $x ms < $prev ms"
-    prev=$x
-done
+mono("gemm_sm90 over K", [t("gemm_sm90", "--shape", "M=4096,N=4096,K=%d" % k) for k in (512, 1024, 2048, 4096, 8192)])
 # more stages never keep less data in flight per block
-for ex in gemm_sm90 gemm_sm80 flash_attn_fwd_d64; do
-    prev=0
-    for s in 2 3 4; do
-        x=$("$CAKEC" cost "$ROOT/examples/$ex.tir" --set STAGES=$s --json | jf cost.in_flight.block_bytes)
-        python3 -c "import sys; sys.exit(0 if $x >= $prev else 1)" && ok || bad "$ex STAGES=$s: $x B in flight < $prev"
-        prev=$x
-    done
-done
-# the interval holds the prediction; a causal attention predicts faster than the full one
-for f in "$ROOT"/examples/*.tir; do
-    "$CAKEC" cost "$f" --json | python3 -c "import json,sys; c=json.load(sys.stdin)['cost']; lo,hi=c['interval_ms']; sys.exit(0 if lo <= c['time_ms'] <= hi and c['time_ms'] > 0 else 1)" \
-        && ok || bad "$(basename "$f"): interval does not hold the prediction"
-done
-a=$(t "$ROOT/examples/flash_attn_fwd.tir" --set CAUSAL=1); b=$(t "$ROOT/examples/flash_attn_fwd.tir")
-python3 -c "import sys; sys.exit(0 if $a < $b else 1)" && ok || bad "causal attention $a ms not below $b ms"
+for ex in ("gemm_sm90", "gemm_sm80", "flash_attn_fwd_d64"):
+    mono(ex + " in flight over STAGES",
+         [cost(ex, "--set", "STAGES=%d" % s)["cost"]["in_flight"]["block_bytes"] for s in (2, 3, 4)])
+# the interval holds the prediction
+for ex in ("copy", "vector_add", "rmsnorm", "layernorm", "softmax", "gemm_sm80", "gemm_sm90",
+           "gemm_sm90_persistent", "gemm_bias_act", "gemm_fp8", "flash_attn_fwd", "flash_attn_fwd_d64"):
+    c = cost(ex)["cost"]
+    lo, hi = c["interval_ms"]
+    print("ok" if 0 < lo <= c["time_ms"] <= hi else "FAIL: %s interval %s vs %s" % (ex, c["interval_ms"], c["time_ms"]))
+# causal attention predicts faster than the full one
+a, b = t("flash_attn_fwd", "--set", "CAUSAL=1"), t("flash_attn_fwd")
+print("ok" if a < b else "FAIL: causal %s not below %s" % (a, b))
 # the sweep is sorted by predicted time
-"$CAKEC" cost "$ROOT/examples/gemm_sm80.tir" --sweep BN=128,256 STAGES=2,3,4 --json |
-    python3 -c "import json,sys; s=[r['time_ms'] for r in json.load(sys.stdin)['sweep']]; sys.exit(0 if s == sorted(s) and len(s) == 6 else 1)" \
-    && ok || bad "sweep not sorted or not 6 rows"
+s = [r["time_ms"] for r in cost("gemm_sm80", "--sweep", "BN=128,256", "STAGES=2,3,4")["sweep"]]
+print("ok" if s == sorted(s) and len(s) == 6 else "FAIL: sweep %s" % s)
 # a spilling variant says `measure`
-"$CAKEC" cost "$ROOT/examples/gemm_sm80.tir" --set BM=256,BN=256 --json | jf cost.verdict | grep -qx measure \
-    && ok || bad "gemm_sm80 256x256 (spills) is not marked measure"
+v = cost("gemm_sm80", "--set", "BM=256,BN=256")["cost"]["verdict"]
+print("ok" if v == "measure" else "FAIL: gemm_sm80 256x256 verdict %s" % v)
+PY
+while read -r line; do
+    case $line in ok) ok ;; *) bad "${line#FAIL: }" ;; esac
+done < "$TMP/prop.txt"
 # text output, --compare, --svg
 "$CAKEC" cost "$ROOT/examples/rmsnorm.tir" | grep -q "^  bottleneck  dram" && ok || bad "text output"
 "$CAKEC" cost "$ROOT/examples/gemm_sm90.tir" --compare "$ROOT/examples/gemm_sm90_persistent.tir" | grep -q "predicted" \
