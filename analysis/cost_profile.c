@@ -127,7 +127,7 @@ static double elems(Walk *w, const Type *t)
     if (!t)
         return 1;
     if (t->kind == TK_TILE || t->kind == TK_TENSOR) {
-        double e = 1;
+        double e = t->lanes > 1 ? t->lanes : 1;   /* a tile of vectors: f32x8[ITERS] */
         for (int i = 0; i < t->rank; i++)
             e *= extent(w, t, i);
         return e;
