@@ -348,7 +348,7 @@ static int bench_cost(CakeCtx *ctx, const Options *o, RunState *rs, CostResult *
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     Module *m;
     CakeCostOptions co = {.kernel = ir_symstr(ctx, rs->ck.k->name), .target = rs->ck.tg, .has_target = 1,
-                          .device = d->name, .shape = o->shape, .set = o->set};
+                          .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs};
     int ok = cake_verify_file(ctx, o->file, NULL, &m) == 0 && cake_cost(ctx, m, &co, c) == 0;
     ctx->ndiags = nd;
     ctx->nerrors = ne;

@@ -118,12 +118,38 @@ static void unknown_hardware_says_measure(void **state)
     assert_true(r.hi_ms >= 2 * r.time_ms);
 }
 
+/* registers ptxas reported (run --bench) replace the estimate and set occupancy */
+static void known_registers(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/gemm_sm80.tir", CAKE_SOURCE_DIR);
+    CakeCtx *ctx = ctx_new();
+    Module *m;
+    assert_int_equal(cake_verify_file(ctx, path, NULL, &m), 0);
+    CostCalib c;
+    cost_calib_default(&c);
+    CakeCostOptions o = {.calib = &c, .device = "h200"};
+    CostResult est, known;
+    assert_int_equal(cake_cost(ctx, m, &o, &est), 0);
+    assert_int_equal(est.regs_estimated, 1);
+    o.regs = 255;
+    assert_int_equal(cake_cost(ctx, m, &o, &known), 0);
+    assert_int_equal(known.regs, 255);
+    assert_int_equal(known.regs_estimated, 0);
+    assert_int_equal(known.blocks_per_sm, 2);   /* 128 threads x 256 registers: 2 blocks of 64 KiB */
+    for (uint32_t i = 0; i < known.nnotes; i++)
+        assert_null(strstr(known.notes[i], "estimated at"));
+    ctx_free(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(more_work_never_faster),
         cmocka_unit_test(stages_never_less_in_flight),
         cmocka_unit_test(unknown_hardware_says_measure),
+        cmocka_unit_test(known_registers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
