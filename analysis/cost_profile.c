@@ -247,6 +247,37 @@ static double wave_reuse(Walk *w, NodeId at, NodeId ref)
     return r;
 }
 
+/* The bank-conflict ways of an 8-row matrix access (ldmatrix, stmatrix) to
+   shared ref: each phase reads 16 bytes of 8 consecutive rows; with a row
+   pitch of P bytes they fall into 8 / gcd(P / 16, 8) distinct 16-byte bank
+   groups, and a swizzle of S bytes spreads them over S / 16 more. */
+static double bank_ways(Walk *w, NodeId ref)
+{
+    const Kernel *k = w->k;
+    while (ref && (k->nodes[ref].op == OP_INDEX || k->nodes[ref].op == OP_TRANS))
+        ref = k->nodes[ref].a;
+    if (!ref || k->nodes[ref].op != OP_NAME || !k->nodes[ref].decl)
+        return 1;
+    const Node *d = &k->nodes[k->nodes[ref].decl];
+    const Node *t = d->op == OP_SHARED ? &k->nodes[d->a] : NULL;
+    int64_t cols;
+    if (!t || !t->n || !eval(w, k->lists[t->list + t->n - 1], &cols) || cols <= 0)
+        return 1;
+    int64_t pitch = cols * ir_dtype_bytes((DType)t->dtype) * (t->lanes ? t->lanes : 1);
+    if (pitch % 16)
+        return 1;
+    int64_t ways = ce_gcd(pitch / 16, 8);
+    int64_t spread = d->v.attr.swizzle / 16;
+    if (spread > 1)
+        ways = ways / spread > 1 ? ways / spread : 1;
+    if (ways > 1 && w->first)
+        cost_note(w->p->notes, &w->p->nnotes, "shared tile `%s` (line %u): ldmatrix/stmatrix rows "
+                  "conflict %lld-way on the banks (pitch %lld bytes, swizzle %u): counted as %lld times the bytes",
+                  ir_symstr(w->ctx, d->name), line_of(w, k->nodes[ref].decl), (long long)ways,
+                  (long long)pitch, d->v.attr.swizzle, (long long)ways);
+    return (double)ways;
+}
+
 static Space space_of(const Walk *w, NodeId ref)
 {
     const Type *t = type_of(w, ref);
@@ -329,7 +360,8 @@ static void expr(Walk *w, NodeId e, double m)
         return;
     case OP_LDMATRIX: case OP_LDMATRIX_T:
         if (n->n)
-            w->w->srd += bytes_of(w, type_of(w, k->lists[n->list])) * copies(w, t) * m;
+            w->w->srd += bytes_of(w, type_of(w, k->lists[n->list])) * copies(w, t) * m *
+                         bank_ways(w, k->lists[n->list]);
         return;
     case OP_DOT: case OP_HSUM: case OP_HMAX:
         expr_list(w, n, m);
@@ -575,7 +607,7 @@ static void mem_stmt(Walk *w, const Node *n, double m)
         break;
     }
     case OP_STMATRIX:
-        w->w->swr += bytes_of(w, dst) * copies(w, src) * m;
+        w->w->swr += bytes_of(w, dst) * copies(w, src) * m * bank_ways(w, n->a);
         expr(w, n->b, m);
         break;
     default:

@@ -76,6 +76,13 @@ print("ok" if a < b else "FAIL: causal %s not below %s" % (a, b))
 # the sweep is sorted by predicted time
 s = [r["time_ms"] for r in cost("gemm_sm80", "--sweep", "BN=128,256", "STAGES=2,3,4")["sweep"]]
 print("ok" if s == sorted(s) and len(s) == 6 else "FAIL: sweep %s" % s)
+# unswizzled shared tiles: bank conflicts, predicted slower and said
+a = cost("gemm_sm80", "--device", "h200")["cost"]
+p = subprocess.run([cakec, "cost", root + "/tests/cost/noswizzle.tir", "--device", "h200", "--json"],
+                   capture_output=True, text=True)
+b = json.loads(p.stdout)["cost"]
+print("ok" if b["resources_ms"]["shared"] > 4 * a["resources_ms"]["shared"] and
+      any("8-way" in n for n in b["assumptions"]) else "FAIL: no bank conflicts for noswizzle.tir")
 # a spilling variant says `measure`
 v = cost("gemm_sm80", "--set", "BM=256,BN=256")["cost"]["verdict"]
 print("ok" if v == "measure" else "FAIL: gemm_sm80 256x256 verdict %s" % v)
