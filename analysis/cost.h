@@ -59,6 +59,7 @@ typedef struct {
     CostRole roles[COST_MAX_ROLES]; uint32_t nroles;
     double inflight_block;         /* bytes one block keeps in flight from global memory */
     int stages;                    /* pipeline / cp.async stages (0: none) */
+    double stage_bytes;            /* async bytes one stage (one loop iteration) moves */
     double unique_read, unique_write;  /* bytes of the tensors read / written once */
     int unknown_trips;             /* loops whose trip count did not evaluate */
     int64_t wave;                  /* blocks of the first wave the reuse was measured over */
@@ -107,6 +108,7 @@ typedef struct {
     double waves, wave_efficiency;
     double inflight_bytes, inflight_needed;   /* Little's law, whole device */
     double inflight_block;         /* bytes one block keeps in flight */
+    double pipeline_ms;            /* a block's stage fills x latency / stages in flight (per SM) */
     struct { char name[32]; int64_t threads; int regs; double ms; } roles[COST_MAX_ROLES];
     uint32_t nroles;
     int measure;                   /* 1: outside what the model knows, measure */

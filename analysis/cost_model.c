@@ -209,7 +209,25 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double path_max = block_path(p, &p->wmax, d, c, overlap, &smem_clk_max);
     double per_sm = ceil(nb / d->sm_count);
     if (per_sm < 1) per_sm = 1;
+    /* Little's law per pipeline: a block's async stages arrive no faster than
+       (stages - 1) in flight per load latency (L2 hits, the DRAM share slower) */
+    double async_bytes = p->w.tma_ld + p->w.cpasync;
+    double reads_all = nb * (p->w.gld + async_bytes);
+    double dram_share = reads_all > 0 ? fmin(1, nb * p->w.dram_rd / reads_all) : 1;
+    double lat_load = d->lat_l2_ns + dram_share * (d->lat_dram_ns - d->lat_l2_ns);
+    double pipe_clk = 0;
+    if (p->stage_bytes > 0 && async_bytes > 0) {
+        double fills = async_bytes / p->stage_bytes;
+        double inflight = p->stages > 1 ? p->stages - 1 : 1;
+        pipe_clk = fills * lat_load * 1e-9 * clk / inflight;
+        r->pipeline_ms = per_sm * pipe_clk / (bps > 1 ? bps : 1) / clk * 1e3;
+    }
     double comp_s = fmax(per_sm * path, path_max) / clk;
+    if (r->pipeline_ms * 1e-3 > comp_s) {
+        comp_s = r->pipeline_ms * 1e-3;
+        cost_note(r->notes, &r->nnotes, "the pipeline is latency-bound: %d stages keep too few loads in "
+                  "flight to cover %.0f ns per stage (Little's law)", p->stages, lat_load);
+    }
     BlockClk all = block_clk(&p->w, d, c);
     r->res_ms[CR_TENSOR] = per_sm * all.tc / clk * 1e3;
     r->res_ms[CR_SIMT] = per_sm * all.alu / clk * 1e3;

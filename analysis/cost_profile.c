@@ -763,6 +763,7 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, int
         p->roles[r].w = roles_mean[r].w;
     /* the bytes in flight per block: unrolled batches of loads, or the async stages */
     double stage = w.async_stage;
+    p->stage_bytes = stage;
     if (w.cp_wait >= 0 && p->stages == 0)
         p->stages = w.cp_wait + 2;
     double async = p->stages > 1 ? (p->stages - 1) * stage : stage;

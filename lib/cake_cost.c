@@ -257,6 +257,7 @@ void *cake_cost_json(const CostResult *r)
     cJSON *lit = cJSON_AddObjectToObject(j, "in_flight");
     cJSON_AddNumberToObject(lit, "bytes", r4(r->inflight_bytes));
     cJSON_AddNumberToObject(lit, "block_bytes", r4(r->inflight_block));
+    cJSON_AddNumberToObject(lit, "pipeline_ms", r4(r->pipeline_ms));
     cJSON_AddNumberToObject(lit, "needed_bytes", r4(r->inflight_needed));
     cJSON *roles = cJSON_AddArrayToObject(j, "roles");
     for (uint32_t i = 0; i < r->nroles; i++) {

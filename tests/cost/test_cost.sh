@@ -64,6 +64,10 @@ mono("gemm_sm90 over K", [t("gemm_sm90", "--shape", "M=4096,N=4096,K=%d" % k) fo
 for ex in ("gemm_sm90", "gemm_sm80", "flash_attn_fwd_d64"):
     mono(ex + " in flight over STAGES",
          [cost(ex, "--set", "STAGES=%d" % s)["cost"]["in_flight"]["block_bytes"] for s in (2, 3, 4)])
+# more stages never make a pipeline's latency bound longer (Little's law per pipeline)
+for ex in ("gemm_sm90", "gemm_sm80", "flash_attn_fwd_d64"):
+    mono(ex + " pipeline latency over STAGES",
+         [cost(ex, "--set", "STAGES=%d" % s)["cost"]["in_flight"]["pipeline_ms"] for s in (2, 3, 4)], up=False)
 # the interval holds the prediction
 for ex in ("copy", "vector_add", "rmsnorm", "layernorm", "softmax", "gemm_sm80", "gemm_sm90",
            "gemm_sm90_persistent", "gemm_bias_act", "gemm_fp8", "flash_attn_fwd", "flash_attn_fwd_d64"):
