@@ -35,6 +35,8 @@ typedef struct {
     double srd, swr;               /* shared-memory bytes read / written */
     double barriers;               /* barrier and mbarrier waits (per thread group) */
     double flops_simt;             /* floating-point FLOPs on the SIMT pipes */
+    double dram_rd;                /* global bytes read that the first wave's other blocks
+                                      did not read already (its L2 reuse, by tile order) */
 } CostWork;
 
 typedef struct {
@@ -57,8 +59,10 @@ typedef struct {
     CostRole roles[COST_MAX_ROLES]; uint32_t nroles;
     double inflight_block;         /* bytes one block keeps in flight from global memory */
     int stages;                    /* pipeline / cp.async stages (0: none) */
+    double stage_bytes;            /* async bytes one stage (one loop iteration) moves */
     double unique_read, unique_write;  /* bytes of the tensors read / written once */
     int unknown_trips;             /* loops whose trip count did not evaluate */
+    int64_t wave;                  /* blocks of the first wave the reuse was measured over */
     int uses_tc[COST_TC__N];
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;  /* assumptions */
 } CostProfile;
@@ -103,6 +107,8 @@ typedef struct {
     double occupancy;              /* resident warps / max warps */
     double waves, wave_efficiency;
     double inflight_bytes, inflight_needed;   /* Little's law, whole device */
+    double inflight_block;         /* bytes one block keeps in flight */
+    double pipeline_ms;            /* a block's stage fills x latency / stages in flight (per SM) */
     struct { char name[32]; int64_t threads; int regs; double ms; } roles[COST_MAX_ROLES];
     uint32_t nroles;
     int measure;                   /* 1: outside what the model knows, measure */

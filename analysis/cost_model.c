@@ -26,7 +26,7 @@ void cost_calib_default(CostCalib *c)
     c->eff_sfu = 0.90;
     c->eff_smem = 0.85;
     c->overlap = 0.25;
-    c->l2_miss = 0.08;
+    c->l2_miss = 0.5;
     c->rel_err = 0.15;
     snprintf(c->source, sizeof c->source, "built-in defaults (analysis/cost_model.c)");
 }
@@ -209,7 +209,25 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double path_max = block_path(p, &p->wmax, d, c, overlap, &smem_clk_max);
     double per_sm = ceil(nb / d->sm_count);
     if (per_sm < 1) per_sm = 1;
+    /* Little's law per pipeline: a block's async stages arrive no faster than
+       (stages - 1) in flight per load latency (L2 hits, the DRAM share slower) */
+    double async_bytes = p->w.tma_ld + p->w.cpasync;
+    double reads_all = nb * (p->w.gld + async_bytes);
+    double dram_share = reads_all > 0 ? fmin(1, nb * p->w.dram_rd / reads_all) : 1;
+    double lat_load = d->lat_l2_ns + dram_share * (d->lat_dram_ns - d->lat_l2_ns);
+    double pipe_clk = 0;
+    if (p->stage_bytes > 0 && async_bytes > 0) {
+        double fills = async_bytes / p->stage_bytes;
+        double inflight = p->stages > 1 ? p->stages - 1 : 1;
+        pipe_clk = fills * lat_load * 1e-9 * clk / inflight;
+        r->pipeline_ms = per_sm * pipe_clk / (bps > 1 ? bps : 1) / clk * 1e3;
+    }
     double comp_s = fmax(per_sm * path, path_max) / clk;
+    if (r->pipeline_ms * 1e-3 > comp_s) {
+        comp_s = r->pipeline_ms * 1e-3;
+        cost_note(r->notes, &r->nnotes, "the pipeline is latency-bound: %d stages keep too few loads in "
+                  "flight to cover %.0f ns per stage (Little's law)", p->stages, lat_load);
+    }
     BlockClk all = block_clk(&p->w, d, c);
     r->res_ms[CR_TENSOR] = per_sm * all.tc / clk * 1e3;
     r->res_ms[CR_SIMT] = per_sm * all.alu / clk * 1e3;
@@ -220,12 +238,18 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
        between blocks that miss L2 */
     double reads = nb * (p->w.gld + p->w.tma_ld + p->w.cpasync);
     double writes = nb * (p->w.gst + p->w.tma_st);
-    double dram_r = reads > p->unique_read ? p->unique_read + (reads - p->unique_read) * c->l2_miss : reads;
+    /* reads the first wave shares (tile order) are fetched once per wave; of
+       the rest, l2_miss of the re-reads of the same data miss L2 */
+    double wave_reads = nb * p->w.dram_rd;
+    double dram_r = wave_reads > p->unique_read
+                        ? p->unique_read + (wave_reads - p->unique_read) * c->l2_miss
+                        : fmin(reads, p->unique_read > 0 ? p->unique_read : reads);
     double dram_w = writes < p->unique_write || p->unique_write <= 0 ? writes : p->unique_write;
     r->dram_bytes = dram_r + dram_w;
     r->l2_bytes = reads + writes;
     double hbm = d->hbm_gbps * 1e9 * c->eff_hbm;
     double resident = fmin(nb, (double)bps * d->sm_count);
+    r->inflight_block = p->inflight_block;
     r->inflight_bytes = resident * p->inflight_block;
     r->inflight_needed = hbm * d->lat_dram_ns * 1e-9;
     double bw = hbm;
@@ -289,7 +313,7 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     uncertainty(p, d, r, &widen);
     r->lo_ms = r->time_ms * (1 - c->rel_err - 0.5 * widen > 0.2 ? 1 - c->rel_err - 0.5 * widen : 0.2);
     r->hi_ms = r->time_ms * (1 + c->rel_err + widen);
-    cost_note(r->notes, &r->nnotes, "L2 reuse between blocks: a fixed fraction (%.2f) of re-reads "
-              "misses L2; the tile order is not modelled", c->l2_miss);
+    cost_note(r->notes, &r->nnotes, "L2 reuse between blocks: the first wave's shared tiles "
+              "(by tile order) are read once per wave; %.2f of the other re-reads miss L2", c->l2_miss);
     cost_note(r->notes, &r->nnotes, "calibration: %s", c->source);
 }

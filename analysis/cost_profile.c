@@ -35,6 +35,7 @@ typedef struct {
     int cp_wait;                  /* the largest cp.async.wait count (-1: none) */
     double regs_tile;             /* per-thread registers of the reg declarations */
     uint8_t *arg_rw;              /* per argument: 1 read, 2 written */
+    NodeId reuse_node[64]; double reuse[64]; int nreuse;   /* per global read, by node */
 } Walk;
 
 static const Walk *walk_of(const CeEnv *env) { return (const Walk *)env->u; }
@@ -126,7 +127,7 @@ static double elems(Walk *w, const Type *t)
     if (!t)
         return 1;
     if (t->kind == TK_TILE || t->kind == TK_TENSOR) {
-        double e = 1;
+        double e = t->lanes > 1 ? t->lanes : 1;   /* a tile of vectors: f32x8[ITERS] */
         for (int i = 0; i < t->rank; i++)
             e *= extent(w, t, i);
         return e;
@@ -196,6 +197,87 @@ static void mark_arg(Walk *w, NodeId ref, uint8_t how)
             w->arg_rw[i] |= how;
 }
 
+/* How many blocks of the first wave (one block per SM, in launch order) read
+   the same tile as each other at global read `ref`: the blocks' index tuples
+   (every index of ref evaluated with that block's block.x/y/z, the current
+   loop values and thread 0) are compared; blocks / distinct tuples. 1 when an
+   index does not evaluate. Measured on the first sample, cached by node. */
+static double wave_reuse(Walk *w, NodeId at, NodeId ref)
+{
+    for (int i = 0; i < w->nreuse; i++)
+        if (w->reuse_node[i] == at)
+            return w->reuse[i];
+    const Kernel *k = w->k;
+    while (ref && k->nodes[ref].op == OP_TRANS)
+        ref = k->nodes[ref].a;
+    const Node *ix = &k->nodes[ref];
+    double r = 1;
+    int64_t wave = w->p->wave;
+    if (ix->op == OP_INDEX && ix->n <= 4 && wave > 1 && wave <= 1024) {
+        int64_t keep[3] = {w->block[0], w->block[1], w->block[2]}, kt = w->thread;
+        int64_t tup[1024][4];
+        int64_t distinct = 0, ok = 1;
+        w->thread = 0;
+        for (int64_t b = 0; b < wave && ok; b++) {
+            w->block[0] = b % w->grid[0];
+            w->block[1] = b / w->grid[0] % (w->grid[1] ? w->grid[1] : 1);
+            w->block[2] = 0;
+            int64_t t[4] = {0, 0, 0, 0};
+            for (uint32_t d = 0; d < ix->n && ok; d++) {
+                NodeId e = k->lists[ix->list + d];
+                if (k->nodes[e].op == OP_SLICE)
+                    e = k->nodes[e].a;
+                ok = k->nodes[e].op == OP_COLON || eval(w, e, &t[d]);
+            }
+            int64_t j = 0;
+            while (j < distinct && memcmp(tup[j], t, sizeof t))
+                j++;
+            if (j == distinct)
+                memcpy(tup[distinct++], t, sizeof t);
+        }
+        memcpy(w->block, keep, sizeof keep);
+        w->thread = kt;
+        if (ok && distinct > 0)
+            r = (double)wave / (double)distinct;
+    }
+    if (w->nreuse < 64) {
+        w->reuse_node[w->nreuse] = at;
+        w->reuse[w->nreuse++] = r;
+    }
+    return r;
+}
+
+/* The bank-conflict ways of an 8-row matrix access (ldmatrix, stmatrix) to
+   shared ref: each phase reads 16 bytes of 8 consecutive rows; with a row
+   pitch of P bytes they fall into 8 / gcd(P / 16, 8) distinct 16-byte bank
+   groups, and a swizzle of S bytes spreads them over S / 16 more. */
+static double bank_ways(Walk *w, NodeId ref)
+{
+    const Kernel *k = w->k;
+    while (ref && (k->nodes[ref].op == OP_INDEX || k->nodes[ref].op == OP_TRANS))
+        ref = k->nodes[ref].a;
+    if (!ref || k->nodes[ref].op != OP_NAME || !k->nodes[ref].decl)
+        return 1;
+    const Node *d = &k->nodes[k->nodes[ref].decl];
+    const Node *t = d->op == OP_SHARED ? &k->nodes[d->a] : NULL;
+    int64_t cols;
+    if (!t || !t->n || !eval(w, k->lists[t->list + t->n - 1], &cols) || cols <= 0)
+        return 1;
+    int64_t pitch = cols * ir_dtype_bytes((DType)t->dtype) * (t->lanes ? t->lanes : 1);
+    if (pitch % 16)
+        return 1;
+    int64_t ways = ce_gcd(pitch / 16, 8);
+    int64_t spread = d->v.attr.swizzle / 16;
+    if (spread > 1)
+        ways = ways / spread > 1 ? ways / spread : 1;
+    if (ways > 1 && w->first)
+        cost_note(w->p->notes, &w->p->nnotes, "shared tile `%s` (line %u): ldmatrix/stmatrix rows "
+                  "conflict %lld-way on the banks (pitch %lld bytes, swizzle %u): counted as %lld times the bytes",
+                  ir_symstr(w->ctx, d->name), line_of(w, k->nodes[ref].decl), (long long)ways,
+                  (long long)pitch, d->v.attr.swizzle, (long long)ways);
+    return (double)ways;
+}
+
 static Space space_of(const Walk *w, NodeId ref)
 {
     const Type *t = type_of(w, ref);
@@ -215,6 +297,7 @@ static void count_mem_load(Walk *w, const Node *n, double m)
         return;
     }
     w->w->gld += total;
+    w->w->dram_rd += total / wave_reuse(w, (NodeId)(n - w->k->nodes), n->a);
     mark_arg(w, n->a, 1);
     if (w->unrolled)
         w->batch += per_thread;
@@ -277,7 +360,8 @@ static void expr(Walk *w, NodeId e, double m)
         return;
     case OP_LDMATRIX: case OP_LDMATRIX_T:
         if (n->n)
-            w->w->srd += bytes_of(w, type_of(w, k->lists[n->list])) * copies(w, t) * m;
+            w->w->srd += bytes_of(w, type_of(w, k->lists[n->list])) * copies(w, t) * m *
+                         bank_ways(w, k->lists[n->list]);
         return;
     case OP_DOT: case OP_HSUM: case OP_HMAX:
         expr_list(w, n, m);
@@ -499,6 +583,7 @@ static void mem_stmt(Walk *w, const Node *n, double m)
         double f = cond_frac(w, n->c);
         double bytes = bytes_of(w, dst) * (double)w->role_threads * (f < 0 ? 1 : f);
         w->w->cpasync += bytes * m;
+        w->w->dram_rd += bytes * m / wave_reuse(w, (NodeId)(n - w->k->nodes), n->b);
         w->w->swr += bytes * m;
         stage_add(w, bytes);
         mark_arg(w, n->b, 1);
@@ -507,6 +592,7 @@ static void mem_stmt(Walk *w, const Node *n, double m)
     case OP_TMA_LOAD: {
         double bytes = bytes_of(w, dst);   /* one elected thread of the role issues it */
         w->w->tma_ld += bytes * m;
+        w->w->dram_rd += bytes * m / wave_reuse(w, (NodeId)(n - w->k->nodes), n->b);
         w->w->swr += bytes * m;
         stage_add(w, bytes);
         mark_arg(w, n->b, 1);
@@ -521,7 +607,7 @@ static void mem_stmt(Walk *w, const Node *n, double m)
         break;
     }
     case OP_STMATRIX:
-        w->w->swr += bytes_of(w, dst) * copies(w, src) * m;
+        w->w->swr += bytes_of(w, dst) * copies(w, src) * m * bank_ways(w, n->a);
         expr(w, n->b, m);
         break;
     default:
@@ -650,6 +736,7 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, int
     if (!header(&w, p, why, whylen))
         return 0;
     w.arg_rw = arena_alloc(&ctx->arena, k->nargs + 1);
+    p->wave = p->nblocks < sm_count ? p->nblocks : sm_count;
     static const double weight[5] = {0.125, 0.25, 0.25, 0.25, 0.125};
     CostRole roles_mean[COST_MAX_ROLES];
     memset(roles_mean, 0, sizeof roles_mean);
@@ -676,6 +763,7 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, int
         p->roles[r].w = roles_mean[r].w;
     /* the bytes in flight per block: unrolled batches of loads, or the async stages */
     double stage = w.async_stage;
+    p->stage_bytes = stage;
     if (w.cp_wait >= 0 && p->stages == 0)
         p->stages = w.cp_wait + 2;
     double async = p->stages > 1 ? (p->stages - 1) * stage : stage;

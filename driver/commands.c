@@ -226,13 +226,14 @@ static void check_text(const CheckReport *r)
 
 static void bench_text(const CakeBench *b, const CostResult *c)
 {
-    printf("bench %-28s median %.4f ms  %.1f GB/s  %.2f TFLOP/s  %.0f%% of %.0f GB/s  regs %d\n",
-           b->shape, b->t.median_ms, b->gbps, b->tflops, 100 * b->roofline, b->peak_gbps, b->regs);
+    /* the model's line first: scripts take the last line as the measurement */
     if (c)
         printf("model %-28s predicted %.4f ms [%.4f .. %.4f] %s, %s-bound; roofline %.4f ms = %.0f%% "
                "of the measured time\n", c->device, c->time_ms, c->lo_ms, c->hi_ms,
                c->measure ? "measure" : "model", cost_resource_names[c->bottleneck], c->roofline_ms,
                100 * c->roofline_ms / b->t.median_ms);
+    printf("bench %-28s median %.4f ms  %.1f GB/s  %.2f TFLOP/s  %.0f%% of %.0f GB/s  regs %d\n",
+           b->shape, b->t.median_ms, b->gbps, b->tflops, 100 * b->roofline, b->peak_gbps, b->regs);
 }
 
 
@@ -390,7 +391,7 @@ static int bench_cost(CakeCtx *ctx, const Options *o, RunState *rs, CostResult *
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     Module *m;
     CakeCostOptions co = {.kernel = ir_symstr(ctx, rs->ck.k->name), .target = rs->ck.tg, .has_target = 1,
-                          .device = d->name, .shape = o->shape, .set = o->set};
+                          .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs};
     int ok = cake_verify_file(ctx, o->file, NULL, &m) == 0 && cake_cost(ctx, m, &co, c) == 0;
     ctx->ndiags = nd;
     ctx->nerrors = ne;

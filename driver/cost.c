@@ -85,9 +85,10 @@ static int write_svg(CakeCtx *ctx, const char *path, const CostResult *r)
     }
     fprintf(f, "<text x=\"320\" y=\"375\" text-anchor=\"middle\">FLOP per DRAM byte</text>\n"
                "<text x=\"15\" y=\"190\" transform=\"rotate(-90 15 190)\" text-anchor=\"middle\">TFLOP/s</text>\n");
-    double x0 = 0.1, y0 = r->peak_gbps * 1e9 * x0 / 1e12;
+    double ymin = top / 1e4;   /* the bandwidth line enters the frame at its bottom or left edge */
+    double x0 = fmax(0.1, ymin * 1e12 / (r->peak_gbps * 1e9)), y0 = r->peak_gbps * 1e9 * x0 / 1e12;
     fprintf(f, "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\"/>\n",
-            lx(x0), ly(fmax(y0, top / 1e4), top), lx(knee), ly(r->peak_tflops, top), lx(1e4), ly(r->peak_tflops, top));
+            lx(x0), ly(y0, top), lx(knee), ly(r->peak_tflops, top), lx(1e4), ly(r->peak_tflops, top));
     double ix = fmin(fmax(r->intensity, 0.1), 1e4), iy = fmin(fmax(r->tflops, top / 1e4), top);
     fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"6\" fill=\"#d62728\"/>\n<text x=\"%.1f\" y=\"%.1f\">%s %.1f TFLOP/s</text>\n",
             lx(ix), ly(iy, top), lx(ix) + 9, ly(iy, top) - 6, r->kernel, r->tflops);

@@ -176,6 +176,7 @@ typedef struct CakeCostOptions {
     const char *shape, *set;  /* "M=4096,N=4096", "BM=64"; the `shape` clause fills the rest */
     const char *calib_dir;    /* NULL: $CAKE_COST_DIR, else bench/cost; "none": built-in */
     const CostCalib *calib;   /* non-NULL: these constants, no file */
+    int regs;                 /* registers per thread ptxas reported (run --bench); 0: estimate */
 } CakeCostOptions;
 
 /* Predicts one launch of a verified kernel of m (analysis/cost.h): time with an

@@ -179,6 +179,17 @@ static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResul
         diag_help(ctx, d, "the grid and the block size must evaluate at the given shape and params");
         return 1;
     }
+    if (o->regs > 0 && !p->regs_from_roles) {
+        for (uint32_t i = 0; i < p->nnotes; i++)
+            if (strstr(p->notes[i], "registers per thread estimated")) {
+                memmove(p->notes[i], p->notes[i + 1], sizeof p->notes[0] * (p->nnotes - i - 1));
+                p->nnotes--;
+                break;
+            }
+        p->regs_est = o->regs;
+        p->regs_from_roles = 1;   /* known, not estimated */
+        cost_note(p->notes, &p->nnotes, "registers per thread: %d, as the code generator reported", o->regs);
+    }
     snprintf(out->kernel, sizeof out->kernel, "%s", ir_symstr(ctx, k->name));
     snprintf(out->target, sizeof out->target, "%s", ir_target_names[tg]);
     shape_env_format(ctx, k, &env, out->shape, sizeof out->shape);
@@ -245,6 +256,8 @@ void *cake_cost_json(const CostResult *r)
     cJSON_AddNumberToObject(oc, "wave_efficiency", r4(r->wave_efficiency));
     cJSON *lit = cJSON_AddObjectToObject(j, "in_flight");
     cJSON_AddNumberToObject(lit, "bytes", r4(r->inflight_bytes));
+    cJSON_AddNumberToObject(lit, "block_bytes", r4(r->inflight_block));
+    cJSON_AddNumberToObject(lit, "pipeline_ms", r4(r->pipeline_ms));
     cJSON_AddNumberToObject(lit, "needed_bytes", r4(r->inflight_needed));
     cJSON *roles = cJSON_AddArrayToObject(j, "roles");
     for (uint32_t i = 0; i < r->nroles; i++) {

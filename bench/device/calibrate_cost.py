@@ -23,7 +23,8 @@ import time
 
 G4 = "M=4096,N=4096,K=4096"
 # (family, file, shape, set, kernel): >= 40 variants; sm_80 vs sm_90a paths are
-# separate families (gemm_sm80 runs on the H200 through the sm_80 path)
+# separate families (gemm_sm80 runs on the H200 through the sm_80 path); a file
+# "@NAME" is bench/cost/variants/NAME.tir, else examples/NAME.tir
 VARIANTS = [
     ("gemm_sm90", "gemm_sm90", "M=2048,N=2048,K=2048", "", None),
     ("gemm_sm90", "gemm_sm90", G4, "", None),
@@ -43,6 +44,10 @@ VARIANTS = [
     ("gemm_sm90", "gemm_bias_act", "M=8192,N=8192,K=8192", "", None),
     ("gemm_sm90", "gemm_fp8", G4, "", None),
     ("gemm_sm90", "gemm_fp8", "M=8192,N=8192,K=8192", "", None),
+    # consumer warpgroups: gemm_sm90 with CWG a parameter (bench/cost/variants)
+    ("gemm_sm90", "@gemm_sm90_cwg", G4, "CWG=1", None),
+    ("gemm_sm90", "@gemm_sm90_cwg", G4, "CWG=1,BN=128", None),
+    ("gemm_sm90", "@gemm_sm90_cwg", G4, "CWG=3,BN=128,CREGS=152", None),
     ("gemm_sm80", "gemm_sm80", "M=2048,N=2048,K=2048", "", None),
     ("gemm_sm80", "gemm_sm80", G4, "", None),
     ("gemm_sm80", "gemm_sm80", "M=8192,N=8192,K=8192", "", None),
@@ -152,7 +157,8 @@ def main():
         if time.time() - t0 > a.deadline:
             failed.append((fam, ex, shape, st, "deadline"))
             continue
-        base = [f"examples/{ex}.tir", "--shape", shape] + (["--set", st] if st else []) + \
+        path = f"bench/cost/variants/{ex[1:]}.tir" if ex.startswith("@") else f"examples/{ex}.tir"
+        base = [path, "--shape", shape] + (["--set", st] if st else []) + \
                (["--kernel", kern] if kern else [])
         c = run_json([a.cakec, "cost"] + base + ["--device", a.device, "--json"], 30).get("cost")
         b = run_json([a.cakec, "run"] + base + ["--bench", "--runs", str(a.runs), "--json"], 90)
@@ -160,7 +166,7 @@ def main():
         if not c or not bench or not bench.get("median_ms"):
             failed.append((fam, ex, shape, st, (b.get("error") or str(b.get("diagnostics", ""))[:200])))
             continue
-        r = {"family": fam, "kernel": kern or ex, "shape": shape, "set": st or "-",
+        r = {"family": fam, "kernel": kern or ex.lstrip("@"), "shape": shape, "set": st or "-",
              "pred": c["time_ms"], "lo": c["interval_ms"][0], "hi": c["interval_ms"][1],
              "meas": bench["median_ms"], "bound": c["bottleneck"], "verdict": c["verdict"],
              "regs": bench.get("registers")}

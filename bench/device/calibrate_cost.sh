@@ -1,6 +1,6 @@
 #!/bin/bash
 # calibrate_cost.sh — the cost model's calibration sweep, one device call (< 5 min):
-# ~55 variants of the GEMM (sm_90a wgmma and sm_80 mma.sync paths), attention and
+# 59 variants of the GEMM (sm_90a wgmma and sm_80 mma.sync paths), attention and
 # SIMT examples, each predicted by `cakec cost` and measured by `cakec run --bench`;
 # writes $OUT/calibration.md (per-variant table, Spearman per family and overall,
 # median abs error, interval coverage, predicted-best gap) and $OUT/calibration.json.
