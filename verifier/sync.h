@@ -162,6 +162,7 @@ struct SyExec {
     int in_grid;                          /* evaluating the grid clause (for grid.x) */
     NodeId role;                          /* only this role's body (0: outside roles) */
     void (*stmt)(SyExec *x, NodeId st);   /* each non-control statement */
+    const uint8_t *skip;                  /* per statement: 1 = not run (NULL: run all) */
     void *u;
 };
 void sy_exec_init(SyExec *x, SyK *s, long budget);

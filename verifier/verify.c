@@ -124,6 +124,8 @@ uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
     ver_tma_check(&v);
     ver_sync(ctx, k);
     ver_bounds(ctx, k);
+    if (ctx->nerrors == errors) /* a broken kernel's coverage says nothing */
+        ver_coverage(ctx, k);
     return ctx->nerrors - errors;
 }
 

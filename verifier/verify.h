@@ -49,5 +49,6 @@ int64_t ver_shared_bytes(const CakeCtx *ctx, const Kernel *k, NodeId shared_decl
  * returns the number of errors it reported. */
 uint32_t ver_sync(CakeCtx *ctx, Kernel *k);
 uint32_t ver_bounds(CakeCtx *ctx, Kernel *k);
+uint32_t ver_coverage(CakeCtx *ctx, Kernel *k);   /* coverage.c */
 
 #endif
