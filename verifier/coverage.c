@@ -1,10 +1,15 @@
 /* coverage.c — do the grid and the per-thread tiling write every output
  * element the reference writes, and each exactly once?
  *
- * Decided concretely, at sample shapes of the dims that satisfy the assumes
- * (sync_exec.c): every block of the grid is run with the concrete interpreter
- * (one thread per issuing unit for tile and TMA stores, every thread for
- * per-thread stores), and each store to an output marks the box it writes
+ * Decided concretely, at one sample shape of the dims that satisfies the
+ * assumes (sync_exec.c's samples, and the same skewed so that no two dims are
+ * equal; the one with two blocks or more per grid dimension, unequal extents,
+ * the least work): every block of the grid is run with the interpreter, only
+ * the slice of the kernel the stores depend on (one thread per issuing unit
+ * for tile and TMA stores; for per-thread stores the first, second and last
+ * thread of the role, or else of each warp, extrapolated when their boxes move
+ * by a constant step, else every thread), and each store to an output marks
+ * the box it writes
  * (element, `i : +VEC` slice, tile box, or the shared source's box for a
  * `tma.store`), clipped to the tensor (clipping and masks are the bounds
  * check's concern). The reference block's assignments mark what it writes
@@ -470,7 +475,7 @@ static int plan_sample(Cov *c, SyExec *x, Plan *p)
         sy_role_range(s, c->roles[i], &first, &count);
         p->roles[i] = c->roles[i];
         p->step[i] = c->step[i];
-        /* per-thread stores: three probes per warp, unless they do not extrapolate */
+        /* per-thread stores: at most three probes per warp, unless they do not extrapolate */
         p->runs += p->blocks * (c->step[i] == 1 ? 3 * ((count + s->warp - 1) / s->warp) : count / c->step[i]);
     }
     p->nr = c->nr;
@@ -562,38 +567,53 @@ static void mark_recs(Cov *c, const Rec *r, int n, int64_t t, int64_t k, const R
     }
 }
 
-/* The threads of one warp (from t0, before end) of a role whose stores are
- * per-thread: the first, second and last lanes are run; when their stores
- * are the same statements with the same boxes moving by a constant step per
- * lane, the other lanes are extrapolated, else run one by one. */
-static int run_warp(Cov *c, SyExec *x, int64_t t0, int64_t end)
+/* Threads t0 .. tl of a role whose stores are per-thread: the first, second
+ * and last are run; when their stores are the same statements with the same
+ * boxes moving by a constant step per thread, the others are extrapolated and
+ * marked (1). -1: they are not (nothing marked); 0: a run was not decided. */
+static int probe(Cov *c, SyExec *x, int64_t t0, int64_t tl)
 {
     SyK *s = c->s;
-    int64_t tl = t0 + s->warp < end ? t0 + s->warp - 1 : end - 1;
     if (!c->recs)
         c->recs = arena_alloc(&s->ctx->arena, 3 * COV_MAXREC * sizeof *c->recs);
     Rec *ra = c->recs, *rb = ra + COV_MAXREC, *rl = rb + COV_MAXREC;
     if (!run_thread(c, x, t0, ra))
-        return c->overflow ? run_lanes(c, x, t0, tl) : 0;
-    int na = c->nrec, rank = c->nout ? c->out[0].rank : 0;
+        return c->overflow ? -1 : 0;
+    int na = c->nrec, rank = 0;
     if (tl == t0) {
         mark_recs(c, ra, na, t0, 0, NULL);
         return 1;
     }
     if (!run_thread(c, x, t0 + 1, rb))
-        return c->overflow ? run_lanes(c, x, t0, tl) : 0;
+        return c->overflow ? -1 : 0;
     int nb = c->nrec;
     if (!run_thread(c, x, tl, rl))
-        return c->overflow ? run_lanes(c, x, t0, tl) : 0;
+        return c->overflow ? -1 : 0;
     int nl = c->nrec;
     for (int i = 0; i < c->nout; i++)
         rank = c->out[i].rank > rank ? c->out[i].rank : rank;
-    if (na == nb && na == nl && affine(ra, rb, rl, na, tl - t0, rank)) {
-        for (int i = 0; i < na; i++)
-            mark_lanes(c, &ra[i], &rb[i], t0, tl - t0);
-        return 1;
+    if (na != nb || na != nl || !affine(ra, rb, rl, na, tl - t0, rank))
+        return -1;
+    for (int i = 0; i < na; i++)
+        mark_lanes(c, &ra[i], &rb[i], t0, tl - t0);
+    return 1;
+}
+
+/* The threads of a role with per-thread stores (first .. end - 1): probed as a
+ * whole (indices affine in thread.x), else warp by warp (affine in lane), else
+ * thread by thread. 0 when a run was not decided. */
+static int run_role_threads(Cov *c, SyExec *x, int64_t first, int64_t end)
+{
+    int r = probe(c, x, first, end - 1);
+    if (r >= 0)
+        return r;
+    for (int64_t t0 = first; t0 < end; t0 += c->s->warp) {
+        int64_t tl = t0 + c->s->warp < end ? t0 + c->s->warp - 1 : end - 1;
+        r = probe(c, x, t0, tl);
+        if (r == 0 || (r < 0 && !run_lanes(c, x, t0, tl)))
+            return 0;
     }
-    return run_lanes(c, x, t0, tl);
+    return 1;
 }
 
 /* runs every block at the current sample (planned by plan_sample) */
@@ -630,8 +650,8 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             sy_role_range(s, roles[r], &first, &count);
             c->role = roles[r];
             c->first = first;
-            for (int64_t t = first; t < first + count; t += step[r] == 1 ? s->warp : step[r]) {
-                int ok = step[r] == 1 ? run_warp(c, x, t, first + count) : run_thread(c, x, t, NULL);
+            for (int64_t t = first; t < first + count; t += step[r] == 1 ? count : step[r]) {
+                int ok = step[r] == 1 ? run_role_threads(c, x, t, first + count) : run_thread(c, x, t, NULL);
                 if (!ok) {
                     note_undecided(s, c->undecided ? c->undecided_at : s->k->body,
                                    c->undecided ? "the interpreter cannot evaluate the box this store writes"
