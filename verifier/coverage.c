@@ -194,7 +194,7 @@ static void ref_assign(SyK *s, NodeId st, void *u)
     Out *o = out_of(c, arg);
     if (!o || !o->ref)
         return;
-    int64_t lo[IR_MAX_RANK], len[IR_MAX_RANK];
+    int64_t lo[IR_MAX_RANK] = {0}, len[IR_MAX_RANK] = {0};
     Node *in = ix ? sy_node(s, ix) : NULL;
     if (!in || (int)in->n != o->rank) {
         o->ref_known = 0;
@@ -278,7 +278,7 @@ static void store_box(SyExec *x, NodeId st)
     if (masked && !c->rec)
         return;
     Node *in = ix ? sy_node(s, ix) : NULL;
-    int64_t lo[IR_MAX_RANK], len[IR_MAX_RANK];
+    int64_t lo[IR_MAX_RANK] = {0}, len[IR_MAX_RANK] = {0};
     const Type *src = NULL;
     if (n->op == OP_TMA_STORE) {
         Node *b = sy_node(s, n->b);
