@@ -34,9 +34,20 @@ DIAG(E0750, SEV_ERROR, "collective operation under divergent control")
 DIAG(E0751, SEV_ERROR, "named barrier thread count is wrong")
 DIAG(E0752, SEV_ERROR, "named barrier id out of range")
 DIAG(E0753, SEV_ERROR, "block-wide sync inside a role")
+/* within a role: threads, single-issue operations, TMA data, initialisation */
+DIAG(E0760, SEV_ERROR, "shared memory read by other threads without a barrier after the write")
+DIAG(E0761, SEV_ERROR, "shared memory overwritten while other threads may still read it")
+DIAG(E0762, SEV_ERROR, "tma.store before every writer fenced and passed a barrier")
+DIAG(E0763, SEV_ERROR, "TMA-loaded tile read before a wait on its mbarrier")
+DIAG(E0764, SEV_ERROR, "accumulator read before it is initialised")
+DIAG(E0765, SEV_ERROR, "wait parity does not match the mbarrier's phase")
 /* bounds */
 DIAG(E0801, SEV_ERROR, "global access may be out of bounds")
 DIAG(E0802, SEV_ERROR, "tile index out of the declared shape")
 /* alignment (verifier/align.c) */
 DIAG(E0810, SEV_ERROR, "vector access or cp.async not provably aligned")
 DIAG(E0811, SEV_ERROR, "matrix row address not provably 16-byte aligned")
+/* coverage of the outputs (verifier/coverage.c) */
+DIAG(E0820, SEV_ERROR, "output elements no block writes")
+DIAG(E0821, SEV_ERROR, "output elements written more than once")
+DIAG(E0822, SEV_NOTE, "output coverage not decided")

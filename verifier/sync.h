@@ -7,6 +7,8 @@
  *   sync_pipe.c     pipelines: stage tokens per role, trip counts, expect_tx
  *   sync_mbar.c     explicit mbarriers: arrival counts, parities, deadlocks
  *   sync_race.c     cross-role shared-memory ordering
+ *   sync_intra.c    ordering among the threads of one role; single-issue operations
+ *   sync_init.c     accumulators read before they are initialised
  *   sync_proxy.c    generic <-> async proxy ordering (fence.proxy.async, tma.store)
  *   sync_cpasync.c  cp.async groups (a concrete simulation of the group queue)
  *   sync_wgmma.c    wgmma groups: accumulators and operand stages
@@ -160,6 +162,7 @@ struct SyExec {
     int in_grid;                          /* evaluating the grid clause (for grid.x) */
     NodeId role;                          /* only this role's body (0: outside roles) */
     void (*stmt)(SyExec *x, NodeId st);   /* each non-control statement */
+    const uint8_t *skip;                  /* per statement: 1 = not run (NULL: run all) */
     void *u;
 };
 void sy_exec_init(SyExec *x, SyK *s, long budget);
@@ -184,6 +187,8 @@ uint32_t sy_check_bounds(SyK *s);  /* bounds.c */
 void sy_check_pipes(SyK *s);
 void sy_check_mbars(SyK *s);
 void sy_check_races(SyK *s);
+void sy_check_intra(SyK *s);   /* sync_intra.c */
+void sy_check_init(SyK *s);    /* sync_init.c */
 void sy_check_proxy(SyK *s);
 void sy_check_cpasync(SyK *s);
 void sy_check_wgmma(SyK *s);

@@ -96,7 +96,7 @@ static void exec_stmt(SyExec *x, NodeId st, int depth)
 {
     const Node *n = sy_node(x->s, st);
     int64_t lo, hi, step = 1, c;
-    if (x->stopped || x->unknown || x->budget < 0)
+    if (x->stopped || x->unknown || x->budget < 0 || (x->skip && x->skip[st]))
         return;
     x->budget--;
     switch (n->op) {

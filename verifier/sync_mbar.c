@@ -6,7 +6,8 @@
  * count, counted per thread under thread-index guards (E0710); a wait nobody
  * arrives for (E0711) or that precedes every arrival in its own role (E0713);
  * a parity that does not alternate with the barrier's reuse, in one loop or over
- * a loop nest such as a persistent kernel's tile loop (E0712); expect_tx
+ * a loop nest such as a persistent kernel's tile loop (E0712), or outside
+ * loops, where the n-th wait must wait on parity n % 2 (E0765); expect_tx
  * bytes vs the TMA loads of the same iteration (E0707) and TMA loads on a
  * barrier no expect_tx announces (E0714). */
 #include <string.h>
@@ -416,6 +417,49 @@ static void check_parity(SyK *s, Bar *b)
     }
 }
 
+/* ---- parity outside loops (E0765) ------------------------------------------------
+ * A barrier none of whose sites is in a loop completes its phases in program
+ * order: the n-th wait (in its role, on one element) must wait on parity n % 2.
+ * On a fresh barrier parity 1 names the phase "before" phase 0, which counts
+ * as complete: `mbarrier.wait bar, 1` first returns at once (a race). */
+static int under_if(SyK *s, NodeId st)
+{
+    for (NodeId p = s->up[st]; p && sy_node(s, p)->op != OP_ROLE; p = s->up[p])
+        if (sy_node(s, p)->op == OP_IF)
+            return 1;
+    return 0;
+}
+
+static void check_parity_straight(SyK *s, Bar *b)
+{
+    for (uint32_t i = 0; i < b->nwait; i++)
+        if (sy_loop_of(s, b->wait[i]) || under_if(s, b->wait[i]))
+            return;
+    if (any_in_loop(s, b))
+        return;
+    for (uint32_t i = 0; i < b->nwait; i++) {
+        NodeId w = b->wait[i];
+        const char *key = index_key(s, bar_expr(s, w));
+        int64_t par, n = 0;
+        if (!sy_const(s, sy_node(s, w)->b, &par))
+            continue;
+        for (uint32_t j = 0; j < i; j++)
+            if (s->role[b->wait[j]] == s->role[w] && !strcmp(index_key(s, bar_expr(s, b->wait[j])), key))
+                n++;
+        if ((par & 1) == (n & 1))
+            continue;
+        Diag *d = sy_report(s, E0765, sy_node(s, w)->b, "this is wait number %lld on `%s`, which then waits for "
+                            "its phase %lld (parity %lld), but it waits on parity %lld: %s", (long long)n + 1,
+                            sy_text(s, bar_expr(s, w)), (long long)n, (long long)(n & 1), (long long)par,
+                            n == 0 ? "on a fresh barrier parity 1 counts as already complete, so the wait returns "
+                            "at once (a race)" : "it waits for a phase nobody completes (deadlock) or returns at once");
+        if (d) {
+            diag_help(s->ctx, d, "wait on parity %lld", (long long)(n & 1));
+            diag_fixit(s->ctx, d, sy_span(s, sy_node(s, w)->b), ir_fmt(s->ctx, "%lld", (long long)(n & 1)));
+        }
+    }
+}
+
 /* ---- expect_tx (E0707, E0714) ---------------------------------------------------- */
 
 static int same_bar(SyK *s, NodeId a, NodeId b)
@@ -518,6 +562,7 @@ void sy_check_mbars(SyK *s)
         check_count(s, &b.bars[i]);
         check_waits(s, &b.bars[i]);
         check_parity(s, &b.bars[i]);
+        check_parity_straight(s, &b.bars[i]);
         check_expect(s, &b.bars[i]);
     }
 }

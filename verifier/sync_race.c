@@ -8,7 +8,8 @@
  * accesses indexed by stage tokens of one pipeline, or a key W releases after
  * the write and R acquires before the read (a shared loop counts either way).
  * When W writes inside a loop it overwrites the tile again, so R -> W is needed
- * too. Top-level code (outside roles) orders against roles by a top-level
+ * too. The bytes of a TMA load are published only by the barrier it completes
+ * on: a read ordered after it by any other edge only is E0763. Top-level code (outside roles) orders against roles by a top-level
  * `sync` between them. Missing edges are E0720, reported once per tile and
  * pair of roles, at the read, with a note at the write. */
 #include <string.h>
@@ -141,6 +142,11 @@ static int before(SyK *s, NodeId a, NodeId b)
     return s->pos[a] < s->pos[b] || sy_common_loop(s, a, b);
 }
 
+static int tma_write(SyK *s, const Acc *w)
+{
+    return w->write && sy_node(s, w->st)->op == OP_TMA_LOAD;
+}
+
 /* an edge from access w (in role W) to access x (in role X) */
 static int ordered(Race *r, const Acc *w, const Acc *x)
 {
@@ -150,6 +156,8 @@ static int ordered(Race *r, const Acc *w, const Acc *x)
     for (uint32_t i = 0; i < r->nev; i++) {
         const Ev *rel = &r->ev[i];
         if (rel->acquire || rel->role != w->role || !(rel->st == w->st || before(s, w->st, rel->st)))
+            continue;
+        if (tma_write(s, w) && rel->st != w->st) /* TMA data is published by its own barrier only */
             continue;
         for (uint32_t j = 0; j < r->nev; j++) {
             const Ev *acq = &r->ev[j];
@@ -190,6 +198,18 @@ static void report(Race *r, const Acc *w, const Acc *x, int war)
         r->done[r->ndone++][2] = x->role;
     }
     Diag *d;
+    if (!war && tma_write(s, w)) {
+        NodeId bar = sy_node(s, w->st)->c;
+        d = sy_report(s, E0763, x->st, "%s reads shared `%s`, which a TMA load of %s writes, without waiting on "
+                      "`%s`, the mbarrier the load completes on: a later, unrelated barrier or pipeline edge does "
+                      "not say the bytes have landed", rname(s, x->role), tile, rname(s, w->role), sy_text(s, bar));
+        if (d) {
+            diag_note(s->ctx, d, sy_span(s, w->st), "the TMA load");
+            diag_help(s->ctx, d, "`mbarrier.wait %s, PARITY` in %s before the first read", sy_text(s, bar),
+                      rname(s, x->role));
+        }
+        return;
+    }
     if (!war)
         d = sy_report(s, E0720, x->st, "%s reads shared `%s`, which %s writes, with no barrier or pipeline "
                       "ordering the write before the read (a race)", rname(s, x->role), tile, rname(s, w->role));

@@ -126,6 +126,8 @@ uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
     ver_sync(ctx, k);
     ver_bounds(ctx, k);
     ver_align(ctx, k);
+    if (ctx->nerrors == errors) /* a broken kernel's coverage says nothing */
+        ver_coverage(ctx, k);
     return ctx->nerrors - errors;
 }
 

@@ -76,6 +76,7 @@ int64_t ver_shared_bytes(const CakeCtx *ctx, const Kernel *k, NodeId shared_decl
  * returns the number of errors it reported. */
 uint32_t ver_sync(CakeCtx *ctx, Kernel *k);
 uint32_t ver_bounds(CakeCtx *ctx, Kernel *k);
+uint32_t ver_coverage(CakeCtx *ctx, Kernel *k);   /* coverage.c */
 
 /* The alignment proofs (verifier/align.c): every vector access, cp.async,
  * fragment store, ldmatrix/stmatrix and wgmma shared operand sits at an
