@@ -115,11 +115,13 @@ cJSON *ag_cakec_json(AgTools *t, const char *const *args)
     ArResult r;
     ar_run(t->runner, &job, &r);
     cJSON *j = cJSON_Parse(r.out);
-    if (!cJSON_IsObject(j)) {
+    int answered = cJSON_IsObject(j);
+    if (!answered) {
         cJSON_Delete(j);
         j = error_doc(args[0], "the child printed no JSON document");
     }
-    if (r.status != AR_OK && r.status != AR_USER_ERROR) {
+    /* a child that answered says itself what went wrong (E0972 for a fault it caught) */
+    if (!answered || r.signal || r.status == AR_TIMEOUT || r.status == AR_OOM || r.status == AR_SPAWN) {
         cJSON *run = cJSON_AddObjectToObject(j, "runner");
         cJSON_AddStringToObject(run, "status", ar_status_name(r.status));
         cJSON_AddNumberToObject(run, "exit_code", r.exit_code);

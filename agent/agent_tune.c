@@ -182,8 +182,13 @@ static const char *failure_status(const cJSON *doc)
     const cJSON *d;
     cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(doc, "diagnostics")) {
         const char *code = ag_json_find_string(d, "code");
+        const char *msg = ag_json_find_string(d, "message");
         if (code && (!strcmp(code, "E0957") || !strcmp(code, "E0958") || !strcmp(code, "E0959")))
             return "check-failed";
+        if (code && !strcmp(code, "E0972"))
+            return msg && (strstr(msg, "still running") || strstr(msg, "timed out")) ? "timeout" : "fault";
+        if (code && !strcmp(code, "E0973"))
+            return "no-gpu";
     }
     return "error";
 }
