@@ -177,8 +177,9 @@ static void prune(const TuneOpts *o, Tune *tu)
 static const char *failure_status(const cJSON *doc)
 {
     const char *rs = ag_json_find_string(cJSON_GetObjectItemCaseSensitive(doc, "runner"), "status");
-    if (rs)
-        return rs;                        /* fault, timeout, oom, internal_error */
+    for (int s = AR_OK; rs && s <= AR_SPAWN; s++)
+        if (!strcmp(rs, ar_status_name((ArStatus)s)))
+            return ar_status_name((ArStatus)s);   /* fault, timeout, oom: static names */
     const cJSON *d;
     cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(doc, "diagnostics")) {
         const char *code = ag_json_find_string(d, "code");
