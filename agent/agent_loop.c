@@ -168,13 +168,14 @@ static const char *search(Loop *L)
         L->ctx->nerrors = 0;                        /* each request's errors are its own */
         L->ctx->ndiags = 0;
         if (ag_llm_chat(L->ctx, &L->llm, L->system, L->messages, tools, &r)) {
+            long st = r.http_status;
             ag_loop_event_error(L);
-            snprintf(what, sizeof what, "request failed: %s",
-                     ir_diag_info[L->ctx->diags[0].code].title);
+            snprintf(what, sizeof what, "request failed: %s (%s)",
+                     ir_diag_info[L->ctx->diags[0].code].title, ir_diag_info[L->ctx->diags[0].code].code);
             ag_reply_free(&r);
             progress(L, iter, what);
-            if (L->ctx->diags[0].code == E1105 && r.http_status >= 400 && r.http_status < 500 &&
-                r.http_status != 429) {
+            if (L->ctx->diags[0].code == E1105 && st >= 400 && st < 500 && st != 429) {
+                fprintf(stderr, "agent: %s\n", L->ctx->diags[0].msg);
                 reason = "the endpoint refused the request";
                 break;
             }

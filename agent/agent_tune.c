@@ -100,9 +100,13 @@ static void first_error(const cJSON *doc, char *why, size_t cap)
 {
     const cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(doc, "diagnostics"), 0);
     const char *code = ag_json_find_string(d, "code"), *msg = ag_json_find_string(d, "message");
-    const char *rs = ag_json_find_string(cJSON_GetObjectItemCaseSensitive(doc, "runner"), "status");
-    snprintf(why, cap, "%s%s%s", code ? code : rs ? rs : "no prediction", msg ? ": " : "",
-             msg ? msg : "");
+    const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "runner");
+    static const char *const wall[] = {"wall_s", NULL}, *const sig[] = {"signal", NULL};
+    if (run && !code)
+        snprintf(why, cap, "the child ended after %.1f s (%s%s)", ag_json_find_number(run, wall),
+                 ag_json_find_string(run, "status"), ag_json_find_number(run, sig) > 0 ? ", by a signal" : "");
+    else
+        snprintf(why, cap, "%s%s%s", code ? code : "no prediction", msg ? ": " : "", msg ? msg : "");
 }
 
 static void predict(AgTools *t, const TuneOpts *o, Tune *tu)

@@ -21,7 +21,7 @@ cost)
     case "$set" in
     BM=64,STAGES=2) p=3.0 ;; BM=64,STAGES=3) p=2.9 ;; BM=64,STAGES=4) p=2.8 ;;
     BM=128,STAGES=2) p=2.0 ;; BM=128,STAGES=3) p=1.9 ;; BM=128,STAGES=4) p=1.8 ;;
-    BM=256,STAGES=2) p=1.5 ;; BM=256,STAGES=4) p=1.4 ;;
+    BM=256,STAGES=2) p=1.5 ;; BM=256,STAGES=4) p=1.4 ;; "") p=1.1 ;;
     *) diag E0501 "shared memory over the limit"; exit 1 ;;
     esac
     printf '{"command":"cost","ok":true,"errors":0,"warnings":0,"diagnostics":[],"predicted_ms":%s,"bottleneck":"tensor"}\n' "$p"
