@@ -201,6 +201,14 @@ static int retryable(CURLcode cc, long status)
     return status == 429 || status >= 500;
 }
 
+/* the body with every copy of the key blanked (an endpoint may echo it) */
+static void redact(const AgLlm *llm, char *body)
+{
+    size_t n = llm->key ? strlen(llm->key) : 0;
+    for (char *p = body && n >= 4 ? strstr(body, llm->key) : NULL; p; p = strstr(p + n, llm->key))
+        memset(p, '*', n);
+}
+
 static void malformed(CakeCtx *ctx, const AgLlm *llm, const char *body)
 {
     Diag *d = diag_report(ctx, E1106, IR_NOSPAN, "malformed reply from %s: %.200s", llm->endpoint,
@@ -234,6 +242,7 @@ int ag_llm_chat(CakeCtx *ctx, const AgLlm *llm, const char *system, const cJSON 
     }
     free(req);
     out->http_status = status;
+    redact(llm, body.buf);
     int rc = 1;
     if (cc != CURLE_OK) {
         Diag *d = diag_report(ctx, E1105, IR_NOSPAN, "request to %s failed after %d attempts: %s",

@@ -169,6 +169,8 @@ static const char *search(Loop *L)
         L->ctx->ndiags = 0;
         if (ag_llm_chat(L->ctx, &L->llm, L->system, L->messages, tools, &r)) {
             long st = r.http_status;
+            snprintf(L->last_error, sizeof L->last_error, "%s: %s",
+                     ir_diag_info[L->ctx->diags[0].code].code, L->ctx->diags[0].msg);
             ag_loop_event_error(L);
             snprintf(what, sizeof what, "request failed: %s (%s)",
                      ir_diag_info[L->ctx->diags[0].code].title, ir_diag_info[L->ctx->diags[0].code].code);
@@ -235,6 +237,8 @@ int ag_cmd_agent(CakeCtx *ctx, int argc, char **argv)
     if (!best || best->status != CAND_CORRECT) {
         Diag *d = diag_report(ctx, E1111, IR_NOSPAN, "no correct candidate in %d iterations (%s)",
                               L.iterations, reason);
+        if (L.last_error[0])
+            diag_note(ctx, d, IR_NOSPAN, "the last failed request: %s", L.last_error);
         diag_help(ctx, d, "the trajectory in %s/trajectory.jsonl shows what the model tried", o.out);
         code = 1;
     }

@@ -43,6 +43,7 @@ typedef struct {
     Cand *cands;
     int ncands, capcands;
     int iterations, submitted;
+    char last_error[400];   /* the last failed request's diagnostic, for the final report */
     long tokens;
     double t0;
 } Loop;

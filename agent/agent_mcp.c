@@ -129,27 +129,30 @@ static void handle(AgTools *tools, const char *line)
 int ag_cmd_mcp(CakeCtx *ctx, int argc, char **argv)
 {
     const char *task_path = NULL, *docs_flag = NULL;
+    int json = 0;   /* for the server's own errors before it starts */
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--task") && i + 1 < argc)
+        if (!strcmp(argv[i], "--json"))
+            json = 1;
+        else if (!strcmp(argv[i], "--task") && i + 1 < argc)
             task_path = argv[++i];
         else if (!strcmp(argv[i], "--docs") && i + 1 < argc)
             docs_flag = argv[++i];
         else {
             Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "mcp: unexpected argument `%s`", argv[i]);
             diag_help(ctx, d, "cakec mcp [--task TASK.json] [--docs DIR]");
-            return ag_finish(ctx, "mcp", 0, 1, NULL);
+            return ag_finish(ctx, "mcp", json, 1, NULL);
         }
     }
     AgTask task;
     if (task_path && ag_task_load(ctx, task_path, &task))
-        return ag_finish(ctx, "mcp", 0, 1, NULL);
+        return ag_finish(ctx, "mcp", json, 1, NULL);
     char docs[4096];
     ArRunner runner = ar_local_runner();
     AgTools tools;
     if (!ag_tools_init(&tools, &runner, task_path ? &task : NULL,
                        ag_docs_dir(docs_flag, docs, sizeof docs))) {
         diag_report(ctx, E0001, IR_NOSPAN, "mcp: cannot create a temporary folder");
-        return ag_finish(ctx, "mcp", 0, 2, NULL);
+        return ag_finish(ctx, "mcp", json, 2, NULL);
     }
     char *line = NULL;
     size_t cap = 0;
