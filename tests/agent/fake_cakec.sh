@@ -35,7 +35,7 @@ run)
     BM=128,STAGES=4) ms=0.9 ;;
     *) ms=1.2 ;;
     esac
-    printf '{"command":"run","ok":true,"errors":0,"warnings":0,"diagnostics":[],"check":[],"bench":{"shape":"M=4096","median_ms":%s}}\n' "$ms"
+    printf '{"command":"run","ok":true,"errors":0,"warnings":0,"diagnostics":[],"check":[],"bench":{"shape":"M=4096","median_ms":%s},"argv":"%s"}\n' "$ms" "$*"
     ;;
 *)
     exec "$CAKEC" "$@"

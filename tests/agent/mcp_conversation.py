@@ -10,6 +10,7 @@ cakec, src = sys.argv[1], sys.argv[2]
 proc = subprocess.Popen([cakec, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                         text=True, cwd=src)
 checks = 0
+seen = []   # every line the servers sent
 
 def send(msg):
     proc.stdin.write((msg if isinstance(msg, str) else json.dumps(msg)) + "\n")
@@ -19,6 +20,7 @@ def recv():
     line = proc.stdout.readline()
     if not line:
         fail("the server closed stdout")
+    seen.append(line)
     return json.loads(line)
 
 def fail(why):
@@ -114,4 +116,25 @@ expect(r["id"] is None and r["error"]["code"] == -32700, f"parse error: {r}")
 
 proc.stdin.close()
 expect(proc.wait(timeout=30) == 0, "the server exits 0 at the end of its input")
+
+# with a task: run checks on the visible shapes against the trusted reference;
+# submit gives the held-out verdict without the held-out shape (GPU steps faked)
+env = dict(os.environ, CAKEC=cakec, CAKE_RUN_CMD=os.path.join(src, "tests/agent/fake_cakec.sh"))
+proc = subprocess.Popen([cakec, "mcp", "--task", "tests/agent/task_vector_add.json"],
+                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=src, env=env)
+res, doc = call(20, "run", {"source": good})
+expect(doc["ok"] is True and len(doc["runs"]) == 2, f"task run: {doc}")
+expect(all("--reference" in r["argv"] and "vector_add.tir" in r["argv"] for r in doc["runs"]), doc)
+expect("N=1000000" in doc["runs"][0]["argv"] and "N=4097" in doc["runs"][1]["argv"], doc)
+res, doc = call(21, "run", {"source": good, "check": False, "bench": True})
+expect(doc["ok"] and len(doc["runs"]) == 1 and "N=268435456" in doc["runs"][0]["argv"], doc)
+res, doc = call(22, "submit", {"source": good})
+expect(doc["command"] == "submit" and doc["ok"] and doc["verdict"] ==
+       {"held_out": "pass", "passed": 1, "total": 1}, f"submit: {doc}")
+res, doc = call(23, "submit", {"source": bad})
+expect(doc["ok"] is False and "verdict" not in doc, f"submit of a broken kernel: {doc}")
+proc.stdin.close()
+out = proc.stdout.read()
+expect(proc.wait(timeout=30) == 0 and "12345" not in out + "".join(seen[-4:]),
+       "the held-out shape stays hidden")
 print(f"{checks} passed, 0 failed")
