@@ -161,6 +161,10 @@ static int parse_openai(const cJSON *j, AgReply *r)
         }
         add_call(r, ag_json_find_string(c, "id"), ag_json_find_string(fn, "name"), a);
     }
+    /* every call in the history must be answered: keep only those we run */
+    cJSON *kept = cJSON_GetObjectItemCaseSensitive(r->assistant, "tool_calls");
+    while (kept && cJSON_GetArraySize(kept) > r->ncalls)
+        cJSON_DeleteItemFromArray(kept, r->ncalls);
     r->tokens_in = usage(j, "prompt_tokens");
     r->tokens_out = usage(j, "completion_tokens");
     return 1;

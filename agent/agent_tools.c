@@ -118,7 +118,8 @@ cJSON *ag_cakec_json(AgTools *t, const char *const *args)
     int answered = cJSON_IsObject(j);
     if (!answered) {
         cJSON_Delete(j);
-        j = error_doc(args[0], "the child printed no JSON document");
+        int word = !strcmp(args[0], "check") || !strcmp(args[0], "cost") || !strcmp(args[0], "run");
+        j = error_doc(word ? args[0] : "compile", "the child printed no JSON document");
     }
     /* a child that answered says itself what went wrong (E0972 for a fault it caught) */
     if (!answered || r.signal || r.status == AR_TIMEOUT || r.status == AR_OOM || r.status == AR_SPAWN) {
