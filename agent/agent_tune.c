@@ -344,6 +344,42 @@ static char *write_best(const TuneOpts *o, const Variant *best)
     return path;
 }
 
+/* 1-based rank of x among the n values (ties: the mean rank) */
+static double rank_of(const double *v, int n, double x)
+{
+    int less = 0, equal = 0;
+    for (int i = 0; i < n; i++) {
+        less += v[i] < x;
+        equal += v[i] == x;
+    }
+    return less + (equal + 1) / 2.0;
+}
+
+/* Spearman's rank correlation of predicted and measured times over the
+ * variants that have both; NAN with fewer than 3 */
+static double spearman(const Tune *tu)
+{
+    double *p = malloc(sizeof *p * (size_t)tu->n), *m = malloc(sizeof *m * (size_t)tu->n);
+    int n = 0;
+    for (int i = 0; i < tu->n; i++)
+        if (!isnan(tu->v[i].predicted) && !isnan(tu->v[i].measured)) {
+            p[n] = tu->v[i].predicted;
+            m[n++] = tu->v[i].measured;
+        }
+    double rho = NAN;
+    if (n >= 3) {
+        double d2 = 0;
+        for (int i = 0; i < n; i++) {
+            double d = rank_of(p, n, p[i]) - rank_of(m, n, m[i]);
+            d2 += d * d;
+        }
+        rho = 1 - 6 * d2 / ((double)n * ((double)n * n - 1));
+    }
+    free(p);
+    free(m);
+    return rho;
+}
+
 static cJSON *num_or_null(double d)
 {
     return isnan(d) ? cJSON_CreateNull() : cJSON_CreateNumber(d);
@@ -407,6 +443,7 @@ static cJSON *report(const TuneOpts *o, const Tune *tu, const char *written)
         cJSON_AddItemToObject(p, "measured_ms", num_or_null(pred->measured));
         cJSON_AddItemToObject(p, "gap_to_best", num_or_null(
             best && !isnan(pred->measured) ? pred->measured / best->measured - 1 : NAN));
+        cJSON_AddItemToObject(p, "spearman", num_or_null(spearman(tu)));
     }
     return j;
 }
@@ -434,11 +471,14 @@ static void print_summary(const cJSON *j)
     }
     if (pred) {
         const cJSON *gap = cJSON_GetObjectItemCaseSensitive(pred, "gap_to_best");
+        const cJSON *rho = cJSON_GetObjectItemCaseSensitive(pred, "spearman");
         if (cJSON_IsNumber(gap))
             printf("predicted best: %s, %.1f%% slower than the measured best\n",
                    ag_json_find_string(pred, "set"), 100 * gap->valuedouble);
         else
             printf("predicted best: %s, not measured successfully\n", ag_json_find_string(pred, "set"));
+        if (cJSON_IsNumber(rho))
+            printf("rank correlation of predicted and measured times (Spearman): %.2f\n", rho->valuedouble);
     }
 }
 

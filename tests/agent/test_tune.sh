@@ -39,6 +39,7 @@ assert rows["BM=256,STAGES=4"]["predicted_rank"] == 1
 assert j["best"]["set"] == "BM=128,STAGES=3" and j["best"]["measured_ms"] == 0.8, j["best"]
 assert abs(j["best"]["speedup_vs_defaults"] - 1.25) < 1e-9
 assert j["predicted_best"]["set"] == "BM=256,STAGES=4" and j["predicted_best"]["measured_ms"] is None
+assert j["predicted_best"]["spearman"] is None            # two variants have both times
 PY
 grep -q "kernel gemm_sm90<BM = 128, BN = 256, BK = 64, STAGES = 3, GROUP_M = 8>" "$T/best.tir" && ok \
     || no "best.tir header: $(grep '^kernel' "$T/best.tir")"
@@ -65,6 +66,10 @@ assert j["measured"] == 4 and j["pruned"] == 1, j          # 3 variants + the de
 assert [r["status"] for r in j["table"]].count("over-cap") == 1
 assert j["best"]["set"] == "BM=128,STAGES=3", j["best"]
 PY
+# 3b. the rank correlation: predicted ranks 4 3 2 1, measured 3.5 3.5 1 2: 1 - 6 * 2.5 / 60
+"$CAKEC" tune "$SRC/examples/gemm_sm90.tir" --space BM=64,128 STAGES=3,4 --top 4 -o "$T/b4.tir" \
+    >"$T/rho.txt" 2>/dev/null || no "rho tune failed"
+grep -q "Spearman): 0.75" "$T/rho.txt" && ok || no "spearman: $(cat "$T/rho.txt")"
 
 # 4. a bad space is E1103
 rc=0
