@@ -455,7 +455,8 @@ static void print_summary(const cJSON *j)
     const char *note = ag_json_find_string(j, "cost_note");
     if (note)
         printf("note: %s\n", note);
-    printf("%d variants, %d pruned by the cost model, %d measured, %d failed\n",
+    printf("%d variants and the file's defaults: %d pruned by the cost model (or over --cap), "
+           "%d measured, %d failed\n",
            cJSON_GetObjectItemCaseSensitive(j, "variants")->valueint,
            cJSON_GetObjectItemCaseSensitive(j, "pruned")->valueint,
            cJSON_GetObjectItemCaseSensitive(j, "measured")->valueint,
