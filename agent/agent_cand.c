@@ -44,6 +44,29 @@ static int fail(CakeCtx *ctx, DiagCode code, const char *what, const char *path)
     return 1;
 }
 
+/* a task with a baseline command and no time: run it once (it prints a
+ * `cakec run --bench --json` document, or any JSON with a median_ms) */
+static void measure_baseline(Loop *L)
+{
+    if (L->task.baseline_ms > 0 || !L->task.baseline_command)
+        return;
+    const char *argv[] = {"/bin/sh", "-c", L->task.baseline_command, NULL};
+    ArJob job = {.argv = argv, .timeout_s = L->tools.timeout_s};
+    ArResult r;
+    ar_run(&L->runner, &job, &r);
+    cJSON *j = cJSON_Parse(r.out);
+    static const char *const keys[] = {"median_ms", NULL};
+    double ms = ag_json_find_number(j, keys);
+    if (ms > 0)
+        L->task.baseline_ms = ms;
+    cJSON *ev = cJSON_CreateObject();
+    cJSON_AddStringToObject(ev, "status", ar_status_name(r.status));
+    cJSON_AddItemToObject(ev, "ms", ms > 0 ? cJSON_CreateNumber(ms) : cJSON_CreateNull());
+    ag_loop_event(L, "baseline", ev);
+    cJSON_Delete(j);
+    ar_result_free(&r);
+}
+
 int ag_loop_init(CakeCtx *ctx, Loop *L, const LoopOpts *o, const char *key)
 {
     memset(L, 0, sizeof *L);
@@ -72,20 +95,30 @@ int ag_loop_init(CakeCtx *ctx, Loop *L, const LoopOpts *o, const char *key)
         free(ref);
         return fail(ctx, E1110, "the lessons file is not a JSON object:", L->lessons_path);
     }
-    L->system = build_system(L, tir_md, ref);
-    free(tir_md);
-    free(ref);
     mkdir(o->out, 0777);
     char *tp = ag_printf("%s/trajectory.jsonl", o->out);
     L->traj = fopen(tp, "w");
     free(tp);
-    if (!L->traj)
+    if (!L->traj) {
+        free(tir_md);
+        free(ref);
         return fail(ctx, E0001, "cannot write the trajectory in", o->out);
+    }
     L->llm = (AgLlm){.api = o->api, .endpoint = o->endpoint, .model = o->model, .key = key,
                      .timeout_s = o->http_timeout, .retries = o->retries, .backoff_s = o->backoff,
                      .max_tokens = o->max_tokens};
     L->runner = ar_local_runner();
     ag_tools_init(&L->tools, &L->runner, &L->task, docs);
+    cJSON *ev = cJSON_CreateObject();
+    cJSON_AddStringToObject(ev, "task", L->task.name);
+    cJSON_AddStringToObject(ev, "model", o->model);
+    cJSON_AddStringToObject(ev, "api", o->api == AG_API_OPENAI ? "openai" : "anthropic");
+    cJSON_AddStringToObject(ev, "mode", o->plain ? "plain" : "tools");
+    ag_loop_event(L, "start", ev);
+    measure_baseline(L);                 /* before the prompt, which shows it */
+    L->system = build_system(L, tir_md, ref);
+    free(tir_md);
+    free(ref);
     L->messages = cJSON_CreateArray();
     char *start = L->task.start ? ag_read_file(L->task.start, NULL) : NULL;
     char *first = start ? ag_printf("Start from this kernel and make it correct and fast:\n```tir\n%s\n```", start)
@@ -93,12 +126,6 @@ int ag_loop_init(CakeCtx *ctx, Loop *L, const LoopOpts *o, const char *key)
     ag_msg_user(o->api, L->messages, first);
     free(first);
     free(start);
-    cJSON *ev = cJSON_CreateObject();
-    cJSON_AddStringToObject(ev, "task", L->task.name);
-    cJSON_AddStringToObject(ev, "model", o->model);
-    cJSON_AddStringToObject(ev, "api", o->api == AG_API_OPENAI ? "openai" : "anthropic");
-    cJSON_AddStringToObject(ev, "mode", o->plain ? "plain" : "tools");
-    ag_loop_event(L, "start", ev);
     return 0;
 }
 

@@ -7,7 +7,7 @@ GPU steps (`run`) from fake_cakec.sh. Two scripted runs:
   anthropic, tool mode: tool_use check on invalid IR, then check and submit of
     the fixed kernel in one reply (tool_result blocks, submit ends the run).
 The API key must reach the server and appear in no file or output."""
-import json, os, subprocess, sys, tempfile, time
+import json, os, re, subprocess, sys, tempfile, time
 
 cakec, src = sys.argv[1], sys.argv[2]
 here = os.path.join(src, "tests", "agent")
@@ -35,11 +35,11 @@ def serve(name, script):
         time.sleep(0.05)
     return srv, int(open(pf).read()), lf
 
-def agent(name, port, path, extra):
+def agent(name, port, path, extra, task=os.path.join(here, "task_vector_add.json")):
     out = os.path.join(tmp, name)
     env = dict(os.environ, CAKE_RUN_CMD=os.path.join(here, "fake_cakec.sh"), CAKEC=cakec,
                TEST_KEY=KEY, CAKE_LESSONS=os.path.join(tmp, "lessons.json"))
-    args = [cakec, "agent", os.path.join(here, "task_vector_add.json"), "--endpoint",
+    args = [cakec, "agent", task, "--endpoint",
             f"http://127.0.0.1:{port}{path}", "--model", "test-model", "--key-env", "TEST_KEY",
             "--out", out, "--http-timeout", "1", "--retries", "3", "--backoff", "0.01",
             "--docs", os.path.join(src, "docs")] + extra
@@ -127,8 +127,15 @@ script = [
     anthropic_reply([{"type": "tool_use", "id": "tu_2", "name": "check", "input": {"source": good}},
                      {"type": "tool_use", "id": "tu_3", "name": "submit", "input": {"source": good}}]),
 ]
+# this task has a baseline command and no baseline time: the agent runs it once
+task = json.load(open(os.path.join(here, "task_vector_add.json")))
+task["reference"] = os.path.join(src, "examples", "vector_add.tir")
+task["baseline"] = {"command": "echo '{\"command\":\"run\",\"bench\":{\"median_ms\":2.0}}'"}
+task_path = os.path.join(tmp, "task_baseline.json")
+json.dump(task, open(task_path, "w"))
 srv, port, lf = serve("anthropic", script)
-p, out = agent("anthropic", port, "/v1/messages", ["--api", "anthropic", "--iterations", "5", "--json"])
+p, out = agent("anthropic", port, "/v1/messages", ["--api", "anthropic", "--iterations", "5", "--json"],
+               task_path)
 srv.kill()
 expect(p.returncode == 0, f"exit {p.returncode}\n{p.stderr}\n{p.stdout}")
 reqs = log(lf)
@@ -146,6 +153,10 @@ expect(m[2]["role"] == "user" and res["type"] == "tool_result" and res["tool_use
 doc = json.loads(p.stdout)
 expect(doc["command"] == "agent" and doc["ok"] and doc["stopped"] == "submitted", doc)
 expect(doc["best"]["status"] == "correct" and doc["held_out"] == "pass" and doc["candidates"] == 2, doc)
+expect(doc["baseline_ms"] == 2.0 and doc["speedup"] == 2.0, f"the measured baseline: {doc}")
+traj = [json.loads(l) for l in open(os.path.join(out, "trajectory.jsonl"))]
+expect(traj[1]["event"] == "baseline" and traj[1]["ms"] == 2.0, traj[1])
+expect(re.search(r'"baseline_ms":\s*2\b', b["system"]), "the prompt shows the measured baseline")
 no_key_in(out, p)
 fam = json.load(open(os.path.join(tmp, "lessons.json")))["families"]["elementwise"]
 expect(fam["runs"] == 2 and fam["codes"][code]["seen"] == 2, fam)
