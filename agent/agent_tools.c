@@ -257,7 +257,37 @@ static int by_predicted(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* one cost document per point of the sweep, sorted by predicted time */
+/* `cakec cost --sweep P=a,b Q=x,y`: the CLI's own sweep document; NULL when
+ * this cakec's cost has no --sweep (E0002) or no model (E0004) */
+static cJSON *cli_sweep(AgTools *t, const char *file, const cJSON *args, const AgSpace *sp)
+{
+    const char *argv[16 + AG_SPACE_MAX_PARAMS] = {"cost", file};
+    char words[AG_SPACE_MAX_PARAMS][AG_SPACE_MAX_VALUES * 25 + 40];
+    int n = 2;
+    static const char *const keys[] = {"shape", "--shape", "target", "--target", "set", "--set", NULL};
+    n = add_opts(argv, n, args, keys);
+    argv[n++] = "--sweep";
+    for (int i = 0; i < sp->nparams; i++) {
+        int len = snprintf(words[i], sizeof words[i], "%s=", sp->params[i].name);
+        for (int v = 0; v < sp->params[i].nvalues; v++)
+            len += snprintf(words[i] + len, sizeof words[i] - (size_t)len, "%s%s", v ? "," : "",
+                            sp->params[i].values[v]);
+        argv[n++] = words[i];
+    }
+    argv[n] = NULL;
+    cJSON *j = ag_cakec_json(t, argv);
+    const char *code = ag_json_find_string(
+        cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(j, "diagnostics"), 0), "code");
+    if (!cJSON_GetObjectItemCaseSensitive(j, "sweep") && code &&
+        (!strcmp(code, "E0002") || !strcmp(code, "E0004"))) {
+        cJSON_Delete(j);
+        return NULL;
+    }
+    return j;
+}
+
+/* a sweep: the CLI's document when it has sweeps; else one cost document per
+ * point, each with its "set", sorted by predicted time */
 static cJSON *tool_cost(AgTools *t, const char *file, const cJSON *args)
 {
     const char *sweep = arg_str(args, "sweep"), *fixed = arg_str(args, "set");
@@ -267,6 +297,9 @@ static cJSON *tool_cost(AgTools *t, const char *file, const cJSON *args)
     char err[200];
     if (!ag_space_add(&sp, sweep, err, sizeof err))
         return error_doc("cost", err);
+    cJSON *cli = cli_sweep(t, file, args, &sp);
+    if (cli)
+        return cli;
     long npts = ag_space_size(&sp);
     if (npts > MAX_SWEEP)
         return error_doc("cost", "the sweep has more than 256 points");

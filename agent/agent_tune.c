@@ -21,6 +21,7 @@ typedef struct {
     const char *status;        /* pruned-cost, invalid, ok, check-failed, fault, ... */
     char why[200];
     int rank_pred;             /* 1-based among the predicted, 0 if none */
+    int unsure;                /* the cost model's verdict is "measure" */
 } Variant;
 
 typedef struct {
@@ -102,11 +103,35 @@ static void first_error(const cJSON *doc, char *why, size_t cap)
     const char *code = ag_json_find_string(d, "code"), *msg = ag_json_find_string(d, "message");
     const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "runner");
     static const char *const wall[] = {"wall_s", NULL}, *const sig[] = {"signal", NULL};
+    const char *st = ag_json_find_string(run, "status");
     if (run && !code)
-        snprintf(why, cap, "the child ended after %.1f s (%s%s)", ag_json_find_number(run, wall),
-                 ag_json_find_string(run, "status"), ag_json_find_number(run, sig) > 0 ? ", by a signal" : "");
+        snprintf(why, cap, "the child ended after %.1f s (%s%s)", ag_json_find_number(run, wall), st,
+                 ag_json_find_number(run, sig) > 0 && strcmp(st, "timeout") ? ", by a signal" : "");
     else
         snprintf(why, cap, "%s%s%s", code ? code : "no prediction", msg ? ": " : "", msg ? msg : "");
+}
+
+/* every point compiles to TIR-L (the verifier and the lowering passes with
+ * the parameters bound: shared memory, bounds, layouts), or it is invalid */
+static void validate(AgTools *t, const TuneOpts *o, Tune *tu)
+{
+    for (int i = 1; i < tu->n; i++) {
+        Variant *v = &tu->v[i];
+        char set[512];
+        full_set(o, v, set, sizeof set);
+        const char *argv[12] = {o->file, "--set", set, "--emit", "tirl", "-o", "/dev/null"};
+        int n = 7;
+        if (o->target) { argv[n++] = "--target"; argv[n++] = o->target; }
+        argv[n] = NULL;
+        cJSON *doc = ag_cakec_json(t, argv);
+        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok"))) {
+            v->status = "invalid";
+            first_error(doc, v->why, sizeof v->why);
+            tu->pruned++;
+            fprintf(stderr, "tune: invalid %-40s %s\n", v->set, v->why);
+        }
+        cJSON_Delete(doc);
+    }
 }
 
 static void predict(AgTools *t, const TuneOpts *o, Tune *tu)
@@ -114,6 +139,8 @@ static void predict(AgTools *t, const TuneOpts *o, Tune *tu)
     int any = 0;
     for (int i = 1; i < tu->n; i++) {
         Variant *v = &tu->v[i];
+        if (v->status)
+            continue;
         char set[512];
         full_set(o, v, set, sizeof set);
         const char *argv[12] = {"cost", o->file, "--set", set};
@@ -123,6 +150,8 @@ static void predict(AgTools *t, const TuneOpts *o, Tune *tu)
         argv[n] = NULL;
         cJSON *doc = ag_cakec_json(t, argv);
         v->predicted = ag_cost_ms(doc);
+        const char *verdict = ag_json_find_string(doc, "verdict");
+        v->unsure = verdict && !strcmp(verdict, "measure");
         if (isnan(v->predicted))
             first_error(doc, v->why, sizeof v->why);
         any |= !isnan(v->predicted);
@@ -157,10 +186,12 @@ static void prune(const TuneOpts *o, Tune *tu)
     Variant **order = malloc(sizeof *order * (size_t)tu->n);
     int n = 0;
     for (int i = 1; i < tu->n; i++)
-        order[n++] = &tu->v[i];
+        if (!tu->v[i].status)                /* not invalid already */
+            order[n++] = &tu->v[i];
     if (tu->cost_used)
         qsort(order, (size_t)n, sizeof *order, by_prediction);
-    int keep = tu->cost_used ? o->top : o->cap;
+    /* the top k; past them, what the model is unsure of ("measure"), up to --cap */
+    int kept = 0;
     for (int i = 0; i < n; i++) {
         Variant *v = order[i];
         if (tu->cost_used && !isnan(v->predicted))
@@ -168,9 +199,11 @@ static void prune(const TuneOpts *o, Tune *tu)
         if (tu->cost_used && isnan(v->predicted)) {
             v->status = "invalid";
             tu->pruned++;
-        } else if (i >= keep) {
+        } else if (tu->cost_used ? i >= o->top && !(v->unsure && kept < o->cap) : i >= o->cap) {
             v->status = tu->cost_used ? "pruned-cost" : "over-cap";
             tu->pruned++;
+        } else {
+            kept++;
         }
     }
     free(order);
@@ -507,6 +540,7 @@ int ag_cmd_tune(CakeCtx *ctx, int argc, char **argv)
     AgTools t;
     ag_tools_init(&t, &runner, NULL, NULL);
     t.timeout_s = o.child_timeout;
+    validate(&t, &o, &tu);
     predict(&t, &o, &tu);
     if (tu.cost_note[0])
         fprintf(stderr, "tune: %s\n", tu.cost_note);

@@ -1,8 +1,10 @@
 #!/bin/sh
-# fake_cakec.sh — stands in for cakec's `cost` and `run` in the tune test (as
-# CAKE_RUN_CMD), without a GPU: predictions and timings come from the table
-# below; BM=256,STAGES=4 faults (exit 3, E0972), BM=256,STAGES=2 hangs,
-# BM=256,STAGES=3 is rejected by the cost model. FAKE_NO_COST=1 makes `cost`
+# fake_cakec.sh — stands in for cakec's compile, `cost` and `run` in the tune
+# test (as CAKE_RUN_CMD), without a GPU: predictions (in the cost model's JSON
+# layout) and timings come from the tables below; BM=64,STAGES=2 does not
+# compile, BM=256,STAGES=3 is rejected by the cost model, BM=64,STAGES=3 is
+# one it is unsure of (verdict "measure"), BM=256,STAGES=4 faults (exit 3,
+# E0972), BM=256,STAGES=2 hangs. FAKE_NO_COST=1 makes `cost`
 # answer like a cakec without the cost model (E0004). Any other command goes
 # to the real cakec ($CAKEC).
 cmd=$1
@@ -16,6 +18,12 @@ diag() { # code message
     printf '{"command":"%s","ok":false,"errors":1,"warnings":0,"diagnostics":[{"code":"%s","severity":"error","message":"%s","span":null,"snippet":null,"notes":[],"help":[],"fixits":[]}]}\n' "$cmd" "$1" "$2"
 }
 case "$cmd" in
+*.tir)  # compiling: BM=64,STAGES=2 does not (FAKE_REAL_COMPILE=1: the real cakec decides)
+    [ "${FAKE_REAL_COMPILE:-0}" = 1 ] && exec "$CAKEC" "$@"
+    cmd=compile
+    case "$set" in BM=64,STAGES=2) diag E0802 "index 1 of As may be out of bounds"; exit 1 ;; esac
+    printf '{"command":"compile","ok":true,"errors":0,"warnings":0,"diagnostics":[]}\n'
+    ;;
 cost)
     if [ "${FAKE_NO_COST:-0}" = 1 ]; then diag E0004 "the cost model is not built yet"; exit 1; fi
     case "$set" in
@@ -24,7 +32,9 @@ cost)
     BM=256,STAGES=2) p=1.5 ;; BM=256,STAGES=4) p=1.4 ;; "") p=1.1 ;;
     *) diag E0501 "shared memory over the limit"; exit 1 ;;
     esac
-    printf '{"command":"cost","ok":true,"errors":0,"warnings":0,"diagnostics":[],"predicted_ms":%s,"bottleneck":"tensor"}\n' "$p"
+    verdict=model
+    [ "$set" = BM=64,STAGES=3 ] && verdict=measure
+    printf '{"command":"cost","ok":true,"errors":0,"warnings":0,"diagnostics":[],"cost":{"time_ms":%s,"verdict":"%s","bottleneck":"tensor","roofline":{"ms":0.01}}}\n' "$p" "$verdict"
     ;;
 run)
     case "$set" in
