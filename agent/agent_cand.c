@@ -292,10 +292,10 @@ static void judge_run(Cand *c, const cJSON *run)
     add_codes(c, run);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "ok"))) {
         c->status = CAND_CORRECT;
-        c->ms = ag_json_find_number(cJSON_GetObjectItemCaseSensitive(
-            cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(run, "runs"), -1 +
-                               cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(run, "runs"))),
-            "bench"), keys);
+        /* the bench is the last of the task's runs, or the run itself */
+        const cJSON *runs = cJSON_GetObjectItemCaseSensitive(run, "runs");
+        const cJSON *last = cJSON_GetArrayItem(runs, cJSON_GetArraySize(runs) - 1);
+        c->ms = ag_json_find_number(cJSON_GetObjectItemCaseSensitive(last, "bench"), keys);
         if (isnan(c->ms))
             c->ms = ag_json_find_number(cJSON_GetObjectItemCaseSensitive(run, "bench"), keys);
     } else {
