@@ -82,8 +82,9 @@ int ag_write_file(const char *path, const char *data, size_t len);
 char *ag_strdup(const char *s);
 char *ag_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));  /* malloc'd */
 double ag_now(void);                                        /* seconds, monotonic */
-/* the cakec to run children with: $CAKE_RUN_CMD, else this executable */
-const char *ag_cakec_path(void);
+/* the cakec to run children with: $CAKE_RUN_CMD, else this executable
+ * (its path written to buf) */
+const char *ag_cakec_path(char *buf, size_t cap);
 /* the first number under any key of `keys` (NULL-terminated), depth first; NAN if none */
 double ag_json_find_number(const cJSON *j, const char *const *keys);
 const char *ag_json_find_string(const cJSON *j, const char *key);
@@ -118,6 +119,7 @@ cJSON *ag_task_public_json(const AgTask *t);
 typedef struct {
     ArRunner *runner;
     const char *cakec;          /* ag_cakec_path() */
+    char cakec_buf[4096];
     const AgTask *task;         /* or NULL */
     const char *docs_dir;       /* or NULL: found at run time (agent_docs.c) */
     char workdir[256];          /* candidates written as source go here */

@@ -18,7 +18,7 @@ int ag_tools_init(AgTools *t, ArRunner *r, const AgTask *task, const char *docs_
 {
     memset(t, 0, sizeof *t);
     t->runner = r;
-    t->cakec = ag_cakec_path();
+    t->cakec = ag_cakec_path(t->cakec_buf, sizeof t->cakec_buf);
     t->task = task;
     t->docs_dir = docs_dir;
     const char *to = getenv("CAKE_AGENT_TIMEOUT");

@@ -70,19 +70,16 @@ double ag_now(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-const char *ag_cakec_path(void)
+const char *ag_cakec_path(char *buf, size_t cap)
 {
-    static char self[4096];  /* written once, the same for the whole process */
     const char *env = getenv("CAKE_RUN_CMD");
     if (env && *env)
         return env;
-    if (!self[0]) {
-        ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-        if (n <= 0)
-            return "cakec";
-        self[n] = 0;
-    }
-    return self;
+    ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+    if (n <= 0)
+        return "cakec";
+    buf[n] = 0;
+    return buf;
 }
 
 double ag_json_find_number(const cJSON *j, const char *const *keys)
