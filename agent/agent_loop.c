@@ -97,6 +97,13 @@ static void progress(const Loop *L, int iter, const char *what)
     fputc('\n', stderr);
 }
 
+static int ag_has_tir(const char *text)
+{
+    char *k = ag_extract_tir(text);
+    free(k);
+    return k != NULL;
+}
+
 /* tool mode: runs the calls, answers each, and evaluates the kernels they carry */
 static void do_tool_calls(Loop *L, const AgReply *r, char *what, size_t cap)
 {
@@ -188,7 +195,7 @@ static const char *search(Loop *L)
         ag_msg_assistant(L->o->api, L->messages, &r);
         if (r.ncalls > 0)
             do_tool_calls(L, &r, what, sizeof what);
-        else if (L->o->plain)
+        else if (L->o->plain || ag_has_tir(r.text))   /* a tool-mode model may answer with code too */
             do_plain(L, &r, what, sizeof what);
         else {
             snprintf(what, sizeof what, "no tool call");

@@ -161,6 +161,26 @@ no_key_in(out, p)
 fam = json.load(open(os.path.join(tmp, "lessons.json")))["families"]["elementwise"]
 expect(fam["runs"] == 2 and fam["codes"][code]["seen"] == 2, fam)
 
+# ---- 2b. openai, tool mode: a reply with a ```tir block and no tool call is a
+# candidate too; then a tool call (OpenAI's function arguments are a JSON string)
+script = [
+    openai_reply("Here is my kernel:\n```tir\n" + good + "```"),
+    {"status": 200, "json": {"choices": [{"message": {"role": "assistant", "content": None,
+        "tool_calls": [{"id": "call_1", "type": "function", "function": {"name": "submit",
+                        "arguments": json.dumps({"source": good})}}]}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}}},
+]
+srv, port, lf = serve("openai_tools", script)
+p, out = agent("openai_tools", port, "/v1/chat/completions", ["--iterations", "4", "--json"])
+srv.kill()
+doc = json.loads(p.stdout)
+expect(p.returncode == 0 and doc["stopped"] == "submitted" and doc["candidates"] == 1, f"{doc}\n{p.stderr}")
+reqs = log(lf)
+expect(reqs[0]["body"]["tools"][0]["type"] == "function" and "parameters" in reqs[0]["body"]["tools"][0]["function"],
+       "openai tools")
+m = reqs[1]["body"]["messages"]
+expect(m[-1]["role"] == "user" and "Candidate #1 is correct" in m[-1]["content"], m[-1])
+
 # ---- 3. no key: E1107; an endpoint that refuses: E1105 then E1111 ------------------------
 env = dict(os.environ)
 env.pop("NO_SUCH_KEY_VAR", None)
