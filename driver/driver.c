@@ -16,6 +16,7 @@
 #include "cake.h"
 #include "protect.h"
 #include "driver.h"
+#include "agent.h"
 
 static const char usage[] =
     "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|tirl]\n"
@@ -216,12 +217,21 @@ int drv_main(int argc, char **argv)
         fputs("cakec: internal error: out of memory\n", stderr);
         return EXIT_BUG;
     }
+    /* the agent commands (agent/agent_main.c) read their own options */
+    const AgCommand *agent = argc > 1 ? ag_command(argv[1]) : NULL;
+    if (agent) {
+        int rc = agent->run(ctx, argc - 1, argv + 1);
+        ctx_free(ctx);
+        return rc;
+    }
     Options o = {0};
     int info = 0;
     const char *err = parse_args(ctx, argc, argv, &o, &info);
     int code;
     if (info == 'h') {
         fputs(usage, stdout);
+        fputs("agent commands (docs/agent.md):\n", stdout);
+        ag_print_usage(stdout);
         code = EXIT_OK;
     } else if (info == 'v') {
         printf("cakec %s\n", CAKE_VERSION);
