@@ -9,6 +9,7 @@ with --check-rejects):
   --class CLASS             `cakec run --check` classifies as CLASS (difftest.py's classes:
                             mismatch, nan, unwritten, crash, device, hang, compile-error,
                             unsupported); needs a GPU
+  --host-class CLASS        the same without a GPU: check, PTX, ptxas (compile-error, ptxas, ...)
   --check-rejects CODE      `cakec check` reports CODE (a checker false alarm to shrink)
   --cmd 'SHELL CMD {}'      CMD exits 0 on the candidate file {} (anything else)
 
@@ -71,6 +72,9 @@ class Reducer:
         if self.a.klass:
             import difftest
             return difftest.classify_file(C, f, self.a.timeout)[0] == self.a.klass
+        if self.a.host_class:
+            import difftest
+            return difftest.classify_host(C, f, self.a.timeout)[0] == self.a.host_class
         if self.a.cmd:
             rc, _, _ = self.run(["sh", "-c", self.a.cmd.replace("{}", f)], self.a.timeout)
             return rc == 0
@@ -202,6 +206,7 @@ def main():
     ap.add_argument("--cakec", default=os.environ.get("CAKEC", "cakec"))
     ap.add_argument("--ptx-contains")
     ap.add_argument("--class", dest="klass")
+    ap.add_argument("--host-class", help="like --class, without a GPU (difftest.py --mode host)")
     ap.add_argument("--check-rejects")
     ap.add_argument("--cmd")
     ap.add_argument("--timeout", type=float, default=60, help="seconds per candidate run")
