@@ -3,7 +3,8 @@
 #   1. tests/gpu/hmax_neg.tir (the ptxas VIMNMX3 regression) compiles to PTX in which
 #      no neg.s32 feeds an integer min/max chain (the workaround, codegen/cg_math.c),
 #      and ptxas assembles it;
-#   2. tirgen.py kernels of a few seeds pass `cakec check`, compile, and assemble;
+#   2. tirgen.py kernels of a few seeds pass `cakec check`, their references evaluate on
+#      the checker's shapes (cake_refcheck), they compile, and ptxas assembles them;
 #   3. reduce.py shrinks: a generated kernel under a fake failure ("it contains hsum"),
 #      and hmax_neg.tir under "its PTX contains max.s32".
 # Needs python3 (else skipped, 77); ptxas is used when present.
@@ -33,8 +34,10 @@ if command -v ptxas > /dev/null; then
     ptxas -arch=sm_90a "$W/h.ptx" -o /dev/null || bad "ptxas rejects hmax_neg's PTX"
 fi
 
-# 2. generated kernels: check, compile, assemble
-python3 $D/difftest.py --cakec "$C" --mode host --seeds "${DIFFTEST_SEEDS:-1:16}" --jobs 2 \
+# 2. generated kernels: check, reference, compile, assemble
+R=${CAKE_BINARY_DIR:-build}/tests/cake_refcheck
+[ -x "$R" ] && RC="--refcheck $R" || { echo "no cake_refcheck: references not evaluated"; RC=; }
+python3 $D/difftest.py --cakec "$C" --mode host $RC --seeds "${DIFFTEST_SEEDS:-1:16}" --jobs 2 \
     --reduce 0 --size mixed --out "$W/camp" > "$W/camp.log" 2>&1 || { cat "$W/camp.log"; bad "generated kernels"; }
 
 # 3. the reducer

@@ -6,7 +6,8 @@ each against its reference, classify, reduce the failures (reduce.py), write a t
               [--jobs J] [--out DIR] [--deadline SECONDS] [--reduce N] [--reduce-budget S]
 
 --mode device (default): `cakec run K --check --json --timeout 10` per kernel (a GPU).
---mode host: no GPU; `cakec check`, `cakec K --emit ptx`, and `ptxas -arch=sm_90a` when
+--mode host: no GPU; `cakec check`, the reference evaluated on the checker's shapes
+             (--refcheck CAKE_REFCHECK), `cakec K --emit ptx`, and `ptxas -arch=sm_90a` when
              ptxas is on PATH (what CI runs).
 Classes: pass; check-reject (cakec check rejects a generated kernel: a generator bug or a
 checker false alarm — the log says which codes); unsupported (E0902 at compile);
@@ -68,10 +69,14 @@ def classify_check(cakec, f):
     return None, ""
 
 
-def classify_host(cakec, f, timeout):
+def classify_host(cakec, f, timeout, refcheck=None):
     k, d = classify_check(cakec, f)
     if k:
         return k, d
+    if refcheck:    # the reference evaluates on the checker's shapes (tests/gpu/difftest/refcheck.c)
+        rc, out, err = run([refcheck, f], timeout)
+        if rc != 0:
+            return "reference-error", " ".join(err.strip().split("\n")[-4:])[:200]
     rc, out, err = run([cakec, f, "--emit", "ptx", "-o", f + ".ptx", "--json"], timeout)
     if rc == 124:
         return "hang", "compile past %gs" % timeout
@@ -135,7 +140,7 @@ def one(a, seed):
     with open(f, "w") as fh:
         fh.write(text)
     if a.mode == "host":
-        k, d = classify_host(a.cakec, f, a.timeout)
+        k, d = classify_host(a.cakec, f, a.timeout, a.refcheck)
     else:
         k, d = classify_file(a.cakec, f, a.timeout)
     ops = sorted({o["op"] if o["op"] not in ("hred", "red", "math", "shfl") else o.get("fn")
@@ -165,6 +170,8 @@ def main():
     ap.add_argument("--size", choices=["small", "medium", "mixed"], default="mixed")
     ap.add_argument("--mode", choices=["device", "host"], default="device")
     ap.add_argument("--lane-masks", action="store_true")
+    ap.add_argument("--refcheck", help="host mode: cake_refcheck (built in build/tests) to evaluate "
+                                       "each reference on the checker's shapes")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 4)
     ap.add_argument("--out", default=os.environ.get("OUT", "difftest-out"))
     ap.add_argument("--timeout", type=float, default=60, help="seconds per kernel")
