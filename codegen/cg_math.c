@@ -105,10 +105,12 @@ LLVMValueRef cg_fdiv(Cg *cg, LLVMValueRef a, LLVMValueRef b, CgTy ty)
     return r;
 }
 
-/* v when it is an integer negation `0 - x` (lane-wise, as LLVM builds `-x`): x; else NULL */
-static LLVMValueRef negated_operand(LLVMValueRef v)
+/* v when it is an integer negation `0 - x` (lane-wise, as LLVM builds `-x`): x; else
+ * NULL (always with CAKE_NO_MINMAX_FOLD in the environment: the unfolded form, to
+ * reproduce the ptxas bug described at cg_horizontal) */
+static LLVMValueRef negated_operand(Cg *cg, LLVMValueRef v)
 {
-    if (!LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMSub)
+    if (cg->no_minmax_fold || !LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMSub)
         return NULL;
     LLVMValueRef z = LLVMGetOperand(v, 0);
     return LLVMIsNull(z) ? LLVMGetOperand(v, 1) : NULL;
@@ -120,7 +122,7 @@ static LLVMValueRef negated_operand(LLVMValueRef v)
 LLVMValueRef cg_minmax(Cg *cg, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy ty)
 {
     LLVMValueRef na = NULL, nb = NULL;
-    if (!cg_is_float(ty) && cg_is_signed(ty) && (na = negated_operand(a)) && (nb = negated_operand(b)))
+    if (!cg_is_float(ty) && cg_is_signed(ty) && (na = negated_operand(cg, a)) && (nb = negated_operand(cg, b)))
         return LLVMBuildNeg(cg->b, cg_minmax(cg, !is_max, na, nb, ty), "");
     LLVMValueRef args[2] = {a, b};
     if (cg_is_float(ty)) {
@@ -252,7 +254,7 @@ LLVMValueRef cg_horizontal(Cg *cg, Op op, LLVMValueRef v, CgTy vty)
 {
     CgTy s = cg_scalar((DType)vty.dt);
     LLVMValueRef inner = op != OP_HSUM && !cg_is_float(vty) && cg_is_signed(vty) && vty.lanes > 1
-                       ? negated_operand(v) : NULL;
+                       ? negated_operand(cg, v) : NULL;
     if (inner) {
         LLVMValueRef r = cg_horizontal(cg, op == OP_HMAX ? OP_HMIN : OP_HMAX, inner, vty);
         return LLVMBuildNeg(cg->b, r, "");
