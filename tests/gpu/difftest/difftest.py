@@ -9,7 +9,7 @@ each against its reference, classify, reduce the failures (reduce.py), write a t
 --mode host: no GPU; `cakec check`, the reference evaluated on the checker's shapes
              (--refcheck CAKE_REFCHECK), `cakec K --emit ptx`, and `ptxas -arch=sm_90a` when
              ptxas is on PATH (what CI runs).
-Classes: pass; check-reject (cakec check rejects a generated kernel: a generator bug or a
+Classes: pass; setup (no GPU E0973, no plugin E0974: nothing was tested); check-reject (cakec check rejects a generated kernel: a generator bug or a
 checker false alarm — the log says which codes); unsupported (E0902 at compile);
 compile-error (any other error compiling); ptxas (ptxas rejects the PTX); crash (exit 2:
 a compiler bug, or a signal); mismatch, nan, unwritten (`run --check` failed: wrong
@@ -32,7 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import tirgen  # noqa: E402
 
-FAILS = ["check-reject", "unsupported", "compile-error", "ptxas", "crash", "mismatch", "nan",
+FAILS = ["setup", "check-reject", "unsupported", "compile-error", "ptxas", "crash", "mismatch", "nan",
          "unwritten", "device", "hang", "reference-error"]
 
 
@@ -107,6 +107,8 @@ def classify_file(cakec, f, timeout=60):
         return "pass", ""
     if rc == 2:
         return "crash", first_msg(out) or err[:160]
+    if "E0973" in cs or "E0974" in cs:
+        return "setup", first_msg(out)    # no GPU, or no code generator plugin
     if "E0902" in cs:
         return "unsupported", first_msg(out)
     if "E0972" in cs or "E0962" in cs:
@@ -207,10 +209,10 @@ def main():
     # reduce: one failure of each class first, then more, up to --reduce
     pick, seen = [], set()
     for r in fails:
-        if r["class"] not in seen and r["class"] != "unsupported":
+        if r["class"] not in seen and r["class"] not in ("unsupported", "setup"):
             pick.append(r)
             seen.add(r["class"])
-    pick += [r for r in fails if r not in pick and r["class"] != "unsupported"]
+    pick += [r for r in fails if r not in pick and r["class"] not in ("unsupported", "setup")]
     pick = pick[:a.reduce]
     with cf.ThreadPoolExecutor(max(1, min(a.jobs, len(pick) or 1))) as ex:
         for r, red in zip(pick, ex.map(lambda r: reduce_one(a, r), pick)):

@@ -583,13 +583,15 @@ class Render:
                 c = self.val(o["lmask"])
                 s = "select(%s > %s, %s, 0)" % (self.ridx(c, "v", at), self.lit(c["dt"], o["th"]), s)
             return s
+        # `abs(x) + 1.0` is one operation of its own in the kernel: rounded to a 16-bit type
+        rnd = (lambda e: "%s(%s)" % (o["dt"], e)) if small_float(o["dt"]) else (lambda e: e)
         if op == "bin":
             b = o["bop"]
             rhs = R(1) if len(A) > 1 else self.lit(o["dt"], o["c"])
             if b in ("max", "min"):
                 return "%s(%s, %s)" % (b, R(0), rhs)
             if b == "div":
-                return "%s / (abs(%s) + 1.0)" % (R(0), rhs)
+                return "%s / %s" % (R(0), rnd("abs(%s) + 1.0" % rhs))
             if b in ("/", "%"):
                 return "%s %s %s" % (R(0), b, rhs)
             return "(%s %s %s)" % (R(0), b, rhs)
@@ -600,11 +602,11 @@ class Render:
         if op == "math":
             f, x = o["fn"], R(0)
             if f == "log":
-                return "log(abs(%s) + 1.0)" % x
+                return "log(%s)" % rnd("abs(%s) + 1.0" % x)
             if f == "sqrt":
                 return "sqrt(abs(%s))" % x
             if f == "rsqrt":
-                return "rsqrt(abs(%s) + 1.0)" % x
+                return "rsqrt(%s)" % rnd("abs(%s) + 1.0" % x)
             return "%s(%s)" % (f, x)
         if op == "cast":
             return "%s(%s)" % (o["dt"], R(0))
