@@ -103,6 +103,8 @@ class Gen:
         n_ops = r.randint(4, 10) if self.size == "small" else r.randint(8, 24)
         for x in inputs:
             self.load(x)
+        if self.scalar_arg:     # a uniform f32 argument, drawn in [0.1, 1) by the checker
+            self.new("sarg", "s", "f32", 0.1, 1.0, True, src="s0")
         for _ in range(n_ops):
             self.step()
         self.stores()
@@ -405,9 +407,12 @@ class Gen:
         th = 0 if not is_float(c["dt"]) else 0.0
         if not is_float(c["dt"]) and not is_signed(c["dt"]):
             th = 8
-        return self.new("ifv", a["kind"], a["dt"], min(a["lo"], b["lo"]), max(a["hi"], b["hi"]),
-                        a["exact"] and b["exact"], a["approx"] or b["approx"], cmp=self.r.choice(["<", ">"]),
-                        th=th, args=[c["id"], a["id"], b["id"]])
+        e = self.pick(lambda v: v["dt"] == a["dt"] and v["kind"] == a["kind"]) if self.r.random() < 0.5 else None
+        args = [c["id"], a["id"], b["id"]] + ([e["id"]] if e else [])
+        vs = [a, b] + ([e] if e else [])
+        return self.new("ifv", a["kind"], a["dt"], min(v["lo"] for v in vs), max(v["hi"] for v in vs),
+                        all(v["exact"] for v in vs), any(v["approx"] for v in vs),
+                        cmp=self.r.choice(["<", ">"]), th=th, args=args)
 
     def stores(self):
         """1 to 3 outputs: late values first; approximate f32/f64 values through f16"""
@@ -507,6 +512,8 @@ class Render:
             return "shfl.%s(%s, %d)" % (o["fn"], a[0], o["k"])
         if op == "red":
             return "reduce.%s.%s(%s)" % (o["scope"], o["fn"], a[0])
+        if op == "sarg":
+            return o["src"]
         raise ValueError(op)
 
     def kstmt(self, o, out):
@@ -535,6 +542,9 @@ class Render:
             out.append("var v%d: %s = %s" % (i, t, a[1]))
             out.append("if %s %s %s {" % (a[0], o["cmp"], self.lit(c["dt"], o["th"])))
             out.append("  v%d = %s" % (i, a[2]))
+            if len(a) > 3:
+                out.append("} else {")
+                out.append("  v%d = %s" % (i, a[3]))
             out.append("}")
         elif op == "store":
             v = self.val(o["args"][0])
@@ -645,7 +655,9 @@ class Render:
         if op == "ifv":
             c = A[0]
             return "select(%s %s %s, %s, %s)" % (self.ridx(c, K, at), o["cmp"], self.lit(c["dt"], o["th"]),
-                                                 R(2), R(1))
+                                                 R(2), R(3) if len(A) > 3 else R(1))
+        if op == "sarg":
+            return o["src"]
         raise ValueError(op)
 
     def rdt(self, o):
@@ -701,6 +713,9 @@ class Render:
              "kernel %s" % name, "  target sm_90a, sm_80"]
         for x in p["inputs"]:
             h.append("  arg %s: global %s[M, N] align 16" % (x["name"], x["dt"]))
+        for o in p["ops"]:
+            if o["op"] == "sarg" and "  arg %s: f32" % o["src"] not in h:
+                h.append("  arg %s: f32" % o["src"])
         for o in p["ops"]:
             if o["op"] == "store":
                 h.append("  arg y%d: global %s[M, N] align 16" % (o["id"], self.val(o["args"][0])["dt"]))
