@@ -52,6 +52,12 @@ def small_float(dt):
     return dt in ("f16", "bf16")
 
 
+def coarser(a, b):
+    """the coarser of two lowp formats (None < f16 < bf16)"""
+    order = [None, "f16", "bf16"]
+    return a if order.index(a) >= order.index(b) else b
+
+
 def flit(x):
     """a float literal for kernel and reference text"""
     s = repr(float(x))
@@ -73,6 +79,16 @@ class Gen:
         v = {"id": len(self.ops), "op": op, "kind": kind, "dt": dt, "lo": lo, "hi": hi,
              "exact": exact, "approx": approx}
         v.update(kw)
+        # lowp: the coarsest 16-bit float an inexact operation rounded this value (or one it
+        # is computed from) to. The reference rounds at the same points, but a one-ulp flip
+        # there (approximate math, double rounding) is an error of that format's size: such
+        # a value may only be stored to an output of that format, never compared in f32.
+        lp = None
+        for a in kw.get("args", []):
+            lp = coarser(lp, self.ops[a].get("lowp"))
+        if small_float(dt) and not exact:
+            lp = coarser(lp, dt)
+        v["lowp"] = lp
         self.ops.append(v)
         return v
 
@@ -279,9 +295,13 @@ class Gen:
             return None
         if is_float(to) and not self.fits(to, lo, hi):
             return None
-        if to == "f64" and a["approx"]:
-            return None
-        exact = a["exact"] and (is_float(a["dt"]) == is_float(to) or not is_float(to) or
+        if to == "f64" and is_float(a["dt"]) and a["dt"] != "f64" and not a["exact"]:
+            return None     # an f32 rounding error is far past f64's tolerance
+        if is_float(a["dt"]) and is_float(to) and SIZE[to] < SIZE[a["dt"]]:
+            a_exact = False  # a narrowing rounds (an f64 input just below 1 may round to 1)
+        else:
+            a_exact = a["exact"]
+        exact = a_exact and (is_float(a["dt"]) == is_float(to) or not is_float(to) or
                                 max(abs(lo), abs(hi)) <= 256) and not small_float(to)
         return self.new("cast", a["kind"], to, lo, hi, exact, a["approx"], args=[a["id"]])
 
@@ -429,12 +449,12 @@ class Gen:
         for v in chosen:
             if v["kind"] == "v" and self.L * SIZE[v["dt"]] > 16:
                 continue
-            if v["approx"] and not small_float(v["dt"]):
-                if not is_float(v["dt"]):
+            # the output format: one whose tolerance covers the value's error
+            want = v["lowp"] or ("f16" if v["approx"] else None)
+            if want and v["dt"] != "bf16" and v["dt"] != want:
+                if not is_float(v["dt"]) or (v["kind"] == "v" and self.L * 2 > 16):
                     continue
-                if v["kind"] == "v" and self.L * 2 > 16:
-                    continue
-                v = self.new("cast", v["kind"], "f16", v["lo"], v["hi"], False, True, args=[v["id"]])
+                v = self.new("cast", v["kind"], want, v["lo"], v["hi"], False, v["approx"], args=[v["id"]])
             self.new("store", v["kind"], v["dt"], 0, 0, True, args=[v["id"]],
                      cond=self.r.random() < 0.2)
 
