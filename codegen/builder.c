@@ -198,6 +198,8 @@ static void lower_kernel(Cg *cg, Kernel *k)
     cg->nscratch = 0;
     cg->loop_depth = 0;
     cg->block_threads = cg_threads_of(ctx, k, cg->tg);
+    /* the ptxas workaround (cg_math.c) is for NVIDIA only; the variable shows the bug on a device */
+    cg->no_minmax_fold = tg_vendor(cg->tg) != VENDOR_NVIDIA || getenv("CAKE_NO_MINMAX_FOLD") != NULL;
     if (!cg->block_threads) {
         Diag *d = diag_report(ctx, E0904, k->block_span.hi ? k->block_span : k->span,
                               "the block size of kernel '%s' must be a compile-time constant "

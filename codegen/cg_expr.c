@@ -162,7 +162,7 @@ static LLVMValueRef builtin(Cg *cg, NodeId e, Node *n, CgTy ty)
         vt.dt = ty.dt;
         return cg_dot(cg, cg_expr_of(cg, a, vt), cg_expr_of(cg, arg_at(cg, n, 1), vt), vt);
     }
-    case OP_HSUM: case OP_HMAX: {
+    case OP_HSUM: case OP_HMAX: case OP_HMIN: {
         NodeId a = arg_at(cg, n, 0);
         CgTy vt = cg_ty(cg, a);
         vt.dt = ty.dt;

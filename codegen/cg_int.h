@@ -101,6 +101,7 @@ struct Cg {
     uint32_t nscratch;
     int failed;
     int fast_div;
+    int no_minmax_fold;         /* no ptxas workaround (cg_math.c): AMD, or CAKE_NO_MINMAX_FOLD set */
     LLVMValueRef smem;          /* the kernel's shared-memory buffer (the plan's slots) */
     LLVMTypeRef tvoid, ti1, ti8, ti16, ti32, ti64, tf16, tbf16, tf32, tf64, tptr_g, tptr_s, tptr;
 };

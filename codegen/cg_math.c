@@ -105,8 +105,25 @@ LLVMValueRef cg_fdiv(Cg *cg, LLVMValueRef a, LLVMValueRef b, CgTy ty)
     return r;
 }
 
+/* v when it is an integer negation `0 - x` (lane-wise, as LLVM builds `-x`): x; else
+ * NULL (always with CAKE_NO_MINMAX_FOLD in the environment: the unfolded form, to
+ * reproduce the ptxas bug described at cg_horizontal) */
+static LLVMValueRef negated_operand(Cg *cg, LLVMValueRef v)
+{
+    if (cg->no_minmax_fold || !LLVMIsAInstruction(v) || LLVMGetInstructionOpcode(v) != LLVMSub)
+        return NULL;
+    LLVMValueRef z = LLVMGetOperand(v, 0);
+    return LLVMIsNull(z) ? LLVMGetOperand(v, 1) : NULL;
+}
+
+/* min/max of two values of type ty (NaN-propagating for floats). Two negated signed
+ * integers are folded, max(-a, -b) = -min(a, b), for the ptxas bug described at
+ * cg_horizontal: a chain of them must not reach ptxas as neg.s32 feeding max.s32. */
 LLVMValueRef cg_minmax(Cg *cg, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy ty)
 {
+    LLVMValueRef na = NULL, nb = NULL;
+    if (!cg_is_float(ty) && cg_is_signed(ty) && (na = negated_operand(cg, a)) && (nb = negated_operand(cg, b)))
+        return LLVMBuildNeg(cg->b, cg_minmax(cg, !is_max, na, nb, ty), "");
     LLVMValueRef args[2] = {a, b};
     if (cg_is_float(ty)) {
         if (is_small_float(ty.dt)) {
@@ -218,18 +235,37 @@ LLVMValueRef cg_math(Cg *cg, Op op, LLVMValueRef *args, unsigned n, CgTy ty, Nod
     return per_lane(cg, op, args[0], ty, at);
 }
 
-/* hsum / hmax of a vector, in its lane type (legalize casts 16-bit lanes to f32
- * before hsum: that is hsum's f32 accumulation) */
+/* hsum / hmax / hmin of a vector, in its lane type (legalize casts 16-bit lanes
+ * to f32 before hsum: that is hsum's f32 accumulation).
+ *
+ * Workaround for a ptxas miscompile (CUDA 13 ptxas and the r580 driver's JIT,
+ * sm_90a): `-hmax(-v)` on i32x4 was emitted as four neg.s32, three max.s32 and
+ * one neg.s32 — correct PTX — and ptxas fused the chain into its 3-input
+ * integer min/max (VIMNMX3), folding the negations into operand modifiers and
+ * dropping two of them, so the result was wrong (tests/gpu/hmax_neg.tir). An
+ * integer min/max reduction of a negated vector is therefore emitted with the
+ * negation folded out: hmax(-x) = -hmin(x) and hmin(-x) = -hmax(x), so the
+ * chain's operands are never negations (and `-hmax(-v)` becomes hmin(v) once
+ * LLVM cancels the two outer negations). The identity holds for every value
+ * but the type's most negative one (its negation wraps to itself): a lane
+ * holding INT_MIN gives INT_MIN where the wrapping `-` would have ranked it
+ * last. cg_minmax folds two negated operands the same way. */
 LLVMValueRef cg_horizontal(Cg *cg, Op op, LLVMValueRef v, CgTy vty)
 {
     CgTy s = cg_scalar((DType)vty.dt);
+    LLVMValueRef inner = op != OP_HSUM && !cg_is_float(vty) && cg_is_signed(vty) && vty.lanes > 1
+                       ? negated_operand(cg, v) : NULL;
+    if (inner) {
+        LLVMValueRef r = cg_horizontal(cg, op == OP_HMAX ? OP_HMIN : OP_HMAX, inner, vty);
+        return LLVMBuildNeg(cg->b, r, "");
+    }
     LLVMValueRef acc = NULL;
     for (unsigned i = 0; i < vty.lanes; i++) {
         LLVMValueRef x = vty.lanes > 1 ? LLVMBuildExtractElement(cg->b, v, cg_i32(cg, i), "") : v;
         if (!acc)
             acc = x;
-        else if (op == OP_HMAX)
-            acc = cg_minmax(cg, 1, acc, x, s);
+        else if (op == OP_HMAX || op == OP_HMIN)
+            acc = cg_minmax(cg, op == OP_HMAX, acc, x, s);
         else
             acc = cg_binop(cg, OP_ADD, acc, x, s, IR_NOSPAN);
     }

@@ -78,6 +78,7 @@ OP(CDIV,      "cdiv",        OC_BUILTIN, 2, OF_INTONLY,         CC_INT)    /* ce
 OP(DOT,       "dot",         OC_BUILTIN, 2, OF_MATH,            CC_ALU)    /* vector dot product -> scalar (f32) */
 OP(HSUM,      "hsum",        OC_BUILTIN, 1, OF_MATH,            CC_ALU)    /* horizontal sum of a vector */
 OP(HMAX,      "hmax",        OC_BUILTIN, 1, OF_MATH,            CC_ALU)    /* horizontal max of a vector */
+OP(HMIN,      "hmin",        OC_BUILTIN, 1, OF_MATH,            CC_ALU)    /* horizontal min of a vector */
 
 /* ---- reference-only reductions: sum(k in a..b, e) ------------------- */
 OP(SUM,       "sum",         OC_RED,     3, OF_REFONLY,         CC_ALU)    /* sum(k in a..b, c): name = k */

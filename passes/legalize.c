@@ -22,7 +22,7 @@
  *       comparisons: both operands have one type (their common widening), the
  *       result is bool (boolxL for vectors);
  *       x ^ e: x has the node's type, e is a constant integer;
- *       dot(a, b): a and b are vectors of the result's dtype; hsum(v), hmax(v):
+ *       dot(a, b): a and b are vectors of the result's dtype; hsum(v), hmax(v), hmin(v):
  *       v is a vector of the result's dtype (so 16-bit lanes are cast to f32
  *       before hsum and dot: that is their f32 accumulation, tir.md 3.2);
  *       shfl's lane or offset, barrier ids and counts: i32;
@@ -316,7 +316,7 @@ static void builtin(Lg *l, NodeId e)
         for (uint32_t i = 1; i < cnt; i++)
             list_arg(l, e, i, like(l, arg(l, e, i), t));
         return;
-    case OP_DOT: case OP_HSUM: case OP_HMAX: { /* vectors of the result's dtype */
+    case OP_DOT: case OP_HSUM: case OP_HMAX: case OP_HMIN: { /* vectors of the result's dtype */
         int lanes = 1;
         for (uint32_t i = 0; i < cnt; i++)
             if (T(l, arg(l, e, i))->lanes > lanes)

@@ -601,7 +601,7 @@ static TypeId builtin(Ver *v, NodeId e)
         }
         return vt_scalar(v, vt(v, r)->dtype == DT_F64 ? DT_F64 : DT_F32);
     }
-    case OP_HSUM: case OP_HMAX:
+    case OP_HSUM: case OP_HMAX: case OP_HMIN:
         if (t0->kind != TK_VECTOR) {
             Diag *d = v_report(v, E0320, a0, "`%s` takes a vector, found %s", name, vt_str(v, vt_of(v, a0)));
             if (t0->kind == TK_TILE)
@@ -609,7 +609,7 @@ static TypeId builtin(Ver *v, NodeId e)
             return 0;
         }
         /* hsum of 16-bit float lanes accumulates in f32 and returns f32 (tir.md 3.2, 9.4);
-           hmax is exact in the lane type */
+           hmax and hmin are exact in the lane type */
         if (n->op == OP_HSUM && (t0->dtype == DT_F16 || t0->dtype == DT_BF16))
             return vt_scalar(v, DT_F32);
         return vt_scalar(v, (DType)t0->dtype);

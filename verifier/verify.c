@@ -52,7 +52,7 @@ static const char *schedule_only(const Ver *v, NodeId n)
         return "kernel control flow (a reference has no threads to end)";
     if (op == OP_SLICE || op == OP_COLON || op == OP_TRANS)
         return "a tile view (a reference reads and writes one element at a time)";
-    if (op == OP_DOT || op == OP_HSUM || op == OP_HMAX || (op == OP_CAST && x->lanes > 1))
+    if (op == OP_DOT || op == OP_HSUM || op == OP_HMAX || op == OP_HMIN || (op == OP_CAST && x->lanes > 1))
         return "a vector operation (a reference computes on scalars)";
     if (op == OP_REG)
         return "a register tile (declare a `var` instead)";
