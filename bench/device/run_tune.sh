@@ -30,3 +30,5 @@ tune rms_4096 90 examples/rmsnorm.tir --space $R --shape M=4096,N=4096 --top 6
 (export CAKEC=$C CAKE_RUN_CMD=tests/agent/crash_wrapper.sh
  tune spin 150 tests/agent/spin.tir --space SPIN=0,1,1000000,2 --top 4 --timeout 5 \
      --child-timeout 60 --shape N=1048576)
+# the device call brings back a few files only: the runs travel as one archive
+tar czf "${OUT:-/tmp/cake-out}/tune.tgz" -C "${OUT:-/tmp/cake-out}" tune && cat "$LOG"

@@ -621,7 +621,7 @@ class Render:
             if b in ("max", "min"):
                 return "%s(%s, %s)" % (b, R(0), rhs)
             if b == "div":
-                return "%s / %s" % (R(0), rnd("abs(%s) + 1.0" % rhs))
+                return "%s / (%s)" % (R(0), rnd("abs(%s) + 1.0" % rhs))
             if b in ("/", "%"):
                 return "%s %s %s" % (R(0), b, rhs)
             return "(%s %s %s)" % (R(0), b, rhs)
