@@ -16,6 +16,7 @@
 #define CAKE_AGENT_H
 #include <stddef.h>
 #include <cjson/cJSON.h>
+#include <curl/curl.h>   /* types only: libcurl itself is opened by agent_curl.c */
 #include "ir.h"
 
 /* ---- the command table the driver dispatches on (agent_main.c) ---------- */
@@ -156,6 +157,24 @@ cJSON *ag_docs_lookup(const char *docs_dir, const char *topic, size_t max_chars)
 
 typedef enum { AG_API_OPENAI, AG_API_ANTHROPIC } AgApi;
 
+/* libcurl's entry points, from dlopen (agent_curl.c): types from curl/curl.h */
+typedef struct AgCurl {
+    void *lib;
+    CURLcode (*global_init)(long flags);
+    void (*global_cleanup)(void);
+    CURL *(*easy_init)(void);
+    CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+    CURLcode (*easy_perform)(CURL *);
+    CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+    void (*easy_cleanup)(CURL *);
+    const char *(*easy_strerror)(CURLcode);
+    struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+    void (*slist_free_all)(struct curl_slist *);
+} AgCurl;
+/* 1 when libcurl is loaded (or was); 0 and a reason in err */
+int ag_curl_open(AgCurl *c, char *err, size_t errlen);
+void ag_curl_close(AgCurl *c);
+
 typedef struct {
     AgApi api;
     const char *endpoint;       /* full URL of chat/completions or messages */
@@ -165,6 +184,7 @@ typedef struct {
     int retries;                /* on 429, 5xx and timeouts */
     double backoff_s;           /* first wait; doubles each retry */
     int max_tokens;             /* per reply */
+    const AgCurl *curl;         /* loaded by the caller (ag_curl_open) */
 } AgLlm;
 
 typedef struct {

@@ -34,33 +34,34 @@ static size_t on_data(char *p, size_t size, size_t n, void *ud)
 /* one POST; returns the curl code, *status the HTTP status (0 if none) */
 static CURLcode post(const AgLlm *llm, const char *json, Body *out, long *status)
 {
-    CURL *c = curl_easy_init();
+    const AgCurl *cu = llm->curl;
+    CURL *c = cu->easy_init();
     if (!c)
         return CURLE_FAILED_INIT;
-    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    struct curl_slist *h = cu->slist_append(NULL, "Content-Type: application/json");
     char *auth = llm->api == AG_API_OPENAI ? ag_printf("Authorization: Bearer %s", llm->key)
                                            : ag_printf("x-api-key: %s", llm->key);
-    h = curl_slist_append(h, auth);
+    h = cu->slist_append(h, auth);
     if (llm->api == AG_API_ANTHROPIC)
-        h = curl_slist_append(h, "anthropic-version: 2023-06-01");
-    curl_easy_setopt(c, CURLOPT_URL, llm->endpoint);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, json);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, out);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(llm->timeout_s * 1000));
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(llm->timeout_s * 1000));
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_USERAGENT, "cakec/" CAKE_VERSION);
-    CURLcode rc = curl_easy_perform(c);
+        h = cu->slist_append(h, "anthropic-version: 2023-06-01");
+    cu->easy_setopt(c, CURLOPT_URL, llm->endpoint);
+    cu->easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    cu->easy_setopt(c, CURLOPT_POSTFIELDS, json);
+    cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+    cu->easy_setopt(c, CURLOPT_WRITEDATA, out);
+    cu->easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)(llm->timeout_s * 1000));
+    cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(llm->timeout_s * 1000));
+    cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    cu->easy_setopt(c, CURLOPT_USERAGENT, "cakec/" CAKE_VERSION);
+    CURLcode rc = cu->easy_perform(c);
     *status = 0;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
-    curl_slist_free_all(h);
+    cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+    cu->slist_free_all(h);
     if (auth) {
         memset(auth, 0, strlen(auth));
         free(auth);
     }
-    curl_easy_cleanup(c);
+    cu->easy_cleanup(c);
     return rc;
 }
 
@@ -239,7 +240,7 @@ int ag_llm_chat(CakeCtx *ctx, const AgLlm *llm, const char *system, const cJSON 
         if (!retryable(cc, status) || attempt == llm->retries)
             break;
         fprintf(stderr, "agent: %s, retrying in %.2g s\n",
-                cc != CURLE_OK ? curl_easy_strerror(cc) : status == 429 ? "HTTP 429 (rate limited)"
+                cc != CURLE_OK ? llm->curl->easy_strerror(cc) : status == 429 ? "HTTP 429 (rate limited)"
                                                                          : "HTTP 5xx", wait);
         usleep((useconds_t)(wait * 1e6));
         wait = wait * 2 > 60 ? 60 : wait * 2;
@@ -250,7 +251,7 @@ int ag_llm_chat(CakeCtx *ctx, const AgLlm *llm, const char *system, const cJSON 
     int rc = 1;
     if (cc != CURLE_OK) {
         Diag *d = diag_report(ctx, E1105, IR_NOSPAN, "request to %s failed after %d attempts: %s",
-                              llm->endpoint, out->attempts, curl_easy_strerror(cc));
+                              llm->endpoint, out->attempts, llm->curl->easy_strerror(cc));
         diag_help(ctx, d, "check --endpoint and the network; --http-timeout raises the time limit");
     } else if (status < 200 || status >= 300) {
         Diag *d = diag_report(ctx, E1105, IR_NOSPAN, "%s answered HTTP %ld after %d attempts: %.300s",

@@ -8,7 +8,6 @@
  * iterations, tokens, wall time; a `submit` ends the search. Written to
  * --out DIR: trajectory.jsonl (one event a line), best.tir, report.json; the
  * lessons file learns which codes came up and which edits removed them. */
-#include <curl/curl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -233,10 +232,17 @@ int ag_cmd_agent(CakeCtx *ctx, int argc, char **argv)
     Loop L;
     if (ag_loop_init(ctx, &L, &o, key))
         return ag_finish(ctx, "agent", json, 1, NULL);
-    curl_global_init(CURL_GLOBAL_DEFAULT);
+    char why[512];
+    if (!ag_curl_open(&L.curl, why, sizeof why)) {
+        diag_report(ctx, E1105, IR_NOSPAN, "%s", why);
+        return ag_finish(ctx, "agent", json, 1, NULL);
+    }
+    L.llm.curl = &L.curl;
+    L.curl.global_init(CURL_GLOBAL_DEFAULT);
     const char *reason = search(&L);
     cJSON *report = ag_loop_finish(&L, reason);
-    curl_global_cleanup();
+    L.curl.global_cleanup();
+    ag_curl_close(&L.curl);
     ctx->nerrors = 0;
     ctx->ndiags = 0;
     int code = 0;

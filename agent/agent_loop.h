@@ -32,6 +32,7 @@ typedef struct {
     const LoopOpts *o;
     AgTask task;
     AgLlm llm;
+    AgCurl curl;           /* llm.curl points here */
     ArRunner runner;
     AgTools tools;
     char docs[4096];

@@ -750,8 +750,9 @@ static uint32_t check_coverage(SyK *s)
        map — then the least work (elements, runs) */
     SyExec x;
     Plan p;
-    int best = -1;
-    int64_t best_score = -1;
+    int best = -1, widest = -1;
+    int64_t best_score = -1, best_work = 0, widest_elems = -1;
+    int64_t work[2 * SY_NSAMPLES] = {0}, nelems[2 * SY_NSAMPLES] = {0};
     sy_exec_init(&x, s, COV_BUDGET);
     for (int i = 0; i < 2 * SY_NSAMPLES; i++) {
         if (!sample(&x, i) || !plan_sample(c, &x, &p))
@@ -766,19 +767,36 @@ static uint32_t check_coverage(SyK *s)
         }
         int64_t score = (multi * 64 + distinct * 16 + (p.blocks < 2 ? p.blocks : 2)) * ((int64_t)1 << 40) -
                         (elems + 64 * p.runs);
+        work[i] = elems + 64 * p.runs;
+        nelems[i] = elems;
         if (score > best_score) {
             best_score = score;
             best = i;
+            best_work = work[i];
         }
     }
+    for (int i = 0; best >= 0 && i < 2 * SY_NSAMPLES; i++)
+        if (work[i] && work[i] <= 4 * best_work + 4096 && nelems[i] > widest_elems) {
+            widest_elems = nelems[i];
+            widest = i;
+        }
     if (best < 0) {
         note_undecided(s, s->k->body, "no sample shape is small enough to run every block, or the grid or an "
                        "output's shape cannot be evaluated");
         return 0;
     }
+    /* the cheapest telling sample, then the largest one of at most about four times
+       its work: at a
+       small sample a tile larger than what its block writes (BM = 256 over a
+       schedule that writes 128 rows) can cover every row there is */
     sample(&x, best);
     plan_sample(c, &x, &p);
     run_sample(c, &x, &p);
+    if (s->ctx->nerrors == before && widest != best) {
+        sample(&x, widest);
+        plan_sample(c, &x, &p);
+        run_sample(c, &x, &p);
+    }
     return s->ctx->nerrors - before;
 }
 
