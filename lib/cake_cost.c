@@ -143,20 +143,43 @@ static int bind_shape(CakeCtx *ctx, Kernel *k, const CakeCostOptions *o, ShapeEn
     return ok;
 }
 
+/* the kernel's target a named device runs best, as `run` picks on that device: the
+ * device's own target, else the newest listed one it runs; the first target when
+ * the name is unknown (cost_device then reports it) or none runs there (E1002) */
+static Target device_target(const Kernel *k, const char *name)
+{
+    const TgDevice *d = tg_device_find(name);
+    Target best = tg_first(k);
+    int found = 0;
+    for (int t = 0; d && t < TG__COUNT; t++) {
+        if (!ir_kernel_targets(k, (Target)t) || !tg_device_runs(d, (Target)t))
+            continue;
+        if ((Target)t == d->target)
+            return (Target)t;
+        if (!found || tg_info((Target)t)->sm > tg_info(best)->sm)
+            best = (Target)t;
+        found = 1;
+    }
+    return best;
+}
+
 static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out)
 {
     memset(out, 0, sizeof *out);
     Kernel *k = cost_kernel(ctx, m, o->kernel);
     if (!k)
         return 1;
-    Target tg = o->has_target ? o->target : tg_first(k);
+    const char *devname = o->device ? o->device : getenv("CAKE_COST_DEVICE");
+    if (devname && !*devname)
+        devname = NULL;
+    Target tg = o->has_target ? o->target : devname ? device_target(k, devname) : tg_first(k);
     if (!ir_kernel_targets(k, tg)) {
         Diag *d = diag_report(ctx, E0970, k->span, "kernel `%s` does not list target %s",
                               ir_symstr(ctx, k->name), ir_target_names[tg]);
         diag_help(ctx, d, "pick one of the kernel's targets with --target");
         return 1;
     }
-    const TgDevice *dev = cost_device(ctx, o->device, tg);
+    const TgDevice *dev = cost_device(ctx, devname, tg);
     if (!dev)
         return 1;
     ShapeEnv env;

@@ -9,6 +9,7 @@
 set -u
 export LD_LIBRARY_PATH=.carry:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
+export CAKE_COST_DEVICE=${CAKE_COST_DEVICE:-h200}   # predict for the GPU that measures
 C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out}/tune
 mkdir -p "$O"
@@ -23,10 +24,10 @@ tune() { # name timeout args...
 }
 G="BM=128,256 BN=128,256 STAGES=3,4,5,6"
 tune gemm_4096 150 examples/gemm_sm90.tir --space $G --shape M=4096,N=4096,K=4096 --top 6 --check
-tune gemm_8192 120 examples/gemm_sm90.tir --space $G --shape M=8192,N=8192,K=8192 --top 6
+tune gemm_8192 150 examples/gemm_sm90.tir --space $G --shape M=8192,N=8192,K=8192 --top 6 --check
 R="THREADS=128,256,512 VEC=4,8 ITERS=2,4,8"
 tune rms_8192 90 examples/rmsnorm.tir --space $R --shape M=16384,N=8192 --top 6 --check
-tune rms_4096 90 examples/rmsnorm.tir --space $R --shape M=4096,N=4096 --top 6
+tune rms_4096 90 examples/rmsnorm.tir --space $R --shape M=4096,N=4096 --top 6 --check
 (export CAKEC=$C CAKE_RUN_CMD=tests/agent/crash_wrapper.sh
  tune spin 150 tests/agent/spin.tir --space SPIN=0,1,1000000,2 --top 4 --timeout 5 \
      --child-timeout 60 --shape N=1048576)
