@@ -128,8 +128,9 @@ int cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env
 
 /* `run --check`: the kernel against a reference (opt->reference, or its own
  * reference block) at several shapes picked from its assumes (or at the one
- * shape `env` when only_env is set). Fills reps (up to max) and sets *n to
- * how many; each says whether it passed. 0, or 2. */
+ * shape `env` when only_env is set; a shape too large to evaluate in full is
+ * checked on a sample: CheckReport.sample). Fills reps (up to max) and sets
+ * *n to how many; each says whether it passed. 0, or 2. */
 int cake_check(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int only_env,
                const CheckOptions *opt, CheckReport *reps, uint32_t max, uint32_t *n);
 
@@ -145,9 +146,11 @@ typedef struct CakeBench {
     char message[256];     /* why it failed */
 } CakeBench;
 
-/* `run --bench`: random inputs at shape env, warm-up, L2 flushed between
- * runs, median of `runs` (0: 50) timed launches between device events.
- * 3 when it failed (out->message says why). */
+/* `run --bench`: random inputs at shape env (integer tensors declared
+ * `values LO .. HI` in that range), warm-up, L2 flushed between runs, median
+ * of `runs` (0: 50) timed launches between device events. 3 when it failed
+ * (out->message says why), also when env violates one of the kernel's
+ * assumes (E0961 at the assume; nothing is timed). */
 int cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int runs,
                CakeBench *out);
 

@@ -89,8 +89,9 @@ static void plan_nests(Plan *P, const XNode *root)
     for (uint32_t i = 0; i < root->n; i++) {
         uint32_t si = I->xl[root->list + i];
         const XNode *s = &I->x[si];
-        if (s->op == X_SETVAR) {
+        if (s->op == X_SETVAR) { /* a loop bound may use it (tensor reads give 0 here) */
             P->outer_var[s->slot] = 1;
+            I->vars[s->slot] = ip_eval(I, s->a);
             continue;
         }
         if (s->op == X_LOCAL) {
@@ -148,8 +149,10 @@ int interp_sample_plan(Interp *I, const ShapeEnv *env, InterpSamplePlan *plan)
     } else if (setjmp(I->jb)) {
         refuse(&P, I->k->reference, "a loop bound does not evaluate");
     } else {
+        I->costmode = 1; /* no tensor data: reads give 0 */
         plan_nests(&P, root);
     }
+    I->costmode = 0;
     I->t = NULL;
     free(geo);
     free(P.outer_var);
