@@ -35,6 +35,13 @@ void ag_print_usage(FILE *out);
 /* prints ctx's diagnostics (text on stderr, or with json the CLI's JSON
  * document with `extra` merged in; extra is consumed) and returns code */
 int ag_finish(CakeCtx *ctx, const char *command, int json, int code, cJSON *extra);
+/* whether --json is among the arguments (for errors found while parsing them) */
+int ag_wants_json(int argc, char **argv);
+/* the arguments of `cakec COMMAND [POS] [FLAG V] [--json]`: the positional
+ * one at *pos, flag's value at *value, --json at *json; 0 (with E0002
+ * reported) on any other argument */
+int ag_simple_args(CakeCtx *ctx, const char *command, const char *flag, int argc, char **argv,
+                   const char **pos, const char **value, int *json);
 
 /* ---- the child-process runner (agent_runner.c) ---------------------------- */
 

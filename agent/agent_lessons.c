@@ -147,18 +147,8 @@ int ag_cmd_lessons(CakeCtx *ctx, int argc, char **argv)
 {
     const char *file = NULL, *family = NULL;
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (!strcmp(argv[i], "--family") && i + 1 < argc)
-            family = argv[++i];
-        else if (argv[i][0] != '-' && !file)
-            file = argv[i];
-        else {
-            diag_report(ctx, E0002, IR_NOSPAN, "lessons: unexpected argument `%s`", argv[i]);
-            return ag_finish(ctx, "lessons", json, 1, NULL);
-        }
-    }
+    if (!ag_simple_args(ctx, "lessons", "--family", argc, argv, &file, &family, &json))
+        return ag_finish(ctx, "lessons", json, 1, NULL);
     const char *path = ag_lessons_path(file);
     cJSON *l = ag_lessons_load(path);
     if (!l) {

@@ -218,9 +218,7 @@ static const char *search(Loop *L)
 int ag_cmd_agent(CakeCtx *ctx, int argc, char **argv)
 {
     LoopOpts o;
-    int json = 0;
-    for (int i = 1; i < argc; i++)
-        json |= !strcmp(argv[i], "--json");
+    int json = ag_wants_json(argc, argv);
     if (!parse_opts(ctx, argc, argv, &o))
         return ag_finish(ctx, "agent", json, 1, NULL);
     const char *key = getenv(o.key_env);

@@ -51,23 +51,39 @@ int ag_finish(CakeCtx *ctx, const char *command, int json, int code, cJSON *extr
     return code;
 }
 
+int ag_wants_json(int argc, char **argv)
+{
+    int json = 0;
+    for (int i = 1; i < argc; i++)
+        json |= !strcmp(argv[i], "--json");
+    return json;
+}
+
+int ag_simple_args(CakeCtx *ctx, const char *command, const char *flag, int argc, char **argv,
+                   const char **pos, const char **value, int *json)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            *json = 1;
+        else if (!strcmp(argv[i], flag) && i + 1 < argc)
+            *value = argv[++i];
+        else if (!*pos && argv[i][0] != '-')
+            *pos = argv[i];
+        else {
+            diag_report(ctx, E0002, IR_NOSPAN, "%s: unexpected argument `%s`", command, argv[i]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* cakec docs TOPIC [--docs DIR] [--json] */
 int ag_cmd_docs(CakeCtx *ctx, int argc, char **argv)
 {
     const char *topic = NULL, *flag = NULL;
     int json = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (!strcmp(argv[i], "--docs") && i + 1 < argc)
-            flag = argv[++i];
-        else if (!topic && argv[i][0] != '-')
-            topic = argv[i];
-        else {
-            diag_report(ctx, E0002, IR_NOSPAN, "docs: unexpected argument `%s`", argv[i]);
-            return ag_finish(ctx, "docs", json, 1, NULL);
-        }
-    }
+    if (!ag_simple_args(ctx, "docs", "--docs", argc, argv, &topic, &flag, &json))
+        return ag_finish(ctx, "docs", json, 1, NULL);
     if (!topic) {
         Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "docs: no topic");
         diag_help(ctx, d, "cakec docs E0801, cakec docs mbarrier");

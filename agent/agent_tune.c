@@ -519,9 +519,7 @@ static void print_summary(const cJSON *j)
 int ag_cmd_tune(CakeCtx *ctx, int argc, char **argv)
 {
     TuneOpts o;
-    int json = 0;
-    for (int i = 1; i < argc; i++)
-        json |= !strcmp(argv[i], "--json");
+    int json = ag_wants_json(argc, argv);
     if (!parse_opts(ctx, argc, argv, &o))
         return ag_finish(ctx, "tune", json, 1, NULL);
     long npts = ag_space_size(&o.space);

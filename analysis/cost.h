@@ -1,8 +1,9 @@
 /* cost.h — the analytic cost model (docs/cost-model.md): what one launch of a
  * verified kernel costs at a shape on a device, before any GPU time is spent.
  *
- * Two steps, one file each:
- *   cost_profile (cost_profile.c)  walks the verified kernel with its params
+ * Two steps:
+ *   cost_profile (cost_profile.c, with cost_count.c and cost_query.c: the
+ *       walk, cost_walk.h)  walks the verified kernel with its params
  *       and dims bound and counts, per block and per role, the work of each
  *       unit: tensor-core FLOPs by instruction (wgmma, mma.sync, MFMA), SIMT
  *       lane operations, MUFU operations, bytes at each level (global loads

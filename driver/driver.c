@@ -19,13 +19,15 @@
 #include "agent.h"
 
 static const char usage[] =
-    "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|tirl]\n"
+    "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|obj|tirl]\n"
+    "                 [--set BM=64,...]\n"
     "       cakec check FILE [--set P=V,...] [--shape M=4096,...] [--kernel NAME] [--json]\n"
     "       cakec print FILE\n"
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--target T] [--device D]\n"
     "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg] [--json]\n"
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
-    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--json]\n"
+    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
+    "                 [--json]\n"
     "       cakec --help | --version\n"
     "options:\n"
     "  --json               print one JSON document with every diagnostic to stdout\n"

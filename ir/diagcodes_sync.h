@@ -44,7 +44,7 @@ DIAG(E0765, SEV_ERROR, "wait parity does not match the mbarrier's phase")
 /* bounds */
 DIAG(E0801, SEV_ERROR, "global access may be out of bounds")
 DIAG(E0802, SEV_ERROR, "tile index out of the declared shape")
-/* alignment (verifier/align.c) */
+/* alignment (verifier/align.c, align_facts.c, align_report.c) */
 DIAG(E0810, SEV_ERROR, "vector access or cp.async not provably aligned")
 DIAG(E0811, SEV_ERROR, "matrix row address not provably 16-byte aligned")
 /* coverage of the outputs (verifier/coverage.c) */

@@ -35,6 +35,16 @@ typedef struct {
     const char *shape_text;
 } Variants;
 
+/* an empty set of variants of kernel k, in the compilation's arena */
+static Variants *variants_new(CakeCtx *ctx, Kernel *k)
+{
+    Variants *vs = arena_alloc(&ctx->arena, sizeof *vs);
+    memset(vs, 0, sizeof *vs);
+    vs->ctx = ctx;
+    vs->k = k;
+    return vs;
+}
+
 /* ---- declared values ------------------------------------------------------ */
 
 static int has_value(const Axis *a, int64_t v)
@@ -150,10 +160,7 @@ static int param_axis(Variants *vs, NodeId pid, const CeEnv *set, Axis *a)
 int ver_set_allowed(CakeCtx *ctx, Kernel *k, const CeEnv *set)
 {
     uint32_t errors = ctx->nerrors;
-    Variants *vs = arena_alloc(&ctx->arena, sizeof *vs);
-    memset(vs, 0, sizeof *vs);
-    vs->ctx = ctx;
-    vs->k = k;
+    Variants *vs = variants_new(ctx, k);
     for (uint32_t i = 0; i < k->nparams; i++) {
         Axis a;
         int64_t v;
@@ -375,10 +382,7 @@ static void too_many(Variants *vs, uint64_t total, int dropped)
 uint32_t ver_kernel_bound(CakeCtx *ctx, Kernel *k, const VerBind *bind)
 {
     uint32_t errors = ctx->nerrors;
-    Variants *vs = arena_alloc(&ctx->arena, sizeof *vs);
-    memset(vs, 0, sizeof *vs);
-    vs->ctx = ctx;
-    vs->k = k;
+    Variants *vs = variants_new(ctx, k);
     uint64_t total = 1;
     int failed = 0, dropped = 0;
     for (uint32_t i = 0; i < k->nparams; i++) {

@@ -91,6 +91,8 @@ NodeId sy_ref_base(const SyK *s, NodeId ref);      /* the NAME at the root */
 NodeId sy_ref_decl(const SyK *s, NodeId ref);      /* its declaration */
 NodeId sy_ref_index0(const SyK *s, NodeId ref);    /* first index applied to the root (0: none) */
 int sy_is_shared_ref(const SyK *s, NodeId ref);
+/* the index in s->tiles of ref's shared tile, among the first `cap`; -1: none */
+int sy_tile_index(const SyK *s, NodeId ref, uint32_t cap);
 int64_t sy_ref_bytes(const SyK *s, NodeId ref);    /* bytes of the box a ref selects; -1 unknown */
 /* The INDEX nodes from ref down to its root NAME, outermost first (the last
  * is the first index applied to the root), at most SY_REF_CHAIN of them; their
@@ -125,6 +127,11 @@ int64_t sy_threads_at(const SyK *s, NodeId st, int *exact);
 /* 1 when FOR/IF/ROLE `anc` encloses statement st */
 int sy_encloses(const SyK *s, NodeId anc, NodeId st);
 NodeId sy_loop_of(const SyK *s, NodeId st);        /* innermost enclosing FOR (0: none) */
+/* the block statement st stands in: the kernel body, an if's then or else
+ * block, a loop's or role's body */
+NodeId sy_block_of(const SyK *s, NodeId st);
+/* x is `if c { ... return }` without else: what follows it in its block has !c */
+int sy_is_return_guard(const SyK *s, NodeId x);
 NodeId sy_common_loop(const SyK *s, NodeId a, NodeId b);
 
 /* visiting (sync_walk.c) */

@@ -36,14 +36,7 @@ typedef struct {
     int found;
 } Cp;
 
-static int tile_of(SyK *s, NodeId ref)
-{
-    NodeId d = sy_ref_decl(s, ref);
-    for (uint32_t i = 0; d && i < s->ntiles; i++)
-        if (s->tiles[i] == d)
-            return (int)i;
-    return -1;
-}
+static int tile_of(SyK *s, NodeId ref) { return sy_tile_index(s, ref, UINT32_MAX); }
 
 /* the stage a reference selects: its first index when it is thread-uniform */
 static int64_t stage_of(Cp *c, NodeId ref)

@@ -40,14 +40,7 @@ typedef struct {
     NodeId cur;
 } Intra;
 
-static int tile_ix(SyK *s, NodeId ref)
-{
-    NodeId d = sy_ref_decl(s, ref);
-    for (uint32_t i = 0; d && i < s->ntiles && i < MAXT; i++)
-        if (s->tiles[i] == d)
-            return (int)i;
-    return -1;
-}
+static int tile_ix(SyK *s, NodeId ref) { return sy_tile_index(s, ref, MAXT); }
 
 static const char *who(const Intra *in)
 {

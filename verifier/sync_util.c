@@ -327,6 +327,15 @@ int sy_is_shared_ref(const SyK *s, NodeId ref)
     return d && sy_node(s, d)->op == OP_SHARED;
 }
 
+int sy_tile_index(const SyK *s, NodeId ref, uint32_t cap)
+{
+    NodeId d = sy_ref_decl(s, ref);
+    for (uint32_t i = 0; d && i < s->ntiles && i < cap; i++)
+        if (s->tiles[i] == d)
+            return (int)i;
+    return -1;
+}
+
 int64_t sy_ref_bytes(const SyK *s, NodeId ref)
 {
     NodeId decl = sy_ref_decl(s, ref), ty = decl ? decl_type(s, decl) : 0;
@@ -477,6 +486,26 @@ int sy_encloses(const SyK *s, NodeId anc, NodeId st)
             return 1;
     }
     return 0;
+}
+
+NodeId sy_block_of(const SyK *s, NodeId st)
+{
+    NodeId up = s->up[st];
+    if (!up)
+        return s->k->body;
+    const Node *u = sy_node(s, up);
+    if (u->op == OP_IF)
+        return s->in_else[st] ? u->c : u->b;
+    return u->d;
+}
+
+int sy_is_return_guard(const SyK *s, NodeId x)
+{
+    const Node *xn = sy_node(s, x);
+    if (xn->op != OP_IF || xn->c || !xn->b)
+        return 0;
+    const Node *b = sy_node(s, xn->b);
+    return b->op == OP_BLOCK && b->n && sy_node(s, ir_list_at(s->k, b, b->n - 1))->op == OP_RETURN;
 }
 
 NodeId sy_loop_of(const SyK *s, NodeId st)

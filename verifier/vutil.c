@@ -139,17 +139,30 @@ const char *vt_str(Ver *v, TypeId id)
 
 Span v_span(const Ver *v, NodeId n) { return n ? v->k->nodes[n].span : v->k->span; }
 
-const char *v_text(Ver *v, NodeId n)
+/* the source text of node n (clamped to its file) at *text, its length at
+ * *len; 0 when n has no text */
+static int source_of(const Ver *v, NodeId n, const char **text, uint32_t *len)
 {
     Span s = v_span(v, n);
     if (s.file >= v->ctx->nfiles || s.hi <= s.lo)
-        return "?";
+        return 0;
     const SourceFile *f = &v->ctx->files[s.file];
     uint32_t hi = s.hi > f->len ? f->len : s.hi;
     uint32_t lo = s.lo > hi ? hi : s.lo;
-    if (hi - lo > 60)  /* long expressions: the first line, shortened */
-        return ir_fmt(v->ctx, "%.*s...", 57, f->text + lo);
-    return arena_strndup(&v->ctx->arena, f->text + lo, hi - lo);
+    *text = f->text + lo;
+    *len = hi - lo;
+    return 1;
+}
+
+const char *v_text(Ver *v, NodeId n)
+{
+    const char *text;
+    uint32_t len;
+    if (!source_of(v, n, &text, &len))
+        return "?";
+    if (len > 60)  /* long expressions: the first line, shortened */
+        return ir_fmt(v->ctx, "%.*s...", 57, text);
+    return arena_strndup(&v->ctx->arena, text, len);
 }
 
 /* the exact source text of node n, never shortened: for fix-it replacements,
@@ -157,13 +170,11 @@ const char *v_text(Ver *v, NodeId n)
  * `...` for messages) */
 const char *v_source(Ver *v, NodeId n)
 {
-    Span s = v_span(v, n);
-    if (s.file >= v->ctx->nfiles || s.hi <= s.lo)
+    const char *text;
+    uint32_t len;
+    if (!source_of(v, n, &text, &len))
         return "?";
-    const SourceFile *f = &v->ctx->files[s.file];
-    uint32_t hi = s.hi > f->len ? f->len : s.hi;
-    uint32_t lo = s.lo > hi ? hi : s.lo;
-    return arena_strndup(&v->ctx->arena, f->text + lo, hi - lo);
+    return arena_strndup(&v->ctx->arena, text, len);
 }
 
 const char *v_name(const Ver *v, NodeId n)

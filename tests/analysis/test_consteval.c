@@ -2,13 +2,7 @@
  * arithmetic that fails instead of wrapping, C division, cdiv on its domain,
  * shifts, powers, casts, short-circuit logic, `--set`/`--shape` bindings, the
  * interpreter hooks, and block sizes per target. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
-#include "fe.h"
+#include "analysis_util.h"
 #include "consteval.h"
 
 static const char *SRC =
@@ -65,11 +59,7 @@ static int setup(void **state)
 {
     Fix *f = calloc(1, sizeof *f);
     f->ctx = ctx_new();
-    uint32_t file = ctx_add_file(f->ctx, "t.tir", SRC, (uint32_t)strlen(SRC));
-    f->m = fe_parse(f->ctx, file);
-    fe_resolve(f->ctx, f->m);
-    assert_int_equal(f->ctx->nerrors, 0);
-    f->k = f->m->kernels[0];
+    f->k = parse_resolved(f->ctx, SRC, &f->m);
     *state = f;
     return 0;
 }
@@ -83,15 +73,7 @@ static int teardown(void **state)
 }
 
 /* the initializer of the let named `name` */
-static NodeId init_of(const Fix *f, const char *name)
-{
-    Sym s = ir_intern_cstr(f->ctx, name);
-    for (NodeId n = 1; n < f->k->nnodes; n++)
-        if (f->k->nodes[n].op == OP_LET && f->k->nodes[n].name == s)
-            return f->k->nodes[n].b;
-    fail_msg("no let %s", name);
-    return 0;
-}
+static NodeId init_of(const Fix *f, const char *name) { return let_init(f->ctx, f->k, name); }
 
 /* 1 and the value of let `name` with parameters at their defaults */
 static int value(const Fix *f, const char *name, int64_t *v)

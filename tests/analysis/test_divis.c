@@ -2,13 +2,7 @@
  * evaluator of index expressions over it (analysis/divis.h): the lattice
  * operations on their own, then expressions of a parsed kernel under facts
  * drawn from conditions. */
-#include <stdarg.h>
-#include <stddef.h>
-#include <setjmp.h>
-#include <stdlib.h>
-#include <string.h>
-#include <cmocka.h>
-#include "fe.h"
+#include "analysis_util.h"
 #include "divis.h"
 
 static DvCong mult(int64_t m) { return dv_mul(dv_const(m), dv_top()); }
@@ -79,11 +73,7 @@ static int setup(void **state)
 {
     Fix *f = calloc(1, sizeof *f);
     f->ctx = ctx_new();
-    uint32_t file = ctx_add_file(f->ctx, "t.tir", SRC, (uint32_t)strlen(SRC));
-    f->m = fe_parse(f->ctx, file);
-    fe_resolve(f->ctx, f->m);
-    assert_int_equal(f->ctx->nerrors, 0);
-    f->k = f->m->kernels[0];
+    f->k = parse_resolved(f->ctx, SRC, &f->m);
     f->env.ctx = f->ctx;
     f->env.k = f->k;
     f->env.facts = f->facts;
@@ -100,15 +90,7 @@ static int teardown(void **state)
     return 0;
 }
 
-static NodeId init_of(const Fix *f, const char *name)
-{
-    Sym s = ir_intern_cstr(f->ctx, name);
-    for (NodeId n = 1; n < f->k->nnodes; n++)
-        if (f->k->nodes[n].op == OP_LET && f->k->nodes[n].name == s)
-            return f->k->nodes[n].b;
-    fail_msg("no let %s", name);
-    return 0;
-}
+static NodeId init_of(const Fix *f, const char *name) { return let_init(f->ctx, f->k, name); }
 
 static int64_t pow2_of(Fix *f, const char *name)
 {

@@ -119,4 +119,19 @@ static inline int fake_device(void *user, CakeCtx *ctx, CheckLaunch *l)
     return ok ? 0 : 2;
 }
 
+/* Runs check_suite on k at the shapes it picks (no --shape) with the fake
+ * device dev; asserts at least `min` reports, each with status `want`, and
+ * returns their count. */
+static inline uint32_t suite_expect(CakeCtx *ctx, Kernel *k, FakeDev *dev, CheckReport *reps, uint32_t cap,
+                                    uint32_t min, CheckStatus want)
+{
+    ShapeEnv base;
+    shape_env_clear(&base);
+    uint32_t n = check_suite(ctx, k, &base, NULL, fake_device, dev, reps, cap);
+    assert_true(n >= min);
+    for (uint32_t i = 0; i < n; i++)
+        assert_int_equal(reps[i].status, want);
+    return n;
+}
+
 #endif

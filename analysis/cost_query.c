@@ -1,0 +1,255 @@
+/* cost_query.c — the questions the cost model's walk (cost_walk.h) asks of
+ * the kernel: the bindings of loop variables and special registers at the
+ * sampled block and thread, notes, the sizes of types per block, the fraction
+ * of sampled threads a condition holds for, the arguments read and written,
+ * the reuse of a global read across a wave and shared-memory bank ways. */
+#include <stdarg.h>
+#include <string.h>
+#include "cost_walk.h"
+
+static const Walk *walk_of(const CeEnv *env) { return (const Walk *)env->u; }
+
+int cw_hook_decl(const CeEnv *env, NodeId decl, int64_t *out)
+{
+    const Walk *w = walk_of(env);
+    for (int i = w->nloops - 1; i >= 0; i--)
+        if (w->loop_decl[i] == decl) {
+            *out = w->loop_val[i];
+            return 1;
+        }
+    return 0;
+}
+
+int cw_hook_special(const CeEnv *env, NodeId at, int64_t *out)
+{
+    const Walk *w = walk_of(env);
+    int64_t warp = tg_warp(w->tg);
+    switch ((SpecialReg)w->k->nodes[at].sub) {
+    case SR_THREAD_X: *out = w->thread; return 1;
+    case SR_THREAD_Y: case SR_THREAD_Z: case SR_WG: *out = 0; return 1;
+    case SR_BLOCK_X: *out = w->block[0]; return 1;
+    case SR_BLOCK_Y: *out = w->block[1]; return 1;
+    case SR_BLOCK_Z: *out = w->block[2]; return 1;
+    case SR_LANE: *out = w->thread % warp; return 1;
+    case SR_WARP: *out = w->thread / warp; return 1;
+    case SR_NTHREADS: *out = w->role_threads; return 1;
+    case SR_GRID_X: *out = w->grid[0]; return 1;
+    case SR_GRID_Y: *out = w->grid[1]; return 1;
+    case SR_GRID_Z: *out = w->grid[2]; return 1;
+    case SR_SM_COUNT: *out = w->sm_count; return 1;
+    default: return 0;
+    }
+}
+
+void cost_note(char notes[][COST_NOTE_LEN], uint32_t *n, const char *fmt, ...)
+{
+    if (*n >= COST_MAX_NOTES)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes[*n], COST_NOTE_LEN, fmt, ap);
+    va_end(ap);
+    for (uint32_t i = 0; i < *n; i++)
+        if (!strcmp(notes[i], notes[*n]))
+            return;   /* said already */
+    (*n)++;
+}
+
+void cw_note(Walk *w, const char *fmt, const char *what, uint32_t line)
+{
+    if (w->first)
+        cost_note(w->p->notes, &w->p->nnotes, fmt, what, line);
+}
+
+uint32_t cw_line_of(const Walk *w, NodeId id)
+{
+    uint32_t line = 0, col, el, ec;
+    Span s = w->k->nodes[id].span;
+    if (s.file < w->ctx->nfiles)
+        span_linecol(w->ctx, s, &line, &col, &el, &ec);
+    return line;
+}
+
+int cw_eval(Walk *w, NodeId e, int64_t *out)
+{
+    return e && ce_eval_int(w->ctx, w->k, e, &w->env, out);
+}
+
+/* ---- types: elements, bytes, copies per block ---------------------------------- */
+
+const Type *cw_type_of(const Walk *w, NodeId id)
+{
+    TypeId t = id ? w->k->nodes[id].type : 0;
+    return t && t < w->k->ntypes ? &w->k->types[t] : NULL;
+}
+
+double cw_extent(Walk *w, const Type *t, int i)
+{
+    int64_t v;
+    if (t->dims[i] && cw_eval(w, t->dims[i], &v) && v >= 0)
+        return (double)v;
+    return t->shape[i] >= 0 ? (double)t->shape[i] : 1.0;
+}
+
+double cw_elems(Walk *w, const Type *t)
+{
+    if (!t)
+        return 1;
+    if (t->kind == TK_TILE || t->kind == TK_TENSOR) {
+        double e = t->lanes > 1 ? t->lanes : 1;   /* a tile of vectors: f32x8[ITERS] */
+        for (int i = 0; i < t->rank; i++)
+            e *= cw_extent(w, t, i);
+        return e;
+    }
+    return t->kind == TK_VECTOR ? t->lanes : 1;
+}
+
+double cw_dt_bytes(const Type *t)
+{
+    int b = t ? ir_dtype_bytes((DType)t->dtype) : 4;
+    return b ? b : 1;
+}
+
+double cw_bytes_of(Walk *w, const Type *t) { return cw_elems(w, t) * cw_dt_bytes(t); }
+
+double cw_scope_threads(const Walk *w, const Type *t)
+{
+    if (!t || t->kind != TK_TILE || t->space != SP_REG)
+        return 1;
+    switch (t->scope) {
+    case SC_WARP: return tg_warp(w->tg);
+    case SC_WARPGROUP: return 4.0 * tg_warp(w->tg);
+    case SC_BLOCK: return (double)w->block_threads;
+    default: return 1;
+    }
+}
+
+/* how many instances of a value of type t one execution of the role makes */
+double cw_copies(const Walk *w, const Type *t)
+{
+    double c = (double)w->role_threads / cw_scope_threads(w, t);
+    return c < 1 ? 1 : c;
+}
+
+/* ---- conditions at sampled threads ----------------------------------------------- */
+
+/* the fraction of sampled threads for which cond holds; -1 when it does not evaluate */
+double cw_cond_frac(Walk *w, NodeId cond)
+{
+    if (!cond)
+        return 1;
+    int64_t keep = w->thread, v;
+    int yes = 0;
+    for (int s = 0; s < NSAMPLE_THREADS; s++) {
+        w->thread = (2 * s + 1) * w->role_threads / (2 * NSAMPLE_THREADS);
+        if (!cw_eval(w, cond, &v)) {
+            w->thread = keep;
+            return -1;
+        }
+        yes += v != 0;
+    }
+    w->thread = keep;
+    return (double)yes / NSAMPLE_THREADS;
+}
+
+/* ---- arguments: what the kernel reads and writes once ---------------------------- */
+
+void cw_mark_arg(Walk *w, NodeId ref, uint8_t how)
+{
+    const Kernel *k = w->k;
+    while (ref && (k->nodes[ref].op == OP_INDEX || k->nodes[ref].op == OP_TRANS))
+        ref = k->nodes[ref].a;
+    if (!ref || k->nodes[ref].op != OP_NAME)
+        return;
+    for (uint32_t i = 0; i < k->nargs; i++)
+        if (k->args[i] == k->nodes[ref].decl)
+            w->arg_rw[i] |= how;
+}
+
+/* How many blocks of the first wave (one block per SM, in launch order) read
+   the same tile as each other at global read `ref`: the blocks' index tuples
+   (every index of ref evaluated with that block's block.x/y/z, the current
+   loop values and thread 0) are compared; blocks / distinct tuples. 1 when an
+   index does not evaluate. Measured on the first sample, cached by node. */
+double cw_wave_reuse(Walk *w, NodeId at, NodeId ref)
+{
+    for (int i = 0; i < w->nreuse; i++)
+        if (w->reuse_node[i] == at)
+            return w->reuse[i];
+    const Kernel *k = w->k;
+    while (ref && k->nodes[ref].op == OP_TRANS)
+        ref = k->nodes[ref].a;
+    const Node *ix = &k->nodes[ref];
+    double r = 1;
+    int64_t wave = w->p->wave;
+    if (ix->op == OP_INDEX && ix->n <= 4 && wave > 1 && wave <= 1024) {
+        int64_t keep[3] = {w->block[0], w->block[1], w->block[2]}, kt = w->thread;
+        int64_t tup[1024][4];
+        int64_t distinct = 0, ok = 1;
+        w->thread = 0;
+        for (int64_t b = 0; b < wave && ok; b++) {
+            w->block[0] = b % w->grid[0];
+            w->block[1] = b / w->grid[0] % (w->grid[1] ? w->grid[1] : 1);
+            w->block[2] = 0;
+            int64_t t[4] = {0, 0, 0, 0};
+            for (uint32_t d = 0; d < ix->n && ok; d++) {
+                NodeId e = k->lists[ix->list + d];
+                if (k->nodes[e].op == OP_SLICE)
+                    e = k->nodes[e].a;
+                ok = k->nodes[e].op == OP_COLON || cw_eval(w, e, &t[d]);
+            }
+            int64_t j = 0;
+            while (j < distinct && memcmp(tup[j], t, sizeof t))
+                j++;
+            if (j == distinct)
+                memcpy(tup[distinct++], t, sizeof t);
+        }
+        memcpy(w->block, keep, sizeof keep);
+        w->thread = kt;
+        if (ok && distinct > 0)
+            r = (double)wave / (double)distinct;
+    }
+    if (w->nreuse < 64) {
+        w->reuse_node[w->nreuse] = at;
+        w->reuse[w->nreuse++] = r;
+    }
+    return r;
+}
+
+/* The bank-conflict ways of an 8-row matrix access (ldmatrix, stmatrix) to
+   shared ref: each phase reads 16 bytes of 8 consecutive rows; with a row
+   pitch of P bytes they fall into 8 / gcd(P / 16, 8) distinct 16-byte bank
+   groups, and a swizzle of S bytes spreads them over S / 16 more. */
+double cw_bank_ways(Walk *w, NodeId ref)
+{
+    const Kernel *k = w->k;
+    while (ref && (k->nodes[ref].op == OP_INDEX || k->nodes[ref].op == OP_TRANS))
+        ref = k->nodes[ref].a;
+    if (!ref || k->nodes[ref].op != OP_NAME || !k->nodes[ref].decl)
+        return 1;
+    const Node *d = &k->nodes[k->nodes[ref].decl];
+    const Node *t = d->op == OP_SHARED ? &k->nodes[d->a] : NULL;
+    int64_t cols;
+    if (!t || !t->n || !cw_eval(w, k->lists[t->list + t->n - 1], &cols) || cols <= 0)
+        return 1;
+    int64_t pitch = cols * ir_dtype_bytes((DType)t->dtype) * (t->lanes ? t->lanes : 1);
+    if (pitch % 16)
+        return 1;
+    int64_t ways = ce_gcd(pitch / 16, 8);
+    int64_t spread = d->v.attr.swizzle / 16;
+    if (spread > 1)
+        ways = ways / spread > 1 ? ways / spread : 1;
+    if (ways > 1 && w->first)
+        cost_note(w->p->notes, &w->p->nnotes, "shared tile `%s` (line %u): ldmatrix/stmatrix rows "
+                  "conflict %lld-way on the banks (pitch %lld bytes, swizzle %u): counted as %lld times the bytes",
+                  ir_symstr(w->ctx, d->name), cw_line_of(w, k->nodes[ref].decl), (long long)ways,
+                  (long long)pitch, d->v.attr.swizzle, (long long)ways);
+    return (double)ways;
+}
+
+Space cw_space_of(const Walk *w, NodeId ref)
+{
+    const Type *t = cw_type_of(w, ref);
+    return t ? (Space)t->space : SP_NONE;
+}
+

@@ -1,0 +1,70 @@
+/* cost_walk.h — what the files of the cost model's walk share: the walk's
+ * state and the functions one file calls in another. cost_profile.c runs the
+ * walk (five sampled blocks) and sums it into a profile; cost_count.c counts
+ * expressions and statements; cost_query.c answers the walk's questions
+ * (bindings, notes, sizes of types, conditions at sampled threads, the
+ * arguments touched, cache reuse, bank conflicts). */
+#ifndef CAKE_COST_WALK_H
+#define CAKE_COST_WALK_H
+#include "cost.h"
+
+#define NSAMPLE_THREADS 4
+#define MAX_LOOPS 24
+#define UNROLL_WALK_MAX 64
+
+typedef struct {
+    CakeCtx *ctx;
+    const Kernel *k;
+    Target tg;
+    CeEnv env;                    /* base bindings plus the hooks below */
+    int64_t block[3], grid[3];
+    int64_t thread;               /* the sampled thread.x */
+    int sm_count;
+    NodeId loop_decl[MAX_LOOPS]; int64_t loop_val[MAX_LOOPS]; int nloops;
+    int64_t block_threads, role_threads;
+    CostWork *w;                  /* the current role's counts (or the block's) */
+    CostProfile *p;
+    int first;                    /* the first sample: notes and registers are taken once */
+    int unrolled;                 /* inside an unrolled loop */
+    double batch;                 /* per-thread global load bytes of the current unrolled batch */
+    double inflight_thread;
+    double stage[MAX_LOOPS]; int nstage;   /* per-iteration async bytes, per non-unrolled loop */
+    double async_stage;           /* the largest per-iteration async bytes of a loop */
+    int cp_wait;                  /* the largest cp.async.wait count (-1: none) */
+    double regs_tile;             /* per-thread registers of the reg declarations */
+    uint8_t *arg_rw;              /* per argument: 1 read, 2 written */
+    NodeId reuse_node[64]; double reuse[64]; int nreuse;   /* per global read, by node */
+} Walk;
+
+/* ---- cost_query.c ---- */
+/* the CeEnv hooks: loop variables of the walk, special registers of the sample */
+int cw_hook_decl(const CeEnv *env, NodeId decl, int64_t *out);
+int cw_hook_special(const CeEnv *env, NodeId at, int64_t *out);
+/* a note (fmt takes what and line), on the first sample only */
+void cw_note(Walk *w, const char *fmt, const char *what, uint32_t line);
+uint32_t cw_line_of(const Walk *w, NodeId id);
+int cw_eval(Walk *w, NodeId e, int64_t *out);
+/* types: extents, elements, bytes, threads of their scope, copies per block */
+const Type *cw_type_of(const Walk *w, NodeId id);
+double cw_extent(Walk *w, const Type *t, int i);
+double cw_elems(Walk *w, const Type *t);
+double cw_dt_bytes(const Type *t);
+double cw_bytes_of(Walk *w, const Type *t);
+double cw_scope_threads(const Walk *w, const Type *t);
+double cw_copies(const Walk *w, const Type *t);
+/* the fraction of the sampled threads for which cond holds */
+double cw_cond_frac(Walk *w, NodeId cond);
+/* arguments, reuse and banks */
+void cw_mark_arg(Walk *w, NodeId ref, uint8_t how);
+double cw_wave_reuse(Walk *w, NodeId at, NodeId ref);
+double cw_bank_ways(Walk *w, NodeId ref);
+Space cw_space_of(const Walk *w, NodeId ref);
+
+/* ---- cost_count.c ---- */
+/* counts the statements of block b, each m times */
+void cw_block_stmts(Walk *w, NodeId b, double m);
+/* a new level of per-iteration async bytes (one per non-unrolled loop) */
+void cw_stage_push(Walk *w);
+void cw_stage_pop(Walk *w);
+
+#endif
