@@ -61,6 +61,13 @@ void sy_exec_init(SyExec *x, SyK *s, long budget)
     x->has = arena_alloc(&s->ctx->arena, s->k->nnodes);
     x->budget = budget;
     x->env = (CeEnv){NULL, 0, exec_decl, exec_special, x};
+    /* parameters whose value is a constant are known up front: the evaluator
+       would otherwise re-evaluate `T = BM / WM * (BN / WN) * 32` at every use */
+    for (uint32_t i = 0; i < s->k->nparams; i++) {
+        NodeId p = s->k->params[i];
+        if (p && p < s->k->nnodes && sy_node(s, p)->op == OP_PARAM && sy_const(s, sy_node(s, p)->a, &x->val[p]))
+            x->has[p] = 1;
+    }
 }
 
 int sy_eval(SyExec *x, NodeId e, int64_t *out)
