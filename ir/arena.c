@@ -12,7 +12,7 @@ struct ArenaBlock {
     _Alignas(16) unsigned char data[];
 };
 
-enum { ARENA_MIN_BLOCK = 64 * 1024 };
+enum { ARENA_MIN_BLOCK = 256 * 1024 };   /* above malloc's mmap threshold: fresh zero pages, no clearing */
 
 static ArenaBlock *block_new(Arena *a, size_t size)
 {
