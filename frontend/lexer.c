@@ -188,7 +188,7 @@ static size_t match_dotted(const char *s, size_t avail)
 static int keyword(const char *s, size_t n)
 {
     for (size_t i = 0; i < sizeof kw_spell / sizeof *kw_spell; i++)
-        if (strlen(kw_spell[i]) == n && memcmp(kw_spell[i], s, n) == 0)
+        if (kw_spell[i][0] == s[0] && strlen(kw_spell[i]) == n && memcmp(kw_spell[i], s, n) == 0)
             return T_KERNEL + (int)i;
     return -1;
 }

@@ -65,13 +65,21 @@ static Type type_key(const Type *t)
     return key;
 }
 
+/* FNV-style over 8-byte words (a Type is ~100 bytes, hashed at every intern),
+ * the high half folded down after each so that every byte reaches the low bits */
 static uint32_t type_hash(const Type *t)
 {
     const unsigned char *p = (const unsigned char *)t;
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < sizeof *t; i++)
-        h = (h ^ p[i]) * 16777619u;
-    return h;
+    uint64_t h = 14695981039346656037u, w;
+    size_t i = 0;
+    for (; i + 8 <= sizeof *t; i += 8) {
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 1099511628211u;
+        h ^= h >> 32;
+    }
+    for (; i < sizeof *t; i++)
+        h = (h ^ p[i]) * 1099511628211u;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 /* puts type id into the open-addressing index (keeps the first of duplicates) */

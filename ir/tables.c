@@ -54,7 +54,11 @@ static int eq(const char *s, size_t n, const char *name)
 /* "bf16" -> (BF16, 1); "f32x8" -> (F32, 8). Lanes must be 2, 4, 8 or 16. */
 int ir_lookup_dtype(const char *s, size_t n, DType *dt, uint8_t *lanes)
 {
+    if (!n)
+        return 0;
     for (int d = 1; d < DT__COUNT; d++) {
+        if (ir_dtypes[d].spelling[0] != s[0]) /* cheap reject: every name is looked up */
+            continue;
         size_t len = strlen(ir_dtypes[d].spelling);
         if (n < len || memcmp(s, ir_dtypes[d].spelling, len) != 0)
             continue;

@@ -39,6 +39,8 @@ typedef struct {
     int64_t dup_elem;
     uint32_t dup_a, dup_b;
     int ref_known;
+    int ref_all;                 /* the reference writes every element (ref left unmarked) */
+    int64_t covered;             /* elements some store writes */
 } Out;
 
 #define COV_MAXREC 256           /* stores one probed thread may record */
@@ -125,7 +127,15 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
             return;
         i[d] = a[d];
     }
-    int r = o->rank - 1;
+    int r = o->rank - 1, all = 1;
+    for (int d = 0; d < o->rank; d++)
+        all &= a[d] == 0 && b[d] == o->ext[d];
+    if (is_ref && all) { /* the whole tensor: counted, not marked */
+        o->ref_all = 1;
+        return;
+    }
+    uint32_t *w = o->writer;     /* locals: the stores below cannot move them */
+    int64_t covered = 0;
     for (;;) {
         int64_t e = 0;
         for (int d = 0; d < r; d++)
@@ -135,12 +145,13 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
             memset(o->ref + e + a[r], 1, (size_t)(b[r] - a[r]));
         } else {
             for (int64_t j = e + a[r]; j < e + b[r]; j++) {
-                if (!o->writer[j])
-                    o->writer[j] = who;
-                else if (o->writer[j] != who && !o->dup_at) {
+                if (!w[j]) {
+                    w[j] = who;
+                    covered++;
+                } else if (w[j] != who && !o->dup_at) {
                     o->dup_at = at;
                     o->dup_elem = j;
-                    o->dup_a = o->writer[j];
+                    o->dup_a = w[j];
                     o->dup_b = who;
                 }
             }
@@ -151,8 +162,9 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
             d--;
         }
         if (d < 0)
-            return;
+            break;
     }
+    o->covered += covered;
     (void)c;
 }
 
@@ -632,6 +644,8 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
         o->ref = arena_alloc(&s->ctx->arena, (size_t)o->n);
         /* arena_alloc zeroes */
         o->ref_known = 1;
+        o->ref_all = 0;
+        o->covered = 0;
         o->dup_at = 0;
     }
     x->u = c;
@@ -680,8 +694,10 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             continue;
         }
         int64_t missing = 0, first = -1;
+        if (o->ref_all && o->covered == o->n) /* every element is written */
+            continue;
         for (int64_t e = 0; e < o->n; e++)
-            if (o->ref[e] && !o->writer[e] && missing++ == 0)
+            if ((o->ref_all || o->ref[e]) && !o->writer[e] && missing++ == 0)
                 first = e;
         if (!missing)
             continue;

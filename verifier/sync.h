@@ -58,6 +58,9 @@ typedef struct {
     NodeId *tok_src;   /* token VAR -> the LET of the first token moved into it */
     uint64_t *reported; uint32_t nreported, capreported;
     SyRuns *runs;      /* what earlier runs for other warp widths reported (NULL: none) */
+    uint8_t *cknown;   /* node -> sy_const's answer so far: 0 not asked, 1 constant, 2 not */
+    int64_t *cval;     /* node -> its constant value where cknown is 1 */
+    uint32_t ncmemo;   /* nodes the memo covers (the kernel's node count at sy_init) */
 } SyK;
 
 /* Builds the tables of k for target tg. */

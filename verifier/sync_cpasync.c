@@ -34,6 +34,7 @@ typedef struct {
     int64_t last_wait_n;
     long commit_at_wait;   /* groups committed when the last wait ran */
     int found;
+    uint8_t *reads;        /* statement -> 0 not looked at, 1 reads no shared tile, 2 may read one */
 } Cp;
 
 static int tile_of(SyK *s, NodeId ref) { return sy_tile_index(s, ref, UINT32_MAX); }
@@ -185,6 +186,35 @@ static void on_write(Cp *c, NodeId st, NodeId ref)
     c->open = 1;
 }
 
+/* is e a read of a shared tile, as read_expr sees one (whether or not it is a
+ * plain name inside an indexed one) */
+static void any_read(SyK *s, NodeId e, void *u)
+{
+    Node *n = sy_node(s, e);
+    if ((n->op == OP_INDEX && sy_node(s, n->a)->op == OP_NAME && sy_is_shared_ref(s, e)) ||
+        (n->op == OP_NAME && sy_is_shared_ref(s, e)))
+        *(int *)u = 1;
+}
+
+/* fn over the expressions of statement st that read (not its store target) */
+static void each_read(SyK *s, NodeId st, void (*fn)(SyK *, NodeId, void *), void *u)
+{
+    Node *n = sy_node(s, st);
+    NodeId target = (n->op == OP_STORE || n->op == OP_ASSIGN || n->op == OP_STMATRIX) ? n->a : 0;
+    if (n->op == OP_IF) {
+        sy_each_expr(s, n->a, fn, u);
+        return;
+    }
+    if (n->op == OP_FOR)
+        return;
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        if (kids[i] && kids[i] != target)
+            sy_each_expr(s, kids[i], fn, u);
+    for (uint32_t i = 0; i < n->n; i++)
+        sy_each_expr(s, ir_list_at(s->k, n, i), fn, u);
+}
+
 static void cp_stmt(SyExec *x, NodeId st)
 {
     Cp *c = x->u;
@@ -216,20 +246,15 @@ static void cp_stmt(SyExec *x, NodeId st)
         return;
     default: break;
     }
-    ReadCx r = {.c = c, .st = st};
-    NodeId target = (n->op == OP_STORE || n->op == OP_ASSIGN || n->op == OP_STMATRIX) ? n->a : 0;
-    if (n->op == OP_IF) {
-        sy_each_expr(s, n->a, read_expr, &r);
-        return;
+    if (c->reads && st < s->k->nnodes && !c->reads[st]) { /* static: looked at once per role */
+        int any = 0;
+        each_read(s, st, any_read, &any);
+        c->reads[st] = any ? 2 : 1;
     }
-    if (n->op == OP_FOR)
+    if (c->reads && st < s->k->nnodes && c->reads[st] == 1)
         return;
-    NodeId kids[4] = {n->a, n->b, n->c, n->d};
-    for (int i = 0; i < 4; i++)
-        if (kids[i] && kids[i] != target)
-            sy_each_expr(s, kids[i], read_expr, &r);
-    for (uint32_t i = 0; i < n->n; i++)
-        sy_each_expr(s, ir_list_at(s->k, n, i), read_expr, &r);
+    ReadCx r = {.c = c, .st = st};
+    each_read(s, st, read_expr, &r);
 }
 
 typedef struct { NodeId role; int any; } HasCp;
@@ -251,9 +276,11 @@ static void simulate(SyK *s, NodeId role)
     if (!sy_role_range(s, role, &first, &count))
         first = 0;
     int runs = 0;
+    uint8_t *reads = arena_alloc(&s->ctx->arena, s->k->nnodes);
     for (int i = 0; i < SY_NSAMPLES && runs < 3; i++) {
         SyExec x;
         Cp *c = arena_alloc(&s->ctx->arena, sizeof *c);
+        c->reads = reads;
         sy_exec_init(&x, s, 400000);
         if (!sy_sample_dims(&x, i))
             continue;

@@ -61,11 +61,30 @@ void sy_exec_init(SyExec *x, SyK *s, long budget)
     x->has = arena_alloc(&s->ctx->arena, s->k->nnodes);
     x->budget = budget;
     x->env = (CeEnv){NULL, 0, exec_decl, exec_special, x};
+    /* parameters whose value is a constant are known up front: the evaluator
+       would otherwise re-evaluate `T = BM / WM * (BN / WN) * 32` at every use */
+    for (uint32_t i = 0; i < s->k->nparams; i++) {
+        NodeId p = s->k->params[i];
+        if (p && p < s->k->nnodes && sy_node(s, p)->op == OP_PARAM && sy_const(s, sy_node(s, p)->a, &x->val[p]))
+            x->has[p] = 1;
+    }
 }
 
 int sy_eval(SyExec *x, NodeId e, int64_t *out)
 {
-    return ce_eval_int(x->s->ctx, x->s->k, e, &x->env, out);
+    const Kernel *k = x->s->k;
+    if (e && e < k->nnodes) { /* the commonest leaves, as the evaluator would answer them, without its call chain */
+        const Node *n = &k->nodes[e];
+        if (n->op == OP_INT || n->op == OP_BOOL) {
+            *out = n->v.i;
+            return 1;
+        }
+        if (n->op == OP_NAME && n->decl && n->decl < k->nnodes && x->has[n->decl]) {
+            *out = x->val[n->decl];
+            return 1;
+        }
+    }
+    return ce_eval_int(x->s->ctx, k, e, &x->env, out);
 }
 
 static void exec_block(SyExec *x, NodeId block, int depth);

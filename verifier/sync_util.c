@@ -104,6 +104,9 @@ void sy_init(SyK *s, CakeCtx *ctx, Kernel *k, Target tg)
     s->role = arena_alloc(&ctx->arena, nn * sizeof *s->role);
     s->pos = arena_alloc(&ctx->arena, nn * sizeof *s->pos);
     s->stmt_of = arena_alloc(&ctx->arena, nn * sizeof *s->stmt_of);
+    s->cknown = arena_alloc(&ctx->arena, nn);
+    s->cval = arena_alloc(&ctx->arena, nn * sizeof *s->cval);
+    s->ncmemo = (uint32_t)nn;
     s->block_threads = ce_block_threads(ctx, k, tg);
     Builder b = {s, 0};
     build_block(&b, k->body, 0, 0, 0);
@@ -249,9 +252,23 @@ const char *sy_text(SyK *s, NodeId id)
 
 /* ---- names and references ---------------------------------------------- */
 
+/* memoised per SyK: the checks ask about the same dims and extents thousands
+ * of times, and the kernel (its parameter values included) is fixed for a run */
 int sy_const(const SyK *s, NodeId e, int64_t *out)
 {
-    return e && ce_const_int(s->ctx, s->k, e, out);
+    if (!e)
+        return 0;
+    if (e >= s->ncmemo)
+        return ce_const_int(s->ctx, s->k, e, out);
+    if (!s->cknown[e]) {
+        int64_t v = 0;
+        s->cknown[e] = ce_const_int(s->ctx, s->k, e, &v) ? 1 : 2;
+        s->cval[e] = v;
+    }
+    if (s->cknown[e] != 1)
+        return 0;
+    *out = s->cval[e];
+    return 1;
 }
 
 NodeId sy_decl(const SyK *s, NodeId e)
