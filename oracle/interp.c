@@ -180,7 +180,8 @@ static double ev(Interp *I, uint32_t xi)
         double p = pow(ev(I, x->a), ev(I, x->b));
         return x->kind == K_FLT ? p : trunc(p);
     }
-    case X_SHL: return (double)((int64_t)ev(I, x->a) << ((int64_t)ev(I, x->b) & 63));
+    case X_SHL: /* two's complement: shifting a negative value left is defined on its bits */
+        return (double)(int64_t)((uint64_t)(int64_t)ev(I, x->a) << ((int64_t)ev(I, x->b) & 63));
     case X_SHR: return (double)((int64_t)ev(I, x->a) >> ((int64_t)ev(I, x->b) & 63));
     case X_BAND: return (double)((int64_t)ev(I, x->a) & (int64_t)ev(I, x->b));
     case X_BOR: return (double)((int64_t)ev(I, x->a) | (int64_t)ev(I, x->b));
