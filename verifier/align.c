@@ -97,6 +97,21 @@ static int is_guard(SyK *s, NodeId x)
     return b->op == OP_BLOCK && b->n && sy_node(s, ir_list_at(s->k, b, b->n - 1))->op == OP_RETURN;
 }
 
+/* the facts of condition cond of statement p, less those about a var assigned
+ * since p, before the access at (`if k % 8 == 0 { k = k + 1 ... }`) */
+static void cond_facts(Al *a, NodeId cond, int negated, NodeId p, NodeId at)
+{
+    SyK *s = a->s;
+    uint32_t from = a->env.nfacts, w = from;
+    dv_add_facts(&a->env, cond, negated);
+    for (uint32_t i = from; i < a->env.nfacts; i++) {
+        NodeId d = a->env.facts[i].decl;
+        if (!(sy_node(s, d)->op == OP_VAR && sy_set_since(s, d, p, at)))
+            a->env.facts[w++] = a->env.facts[i];
+    }
+    a->env.nfacts = w;
+}
+
 static void context_facts(Al *a, NodeId st, NodeId mask)
 {
     SyK *s = a->s;
@@ -111,11 +126,11 @@ static void context_facts(Al *a, NodeId st, NodeId mask)
             if (x == cur)
                 break;
             if (is_guard(s, x))
-                dv_add_facts(&a->env, sy_node(s, x)->a, 1);
+                cond_facts(a, sy_node(s, x)->a, 1, x, st);
         }
         NodeId up = s->up[cur];
         if (up && sy_node(s, up)->op == OP_IF)
-            dv_add_facts(&a->env, sy_node(s, up)->a, s->in_else[cur]);
+            cond_facts(a, sy_node(s, up)->a, s->in_else[cur], up, st);
     }
     if (mask)
         dv_add_facts(&a->env, mask, 0);

@@ -126,6 +126,11 @@ int64_t sy_threads_at(const SyK *s, NodeId st, int *exact);
 int sy_encloses(const SyK *s, NodeId anc, NodeId st);
 NodeId sy_loop_of(const SyK *s, NodeId st);        /* innermost enclosing FOR (0: none) */
 NodeId sy_common_loop(const SyK *s, NodeId a, NodeId b);
+/* 1 when var v may be assigned after statement p ran and before statement at
+ * runs: an assignment after p and before at, or in a loop after p (or p
+ * itself) that holds at too (a later iteration). A fact p established about
+ * v (its condition, a let) does not hold at `at` then. */
+int sy_set_since(const SyK *s, NodeId v, NodeId p, NodeId at);
 
 /* visiting (sync_walk.c) */
 typedef void (*SyVisit)(SyK *s, NodeId n, void *u);
