@@ -19,7 +19,9 @@
  * What remains is linear in the dims, bounded by the assumes (a dim assumed a
  * multiple of m is at least m). Masks, enclosing `if`s (negated on `else`),
  * `let`-bound conditions, earlier `if ... { return }` guards and linear
- * assumes are facts g <= 0: f <= 0 also holds when f - g <= 0 does; a false
+ * assumes are facts g <= 0 (not where they read a `var` that may have been
+ * assigned since: sy_set_since; a let over one is then its own atom): f <= 0
+ * also holds when f - g <= 0 does; a false
  * constant fact (`if CAUSAL == 1` under CAUSAL = 0) makes the access dead. TMA
  * accesses are not checked: the hardware zero-fills loads and clips stores
  * outside the tensor. A value loaded from an argument declared `values LO .. HI`

@@ -13,7 +13,8 @@
  * (element, `i : +VEC` slice, tile box, or the shared source's box for a
  * `tma.store`), clipped to the tensor (clipping and masks are the bounds
  * check's concern). The reference block's assignments mark what it writes
- * (implicit indices and loops over a whole dimension, constant indices).
+ * (implicit indices, constant indices, indices affine in one loop variable:
+ * `y[m, q * 4]`; not those under an `if`, which may not happen).
  *   E0820  an element the reference writes that no block writes;
  *   E0821  an element two different threads (or blocks) write;
  *   E0822  a note: coverage could not be decided (too large, an index the
