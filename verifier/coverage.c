@@ -256,7 +256,7 @@ static int ref_index(SyExec *x, NodeId e, int64_t ext, RefDim *r, NodeId *loop)
     if (!ok)
         return 0;
     int64_t count = b > a ? (b - a + st - 1) / st : 0, step = i1 - i0;
-    if (count > ((int64_t)1 << 32) || step > ((int64_t)1 << 32) || step < -((int64_t)1 << 32))
+    if (count > ((int64_t)1 << 30) || step > ((int64_t)1 << 30) || step < -((int64_t)1 << 30)) /* no overflow below */
         return 0;
     if (step < 0) { /* the same elements, from the lowest */
         i0 += (count - 1) * step;
