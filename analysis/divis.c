@@ -237,6 +237,27 @@ static void equality(DvEnv *env, NodeId lhs, NodeId rhs)
         push(env, decl_of(env, l->a), mk((uint64_t)r, 64 - __builtin_clzll((uint64_t)c)));
 }
 
+/* 1 when e reads a `var` (directly or through `let`s): a let-bound condition
+ * over one may be stale where it is used (the var assigned since) */
+static int reads_var(const DvEnv *env, NodeId e, int depth)
+{
+    if (!e || e >= env->k->nnodes || depth > DV_MAX_DEPTH)
+        return 1;
+    const Node *n = node(env, e);
+    if (n->op == OP_NAME) {
+        const Node *d = n->decl && n->decl < env->k->nnodes ? node(env, n->decl) : NULL;
+        return d && (d->op == OP_VAR || (d->op == OP_LET && reads_var(env, d->b, depth + 1)));
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        if (kids[i] && reads_var(env, kids[i], depth + 1))
+            return 1;
+    for (uint32_t i = 0; i < n->n; i++)
+        if (reads_var(env, arg(env, n, i), depth + 1))
+            return 1;
+    return 0;
+}
+
 static void facts(DvEnv *env, NodeId e, int neg, int depth)
 {
     if (!e || e >= env->k->nnodes || depth > DV_MAX_DEPTH)
@@ -244,6 +265,11 @@ static void facts(DvEnv *env, NodeId e, int neg, int depth)
     const Node *n = node(env, e);
     if (n->op == OP_NOT) {
         facts(env, n->a, !neg, depth + 1);
+        return;
+    }
+    const Node *d = n->op == OP_NAME && n->decl && n->decl < env->k->nnodes ? node(env, n->decl) : NULL;
+    if (d && d->op == OP_LET && d->b && !reads_var(env, d->b, depth + 1)) { /* `let al = N % 8 == 0` ... `if al` */
+        facts(env, d->b, neg, depth + 1);
         return;
     }
     if ((n->op == OP_AND && !neg) || (n->op == OP_OR && neg)) {

@@ -17,6 +17,21 @@ int al_special(const DvEnv *env, NodeId at, int64_t *out)
     return al_node(a, at)->sub == SR_NTHREADS && sy_role_range(a->s, a->role, &first, out);
 }
 
+/* the facts of condition cond of statement p, less those about a var assigned
+ * since p, before the access at (`if k % 8 == 0 { k = k + 1 ... }`) */
+static void cond_facts(Al *a, NodeId cond, int negated, NodeId p, NodeId at)
+{
+    SyK *s = a->s;
+    uint32_t from = a->env.nfacts, w = from;
+    dv_add_facts(&a->env, cond, negated);
+    for (uint32_t i = from; i < a->env.nfacts; i++) {
+        NodeId d = a->env.facts[i].decl;
+        if (!(sy_node(s, d)->op == OP_VAR && sy_set_since(s, d, p, at)))
+            a->env.facts[w++] = a->env.facts[i];
+    }
+    a->env.nfacts = w;
+}
+
 void al_context_facts(Al *a, NodeId st, NodeId mask)
 {
     SyK *s = a->s;
@@ -31,11 +46,11 @@ void al_context_facts(Al *a, NodeId st, NodeId mask)
             if (x == cur)
                 break;
             if (sy_is_return_guard(s, x))
-                dv_add_facts(&a->env, sy_node(s, x)->a, 1);
+                cond_facts(a, sy_node(s, x)->a, 1, x, st);
         }
         NodeId up = s->up[cur];
         if (up && sy_node(s, up)->op == OP_IF)
-            dv_add_facts(&a->env, sy_node(s, up)->a, s->in_else[cur]);
+            cond_facts(a, sy_node(s, up)->a, s->in_else[cur], up, st);
     }
     if (mask)
         dv_add_facts(&a->env, mask, 0);

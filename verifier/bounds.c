@@ -19,7 +19,9 @@
  * What remains is linear in the dims, bounded by the assumes (a dim assumed a
  * multiple of m is at least m). Masks, enclosing `if`s (negated on `else`),
  * `let`-bound conditions, earlier `if ... { return }` guards and linear
- * assumes are facts g <= 0: f <= 0 also holds when f - g <= 0 does; a false
+ * assumes are facts g <= 0 (not where they read a `var` that may have been
+ * assigned since: sy_set_since; a let over one is then its own atom): f <= 0
+ * also holds when f - g <= 0 does; a false
  * constant fact (`if CAUSAL == 1` under CAUSAL = 0) makes the access dead. TMA
  * accesses are not checked: the hardware zero-fills loads and clips stores
  * outside the tensor. A value loaded from an argument declared `values LO .. HI`
@@ -52,6 +54,8 @@ typedef struct {
     NodeId opaque[MAXOPAQUE]; int nopaque; /* subterm atoms, one per structure */
     const ShapeDefault *at; uint32_t nat; /* dims at concrete sizes (the verdict at a shape), or none */
     int guarded;                    /* facts beyond the assumes hold at the access (if, mask, guard) */
+    NodeId access;                  /* the access statement */
+    NodeId since;                   /* facts_of: the statement whose condition it reads (0: at the access) */
 } Bx;
 
 #define SPEC(sr) (0x80000000u | (uint32_t)(sr))
@@ -139,6 +143,31 @@ static Lin ldiv(Lin x, int64_t d) /* x / d, d > 0 */
     return x;
 }
 
+/* ---- values that may have changed ------------------------------------------ */
+
+/* 1 when e, evaluated at statement p, reads a var that may have changed by
+ * the access (lets are followed where they are used: lin) */
+static int stale(Bx *b, NodeId e, NodeId p, int depth)
+{
+    SyK *s = b->s;
+    if (!e || !p || depth > 32)
+        return depth > 32;
+    Node *n = sy_node(s, e);
+    if (n->op == OP_NAME) {
+        NodeId d = sy_decl(s, e);
+        uint16_t op = d ? sy_node(s, d)->op : OP_NONE;
+        return (op == OP_VAR || op == OP_REG) && sy_set_since(s, d, p, b->access);
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        if (stale(b, kids[i], p, depth + 1))
+            return 1;
+    for (uint32_t i = 0; i < n->n; i++)
+        if (stale(b, ir_list_at(s->k, n, i), p, depth + 1))
+            return 1;
+    return 0;
+}
+
 /* ---- expressions to linear forms ---------------------------------------- */
 
 /* the atom of subterm e: the first structurally equal subterm seen, so that the
@@ -180,8 +209,8 @@ static Lin lin(Bx *b, NodeId e, int depth)
         Node *dn = sy_node(s, d);
         if (dn->op == OP_PARAM)
             return sy_const(s, e, &c) ? lconst(c) : bad;
-        if (dn->op == OP_LET && sy_token_kind(s, d) == OP_NONE)
-            return lin(b, dn->b, depth + 1);
+        if (dn->op == OP_LET && sy_token_kind(s, d) == OP_NONE && !stale(b, dn->b, d, 0))
+            return lin(b, dn->b, depth + 1); /* else: the let's own value, an atom */
         for (uint32_t i = 0; dn->op == OP_DIM && i < b->nat; i++)
             if (b->at[i].name == dn->name)
                 return lconst(b->at[i].value);
@@ -482,6 +511,8 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
         return ext > 0 ? lconst(up ? ext - 1 : 0) : bad;
     }
     case OP_FOR: {
+        if (stale(b, n->a, atom, 0) || stale(b, n->b, atom, 0)) /* `for i in k .. k + 4 { k = ... }` */
+            return bad;
         if (!up)
             return lin(b, n->a, 0);
         Lin hi = lcomb(1, lin(b, n->b, 0), 1, lconst(-1));
@@ -747,8 +778,11 @@ static void facts_of(Bx *b, NodeId e, int neg, int depth)
         return;
     }
     NodeId d = n->op == OP_NAME ? sy_decl(s, e) : 0;
-    if (d && sy_node(s, d)->op == OP_LET) { /* `let ok = i < N` ... `if ok` */
+    if (d && sy_node(s, d)->op == OP_LET) { /* `let ok = i < N` ... `if ok`, `mask ok` */
+        NodeId since = b->since;
+        b->since = d; /* evaluated where the let is */
         facts_of(b, sy_node(s, d)->b, neg, depth + 1);
+        b->since = since;
         return;
     }
     if ((n->op == OP_AND && !neg) || (n->op == OP_OR && neg)) {
@@ -760,6 +794,8 @@ static void facts_of(Bx *b, NodeId e, int neg, int depth)
     if (neg)
         op = op == OP_LT ? OP_GE : op == OP_GE ? OP_LT : op == OP_GT ? OP_LE : op == OP_LE ? OP_GT
            : op == OP_EQ ? OP_NE : op == OP_NE ? OP_EQ : OP_NONE;
+    if (stale(b, e, b->since, 0)) /* `if k < N { k = k + 64 ... }` */
+        return;
     Lin x = lin(b, n->a, 0), y = lin(b, n->b, 0);
     switch (op) {
     case OP_LT: add_fact(b, lcomb(1, lcomb(1, x, -1, y), 1, lconst(1))); break;
@@ -823,13 +859,18 @@ static void context_facts(Bx *b, NodeId st)
             if (x == cur)
                 break;
             if (is_guard(s, x)) {
+                b->since = x;
                 facts_of(b, sy_node(s, x)->a, 1, 0);
+                b->since = 0;
                 b->guarded = 1;
             }
         }
         NodeId up = s->up[cur];
-        if (up && sy_node(s, up)->op == OP_IF)
+        if (up && sy_node(s, up)->op == OP_IF) {
+            b->since = up;
             facts_of(b, sy_node(s, up)->a, s->in_else[cur], 0);
+            b->since = 0;
+        }
     }
 }
 
@@ -1224,6 +1265,7 @@ static void check_ref(SyK *s, NodeId st, NodeId ref, NodeId mask, const NodeId *
     memset(&b, 0, sizeof b);
     b.s = s;
     b.role = s->role[st];
+    b.access = st;
     context_facts(&b, st);
     int dimno[8];
     for (uint32_t i = 0; i < nd; i++)

@@ -13,7 +13,8 @@
  * (element, `i : +VEC` slice, tile box, or the shared source's box for a
  * `tma.store`), clipped to the tensor (clipping and masks are the bounds
  * check's concern). The reference block's assignments mark what it writes
- * (implicit indices and loops over a whole dimension, constant indices).
+ * (implicit indices, constant indices, indices affine in one loop variable:
+ * `y[m, q * 4]`; not those under an `if`, which may not happen).
  *   E0820  an element the reference writes that no block writes;
  *   E0821  an element two different threads (or blocks) write;
  *   E0822  a note: coverage could not be decided (too large, an index the
@@ -168,32 +169,147 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
     (void)c;
 }
 
-/* the reference: implicit indices and loop variables over a whole dimension
- * (the loop runs 0 .. extent), integer constants */
-static int ref_index(SyExec *x, NodeId e, int64_t ext, int64_t *lo, int64_t *len)
+/* What the reference writes along one dimension: count runs of len
+ * elements, stride apart, from lo. */
+typedef struct { int64_t lo, len, stride, count; } RefDim;
+
+/* 1 when e reads loop variable q */
+static int ref_reads(SyK *s, NodeId e, NodeId q, int depth)
+{
+    Node *n = e ? sy_node(s, e) : NULL;
+    if (!n || depth > 32)
+        return depth > 32;
+    if (n->op == OP_NAME)
+        return sy_decl(s, e) == q;
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        if (ref_reads(s, kids[i], q, depth + 1))
+            return 1;
+    for (uint32_t i = 0; i < n->n; i++)
+        if (ref_reads(s, ir_list_at(s->k, n, i), q, depth + 1))
+            return 1;
+    return 0;
+}
+
+/* 1 when e is affine in loop variable q: q, terms without q (evaluated
+ * later: they must not depend on q through a `let` or another loop, which the
+ * evaluator does not know here), + - and * by a term without q */
+static int ref_affine(SyK *s, NodeId e, NodeId q, int depth)
+{
+    Node *n = sy_node(s, e);
+    if (depth > 32)
+        return 0;
+    if (!ref_reads(s, e, q, 0))
+        return 1;
+    switch (n->op) {
+    case OP_NAME: return 1;
+    case OP_CAST: case OP_NEG: return ref_affine(s, n->a, q, depth + 1);
+    case OP_ADD: case OP_SUB: return ref_affine(s, n->a, q, depth + 1) && ref_affine(s, n->b, q, depth + 1);
+    case OP_MUL:
+        return (!ref_reads(s, n->a, q, 0) && ref_affine(s, n->b, q, depth + 1)) ||
+               (!ref_reads(s, n->b, q, 0) && ref_affine(s, n->a, q, depth + 1));
+    default: return 0;
+    }
+}
+
+/* the reference loop whose variable index e reads (the first name of a `for`
+ * met); 0 when none */
+static NodeId ref_loop_of(SyK *s, NodeId e, int depth)
+{
+    Node *n = sy_node(s, e);
+    if (!e || depth > 32)
+        return 0;
+    if (n->op == OP_NAME) {
+        NodeId d = sy_decl(s, e);
+        return d && sy_node(s, d)->op == OP_FOR ? d : 0;
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d}, q;
+    for (int i = 0; i < 4; i++)
+        if (kids[i] && (q = ref_loop_of(s, kids[i], depth + 1)))
+            return q;
+    return 0;
+}
+
+/* the reference: implicit indices (the whole dimension), integer constants,
+ * and indices affine in one loop variable (`q * 4 + 1` for q in lo .. hi
+ * step st: the loop's values, evaluated at its first two iterations) */
+static int ref_index(SyExec *x, NodeId e, int64_t ext, RefDim *r, NodeId *loop)
 {
     SyK *s = x->s;
     Node *n = sy_node(s, e);
+    *loop = 0;
+    r->stride = 1;
+    r->count = 1;
     if (n->op == OP_NAME) {
         NodeId d = sy_decl(s, e);
         if (d == e || (n->flags & NF_IMPLICIT)) {
-            *lo = 0;
-            *len = ext;
-            return 1;
-        }
-        Node *f = d ? sy_node(s, d) : NULL;
-        int64_t a, b;
-        if (f && f->op == OP_FOR && !f->c && sy_eval(x, f->a, &a) && sy_eval(x, f->b, &b) && a <= 0 && b >= ext) {
-            *lo = 0;
-            *len = ext;
+            r->lo = 0;
+            r->len = ext;
             return 1;
         }
     }
-    if (sy_const(s, e, lo)) {
-        *len = 1;
+    if (sy_const(s, e, &r->lo)) {
+        r->len = 1;
         return 1;
     }
-    return 0;
+    NodeId q = ref_loop_of(s, e, 0);
+    Node *f = q ? sy_node(s, q) : NULL;
+    int64_t a, b, st = 1, i0, i1;
+    if (!f || !ref_affine(s, e, q, 0) || !sy_eval(x, f->a, &a) || !sy_eval(x, f->b, &b) ||
+        (f->c && !sy_eval(x, f->c, &st)) || st <= 0)
+        return 0;
+    *loop = q;
+    x->has[q] = 1;
+    x->val[q] = a;
+    int ok = sy_eval(x, e, &i0);
+    x->val[q] = a + st;
+    ok = ok && sy_eval(x, e, &i1);
+    x->has[q] = 0;
+    if (!ok)
+        return 0;
+    int64_t count = b > a ? (b - a + st - 1) / st : 0, step = i1 - i0;
+    if (count > ((int64_t)1 << 30) || step > ((int64_t)1 << 30) || step < -((int64_t)1 << 30)) /* no overflow below */
+        return 0;
+    if (step < 0) { /* the same elements, from the lowest */
+        i0 += (count - 1) * step;
+        step = -step;
+    }
+    r->lo = i0;
+    r->len = 1;
+    if (step <= 1) { /* one run (a constant index written count times counts once) */
+        r->len = step ? count : count > 0;
+        return 1;
+    }
+    r->stride = step;
+    r->count = count;
+    return 1;
+}
+
+/* marks the runs of each dimension of the reference's assignment, clipped
+ * to the tensor by mark_box */
+static void ref_mark(Cov *c, Out *o, RefDim *r, NodeId st)
+{
+    int64_t lo[IR_MAX_RANK], len[IR_MAX_RANK], k[IR_MAX_RANK] = {0};
+    for (int d = 0; d < o->rank; d++) {
+        if (r[d].count < 1 || r[d].len < 1)
+            return;
+        int64_t stop = (o->ext[d] - r[d].lo + r[d].stride - 1) / r[d].stride; /* runs starting inside */
+        if (stop < 1)
+            return;
+        if (r[d].count > stop) /* the rest start past the tensor */
+            r[d].count = stop;
+        len[d] = r[d].len;
+    }
+    for (;;) {
+        for (int d = 0; d < o->rank; d++)
+            lo[d] = r[d].lo + k[d] * r[d].stride;
+        mark_box(c, o, lo, len, 1, st, 0);
+        int d = o->rank - 1;
+        while (d >= 0 && ++k[d] >= r[d].count)
+            k[d--] = 0;
+        if (d < 0)
+            return;
+    }
 }
 
 static void ref_assign(SyK *s, NodeId st, void *u)
@@ -206,23 +322,41 @@ static void ref_assign(SyK *s, NodeId st, void *u)
     Out *o = out_of(c, arg);
     if (!o || !o->ref)
         return;
-    int64_t lo[IR_MAX_RANK] = {0}, len[IR_MAX_RANK] = {0};
+    RefDim r[IR_MAX_RANK];
+    NodeId loops[IR_MAX_RANK];
     Node *in = ix ? sy_node(s, ix) : NULL;
     if (!in || (int)in->n != o->rank) {
         o->ref_known = 0;
         return;
     }
-    for (int d = 0; d < o->rank; d++)
-        if (!ref_index(x, ir_list_at(s->k, in, (uint32_t)d), o->ext[d], &lo[d], &len[d])) {
+    for (int d = 0; d < o->rank; d++) {
+        int ok = ref_index(x, ir_list_at(s->k, in, (uint32_t)d), o->ext[d], &r[d], &loops[d]);
+        for (int e = 0; ok && loops[d] && e < d; e++) /* one loop per dimension: a box of runs */
+            ok = loops[e] != loops[d];
+        if (!ok) {
             o->ref_known = 0;
             return;
         }
-    mark_box(c, o, lo, len, 1, st, 0);
+    }
+    ref_mark(c, o, r, st);
 }
 
-static void ref_walk(SyK *s, NodeId block, SyExec *x)
+/* the reference's assignments; those under an `if` may not happen, so the
+ * elements they write are not required of the kernel (not marked) */
+static void ref_walk(SyK *s, NodeId st, SyExec *x)
 {
-    sy_each_stmt(s, block, ref_assign, x);
+    Node *n = st ? sy_node(s, st) : NULL;
+    if (!n)
+        return;
+    switch (n->op) {
+    case OP_BLOCK:
+        for (uint32_t i = 0; i < n->n; i++)
+            ref_walk(s, ir_list_at(s->k, n, i), x);
+        break;
+    case OP_FOR: ref_walk(s, n->d, x); break;
+    case OP_ASSIGN: ref_assign(s, st, x); break;
+    default: break;
+    }
 }
 
 /* ---- the kernel's stores ------------------------------------------------------ */

@@ -136,6 +136,11 @@ NodeId sy_block_of(const SyK *s, NodeId st);
 /* x is `if c { ... return }` without else: what follows it in its block has !c */
 int sy_is_return_guard(const SyK *s, NodeId x);
 NodeId sy_common_loop(const SyK *s, NodeId a, NodeId b);
+/* 1 when var v may be assigned after statement p ran and before statement at
+ * runs: an assignment after p and before at, or in a loop after p (or p
+ * itself) that holds at too (a later iteration). A fact p established about
+ * v (its condition, a let) does not hold at `at` then. */
+int sy_set_since(const SyK *s, NodeId v, NodeId p, NodeId at);
 
 /* visiting (sync_walk.c) */
 typedef void (*SyVisit)(SyK *s, NodeId n, void *u);

@@ -542,3 +542,20 @@ NodeId sy_common_loop(const SyK *s, NodeId a, NodeId b)
             return l;
     return 0;
 }
+
+int sy_set_since(const SyK *s, NodeId v, NodeId p, NodeId at)
+{
+    for (NodeId a = 1; a < s->k->nnodes; a++) {
+        const Node *n = sy_node(s, a);
+        if (n->op != OP_ASSIGN || !s->pos[a] || s->pos[a] <= s->pos[p])
+            continue;
+        if ((sy_node(s, n->a)->op == OP_NAME ? sy_decl(s, n->a) : sy_ref_decl(s, n->a)) != v)
+            continue;
+        if (s->pos[a] < s->pos[at])
+            return 1;
+        for (NodeId l = s->up[a]; l && s->pos[l] >= s->pos[p]; l = s->up[l])
+            if (sy_node(s, l)->op == OP_FOR && (l == at || sy_encloses(s, l, at)))
+                return 1;
+    }
+    return 0;
+}
