@@ -236,9 +236,10 @@ int check_sample_choose(CakeCtx *ctx, const Kernel *k, Interp *I, const ShapeEnv
 
 /* Compares got (t's layout, dtype encoding) with want (t->data, the
  * reference; t->written, if set, marks the elements to compare) and fills
- * out (arg, name stay as they are). Returns out->ok. */
+ * out (arg, name stay as they are). The absolute bound is atol_rel x the
+ * largest |want|, at least atol_abs. Returns out->ok. */
 int check_compare(const HostTensor *want, const void *got, double rtol, double atol_rel,
-                  CheckOutput *out);
+                  double atol_abs, CheckOutput *out);
 
 /* ---- test shapes ---------------------------------------------------------------- */
 

@@ -440,6 +440,7 @@ int interp_run(Interp *I, const ShapeEnv *env, HostTensor *args, InterpCost *cos
         cost->bytes = arg_bytes(I, args);
         cost->sum_len = 0;
         cost->exact = 1;
+        cost->trig = I->trig;
         InterpCost est;
         HostTensor *save = I->t;
         if (interp_cost(I, env, &est))

@@ -48,6 +48,7 @@ typedef struct InterpCost {
     double bytes;        /* each read argument once + each written argument once, in its dtype */
     double sum_len;      /* the longest chain of nested sum() terms one value accumulates */
     int exact;           /* 1: counted during an evaluation; 0: estimated (interp_cost) */
+    int trig;            /* the reference calls sin or cos (the GPU's are approximate) */
 } InterpCost;
 
 typedef struct Interp Interp;

@@ -270,8 +270,8 @@ static uint32_t cbuiltin(Interp *I, NodeId e)
     case OP_RSQRT: op = X_MATH; sub = M_RSQRT; break;
     case OP_RCP: op = X_MATH; sub = M_RCP; break;
     case OP_TANH: op = X_MATH; sub = M_TANH; break;
-    case OP_SIN: op = X_MATH; sub = M_SIN; break;
-    case OP_COS: op = X_MATH; sub = M_COS; break;
+    case OP_SIN: op = X_MATH; sub = M_SIN; I->trig = 1; break;
+    case OP_COS: op = X_MATH; sub = M_COS; I->trig = 1; break;
     case OP_ABS: op = X_ABS; kind = I->x[args[0]].kind; cnt = 0; break;
     case OP_MAX: case OP_MIN:
         op = n->op == OP_MAX ? X_MAX2 : X_MIN2;

@@ -38,6 +38,7 @@ typedef struct {
 } XNode;
 
 struct Interp {
+    int trig;                   /* a sin or cos was compiled (InterpCost.trig) */
     CakeCtx *ctx;
     const Kernel *k;
     XNode *x; uint32_t nx, capx;

@@ -41,16 +41,16 @@ static void test_compare(void **state)
     assert_true(rtol == 1e-5 && atol == 1e-5);
 
     mk(&t, got, want);
-    assert_true(check_compare(&t, got, rtol, atol, &o));
+    assert_true(check_compare(&t, got, rtol, atol, 0, &o));
     assert_int_equal(o.n_compared, 6);
     assert_true(o.max_abs_err == 0 && o.want_max_abs == 8);
 
     got[4] = 4.00003f; /* err 3e-5 <= 1e-5*4 + 1e-5*8: within the bound */
-    assert_true(check_compare(&t, got, rtol, atol, &o));
+    assert_true(check_compare(&t, got, rtol, atol, 0, &o));
     assert_true(o.max_ratio > 0 && o.max_ratio <= 1);
 
     got[4] = 4.001f;   /* over the bound */
-    assert_false(check_compare(&t, got, rtol, atol, &o));
+    assert_false(check_compare(&t, got, rtol, atol, 0, &o));
     assert_int_equal(o.bad, CHECK_BAD_VALUE);
     assert_int_equal(o.first_bad[0], 1);
     assert_int_equal(o.first_bad[1], 1);
@@ -58,28 +58,28 @@ static void test_compare(void **state)
 
     mk(&t, got, want);
     got[2] = NAN;      /* NaN never passes */
-    assert_false(check_compare(&t, got, rtol, atol, &o));
+    assert_false(check_compare(&t, got, rtol, atol, 0, &o));
     assert_int_equal(o.bad, CHECK_BAD_NAN);
     assert_int_equal(o.first_bad[0], 0);
     assert_int_equal(o.first_bad[1], 2);
 
     mk(&t, got, want);
     memset(&got[5], check_poison_byte(DT_F32), 4); /* still the poison: unwritten */
-    assert_false(check_compare(&t, got, rtol, atol, &o));
+    assert_false(check_compare(&t, got, rtol, atol, 0, &o));
     assert_int_equal(o.bad, CHECK_BAD_UNWRITTEN);
     assert_int_equal(o.n_unwritten, 1);
 
     /* NaN in the reference fails too */
     double wnan[6] = {1, 2, NAN, 4, 5, 6};
     mk(&t, got, wnan);
-    assert_false(check_compare(&t, got, rtol, atol, &o));
+    assert_false(check_compare(&t, got, rtol, atol, 0, &o));
 
     /* elements the reference never wrote are skipped */
     mk(&t, got, want);
     uint8_t written[6] = {1, 1, 1, 1, 1, 0};
     t.written = written;
     got[5] = 123;
-    assert_true(check_compare(&t, got, rtol, atol, &o));
+    assert_true(check_compare(&t, got, rtol, atol, 0, &o));
     assert_int_equal(o.n_skipped, 1);
 
     /* integers are exact */
@@ -87,9 +87,17 @@ static void test_compare(void **state)
     double wi[3] = {1, 2, 3};
     HostTensor ti = {DT_I32, 1, {3}, {1}, 3, 3, wi, NULL, NULL};
     check_tolerance(DT_I32, 100, 1, &rtol, &atol);
-    assert_false(check_compare(&ti, gi, rtol, atol, &o));
+    assert_false(check_compare(&ti, gi, rtol, atol, 0, &o));
     gi[2] = 3;
-    assert_true(check_compare(&ti, gi, rtol, atol, &o));
+    assert_true(check_compare(&ti, gi, rtol, atol, 0, &o));
+    /* an approximate cosine near its zero (difftest seed 810): 2e-7 off a value of
+       5.5e-4 fails the relative f32 bound and passes the 2^-20 absolute floor */
+    double wc[1] = {-5.5374e-4};
+    float gc[1] = {-5.5354e-4f};
+    HostTensor tc = {DT_F32, 1, {1}, {1}, 1, 1, wc, NULL, NULL};
+    check_tolerance(DT_F32, 0, 1, &rtol, &atol);
+    assert_false(check_compare(&tc, gc, rtol, atol, 0, &o));
+    assert_true(check_compare(&tc, gc, rtol, atol, 0x1p-20, &o));
 
     /* bf16 bound: 2 ulps relative plus 2^-7 of the largest */
     check_tolerance(DT_BF16, 0, 1, &rtol, &atol);
