@@ -807,29 +807,6 @@ static void facts_of(Bx *b, NodeId e, int neg, int depth)
     }
 }
 
-static int ends_in_return(SyK *s, NodeId block)
-{
-    Node *n = sy_node(s, block);
-    return n->op == OP_BLOCK && n->n && sy_node(s, ir_list_at(s->k, n, n->n - 1))->op == OP_RETURN;
-}
-
-static NodeId block_of(SyK *s, NodeId st)
-{
-    NodeId up = s->up[st];
-    if (!up)
-        return s->k->body;
-    Node *u = sy_node(s, up);
-    if (u->op == OP_IF)
-        return s->in_else[st] ? u->c : u->b;
-    return u->d;
-}
-
-static int is_guard(SyK *s, NodeId x)
-{
-    Node *xn = sy_node(s, x);
-    return xn->op == OP_IF && !xn->c && ends_in_return(s, xn->b);
-}
-
 /* 1 when block blk holds an early-return guard (`if c { ... return }`); cached */
 static int has_guard(SyK *s, NodeId blk)
 {
@@ -837,7 +814,7 @@ static int has_guard(SyK *s, NodeId blk)
         Node *bn = sy_node(s, blk);
         s->guards[blk] = 1;
         for (uint32_t i = 0; bn->op == OP_BLOCK && i < bn->n; i++)
-            if (is_guard(s, ir_list_at(s->k, bn, i)))
+            if (sy_is_return_guard(s, ir_list_at(s->k, bn, i)))
                 s->guards[blk] = 2;
     }
     return s->guards[blk] == 2;
@@ -852,13 +829,13 @@ static void context_facts(Bx *b, NodeId st)
     for (NodeId cur = st; cur; cur = s->up[cur]) {
         if (s->up[cur] && sy_node(s, s->up[cur])->op == OP_IF)
             b->guarded = 1;
-        NodeId blk = block_of(s, cur);
+        NodeId blk = sy_block_of(s, cur);
         Node *bn = sy_node(s, blk);
         for (uint32_t i = 0; bn->op == OP_BLOCK && has_guard(s, blk) && i < bn->n; i++) {
             NodeId x = ir_list_at(s->k, bn, i);
             if (x == cur)
                 break;
-            if (is_guard(s, x)) {
+            if (sy_is_return_guard(s, x)) {
                 b->since = x;
                 facts_of(b, sy_node(s, x)->a, 1, 0);
                 b->since = 0;
