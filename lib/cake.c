@@ -128,23 +128,23 @@ void cake_unload(CakeKernel *ck)
 
 /* ---- launching ------------------------------------------------------------ */
 
-/* fills the ABI parameter list of cg.h: args in order, then dims as i32 */
+/* fills the parameters in the ABI order of the plan (ir.h KParam); tensor
+ * maps are maps_fill's */
 static void params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tensors,
                         const void *const *scalars, CakePrepared *p)
 {
-    uint32_t ti = 0, si = 0;
-    for (uint32_t i = 0; i < k->nargs; i++) {
-        const Node *arg = &k->nodes[k->args[i]];
-        if (k->nodes[arg->a].op == OP_GTYPE) {
-            p->ptrs[i] = tensors[ti++];
-            p->params[i] = &p->ptrs[i];
-        } else {
-            p->params[i] = (void *)scalars[si++];
+    const KPlan *pl = k->plan;
+    for (uint32_t i = 0; i < pl->nparams; i++) {
+        const KParam *kp = &pl->params[i];
+        if (kp->kind == KP_TENSOR) {
+            p->ptrs[kp->index] = tensors[kp->index];
+            p->params[i] = &p->ptrs[kp->index];
+        } else if (kp->kind == KP_SCALAR) {
+            p->params[i] = (void *)scalars[kp->index];
+        } else if (kp->kind == KP_DIM) {
+            p->dims[kp->index] = (int32_t)dimv[kp->index];
+            p->params[i] = &p->dims[kp->index];
         }
-    }
-    for (uint32_t j = 0; j < k->ndims; j++) {
-        p->dims[j] = (int32_t)dimv[j];
-        p->params[k->nargs + j] = &p->dims[j];
     }
 }
 
@@ -202,18 +202,21 @@ static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const 
 {
     const Kernel *k = ck->k;
     const KPlan *pl = k->plan;
-    for (uint32_t i = 0; pl && i < pl->ntmaps; i++) {
+    for (uint32_t pi = 0; pi < pl->nparams; pi++) {
+        if (pl->params[pi].kind != KP_TMAP)
+            continue;
+        uint32_t i = pl->params[pi].index;
         const Node *m = &k->nodes[pl->tmaps[i]];
         NodeId arg = k->nodes[m->a].decl;
-        uint32_t ti = 0, ai = 0;
-        for (; ai < k->nargs && k->args[ai] != arg; ai++)
-            if (k->nodes[k->nodes[k->args[ai]].a].op == OP_GTYPE)
-                ti++;
+        const KParam *tp = NULL;   /* the tensor argument the map is of */
+        for (uint32_t j = 0; j < pl->nparams && !tp; j++)
+            if (pl->params[j].kind == KP_TENSOR && pl->params[j].decl == arg)
+                tp = &pl->params[j];
         RtTmaDesc d;
         memset(&d, 0, sizeof d);
-        if (ai == k->nargs || !tensor_geometry(ctx, k, arg, env, &d))
+        if (!tp || !tensor_geometry(ctx, k, arg, env, &d))
             return RT_INVALID;
-        d.base = tensors[ti];
+        d.base = tensors[tp->index];
         for (uint32_t j = 0; j < m->n && j < 5; j++)
             d.box[j] = (uint32_t)k->nodes[k->lists[m->list + j]].v.i;
         d.swizzle = m->v.attr.swizzle;
@@ -226,7 +229,7 @@ static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const 
                 diag_note(ctx, dg, IR_NOSPAN, "%s", rt_error(ck->dev));
             return st;
         }
-        p->params[k->nargs + k->ndims + i] = &p->maps[i];
+        p->params[pi] = &p->maps[i];
     }
     return RT_OK;
 }
@@ -253,8 +256,10 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
     if (!cg || k->ndims > SHAPE_ENV_MAX || !dims_of(ctx, k, env, dimv) ||
         cg->launch_dims(ctx, k, ck->tg, dimv, ck->dev ? rt_info(ck->dev)->sm_count : 0, &L))
         return RT_INVALID;
-    uint32_t nmaps = k->plan ? k->plan->ntmaps : 0;
-    p->params = calloc(k->nargs + k->ndims + nmaps + 1, sizeof *p->params);
+    if (!k->plan)
+        ir_bug(ctx, "launching kernel '%s' without its launch plan", ir_symstr(ctx, k->name));
+    uint32_t nmaps = k->plan->ntmaps;
+    p->params = calloc(k->plan->nparams + 1, sizeof *p->params);
     p->ptrs = calloc(k->nargs + 1, sizeof *p->ptrs);
     p->dims = calloc(k->ndims + 1, sizeof *p->dims);
     p->maps = nmaps ? aligned_alloc(64, nmaps * sizeof *p->maps) : NULL;
