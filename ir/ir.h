@@ -330,6 +330,8 @@ typedef struct Kernel {
     NodeId *lists;    uint32_t nlists, caplists;
     Type *types;      uint32_t ntypes, captypes;
     uint8_t level;                        /* IR_LEVEL_* */
+    uint8_t types_bound;                  /* Node.type describes a `check --set` binding, not
+                                             the defaults (verifier/params.c) */
     KPlan *plan;                          /* the launch plan (TIR-L), or NULL */
     uint32_t *type_map; uint32_t type_cap, type_mapped; /* ir_type_intern's index */
 } Kernel;
@@ -411,6 +413,8 @@ typedef struct CakeCtx {
     const char *dump_after;      /* pass name to dump IR after ("all" for every pass) */
     FILE *dump_out;
     int lcheck;                  /* check the lowered IR after every pass (tests, debug) */
+    struct LibInstances *instances;   /* lib/instance.c's cache of kernel instances (in the
+                                         arena; NULL until the first) */
 } CakeCtx;
 
 CakeCtx *ctx_new(void);          /* NULL when out of memory */

@@ -135,6 +135,23 @@ int tg_device_fit(Target t, const char *arch)
     return cc > ti->sm && !ti->family_only ? 1 : 0;
 }
 
+int tg_pick_for_arch(const Kernel *k, const char *arch, Target *tg)
+{
+    int best = 0;
+    Target pick = *tg;
+    for (int t = 0; t < TG__COUNT; t++) {
+        int fit = tg_device_fit((Target)t, arch);
+        if ((k && !ir_kernel_targets(k, (Target)t)) || !fit || fit < best ||
+            (fit == best && tg_table[t].sm <= tg_table[pick].sm))
+            continue;
+        pick = (Target)t;
+        best = fit;
+    }
+    if (best)
+        *tg = pick;
+    return best != 0;
+}
+
 static const TcShape *tc_table(Target t, Op op, uint32_t *n)
 {
     const TargetInfo *ti = &tg_table[t];
@@ -328,15 +345,18 @@ const TgDevice *tg_device_match(const char *gpu_name)
     return NULL;
 }
 
-int tg_device_runs(const TgDevice *d, Target t)
+const char *tg_device_arch(const TgDevice *d, char *buf, size_t size)
 {
     const TargetInfo *own = &tg_table[d->target];
-    if (d->target == t)
-        return 1;
-    char arch[16];
     if (own->vendor == VENDOR_AMD)
-        snprintf(arch, sizeof arch, "%s", own->name);
+        snprintf(buf, size, "%s", own->name);
     else
-        snprintf(arch, sizeof arch, "sm_%d", own->sm);
-    return tg_device_fit(t, arch) > 0;
+        snprintf(buf, size, "sm_%d", own->sm);
+    return buf;
+}
+
+int tg_device_runs(const TgDevice *d, Target t)
+{
+    char arch[16];
+    return d->target == t || tg_device_fit(t, tg_device_arch(d, arch, sizeof arch)) > 0;
 }

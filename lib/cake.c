@@ -1,48 +1,23 @@
-/* cake.c — libcake: compile, load and launch a TIR kernel (cake.h).
- * The CLI's `cakec FILE` and `cakec run` are built on it. */
+/* cake.c — libcake: compile (an instance, instance.c), load and launch a TIR
+ * kernel (cake.h). The CLI's `cakec run` is built on it. */
 #include <stdlib.h>
 #include <string.h>
 #include "cake_priv.h"
-#include "passes.h"
-
-static Kernel *find_kernel(CakeCtx *ctx, Module *m, const char *name, Target tg)
-{
-    for (uint32_t i = 0; i < m->nkernels; i++) {
-        Kernel *k = m->kernels[i];
-        if (name ? !strcmp(ir_symstr(ctx, k->name), name) : ir_kernel_targets(k, tg))
-            return k;
-    }
-    Diag *d = diag_report(ctx, E0970, IR_NOSPAN, name ? "no kernel named `%s` in the file"
-                                                      : "no kernel of the file lists target %s",
-                          name ? name : ir_target_names[tg]);
-    diag_help(ctx, d, "add the target to the kernel's `target` clause, or pass another --target");
-    return NULL;
-}
 
 static int compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
                           const char *set, CakeKernel *out)
 {
-    const CgPlugin *cg = lib_codegen(ctx);
-    if (!cg)
-        return 3;
-    Kernel *k = find_kernel(ctx, m, kernel, tg);
-    if (!k)
-        return 1;
-    ShapeEnv env;
-    if (!cake_parse_bindings(ctx, k, set, NULL, &env))
-        return 1;
-    CeEnv view = shape_env_view(&env);
-    if (pass_run_all(ctx, m, k, tg, &view))
-        return 1;
-    CgOptions opt = {.opt_level = 3};
-    int rc = cg->emit(ctx, m, k, tg, tg_vendor(tg) == VENDOR_NVIDIA ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
-                      &out->image, &out->len);
-    if (rc == 2) /* cg_emit caught a bug itself, to free its LLVM objects */
-        cake_bug_caught(ctx);
+    const CakeInstance *inst;
+    int rc = cake_instance(ctx, m, kernel, tg, set, CAKE_INST_COMPILED, &inst);
     if (rc)
         return rc;
+    out->image = malloc(inst->len + 1);
+    if (!out->image)
+        ir_bug(ctx, "out of memory for a copy of the image of kernel '%s'", ir_symstr(ctx, inst->k->name));
+    memcpy(out->image, inst->image, inst->len + 1);
+    out->len = inst->len;
     out->m = m;
-    out->k = k;
+    out->k = inst->k;
     out->tg = tg;
     return 0;
 }

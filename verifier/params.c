@@ -171,6 +171,36 @@ int ver_set_allowed(CakeCtx *ctx, Kernel *k, const CeEnv *set)
     return ctx->nerrors == errors;
 }
 
+int ver_binding_checked(CakeCtx *ctx, const Kernel *k, const CeEnv *set)
+{
+    uint64_t total = 1;
+    uint32_t axes = 0;
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        const Node *p = &k->nodes[k->params[i]];
+        Axis a;
+        memset(&a, 0, sizeof a);
+        int64_t v, dflt;
+        int has_dflt = ce_const_int(ctx, k, p->a, &dflt);
+        if (p->b || p->n) { /* declared values: an axis of the combinations */
+            uint32_t nd = ctx->ndiags, ne = ctx->nerrors;
+            int ok = declared_values(ctx, (Kernel *)k, k->params[i], &a);
+            ctx->ndiags = nd;   /* check reported these already */
+            ctx->nerrors = ne;
+            if (!ok || !has_dflt || !has_value(&a, dflt))
+                return 0;
+            if (a.n > 1) {
+                total *= a.n;
+                axes++;
+            }
+        }
+        if (!ce_env_get(set, p->name, &v) || (has_dflt && v == dflt))
+            continue;
+        if (!a.n || !has_value(&a, v))
+            return 0;
+    }
+    return total <= VER_MAX_VARIANTS && axes < VER_MAX_AXES;
+}
+
 /* the shape clause with the --shape bindings of dims over it */
 static void shape_axis(Variants *vs, const VerBind *bind)
 {
@@ -432,9 +462,12 @@ uint32_t ver_kernel_bound(CakeCtx *ctx, Kernel *k, const VerBind *bind)
     }
     note_variants(vs, first, masks);
     note_set(vs, first);
+    k->types_bound = 0;
     for (uint32_t i = 0; i < vs->nax; i++)
-        if (vs->ax[i].param)
+        if (vs->ax[i].param) {
+            k->types_bound |= vs->ax[i].n == 1 && vs->ax[i].lits[0];
             k->nodes[vs->ax[i].param].a = dflt[i];
+        }
     k->shapes = shapes0;
     k->nshapes = nshapes0;
     return ctx->nerrors - errors;

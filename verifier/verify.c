@@ -2,6 +2,7 @@
  * the role table, types and shapes, target capabilities, resources, TMA, then
  * the synchronization protocol, bounds and alignment (sync.c, bounds.c,
  * align.c). */
+#include <string.h>
 #include "vpriv.h"
 
 const Type *ver_type(const Kernel *k, NodeId n)
@@ -103,20 +104,37 @@ static void ver_reference(Ver *v)
     check_ref(v, v->k->reference, 0);   /* reported nodes are not reported twice */
 }
 
+/* the verifier's state for k: roles and reference code marked, block sizes */
+static void ver_begin(Ver *v, CakeCtx *ctx, Kernel *k)
+{
+    memset(v, 0, sizeof *v);
+    v->ctx = ctx;
+    v->k = k;
+    v->role_of = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *v->role_of);
+    v->in_ref = arena_alloc(&ctx->arena, k->nnodes + 1);
+    mark(v, k->body, 0, 0, 0);
+    if (k->reference && !v->in_ref[k->reference])
+        mark(v, k->reference, 0, 1, 0);
+    for (int t = 0; t < TG__COUNT; t++)
+        if (k->targets[t])
+            v->block_threads[t] = ce_block_threads(ctx, k, (Target)t);
+}
+
+uint32_t ver_kernel_types(CakeCtx *ctx, Kernel *k)
+{
+    uint32_t errors = ctx->nerrors;
+    Ver v;
+    ver_begin(&v, ctx, k);
+    ver_roles(&v);
+    ver_types(&v);
+    return ctx->nerrors - errors;
+}
+
 uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
 {
     uint32_t errors = ctx->nerrors;
-    Ver v = {0};
-    v.ctx = ctx;
-    v.k = k;
-    v.role_of = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *v.role_of);
-    v.in_ref = arena_alloc(&ctx->arena, k->nnodes + 1);
-    mark(&v, k->body, 0, 0, 0);
-    if (k->reference && !v.in_ref[k->reference])
-        mark(&v, k->reference, 0, 1, 0);
-    for (int t = 0; t < TG__COUNT; t++)
-        if (k->targets[t])
-            v.block_threads[t] = ce_block_threads(ctx, k, (Target)t);
+    Ver v;
+    ver_begin(&v, ctx, k);
     ver_reference(&v);
     ver_roles(&v);
     ver_types(&v);
