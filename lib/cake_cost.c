@@ -1,6 +1,7 @@
 /* cake_cost.c — libcake's cost model entry (cake.h, cake_cost): binds the
  * shape, picks the device and its calibration file, runs the model of
- * analysis/cost.h and reports what it cannot model as diagnostics. */
+ * analysis/cost.h on the kernel's instance (cake_instance, bound) and reports
+ * what it cannot model as diagnostics. */
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -170,6 +171,13 @@ static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResul
     NodeId failed;
     if (!shape_env_assumes_hold(ctx, k, &env, 1, &failed))
         return 1;   /* E0961 at the assume: the variant is not a valid launch */
+    /* the model counts the instance: the kernel typed (and, for a binding
+       `check` did not cover, verified) at the bindings */
+    const CakeInstance *inst;
+    int rc = cake_instance_env(ctx, m, k, tg, &env, CAKE_INST_BOUND, &inst);
+    if (rc)
+        return rc;
+    k = inst->k;
     CostCalib cal;
     if (o->calib)
         cal = *o->calib;

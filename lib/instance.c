@@ -129,15 +129,31 @@ uint32_t cake_instance_count(const CakeCtx *ctx)
 /* ---- bind ------------------------------------------------------------------------- */
 
 /* the bindings of set that name params of k (dims, scalars and other kernels'
- * params are left out), validated against their declared values (E0006) */
+ * params are left out, and so is a derived param bound to the value its
+ * default gives, `T = BM / WM * 32`), validated against their declared
+ * values (E0006) */
 static int params_of(CakeCtx *ctx, const Kernel *k, const ShapeEnv *set, ShapeEnv *out)
 {
-    shape_env_clear(out);
+    ShapeEnv all;
+    shape_env_clear(&all);
     for (uint32_t i = 0; set && i < set->n; i++)
         for (uint32_t j = 0; j < k->nparams; j++)
             if (k->nodes[k->params[j]].name == set->b[i].name)
-                shape_env_set(out, set->b[i].name, set->b[i].value);
-    CeEnv view = shape_env_view(out);
+                shape_env_set(&all, set->b[i].name, set->b[i].value);
+    CeEnv view = shape_env_view(&all);
+    shape_env_clear(out);
+    for (uint32_t i = 0; i < all.n; i++) {
+        const Node *p = NULL;
+        for (uint32_t j = 0; j < k->nparams && !p; j++)
+            if (k->nodes[k->params[j]].name == all.b[i].name)
+                p = &k->nodes[k->params[j]];
+        int64_t dflt, v;
+        if (!ce_const_int(ctx, k, p->a, &dflt) && ce_eval_int(ctx, k, p->a, &view, &v) &&
+            v == all.b[i].value)
+            continue;
+        shape_env_set(out, all.b[i].name, all.b[i].value);
+    }
+    view = shape_env_view(out);
     return ver_set_allowed(ctx, (Kernel *)k, &view);
 }
 
