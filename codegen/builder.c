@@ -24,19 +24,26 @@ static void init_targets_once(void)
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
-    /* CAKE_LLVM_ARGS: options for LLVM itself, for investigating the code
-     * generator (e.g. "-time-passes", "-print-after=sroa"); read once */
+    /* LLVM's own options: ours first, then CAKE_LLVM_ARGS, for investigating
+     * the code generator (e.g. "-time-passes", "-print-after=sroa"); read once.
+     * -cgpp-huge-func=0: CodeGenPrepare re-visits only the blocks it changed,
+     * as it does for functions of more than 10000 blocks, instead of the whole
+     * function after every change: a tile kernel is one function of a few
+     * blocks with thousands of instructions, where the whole-function restarts
+     * were 45% of the back end (gemm_sm80: 45 ms of 100) for the same PTX
+     * (bench/RESULTS.md, "compile speed" of 2026-12-01) */
+    static char buf[1024];
+    static const char *argv[34];
+    int argc = 0;
+    argv[argc++] = "cakec";
+    argv[argc++] = "-cgpp-huge-func=0";
     const char *extra = getenv("CAKE_LLVM_ARGS");
     if (extra && *extra) {
-        static char buf[1024];
-        static const char *argv[32];
-        int argc = 0;
         snprintf(buf, sizeof buf, "%s", extra);
-        argv[argc++] = "cakec";
-        for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
+        for (char *t = strtok(buf, " "); t && argc < 33; t = strtok(NULL, " "))
             argv[argc++] = t;
-        LLVMParseCommandLineOptions(argc, argv, NULL);
     }
+    LLVMParseCommandLineOptions(argc, argv, NULL);
 }
 
 static void init_targets(void)
