@@ -31,16 +31,23 @@ static void init_targets_once(void)
      * function after every change: a tile kernel is one function of a few
      * blocks with thousands of instructions, where the whole-function restarts
      * were 45% of the back end (gemm_sm80: 45 ms of 100) for the same PTX
-     * (bench/RESULTS.md, "compile speed" of 2026-12-01) */
+     * (bench/RESULTS.md, "compile speed" of 2026-12-01).
+     * -vectorize-slp=false: vectors are explicit in TIR (`x[i : +VEC]`, f32x8,
+     * packed bf16x2); the SLP vectorizer's search over unrolled tile code (its
+     * horizontal reductions over every accumulator phi) was 9% of a
+     * flash-attention compile, for the same PTX and AMDGCN on every case of
+     * tests/instances/ptx_cases.txt. (The C API's
+     * LLVMPassBuilderOptionsSetSLPVectorization does not turn it off.) */
     static char buf[1024];
-    static const char *argv[34];
+    static const char *argv[35];
     int argc = 0;
     argv[argc++] = "cakec";
     argv[argc++] = "-cgpp-huge-func=0";
+    argv[argc++] = "-vectorize-slp=false";
     const char *extra = getenv("CAKE_LLVM_ARGS");
     if (extra && *extra) {
         snprintf(buf, sizeof buf, "%s", extra);
-        for (char *t = strtok(buf, " "); t && argc < 33; t = strtok(NULL, " "))
+        for (char *t = strtok(buf, " "); t && argc < 34; t = strtok(NULL, " "))
             argv[argc++] = t;
     }
     LLVMParseCommandLineOptions(argc, argv, NULL);
