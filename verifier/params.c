@@ -6,6 +6,8 @@
  * reports gets a note saying under which values it occurs ("with CAUSAL=1").
  * A variant binds a parameter by pointing its declaration at a literal of the
  * value (ce_eval reads parameters through their default), then restores it.
+ * What no value changes (the tree's roles and reference marks, the reference
+ * block's check) is done once for all runs (VerTree, vpriv.h).
  *
  * E0006 a --set value outside the declared values; E0007 more combinations
  * than VER_MAX_VARIANTS (that many are checked, the defaults among them);
@@ -450,13 +452,17 @@ uint32_t ver_kernel_bound(CakeCtx *ctx, Kernel *k, const VerBind *bind)
     uint32_t nshapes0 = k->nshapes, first = ctx->ndiags;
     uint64_t *masks = NULL;
     uint32_t capmasks = 0;
+    /* what no value changes is done once (VerTree), before the runs merged */
+    VerTree tree;
+    ver_tree(ctx, k, &tree);
+    first = ctx->ndiags;
     /* the default combination is the last (each axis lists its default last) */
     for (uint32_t r = 0; r < vs->nvariants; r++) {
         uint32_t start = ctx->ndiags;
         if (r)
             reset_kernel(k);
         bind_variant(vs, vs->off + r, dflt, shapes0, nshapes0);
-        ver_kernel(ctx, k);
+        ver_kernel_tree(ctx, k, &tree);
         masks = arena_grow(&ctx->arena, masks, &capmasks, ctx->ndiags - first + 1, sizeof *masks);
         merge_run(ctx, first, start, masks, r);
     }
