@@ -9,20 +9,10 @@
 
 /* ---- target selection ------------------------------------------------------ */
 
-/* the first target the file's kernels list (sm_90a when none lists any) */
-static Target first_target(const Module *m)
-{
-    for (uint32_t i = 0; i < m->nkernels; i++)
-        for (int t = 0; t < TG__COUNT; t++)
-            if (m->kernels[i]->targets[t])
-                return (Target)t;
-    return TG_SM90A;
-}
-
 static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *tg)
 {
     if (!o->target) {
-        *tg = first_target(m);
+        *tg = tg_first_of(m);   /* the first target the file's kernels list */
         return 1;
     }
     if (ir_lookup_target(o->target, strlen(o->target), tg))

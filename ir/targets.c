@@ -122,6 +122,14 @@ Target tg_first(const Kernel *k)
     return TG_SM90A;
 }
 
+Target tg_first_of(const Module *m)
+{
+    for (uint32_t i = 0; i < m->nkernels; i++)
+        if (m->kernels[i]->ntargets)
+            return tg_first(m->kernels[i]);
+    return TG_SM90A;
+}
+
 int tg_device_fit(Target t, const char *arch)
 {
     const TargetInfo *ti = &tg_table[t];

@@ -102,6 +102,10 @@ int64_t tg_block_threads(Target t, Unit unit, int64_t n);
 /* The first target kernel k lists, in table order; sm_90a when it lists none
  * (what `cakec FILE` compiles such a kernel for). */
 Target tg_first(const Kernel *k);
+/* The same over a module: the first target any of its kernels lists, in
+ * table order of the kernels; sm_90a when none lists any (what `cakec FILE`
+ * compiles without --target). */
+Target tg_first_of(const Module *m);
 
 /* How well code built for target t fits a device whose architecture is
  * `arch` as the runtime reports it ("sm_90", "sm_86", "gfx942"): 2 built for
