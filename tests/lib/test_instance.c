@@ -163,6 +163,20 @@ static void test_typed_at_bindings(void **state)
     /* lowered and compiled at ITERS=8 too */
     assert_non_null(inst(ctx, m, NULL, TG_SM90A, "ITERS=8", CAKE_INST_COMPILED)->image);
     ctx_free(ctx);
+
+    /* `check --set ITERS=8` leaves the module typed at ITERS=8: the instance at
+       the defaults is typed again at its own values */
+    ctx = ctx_new();
+    m = NULL;
+    assert_int_equal(cake_check_file(ctx, EX("rmsnorm"), NULL, "ITERS=8", NULL, &m), 0);
+    assert_true(m->kernels[0]->types_bound);
+    const CakeInstance *d = inst(ctx, m, NULL, TG_SM90A, NULL, CAKE_INST_BOUND);
+    for (NodeId n = 1; n < d->k->nnodes; n++)
+        if (d->k->nodes[n].op == OP_REG) {
+            assert_int_equal(ver_type(m->kernels[0], n)->shape[0], 8);
+            assert_int_equal(ver_type(d->k, n)->shape[0], 4);
+        }
+    ctx_free(ctx);
 }
 
 /* a binding `check` did not verify is verified once, noted "with --set" */
