@@ -131,12 +131,13 @@ static void nv_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
     if (!p->ntmaps)
         return;
     LLVMMetadataRef idx[64];
-    uint32_t first = cg->k->nargs + cg->k->ndims;
-    for (uint32_t i = 0; i < p->ntmaps && i < 64; i++)
-        idx[i] = LLVMValueAsMetadata(cg_i32(cg, first + i + 1)); /* 1-based parameter numbers */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->nparams && n < 64; i++) /* the ABI order (ir.h KParam) */
+        if (p->params[i].kind == KP_TMAP)
+            idx[n++] = LLVMValueAsMetadata(cg_i32(cg, i + 1)); /* 1-based parameter numbers */
     const char *key = "grid_constant";
     LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->lc, key, strlen(key)),
-                             LLVMMDNodeInContext2(cg->lc, idx, p->ntmaps)};
+                             LLVMMDNodeInContext2(cg->lc, idx, n)};
     LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations",
                                 LLVMMetadataAsValue(cg->lc, LLVMMDNodeInContext2(cg->lc, md, 3)));
 }

@@ -5,25 +5,14 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "cake.h"
-#include "passes.h"
 #include "driver.h"
 
 /* ---- target selection ------------------------------------------------------ */
 
-/* the first target the file's kernels list (sm_90a when none lists any) */
-static Target first_target(const Module *m)
-{
-    for (uint32_t i = 0; i < m->nkernels; i++)
-        for (int t = 0; t < TG__COUNT; t++)
-            if (m->kernels[i]->targets[t])
-                return (Target)t;
-    return TG_SM90A;
-}
-
 static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *tg)
 {
     if (!o->target) {
-        *tg = first_target(m);
+        *tg = tg_first_of(m);   /* the first target the file's kernels list */
         return 1;
     }
     if (ir_lookup_target(o->target, strlen(o->target), tg))
@@ -34,32 +23,14 @@ static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *
     return 0;
 }
 
-/* the best of the targets k lists (k NULL: of all) for a device of arch `arch`:
-   a target built for the device's family wins, then the newest that runs there;
-   0 when none runs there */
-static int best_fit(const Kernel *k, const char *arch, Target *tg)
-{
-    int best = 0;
-    for (int t = 0; t < TG__COUNT; t++) {
-        int fit = tg_device_fit((Target)t, arch);
-        if ((k && !ir_kernel_targets(k, (Target)t)) || !fit || fit < best ||
-            (fit == best && tg_info((Target)t)->sm <= tg_info(*tg)->sm))
-            continue;
-        *tg = (Target)t;
-        best = fit;
-    }
-    return best;
-}
-
-/* the device's arch picks among the kernel's targets (the table's tg_device_fit):
-   sm_90 runs sm_90a code, or sm_80 code. When none of them runs there, the
+/* the target for running kernel k on the device (tg_pick_for_arch): sm_90
+   runs sm_90a code, or sm_80 code. When none of k's targets runs there, the
    device's own target (then no kernel lists it: E0970 names it) */
-static Target device_target(const Module *m, const RtDeviceInfo *info)
+static Target device_target(const Kernel *k, const RtDeviceInfo *info)
 {
-    const Kernel *k = m->nkernels ? m->kernels[0] : NULL;
     Target tg = info->backend == RT_HIP ? TG_GFX942 : TG_SM80;
-    if (!best_fit(k, info->arch, &tg))
-        best_fit(NULL, info->arch, &tg);
+    if (!tg_pick_for_arch(k, info->arch, &tg))
+        tg_pick_for_arch(NULL, info->arch, &tg);
     return tg;
 }
 
@@ -101,6 +72,30 @@ static int write_output(CakeCtx *ctx, const char *path, const char *data, size_t
     return 1;
 }
 
+/* *low: m with every kernel that lists tg replaced by its lowered instance at
+   the bindings of env (each kernel takes those that name its params) */
+static int lower_all(CakeCtx *ctx, Module *m, Target tg, const ShapeEnv *env, Module *low)
+{
+    *low = *m;
+    low->kernels = arena_alloc(&ctx->arena, (m->nkernels + 1) * sizeof *low->kernels);
+    int rc = 0;
+    for (uint32_t i = 0; i < m->nkernels; i++) {
+        Kernel *k = m->kernels[i];
+        const CakeInstance *inst;
+        low->kernels[i] = k;
+        if (!ir_kernel_targets(k, tg))
+            continue;
+        int r = cake_instance_env(ctx, m, k, tg, env, CAKE_INST_LOWERED, &inst);
+        if (r == 0)
+            low->kernels[i] = inst->k;
+        else if (r != 1)
+            return r;   /* a bug, or the code generator plugin */
+        else
+            rc = EXIT_USER;   /* the next kernels' diagnostics too */
+    }
+    return rc;
+}
+
 int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
 {
     Target tg;
@@ -114,14 +109,15 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     shape_env_clear(&env);
     if (o->set && m->nkernels && !cake_parse_bindings(ctx, m->kernels[0], o->set, NULL, &env))
         return drv_finish(ctx, o, EXIT_USER);
-    CeEnv view = shape_env_view(&env);
-    if (pass_run_all(ctx, m, NULL, tg, &view))
-        return drv_finish(ctx, o, EXIT_USER);
+    Module low;
+    int rc = lower_all(ctx, m, tg, &env, &low);
+    if (rc)
+        return drv_finish(ctx, o, rc);
     if (emit_ir) {
         FILE *f = o->out ? fopen(o->out, "w") : stdout;
         if (!f)
             return drv_finish(ctx, o, EXIT_USER);
-        ir_print_module(ctx, m, f);
+        ir_print_module(ctx, &low, f);
         if (f != stdout)
             fclose(f);
         return drv_finish(ctx, o, EXIT_OK);
@@ -134,7 +130,7 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     CgOptions opt = {.opt_level = 3};
     char *out = NULL;
     size_t len = 0;
-    int rc = cake_emit(ctx, m, NULL, tg, what, &opt, &out, &len);
+    rc = cake_emit(ctx, &low, NULL, tg, what, &opt, &out, &len);
     if (rc == 0 && !write_output(ctx, o->out, out, len))
         rc = 1;
     free(out);
@@ -307,18 +303,9 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         diag_report(ctx, E0002, IR_NOSPAN, "%s", bad);
         return 0;
     }
-    Kernel *k = m->nkernels ? m->kernels[0] : NULL;
-    if (o->kernel) {
-        k = NULL;
-        for (uint32_t i = 0; i < m->nkernels; i++)
-            if (!strcmp(ir_symstr(ctx, m->kernels[i]->name), o->kernel))
-                k = m->kernels[i];
-        if (!k) {
-            Diag *d = diag_report(ctx, E0970, IR_NOSPAN, "no kernel named `%s` in the file", o->kernel);
-            diag_help(ctx, d, "`--kernel` names one of the file's kernels");
-            return 0;
-        }
-    }
+    Kernel *k = NULL;
+    if ((o->kernel || m->nkernels) && cake_find_kernel(ctx, m, o->kernel, TG__COUNT, &k))
+        return 0;
     ShapeEnv env;
     return !k || (cake_parse_bindings(ctx, k, o->set, o->shape, &env) &&
                   shape_in_contract(ctx, o, k, &env));
@@ -381,18 +368,17 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         rs->code = EXIT_USER;
 }
 
-/* the cost model's prediction for the benched launch, on a fresh parse of the
-   file (the compiled module is lowered); its diagnostics are not the run's */
+/* the cost model's prediction for the benched launch, on the verified module
+   (compiling left it as it was); its diagnostics are not the run's */
 static int bench_cost(CakeCtx *ctx, const Options *o, RunState *rs, CostResult *c)
 {
     const TgDevice *d = tg_device_match(rt_info(rs->dev)->name);
     if (!d || !tg_device_runs(d, rs->ck.tg))
         return 0;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
-    Module *m;
     CakeCostOptions co = {.kernel = ir_symstr(ctx, rs->ck.k->name), .target = rs->ck.tg, .has_target = 1,
                           .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs};
-    int ok = cake_verify_file(ctx, o->file, NULL, &m) == 0 && cake_cost(ctx, m, &co, c) == 0;
+    int ok = cake_cost(ctx, rs->ck.m, &co, c) == 0;
     ctx->ndiags = nd;
     ctx->nerrors = ne;
     ctx->nwarnings = nw;
@@ -459,8 +445,12 @@ int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
         return drv_finish_with(ctx, o, rs.code == EXIT_BUG ? EXIT_BUG : EXIT_USER, rs.extra);
     if (!open_device(ctx, o, &rs))
         return drv_finish_with(ctx, o, EXIT_DEVICE, rs.extra);
-    if (!o->target)
-        tg = device_target(m, rt_info(rs.dev));
+    if (!o->target) {
+        Kernel *k = NULL;
+        if (m->nkernels)
+            cake_find_kernel(ctx, m, o->kernel, TG__COUNT, &k);   /* run_options_ok found it */
+        tg = device_target(k, rt_info(rs.dev));
+    }
     int rc = cake_compile_module(ctx, m, o->kernel, tg, o->set, &rs.ck);
     if (rc == 0)
         rc = cake_load(ctx, rs.dev, &rs.ck);

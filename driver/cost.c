@@ -139,6 +139,20 @@ static int sweep_item(const char *item, size_t *namelen, char vals[16][32], int 
     return *nv > 0 && !*s;
 }
 
+/* why a variant of the sweep is skipped, from the first diagnostic its cost
+   reported: an assume that does not hold at the shape (E0961), or a check of
+   the verifier (its codes are E0100 .. E0899) failing at those params; NULL
+   for any other error (a bad --set, an unknown device), which ends the sweep */
+static const char *skip_reason(CakeCtx *ctx, const Diag *d)
+{
+    const char *code = ir_diag_info[d->code].code;
+    if (d->code == E0961)
+        return "an assume does not hold";
+    if (strcmp(code, "E0100") >= 0 && strcmp(code, "E0900") < 0)
+        return ir_fmt(ctx, "it does not verify with these params (%s: %s)", code, d->msg);
+    return NULL;
+}
+
 static int do_sweep(CakeCtx *ctx, const Options *o, Module *m)
 {
     char vals[8][16][32];
@@ -176,13 +190,15 @@ static int do_sweep(CakeCtx *ctx, const Options *o, Module *m)
         snprintf(rows[n].set, sizeof rows[n].set, "%s", set);
         uint32_t nd = ctx->ndiags, ne = ctx->nerrors;
         rc = cake_cost(ctx, m, &co, &rows[n].r);
-        if (rc == 1 && ctx->ndiags > nd && ctx->diags[nd].code == E0961) {
-            /* a variant its assumes exclude is no launch: listed, not an error */
+        const char *why = rc == 1 && ctx->ndiags > nd ? skip_reason(ctx, &ctx->diags[nd]) : NULL;
+        if (why) {
+            /* a variant its assumes exclude, or one that does not verify, is no
+               launch: listed, not an error */
             ctx->ndiags = nd;
             ctx->nerrors = ne;
             cJSON_AddItemToArray(skipped, cJSON_CreateString(set));
             if (!o->json)
-                fprintf(stderr, "skipped %s: an assume does not hold\n", set);
+                fprintf(stderr, "skipped %s: %s\n", set, why);
             rc = 0;
             continue;
         }

@@ -3,10 +3,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cake.h"
+#include "cake_priv.h"
 #include "fe.h"
 #include "verify.h"
-#include "protect.h"
 
 /* dumps the IR after `stage` if asked; returns 1 when the pipeline stops here */
 static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *last)
@@ -28,15 +27,9 @@ typedef struct {
 /* the VerBind of the bindings for kernel *which; 0 after E0002/E0006/E0970 */
 static int bind_kernel(CakeCtx *ctx, Module *m, const Bindings *bs, Kernel **which, VerBind *vb)
 {
-    Kernel *k = NULL;
-    for (uint32_t i = 0; i < m->nkernels && !k; i++)
-        if (!bs->kernel || !strcmp(ir_symstr(ctx, m->kernels[i]->name), bs->kernel))
-            k = m->kernels[i];
-    if (!k) {
-        Diag *d = diag_report(ctx, E0970, IR_NOSPAN, "no kernel named `%s` in the file", bs->kernel);
-        diag_help(ctx, d, "`--kernel` names one of the file's kernels");
+    Kernel *k = lib_find_kernel(ctx, m, bs->kernel, TG__COUNT);
+    if (!k)
         return 0;
-    }
     ShapeEnv *env = arena_alloc(&ctx->arena, sizeof *env);
     if (!cake_parse_bindings(ctx, k, bs->set, bs->shape, env) ||
         !shape_env_assumes_hold(ctx, k, env, 1, NULL))   /* as `run` refuses such a shape */

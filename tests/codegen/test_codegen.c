@@ -234,6 +234,7 @@ static void test_needs_legalize(void **state)
     (void)state;
     Fixture *f = build_with("  let h = load x[0] mask N > 0\n  let b = bf16(h) * h\n", 1);
     pass_bind_params(f->ctx, f->k, NULL);   /* but no legalize */
+    pass_abi(f->ctx, f->k, TG_SM90A, 0);    /* (the launch plan codegen reads) */
     int rc;
     size_t len;
     char *out = emit(f, TG_SM90A, CG_EMIT_PTX, &rc, &len);
