@@ -157,6 +157,13 @@ typedef struct {
  * skipped. */
 bool rt_jit_log_next(const char **cursor, RtJitMsg *out);
 
+/* PTX to a cubin for `arch` ("sm_90a") in process, through libnvJitLink
+ * (dlopen'd, nvjitlink.c). *out is malloc'd; RT_UNSUPPORTED when there is no
+ * nvJitLink, RT_LOAD_ERROR with its error log in `log` when it refuses. */
+RtStatus rt_ptx_to_cubin(const char *arch, const char *ptx, size_t len, void **out, size_t *out_len,
+                         char *log, size_t loglen);
+bool rt_nvjitlink_available(void);
+
 /* ---- buffers ---------------------------------------------------------- */
 
 RtStatus rt_alloc(RtDevice *dev, size_t bytes, RtPtr *out);
@@ -176,6 +183,9 @@ typedef struct {
     unsigned cluster[3];  /* thread-block cluster (sm_90+); all 0: none */
     unsigned shared_bytes; /* dynamic shared memory */
     void **params;        /* one pointer per kernel parameter, to its value */
+    void *stream;         /* a CUstream / hipStream_t of the caller in the device's primary
+                             context; NULL: the runtime's own. rt_wait and rt_time wait on
+                             the runtime's stream only: the caller syncs its own */
 } RtLaunch;
 
 RtStatus rt_launch(RtDevice *dev, const RtLaunch *l); /* asynchronous */
