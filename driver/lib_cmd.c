@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <cjson/cJSON.h>
 #include "cake_lib.h"
 #include "driver.h"
@@ -67,6 +68,8 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--fake-measure", &o->fake)) continue;
         else if (take(argc, argv, &i, "--slurm-dir", &o->slurm_dir)) continue;
         else if (take(argc, argv, &i, "--timeout", &o->opt.timeout)) continue;
+        else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;
+        else if (!strcmp(a, "--overhead")) o->overhead = 1;
         else if (a[0] == '-' && a[1])
             return "unknown option for `cakec lib` (see `cakec --help`)";
         else if (o->opt.file)
@@ -293,6 +296,29 @@ static void choice_text(const CakeLib *lib, const CakeLibChoice *ch)
     }
 }
 
+double lib_now_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* the time of one cake_lib_select at the choice's shape, averaged over n calls */
+double lib_select_ns(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *ch, int n)
+{
+    CakeLibOp op;
+    CakeLibDim dims[16];
+    cake_lib_op(lib, ch->op, &op);
+    for (uint32_t i = 0; i < op.ndims; i++)
+        dims[i] = (CakeLibDim){op.dims[i], ch->dimv[i]};
+    CakeLibChoice c;
+    n = n > 0 ? n : 100000;
+    double t0 = lib_now_ns();
+    for (int i = 0; i < n; i++)
+        cake_lib_select(ctx, lib, ch->op, dims, op.ndims, &c);
+    return (lib_now_ns() - t0) / n;
+}
+
 static int tuned_device_matches(CakeCtx *ctx, const CakeLib *lib, const char *device)
 {
     const char *dev = cake_lib_tuned_device(lib);
@@ -317,9 +343,16 @@ static int cmd_select(CakeCtx *ctx, const LibOptions *o)
     if (code)
         return finish(ctx, o, code, lib, NULL);
     cJSON *extra = cJSON_CreateObject();
-    cJSON_AddItemToObject(extra, "select", choice_json(lib, &ch));
+    cJSON *sj = choice_json(lib, &ch);
+    cJSON_AddItemToObject(extra, "select", sj);
     if (!o->opt.json)
         choice_text(lib, &ch);
+    if (o->repeat) {
+        double ns = lib_select_ns(ctx, lib, &ch, atoi(o->repeat));
+        cJSON_AddNumberToObject(sj, "select_ns", ns);
+        if (!o->opt.json)
+            printf("  select: %.1f ns per call (%d calls)\n", ns, atoi(o->repeat));
+    }
     return finish(ctx, o, EXIT_OK, lib, extra);
 }
 

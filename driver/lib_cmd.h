@@ -9,7 +9,8 @@ typedef struct {
     Options opt;              /* file, out, shape, device, runs, seed, timeout, json, check */
     const char *sub;          /* check, build, ops, select, run, bench, tune */
     const char *op, *table, *shapes, *runner, *workers, *fake, *slurm_dir;
-    int ptx, no_model, verbose;
+    const char *repeat;       /* select --repeat N: time N selects */
+    int ptx, no_model, verbose, overhead;
 } LibOptions;
 
 /* `cakec lib ...` (argv[0] is "lib"): the exit code */
@@ -25,6 +26,9 @@ cJSON *drv_check_json(const CheckReport *r);
 cJSON *drv_bench_json(const CakeBench *b);
 void drv_check_text(const CheckReport *r);
 void drv_bench_text(const CakeBench *b, const CostResult *c);
+
+double lib_now_ns(void);
+double lib_select_ns(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *ch, int n);
 
 int lib_cmd_run(CakeCtx *ctx, const LibOptions *o);    /* run, bench (lib_run.c) */
 int lib_cmd_tune(CakeCtx *ctx, const LibOptions *o);   /* lib_tune.c */

@@ -67,6 +67,75 @@ static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel
     return EXIT_OK;
 }
 
+/* The host time a launch through the library adds: select + cake_lib_launch
+ * against rt_launch of the same launch prepared once, n launches each on the
+ * runtime's stream (queued, then waited for outside the timing). */
+static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
+                     const CakeLibChoice *ch, CakeKernel *ck, const ShapeEnv *env, cJSON *extra)
+{
+    enum { N = 200 };
+    CakeLibOp op;
+    cake_lib_op(lib, ch->op, &op);
+    RtPtr ptrs[16] = {0};
+    static const uint32_t zero[4];
+    const void *scalars[16];
+    uint32_t nt = 0, ns = 0;
+    int ok = 1;
+    for (uint32_t i = 0; i < op.nargs; i++) {
+        const CakeLibArg *a = &op.args[i];
+        if (a->kind == CAKE_ARG_SCALAR) {
+            scalars[ns++] = zero;
+            continue;
+        }
+        int64_t n = 1;
+        for (int d = 0; d < a->rank; d++) {
+            int64_t x = a->extent[d];
+            for (uint32_t k = 0; a->dims[d] && k < op.ndims; k++)
+                if (!strcmp(op.dims[k], a->dims[d]))
+                    x = ch->dimv[k];
+            n *= x;
+        }
+        ok &= rt_alloc(dev, (size_t)n * 4 + 256, &ptrs[nt]) == RT_OK;
+        ok &= rt_memset_d8(dev, ptrs[nt++], 0, (size_t)n * 4 + 256) == RT_OK;
+    }
+    CakePrepared p;
+    if (!ok || cake_prepare(ctx, ck, env, ptrs, scalars, &p)) {
+        for (uint32_t i = 0; i < nt; i++)
+            rt_free(dev, ptrs[i]);
+        return;
+    }
+    CakeLibDim dims[16];
+    for (uint32_t i = 0; i < op.ndims; i++)
+        dims[i] = (CakeLibDim){op.dims[i], ch->dimv[i]};
+    CakeLibChoice c;
+    rt_launch(dev, &p.rl);
+    rt_wait(dev);
+    double t0 = lib_now_ns();
+    for (int i = 0; i < N; i++)
+        rt_launch(dev, &p.rl);
+    double raw = (lib_now_ns() - t0) / N;
+    rt_wait(dev);
+    t0 = lib_now_ns();
+    for (int i = 0; i < N; i++)
+        if (cake_lib_select(ctx, lib, ch->op, dims, op.ndims, &c) ||
+            cake_lib_launch(ctx, lib, dev, &c, ptrs, scalars, NULL))
+            break;
+    double via = (lib_now_ns() - t0) / N;
+    rt_wait(dev);
+    cake_prepared_free(&p);
+    for (uint32_t i = 0; i < nt; i++)
+        rt_free(dev, ptrs[i]);
+    double sel = lib_select_ns(ctx, lib, ch, 20000);
+    cJSON *j = cJSON_AddObjectToObject(extra, "dispatch");
+    cJSON_AddNumberToObject(j, "select_ns", sel);
+    cJSON_AddNumberToObject(j, "raw_launch_us", raw / 1e3);
+    cJSON_AddNumberToObject(j, "lib_launch_us", via / 1e3);
+    cJSON_AddNumberToObject(j, "added_us", (via - raw) / 1e3);
+    if (!o->opt.json)
+        printf("dispatch: select %.0f ns; host time per launch %.2f us through the library, %.2f us "
+               "raw: %.2f us added\n", sel, via / 1e3, raw / 1e3, (via - raw) / 1e3);
+}
+
 int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
 {
     CakeLib *lib = NULL;
@@ -97,6 +166,8 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
             code = do_check(ctx, o, dev, ck, &env, extra);
         else
             code = do_bench(ctx, o, dev, ck, &env, extra);
+        if (!code && o->overhead)
+            overhead(ctx, o, lib, dev, &ch, ck, &env, extra);
     }
     if (dev && rt_health(dev) == RT_TIMEOUT) {
         drv_finish_with(ctx, &o->opt, EXIT_DEVICE, extra);
