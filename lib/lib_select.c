@@ -241,6 +241,7 @@ static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int
                        int all, CakeLibChoice *out)
 {
     const LibOp *op = &lib->ops[opi];
+    memset(out->dimv, 0, sizeof out->dimv);
     memcpy(out->dimv, dimv, op->pub.ndims * sizeof *dimv);
     out->op = opi;
     out->ntested = 0;
