@@ -150,7 +150,7 @@ static uint32_t source_of(Reader *r, const char *path, uint32_t at)
     }
     lib->srcs = arena_realloc(&r->ctx->arena, lib->srcs, lib->nsrcs * sizeof *lib->srcs,
                               (lib->nsrcs + 1) * sizeof *lib->srcs);
-    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, UINT32_MAX, 0};
+    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, full, UINT32_MAX, 0};
     return lib->nsrcs++;
 }
 
@@ -508,7 +508,7 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
 {
     LibSource *s = &lib->srcs[v->src];
     if (s->file == UINT32_MAX)
-        s->file = ctx_add_file(ctx, s->path, s->text, s->len);
+        s->file = ctx_add_file(ctx, s->shown ? s->shown : s->path, s->text, s->len);
     uint32_t before = ctx->nerrors;
     Module *m = NULL;
     int rc = cake_check_source(ctx, s->file, v->pub.kernel, v->pub.set[0] ? v->pub.set : NULL, NULL, &m);
@@ -516,11 +516,13 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
     if (rc || !k || ctx->nerrors != before) {
         Diag *d = diag_report(ctx, E1207, at, "variant `%s` of op `%s`: %s", v->pub.name, op->pub.name,
                               !k && rc != 2 && ctx->nerrors == before
-                                  ? ir_fmt(ctx, "`%s` has no kernel %s%s", s->path,
+                                  ? ir_fmt(ctx, "`%s` has no kernel %s%s", s->shown ? s->shown : s->path,
                                            v->pub.kernel ? "named " : "for target ",
                                            v->pub.kernel ? v->pub.kernel : v->pub.target)
-                                  : ir_fmt(ctx, "its kernel in `%s` does not check", s->path));
-        diag_help(ctx, d, "`cakec check %s%s%s` shows why", s->path, v->pub.set[0] ? " --set " : "",
+                                  : ir_fmt(ctx, "its kernel in `%s` does not check",
+                                           s->shown ? s->shown : s->path));
+        diag_help(ctx, d, "`cakec check %s%s%s` shows why", s->shown ? s->shown : s->path,
+                  v->pub.set[0] ? " --set " : "",
                   v->pub.set);
         return rc == 2 ? 2 : 1;
     }

@@ -57,6 +57,7 @@ typedef struct {
 
 typedef struct {
     const char *path; const char *text; uint32_t len;
+    const char *shown;        /* the path diagnostics name: DIR/path from a folder */
     uint32_t file;            /* as a source file of the ctx, UINT32_MAX before */
     size_t off;               /* in the blob */
 } LibSource;
