@@ -234,6 +234,7 @@ static void read_range(Reader *r, LibOp *op, const cJSON *j)
 
 static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
 {
+    memset(v, 0, sizeof *v);
     CakeLibVariant *p = &v->pub;
     uint32_t at0 = op_at(r, op->pub.name);
     p->name = str_field(r, j, "name", 1, at0);
@@ -280,6 +281,7 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
 
 static int read_op(Reader *r, const cJSON *j, LibOp *op)
 {
+    memset(op, 0, sizeof *op);   /* the slot of an op that failed before is reused */
     op->pub.name = str_field(r, j, "op", 1, 0);
     if (!op->pub.name)
         return 0;
