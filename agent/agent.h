@@ -95,6 +95,9 @@ typedef struct {
     const char *partition;      /* Slurm: --partition (NULL: the cluster's default) */
     const char *sbatch, *squeue; /* Slurm: the programs (NULL: "sbatch", "squeue") */
     double timeout_s;           /* Slurm: how long to wait for the whole array; <= 0: forever */
+    int workers;                /* local: children at a time (<= 1: one); worker w runs with
+                                   CUDA_VISIBLE_DEVICES=devices[w % ndevices] */
+    const char *devices[16]; int ndevices;   /* local: the GPUs (none: all on "0") */
 } ArBatchOpts;
 int ar_batch(const ArBatchOpts *o, const ArJob *jobs, int n, ArResult *res, char *err, size_t errlen);
 /* "local" (or NULL) and "slurm": 1, else 0 */

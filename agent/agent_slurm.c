@@ -14,6 +14,7 @@
  * from `timeout` is AR_TIMEOUT. Options for sbatch come from the opts
  * (partition) and $CAKE_SBATCH_ARGS (split at spaces). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,14 +24,80 @@
 
 /* ---- the local batch -------------------------------------------------------- */
 
+/* --workers N: N threads, each running its share of the jobs one child at a
+ * time, worker w with CUDA_VISIBLE_DEVICES set to device w % ndevices (put in
+ * front of the command as `env NAME=VALUE`: nothing is set in the children
+ * between fork and exec, where another thread may hold the allocator) */
+typedef struct {
+    const ArBatchOpts *o;
+    const ArJob *jobs;
+    ArResult *res;
+    int n, next, failed;
+    pthread_mutex_t lock;
+} Pool;
+
+typedef struct {
+    Pool *pool;
+    int w;
+} Worker;
+
+static void *worker_main(void *arg)
+{
+    Worker *wk = arg;
+    Pool *p = wk->pool;
+    const ArBatchOpts *o = p->o;
+    ArRunner r = ar_local_runner();
+    char dev[96];
+    snprintf(dev, sizeof dev, "CUDA_VISIBLE_DEVICES=%s",
+             o->ndevices ? o->devices[wk->w % o->ndevices] : "0");
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        int i = p->next++;
+        pthread_mutex_unlock(&p->lock);
+        if (i >= p->n)
+            break;
+        const char *argv[64];
+        int k = 0;
+        if (o->workers > 1) {
+            argv[k++] = "env";
+            argv[k++] = dev;
+        }
+        for (const char *const *a = p->jobs[i].argv; *a && k < 63; a++)
+            argv[k++] = *a;
+        argv[k] = NULL;
+        ArJob job = p->jobs[i];
+        job.argv = argv;
+        if (ar_run(&r, &job, &p->res[i]) != 0) {
+            pthread_mutex_lock(&p->lock);
+            p->failed = 1;
+            pthread_mutex_unlock(&p->lock);
+        }
+    }
+    return NULL;
+}
+
 static int local_batch(const ArBatchOpts *o, const ArJob *jobs, int n, ArResult *res)
 {
-    ArRunner r = ar_local_runner();
-    for (int i = 0; i < n; i++)
-        if (ar_run(&r, &jobs[i], &res[i]) != 0)
-            return -1;
-    (void)o;
-    return 0;
+    int nw = o->workers > 1 ? o->workers : 1;
+    if (nw > n)
+        nw = n;
+    Pool p = {o, jobs, res, n, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+    pthread_t th[64];
+    Worker wk[64];
+    if (nw > 64)
+        nw = 64;
+    int started = 0;
+    for (int w = 0; w < nw; w++) {
+        wk[w] = (Worker){&p, w};
+        if (nw == 1 || pthread_create(&th[w], NULL, worker_main, &wk[w]) != 0)
+            break;
+        started++;
+    }
+    if (!started)
+        worker_main(&wk[0]);   /* one worker: in this thread */
+    for (int w = 0; w < started; w++)
+        pthread_join(th[w], NULL);
+    return p.failed ? -1 : 0;
 }
 
 /* ---- the Slurm batch -------------------------------------------------------- */

@@ -153,9 +153,30 @@ static const char *artifact(CakeCtx *ctx, const LibOptions *o, char *buf, size_t
     return cake_lib_build(ctx, o->opt.file, art, &bo) ? NULL : art;
 }
 
+/* --workers N and the GPUs they spread over: --devices 0,1 (else $CUDA_VISIBLE_DEVICES's list) */
+static int workers_of(CakeCtx *ctx, const LibOptions *o, ArBatchOpts *bo)
+{
+    if (!o->workers)
+        return 1;
+    char *end;
+    long n = strtol(o->workers, &end, 10);
+    if (n < 1 || n > 64 || *end) {
+        diag_report(ctx, E0002, IR_NOSPAN, "--workers takes 1 .. 64");
+        return 0;
+    }
+    bo->workers = (int)n;
+    const char *list = o->devices ? o->devices : getenv("CUDA_VISIBLE_DEVICES");
+    char *copy = ir_fmt(ctx, "%s", list ? list : "");
+    for (char *tok = strtok(copy, ","); tok && bo->ndevices < 16; tok = strtok(NULL, ","))
+        bo->devices[bo->ndevices++] = tok;
+    return 1;
+}
+
 static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
 {
     ArBatchOpts bo = {.dir = o->slurm_dir, .partition = o->partition};
+    if (!workers_of(ctx, o, &bo))
+        return EXIT_USER;
     if (!ar_batch_kind(o->runner, &bo.kind)) {
         Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "--runner `%s`: local or slurm", o->runner);
         diag_help(ctx, d, "the local runner is the default");
@@ -184,10 +205,14 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
     ArJob *jobs = calloc((size_t)nc + 1, sizeof *jobs);
     ArResult *res = calloc((size_t)nc + 1, sizeof *res);
     for (int i = 0; i < nc; i++)
-        jobs[i] = (ArJob){.argv = (const char *const *)c[i].argv, .timeout_s = 120};
+        jobs[i] = (ArJob){.argv = (const char *const *)c[i].argv,
+                          .timeout_s = o->child_timeout ? atof(o->child_timeout) : 120};
     char err[600];
-    fprintf(stderr, "lib tune: %d candidates at %d shapes, %s runner\n", nc, nsh,
+    fprintf(stderr, "lib tune: %d candidates at %d shapes, %s runner", nc, nsh,
             bo.kind == AR_BATCH_SLURM ? "slurm" : "local");
+    if (bo.workers > 1)
+        fprintf(stderr, ", %d workers over %d GPUs", bo.workers, bo.ndevices ? bo.ndevices : 1);
+    fputc('\n', stderr);
     int rc = ar_batch(&bo, jobs, nc, res, err, sizeof err);
     int code = EXIT_OK;
     if (rc) {
