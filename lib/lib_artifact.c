@@ -294,6 +294,7 @@ static int resolve_variants(CakeCtx *ctx, CakeLib *lib)
                 return 0;
             v->m = mods[v->src];
             v->pub.nconds = v->k->nassumes + v->nconds;
+            lib_domain_compile(ctx, &lib->ops[i], v);
         }
     return 1;
 }

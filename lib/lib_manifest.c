@@ -548,7 +548,10 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
                           "same names, dtypes and dims");
         return 1;
     }
-    return lib_variant_bind(ctx, v) ? 0 : 1;
+    if (!lib_variant_bind(ctx, v))
+        return 1;
+    lib_domain_compile(ctx, op, v);
+    return 0;
 }
 
 int lib_variants_check(CakeCtx *ctx, CakeLib *lib)

@@ -22,6 +22,14 @@ typedef struct {
     const char *text;         /* as written: "M <= 64" */
 } LibCond;
 
+/* an assume compiled over the op's dims (lib_domain.c) */
+typedef struct {
+    uint16_t op; uint8_t kind, dim;
+    int32_t a, b, c;          /* children */
+    int64_t v;
+} LibX;
+typedef struct { NodeId node; int32_t root; } LibAssume;   /* root -1: use ce_eval_int */
+
 typedef struct {
     CakeLibVariant pub;
     Target tg;
@@ -31,6 +39,7 @@ typedef struct {
     LibCond *conds; uint32_t nconds;
     Module *m; Kernel *k;     /* parsed and verified: the domain's assumes */
     CeBinding *pb; uint32_t npb;  /* its parameter bindings (the `set`), Syms of the ctx */
+    LibX *xs; LibAssume *as; uint32_t nas;   /* its assumes, compiled (lib_domain.c) */
     char image_kind[8];       /* "cubin", "ptx" or "hsaco" */
     size_t image_off, image_len;  /* in the artifact's blob */
     CakeKernel *ck;           /* prepared for a launch (lib_launch.c), or NULL */
@@ -99,6 +108,13 @@ double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Modu
 /* ---- lib_artifact.c ---- */
 /* The meta document and the blob, written as the artifact file. 0, or 1. */
 int lib_artifact_write(CakeCtx *ctx, const CakeLib *lib, const char *path);
+
+/* ---- lib_domain.c ---- */
+/* compiles v's assumes at its bindings (after lib_variant_bind) */
+void lib_domain_compile(CakeCtx *ctx, const LibOp *op, LibVariant *v);
+/* assume i of v at dimv: 1 when it holds or does not evaluate, 0 when it fails */
+int lib_assume_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v, uint32_t i,
+                     const int64_t *dimv);
 
 /* ---- lib_select.c ---- */
 uint64_t lib_class_key(const LibOp *op, const int64_t *dimv);

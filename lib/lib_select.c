@@ -108,24 +108,14 @@ int lib_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
                 *failed = 0;
             return 0;
         }
-    CeBinding b[SHAPE_ENV_MAX];
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < v->npb && n < SHAPE_ENV_MAX; i++)
-        b[n++] = v->pb[i];
-    for (uint32_t i = 0; i < op->pub.ndims && n < SHAPE_ENV_MAX; i++)
-        b[n++] = (CeBinding){op->dsym[i], dimv[i]};
-    CeEnv env = {b, n, NULL, NULL, NULL};
-    const Kernel *k = v->k;
-    for (uint32_t i = 0; i < k->nassumes; i++) {
-        int64_t x;
-        if (ce_eval_int(lib->ctx, k, k->assumes[i], &env, &x) && !x) {
+    for (uint32_t i = 0; i < v->nas; i++)
+        if (!lib_assume_holds(lib, op, v, i, dimv)) {
             if (failed)
-                *failed = k->assumes[i];
+                *failed = v->as[i].node;
             if (cond)
                 *cond = NULL;
             return 0;
         }
-    }
     return 1;
 }
 
@@ -190,17 +180,8 @@ static uint32_t failures(const CakeLib *lib, const LibOp *op, const LibVariant *
     uint32_t n = 0;
     for (uint32_t i = 0; i < v->nconds; i++)
         n += !cond_holds(&v->conds[i], dimv);
-    CeBinding b[SHAPE_ENV_MAX];
-    uint32_t nb = 0;
-    for (uint32_t i = 0; i < v->npb && nb < SHAPE_ENV_MAX; i++)
-        b[nb++] = v->pb[i];
-    for (uint32_t i = 0; i < op->pub.ndims && nb < SHAPE_ENV_MAX; i++)
-        b[nb++] = (CeBinding){op->dsym[i], dimv[i]};
-    CeEnv env = {b, nb, NULL, NULL, NULL};
-    for (uint32_t i = 0; i < v->k->nassumes; i++) {
-        int64_t x;
-        n += ce_eval_int(lib->ctx, v->k, v->k->assumes[i], &env, &x) && !x;
-    }
+    for (uint32_t i = 0; i < v->nas; i++)
+        n += !lib_assume_holds(lib, op, v, i, dimv);
     return n;
 }
 
