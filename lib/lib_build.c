@@ -22,7 +22,7 @@ static size_t blob_add(CakeCtx *ctx, CakeLib *lib, const void *data, size_t len)
 }
 
 /* compiles variant v into the blob */
-static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, int ptx_only, int verbose)
+static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose)
 {
     CakeKernel ck;
     int rc = lib_instance(ctx, lib, v, 1, &ck);
@@ -36,8 +36,8 @@ static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, int ptx_on
     void *cubin = NULL;
     size_t clen = 0;
     char log[2048];
-    if (tg_vendor(v->tg) == VENDOR_NVIDIA && !ptx_only &&
-        rt_ptx_to_cubin(v->pub.target, ck.image, ck.len, &cubin, &clen, log, sizeof log) == RT_OK) {
+    if (tg_vendor(v->tg) == VENDOR_NVIDIA && jl &&
+        rt_jitlink_ptx(jl, v->pub.target, ck.image, ck.len, &cubin, &clen, log, sizeof log) == RT_OK) {
         strcpy(v->image_kind, "cubin");
         v->image_off = blob_add(ctx, lib, cubin, clen);
         v->image_len = clen;
@@ -269,11 +269,13 @@ static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBu
     for (uint32_t i = 0; i < lib->nsrcs; i++)
         lib->srcs[i].off = blob_add(ctx, lib, lib->srcs[i].text, lib->srcs[i].len);
     rc = lib_variants_check(ctx, lib);
+    RtJitLinker *jl = rc || (o && o->ptx_only) ? NULL : rt_jitlink_open();
     for (uint32_t i = 0; i < lib->nops && !rc; i++)
         for (uint32_t j = 0; j < lib->ops[i].pub.nvariants && rc != 2; j++) {
-            int r = compile_variant(ctx, lib, &lib->ops[i].v[j], o && o->ptx_only, o && o->verbose);
+            int r = compile_variant(ctx, lib, &lib->ops[i].v[j], jl, o && o->verbose);
             rc = r > rc ? r : rc;
         }
+    rt_jitlink_close(jl);
     for (uint32_t i = 0; i < lib->nops && !rc && !(o && o->no_model); i++)
         model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
     if (!rc && o && o->table)

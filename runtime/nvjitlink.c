@@ -1,7 +1,8 @@
 /* nvjitlink.c — PTX to a cubin in process through libnvJitLink, loaded with
  * dlopen like the drivers (rt.h): the library build (`cakec lib build`)
  * stores cubins where the toolkit's nvJitLink is present, so a launch loads
- * machine code without a JIT. $CAKE_NVJITLINK names the library to try
+ * machine code without a JIT. One RtJitLinker holds the loaded library for
+ * many links (no global state). $CAKE_NVJITLINK names the library to try
  * first; then libnvJitLink.so.13, .so.12, .so and the toolkit's lib64. */
 #include "rt.h"
 
@@ -28,39 +29,59 @@ static void *open_lib(void)
     return h;
 }
 
-bool rt_nvjitlink_available(void)
+struct RtJitLinker {
+    void *h;
+    CreateFn create;
+    DestroyFn destroy;
+    AddDataFn add;
+    CompleteFn complete;
+    SizeFn cubin_size, err_size;
+    GetFn cubin, err_log;
+};
+
+RtJitLinker *rt_jitlink_open(void)
 {
     void *h = open_lib();
-    if (h)
-        dlclose(h);
-    return h != NULL;
+    RtJitLinker *l = h ? calloc(1, sizeof *l) : NULL;
+    if (!l) {
+        if (h)
+            dlclose(h);
+        return NULL;
+    }
+    l->h = h;
+    l->create = (CreateFn)dlsym(h, "nvJitLinkCreate");
+    l->destroy = (DestroyFn)dlsym(h, "nvJitLinkDestroy");
+    l->add = (AddDataFn)dlsym(h, "nvJitLinkAddData");
+    l->complete = (CompleteFn)dlsym(h, "nvJitLinkComplete");
+    l->cubin_size = (SizeFn)dlsym(h, "nvJitLinkGetLinkedCubinSize");
+    l->cubin = (GetFn)dlsym(h, "nvJitLinkGetLinkedCubin");
+    l->err_size = (SizeFn)dlsym(h, "nvJitLinkGetErrorLogSize");
+    l->err_log = (GetFn)dlsym(h, "nvJitLinkGetErrorLog");
+    if (!l->create || !l->destroy || !l->add || !l->complete || !l->cubin_size || !l->cubin) {
+        rt_jitlink_close(l);
+        return NULL;
+    }
+    return l;
 }
 
-RtStatus rt_ptx_to_cubin(const char *arch, const char *ptx, size_t len, void **out, size_t *out_len,
-                         char *log, size_t loglen)
+void rt_jitlink_close(RtJitLinker *l)
+{
+    if (!l)
+        return;
+    dlclose(l->h);
+    free(l);
+}
+
+RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
+                        size_t *out_len, char *log, size_t loglen)
 {
     *out = NULL;
     *out_len = 0;
     if (log && loglen)
         log[0] = 0;
-    void *h = open_lib();
-    if (!h) {
+    if (!l) {
         if (log && loglen)
             snprintf(log, loglen, "libnvJitLink not found");
-        return RT_UNSUPPORTED;
-    }
-    CreateFn create = (CreateFn)dlsym(h, "nvJitLinkCreate");
-    DestroyFn destroy = (DestroyFn)dlsym(h, "nvJitLinkDestroy");
-    AddDataFn add = (AddDataFn)dlsym(h, "nvJitLinkAddData");
-    CompleteFn complete = (CompleteFn)dlsym(h, "nvJitLinkComplete");
-    SizeFn cubin_size = (SizeFn)dlsym(h, "nvJitLinkGetLinkedCubinSize");
-    GetFn cubin = (GetFn)dlsym(h, "nvJitLinkGetLinkedCubin");
-    SizeFn err_size = (SizeFn)dlsym(h, "nvJitLinkGetErrorLogSize");
-    GetFn err_log = (GetFn)dlsym(h, "nvJitLinkGetErrorLog");
-    if (!create || !destroy || !add || !complete || !cubin_size || !cubin) {
-        dlclose(h);
-        if (log && loglen)
-            snprintf(log, loglen, "libnvJitLink lacks the nvJitLink entry points");
         return RT_UNSUPPORTED;
     }
     char opt[64];
@@ -69,25 +90,24 @@ RtStatus rt_ptx_to_cubin(const char *arch, const char *ptx, size_t len, void **o
     void *link = NULL;
     RtStatus st = RT_LOAD_ERROR;
     size_t n = 0;
-    if (create(&link, 2, opts) == 0) {
-        /* NVJITLINK_INPUT_PTX is 2; the text need not be NUL-terminated */
-        if (add(link, 2, ptx, len ? len : strlen(ptx), "kernel.ptx") == 0 && complete(link) == 0 &&
-            cubin_size(link, &n) == 0 && n && (*out = malloc(n)) && cubin(link, *out) == 0) {
-            *out_len = n;
-            st = RT_OK;
-        } else {
-            size_t el = 0;
-            if (log && loglen && err_size && err_log && err_size(link, &el) == 0 && el) {
-                char *e = malloc(el + 1);
-                if (e && err_log(link, e) == 0)
-                    snprintf(log, loglen, "%s", e);
-                free(e);
-            }
-            free(*out);
-            *out = NULL;
+    if (l->create(&link, 2, opts) != 0)
+        return st;
+    /* NVJITLINK_INPUT_PTX is 2; the text need not be NUL-terminated */
+    if (l->add(link, 2, ptx, len ? len : strlen(ptx), "kernel.ptx") == 0 && l->complete(link) == 0 &&
+        l->cubin_size(link, &n) == 0 && n && (*out = malloc(n)) && l->cubin(link, *out) == 0) {
+        *out_len = n;
+        st = RT_OK;
+    } else {
+        size_t el = 0;
+        if (log && loglen && l->err_size && l->err_log && l->err_size(link, &el) == 0 && el) {
+            char *e = malloc(el + 1);
+            if (e && l->err_log(link, e) == 0)
+                snprintf(log, loglen, "%s", e);
+            free(e);
         }
-        destroy(&link);
+        free(*out);
+        *out = NULL;
     }
-    dlclose(h);
+    l->destroy(&link);
     return st;
 }

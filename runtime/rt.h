@@ -158,11 +158,14 @@ typedef struct {
 bool rt_jit_log_next(const char **cursor, RtJitMsg *out);
 
 /* PTX to a cubin for `arch` ("sm_90a") in process, through libnvJitLink
- * (dlopen'd, nvjitlink.c). *out is malloc'd; RT_UNSUPPORTED when there is no
- * nvJitLink, RT_LOAD_ERROR with its error log in `log` when it refuses. */
-RtStatus rt_ptx_to_cubin(const char *arch, const char *ptx, size_t len, void **out, size_t *out_len,
-                         char *log, size_t loglen);
-bool rt_nvjitlink_available(void);
+ * (dlopen'd once by rt_jitlink_open, nvjitlink.c; NULL when there is none).
+ * *out is malloc'd; RT_UNSUPPORTED without a linker, RT_LOAD_ERROR with its
+ * error log in `log` when it refuses. */
+typedef struct RtJitLinker RtJitLinker;
+RtJitLinker *rt_jitlink_open(void);
+void rt_jitlink_close(RtJitLinker *l);   /* NULL is fine */
+RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
+                        size_t *out_len, char *log, size_t loglen);
 
 /* ---- buffers ---------------------------------------------------------- */
 
