@@ -205,7 +205,7 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
         drv_finish_with(ctx, &o->opt, EXIT_DEVICE, extra);
         rt_exit_now(EXIT_DEVICE);
     }
-    if (dev && rt_health(dev) == RT_OK)
+    if (!dev || rt_health(dev) == RT_OK)   /* a broken device: its modules cannot be unloaded */
         cake_lib_close(lib);
     rt_close(dev);
     return drv_finish_with(ctx, &o->opt, code, extra);
