@@ -74,6 +74,8 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;
         else if (take(argc, argv, &i, "--variant", &o->variant)) continue;
         else if (!strcmp(a, "--overhead")) o->overhead = 1;
+        else if (!strcmp(a, "--all")) o->all = 1;
+        else if (take(argc, argv, &i, "--per-task", &o->per_task)) continue;
         else if (a[0] == '-' && a[1])
             return "unknown option for `cakec lib` (see `cakec --help`)";
         else if (o->opt.file)

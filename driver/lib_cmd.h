@@ -11,7 +11,8 @@ typedef struct {
     const char *op, *table, *shapes, *runner, *workers, *fake, *slurm_dir, *partition, *devices, *child_timeout;
     const char *variant;      /* run/bench --variant V: that one, not the table's */
     const char *repeat;       /* select --repeat N: time N selects */
-    int ptx, no_model, verbose, overhead;
+    const char *per_task;     /* tune --per-task candidate|shape */
+    int ptx, no_model, verbose, overhead, all;
 } LibOptions;
 
 /* `cakec lib ...` (argv[0] is "lib"): the exit code */

@@ -139,12 +139,11 @@ static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
 /* --fake-measure DEVICE: the cost model's time on DEVICE, times a deterministic
  * factor in [0.95, 1.05] drawn from the variant and the shape, as if measured
  * (the Slurm test's candidates, on machines without a GPU) */
-static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const CakeLibChoice *ch,
-                      cJSON *extra)
+static int fake_ms(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const CakeLibChoice *ch,
+                   double *ms)
 {
-    double ms;
-    if (cake_lib_predict(ctx, lib, ch, o->fake, &ms))
-        return EXIT_USER;
+    if (cake_lib_predict(ctx, lib, ch, o->fake, ms))
+        return 0;
     CakeLibVariant v;
     cake_lib_variant(lib, ch->op, ch->variant, &v);
     uint64_t h = 1469598103934665603ull;
@@ -152,7 +151,18 @@ static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const Cak
         h = (h ^ (uint8_t)*p) * 1099511628211ull;
     for (uint32_t i = 0; i < 16; i++)
         h = (h ^ (uint64_t)ch->dimv[i]) * 1099511628211ull;
-    ms *= 0.95 + 0.1 * (double)(h >> 11) / (double)(1ull << 53);
+    *ms *= 0.95 + 0.1 * (double)(h >> 11) / (double)(1ull << 53);
+    return 1;
+}
+
+static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const CakeLibChoice *ch,
+                      cJSON *extra)
+{
+    double ms;
+    if (!fake_ms(ctx, o, lib, ch, &ms))
+        return EXIT_USER;
+    CakeLibVariant v;
+    cake_lib_variant(lib, ch->op, ch->variant, &v);
     cJSON_AddStringToObject(extra, "variant", v.name);
     cJSON_AddStringToObject(extra, "device", ir_fmt(ctx, "fake:%s", o->fake));
     cJSON *b = cJSON_AddObjectToObject(extra, "bench");
@@ -161,6 +171,54 @@ static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const Cak
     if (!o->opt.json)
         printf("bench %-28s median %.4f ms (fake: the cost model on %s)\n", v.name, ms, o->fake);
     return EXIT_OK;
+}
+
+/* `lib bench --all`: every variant whose domain holds at the shape, in this
+ * process (a shape batch of `lib tune --per-task shape`): "bench_all" maps
+ * each to its median, "failed_all" to why it could not be timed. A device
+ * that breaks ends the batch. */
+static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
+                     CakeLibChoice *ch, cJSON *extra)
+{
+    cJSON *times = cJSON_AddObjectToObject(extra, "bench_all");
+    cJSON *failed = cJSON_AddObjectToObject(extra, "failed_all");
+    int timed = 0;
+    for (uint32_t i = 0; i < ch->ntested; i++) {
+        if (!ch->held[i])
+            continue;
+        CakeLibVariant v;
+        cake_lib_variant(lib, ch->op, ch->tested[i], &v);
+        ch->variant = ch->tested[i];
+        double ms = -1;
+        const char *why = NULL;
+        if (o->fake) {
+            why = fake_ms(ctx, o, lib, ch, &ms) ? NULL : "no prediction";
+        } else if (dev && rt_health(dev) != RT_OK) {
+            why = "device broken by an earlier variant";
+        } else {
+            CakeKernel *ck;
+            ShapeEnv env;
+            CakeBench b;
+            cake_lib_choice_env(ctx, lib, ch, &env);
+            int rc = cake_lib_kernel(ctx, lib, dev, ch, &ck);
+            if (!rc)
+                rc = cake_bench(ctx, dev, ck, &env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+            if (rc)
+                why = rc == 1 ? "user_error" : rc == 2 ? "internal_error" : "fault";
+            else
+                ms = b.t.median_ms;
+        }
+        if (why) {
+            cJSON_AddStringToObject(failed, v.name, why);
+        } else {
+            cJSON_AddNumberToObject(times, v.name, ms);
+            timed++;
+        }
+        if (!o->opt.json)
+            printf("bench %-28s %s%.4f%s\n", v.name, why ? why : "median ", why ? 0.0 : ms, why ? "" : " ms");
+    }
+    cJSON_AddStringToObject(extra, "device", o->fake ? ir_fmt(ctx, "fake:%s", o->fake) : rt_info(dev)->name);
+    return timed ? EXIT_OK : EXIT_DEVICE;
 }
 
 int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
@@ -172,18 +230,24 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
     int code = lib_open_any(ctx, o->opt.file, &lib);
     code = code == 2 ? EXIT_BUG : code ? EXIT_USER : lib_choose(ctx, o, lib, &ch);
     if (!code && o->fake && !strcmp(o->sub, "bench")) {
-        code = fake_bench(ctx, o, lib, &ch, extra);
+        if (o->all)
+            code = bench_all(ctx, o, lib, NULL, &ch, extra);
+        else
+            code = fake_bench(ctx, o, lib, &ch, extra);
         cake_lib_close(lib);
         return drv_finish_with(ctx, &o->opt, code, extra);
     }
     if (!code && !open_dev(ctx, o, &dev))
         code = EXIT_DEVICE;
     CakeKernel *ck = NULL;
-    if (!code) {
+    int all = o->all && !strcmp(o->sub, "bench");
+    if (!code && all) {
+        code = bench_all(ctx, o, lib, dev, &ch, extra);
+    } else if (!code) {
         int rc = cake_lib_kernel(ctx, lib, dev, &ch, &ck);
         code = rc == 2 ? EXIT_BUG : rc == 3 ? EXIT_DEVICE : rc ? EXIT_USER : EXIT_OK;
     }
-    if (!code) {
+    if (!code && !all) {
         CakeLibVariant v;
         cake_lib_variant(lib, ch.op, ch.variant, &v);
         cJSON_AddStringToObject(extra, "variant", v.name);

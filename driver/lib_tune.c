@@ -83,34 +83,47 @@ static int read_shapes(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, TuneShap
     return bad ? -1 : n;
 }
 
-/* the candidates: every variant whose domain holds at each shape */
-static int make_cands(CakeCtx *ctx, const LibOptions *o, const CakeLib *lib, const char *cakec,
-                      const char *art, const TuneShape *sh, int nsh, Cand **out)
+/* the child command line of candidate k (variant NULL: the shape's batch, --all) */
+static void cand_argv(const LibOptions *o, const char *cakec, const char *art, const TuneShape *sh,
+                      Cand *k)
+{
+    int a = 0;
+    const char *args[] = {cakec, "lib", "bench", art, "--op", sh->op, "--shape", sh->shape, "--json"};
+    for (size_t j = 0; j < sizeof args / sizeof args[0]; j++)
+        k->argv[a++] = (char *)args[j];
+    if (k->variant) { k->argv[a++] = "--variant"; k->argv[a++] = (char *)k->variant; }
+    else k->argv[a++] = "--all";
+    if (o->opt.runs) { k->argv[a++] = "--runs"; k->argv[a++] = (char *)o->opt.runs; }
+    if (o->fake) { k->argv[a++] = "--fake-measure"; k->argv[a++] = (char *)o->fake; }
+    if (o->opt.timeout) { k->argv[a++] = "--timeout"; k->argv[a++] = (char *)o->opt.timeout; }
+    k->argv[a] = NULL;
+}
+
+/* the candidates: every variant whose domain holds at each shape, one task each
+   (--per-task candidate, the default), or one task per shape (--per-task shape) */
+static int make_cands(const LibOptions *o, const CakeLib *lib, const char *cakec, const char *art,
+                      const TuneShape *sh, int nsh, int per_shape, Cand **out)
 {
     int cap = 0, n = 0;
     for (int i = 0; i < nsh; i++)
         cap += (int)sh[i].ch.ntested;
     Cand *c = calloc((size_t)cap + 1, sizeof *c);
-    for (int i = 0; c && i < nsh; i++)
+    for (int i = 0; c && i < nsh; i++) {
+        if (per_shape) {
+            c[n].shape = (uint32_t)i;
+            cand_argv(o, cakec, art, &sh[i], &c[n++]);
+            continue;
+        }
         for (uint32_t t = 0; t < sh[i].ch.ntested; t++) {
             if (!sh[i].ch.held[t])
                 continue;
             CakeLibVariant v;
             cake_lib_variant(lib, sh[i].ch.op, sh[i].ch.tested[t], &v);
-            Cand *k = &c[n++];
-            int a = 0;
-            k->shape = (uint32_t)i;
-            k->variant = v.name;
-            const char *args[] = {cakec, "lib", "bench", art, "--op", sh[i].op, "--shape", sh[i].shape,
-                                  "--variant", v.name, "--json"};
-            for (size_t j = 0; j < sizeof args / sizeof args[0]; j++)
-                k->argv[a++] = (char *)args[j];
-            if (o->opt.runs) { k->argv[a++] = "--runs"; k->argv[a++] = (char *)o->opt.runs; }
-            if (o->fake) { k->argv[a++] = "--fake-measure"; k->argv[a++] = (char *)o->fake; }
-            if (o->opt.timeout) { k->argv[a++] = "--timeout"; k->argv[a++] = (char *)o->opt.timeout; }
-            k->argv[a] = NULL;
+            c[n].shape = (uint32_t)i;
+            c[n].variant = v.name;
+            cand_argv(o, cakec, art, &sh[i], &c[n++]);
         }
-    (void)ctx;
+    }
     *out = c;
     return c ? n : -1;
 }
@@ -130,6 +143,31 @@ static void record(const ArResult *r, cJSON *times, cJSON *failed, const char *v
     } else {
         cJSON_AddStringToObject(failed, variant, ar_status_name(r->status));
     }
+    cJSON_Delete(doc);
+}
+
+/* a shape batch's result: every held variant timed or failed */
+static void record_batch(const CakeLib *lib, const TuneShape *sh, const ArResult *r, cJSON *times,
+                         cJSON *failed, char *device, size_t devcap)
+{
+    cJSON *doc = cJSON_Parse(r->out);
+    const cJSON *all = cJSON_GetObjectItemCaseSensitive(doc, "bench_all");
+    const cJSON *why = cJSON_GetObjectItemCaseSensitive(doc, "failed_all");
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(doc, "device");
+    for (uint32_t t = 0; t < sh->ch.ntested; t++) {
+        if (!sh->ch.held[t])
+            continue;
+        CakeLibVariant v;
+        cake_lib_variant(lib, sh->ch.op, sh->ch.tested[t], &v);
+        const cJSON *ms = cJSON_GetObjectItemCaseSensitive(all, v.name);
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(why, v.name);
+        if (cJSON_IsNumber(ms) && ms->valuedouble > 0)
+            cJSON_AddNumberToObject(times, v.name, ms->valuedouble);
+        else
+            cJSON_AddStringToObject(failed, v.name, cJSON_IsString(w) ? w->valuestring : ar_status_name(r->status));
+    }
+    if (cJSON_IsString(dev) && cJSON_GetArraySize(all) > 0 && !device[0])
+        snprintf(device, devcap, "%s", dev->valuestring);
     cJSON_Delete(doc);
 }
 
@@ -195,7 +233,12 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
     TuneShape *sh = calloc(MAX_SHAPES, sizeof *sh);
     int nsh = sh ? read_shapes(ctx, o, lib, sh, MAX_SHAPES) : -1;
     Cand *c = NULL;
-    int nc = nsh < 0 ? -1 : make_cands(ctx, o, lib, ag_cakec_path(cakec, sizeof cakec), art, sh, nsh, &c);
+    int per_shape = o->per_task && !strcmp(o->per_task, "shape");
+    if (o->per_task && !per_shape && strcmp(o->per_task, "candidate")) {
+        diag_report(ctx, E0002, IR_NOSPAN, "--per-task `%s`: candidate or shape", o->per_task);
+        nsh = -1;
+    }
+    int nc = nsh < 0 ? -1 : make_cands(o, lib, ag_cakec_path(cakec, sizeof cakec), art, sh, nsh, per_shape, &c);
     if (nc < 0) {
         free(sh);
         free(c);
@@ -208,7 +251,7 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
         jobs[i] = (ArJob){.argv = (const char *const *)c[i].argv,
                           .timeout_s = o->child_timeout ? atof(o->child_timeout) : 120};
     char err[600];
-    fprintf(stderr, "lib tune: %d candidates at %d shapes, %s runner", nc, nsh,
+    fprintf(stderr, "lib tune: %d %s at %d shapes, %s runner", nc, per_shape ? "tasks" : "candidates", nsh,
             bo.kind == AR_BATCH_SLURM ? "slurm" : "local");
     if (bo.workers > 1)
         fprintf(stderr, ", %d workers over %d GPUs", bo.workers, bo.ndevices ? bo.ndevices : 1);
@@ -236,9 +279,13 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
             cJSON_AddItemToArray(entries, e);
         }
         for (int i = 0; i < nc; i++) {
-            record(&res[i], times[c[i].shape], failed[c[i].shape], c[i].variant, device, sizeof device);
+            if (c[i].variant)
+                record(&res[i], times[c[i].shape], failed[c[i].shape], c[i].variant, device, sizeof device);
+            else
+                record_batch(lib, &sh[c[i].shape], &res[i], times[c[i].shape], failed[c[i].shape], device,
+                             sizeof device);
             fprintf(stderr, "lib tune: %s %s %-26s %s\n", sh[c[i].shape].op, sh[c[i].shape].shape,
-                    c[i].variant, ar_status_name(res[i].status));
+                    c[i].variant ? c[i].variant : "(every variant)", ar_status_name(res[i].status));
             ar_result_free(&res[i]);
         }
         cJSON_AddStringToObject(j, "device", device[0] ? device : "unknown");

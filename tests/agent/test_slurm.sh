@@ -100,6 +100,11 @@ assert n == 6 and not any(e["failed"] for e in b["entries"]), b["entries"]
 print("ok: the gathered table is the local runner's (6 candidates timed)")
 PY
 check "tables agree" [ $? = 0 ]
+"$C" lib tune "$D/work/tune.cakelib" --shapes "$D/shapes.txt" --fake-measure h200 -o "$D/batch.json" \
+    --runner slurm --per-task shape --slurm-dir "$D/batch" > "$D/batch.out" 2>&1
+check "lib tune, slurm runner, one task per shape" [ $? = 0 ]
+check "that array ran 2 tasks" [ "$(ls "$D/batch" | grep -c '^rc_')" = 2 ]
+check "and gathered the same table" cmp -s "$D/slurm.json" "$D/batch.json"
 "$C" lib build "$SRC/library" -o "$D/tuned.cakelib" --table "$D/slurm.json" --no-model > /dev/null 2>&1
 check "lib build --table" [ $? = 0 ]
 sel=$("$C" lib select "$D/tuned.cakelib" --op rmsnorm --shape M=16384,N=1024 --json)

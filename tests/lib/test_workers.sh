@@ -21,6 +21,9 @@ check "one worker" [ $? = 0 ]
     --workers 2 --devices 0 > /dev/null 2>&1
 check "two workers on one GPU" [ $? = 0 ]
 check "the same table" cmp -s "$T/one.json" "$T/two.json"
+"$C" lib tune "$T/lib.cakelib" --shapes "$T/shapes.txt" --fake-measure h200 -o "$T/batch.json" \
+    --per-task shape --workers 2 > /dev/null 2>&1
+check "one task per shape (lib bench --all) gives the same table" cmp -s "$T/one.json" "$T/batch.json"
 WRAPPER_LOG=$T/devices.txt CAKE_RUN_CMD=$SRC/tests/lib/tune_wrapper.sh CAKEC=$C \
     "$C" lib tune "$T/lib.cakelib" --shapes "$T/shapes.txt" --fake-measure h200 -o "$T/faults.json" \
     --workers 2 --devices 3,5 --child-timeout 3 > "$T/faults.out" 2>&1
