@@ -90,7 +90,7 @@ rmsnorm M=16384,N=1024
 softmax M=4096,N=2048
 gemm M=128,N=4096,K=4096
 TUNE_EOF
-t 20 "$C" lib tune "$LIB" --shapes "$R/tune_shapes.txt" -o "$R/table.json" --runs 10 > "$R/tune.txt" 2>&1
+t 20 "$C" lib tune "$LIB" --shapes "$R/tune_shapes.txt" -o "$R/table.json" --runs 10 --per-task shape > "$R/tune.txt" 2>&1
 say "tune: exit $?"
 tail -4 "$R/tune.txt" | tee -a "$LOG"
 if [ -s "$R/table.json" ]; then
