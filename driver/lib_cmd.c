@@ -3,6 +3,7 @@
  *
  *   cakec lib check DIR                       the manifest and every variant check
  *   cakec lib build DIR -o FILE [--table T] [--ptx] [--no-model] [--device D] [-v]
+ *   cakec lib build FILE -o OUT [--table T]   the artifact again with another table
  *   cakec lib ops FILE|DIR                    the ops, signatures and variants
  *   cakec lib select FILE|DIR --op OP --shape M=..,N=.. [--device NAME]
  *   cakec lib run FILE --op OP --shape ... [--check] [--seed S]
@@ -403,6 +404,8 @@ static int cmd_build(CakeCtx *ctx, const LibOptions *o)
         diag_help(ctx, d, "cakec lib build library -o cake.cakelib");
         return drv_finish(ctx, &o->opt, EXIT_USER);
     }
+    if (!is_dir(o->opt.file))   /* an artifact: only its table changes */
+        return drv_finish(ctx, &o->opt, code_of(cake_lib_retable(ctx, o->opt.file, o->table, o->opt.out)));
     CakeLibBuildOptions bo = {.table = o->table, .no_model = o->no_model, .ptx_only = o->ptx,
                               .device = o->opt.device, .verbose = o->verbose};
     return drv_finish(ctx, &o->opt, code_of(cake_lib_build(ctx, o->opt.file, o->opt.out, &bo)));

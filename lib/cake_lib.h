@@ -194,6 +194,10 @@ typedef struct {
  * artifact to `out`. 0, 1 (diagnostics), 2, 3 (the code generator missing). */
 int cake_lib_build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBuildOptions *o);
 
+/* Writes artifact `in` again to `out` with the tuned table `table` (NULL:
+ * none) in place of its own: no compiling (`cakec lib build FILE --table T`). */
+int cake_lib_retable(CakeCtx *ctx, const char *in, const char *table, const char *out);
+
 /* Reads and checks DIR/manifest.json only (no code generation): `cakec lib check`. */
 int cake_lib_check_dir(CakeCtx *ctx, const char *dir);
 

@@ -294,6 +294,31 @@ int cake_lib_build(CakeCtx *ctx, const char *dir, const char *out, const CakeLib
     return rc;
 }
 
+/* an artifact with another tuned table: the images, sources and the cost
+   model's grid as they are */
+static int retable(CakeCtx *ctx, const char *in, const char *table, const char *out)
+{
+    CakeLib *lib;
+    int rc = cake_lib_open(ctx, in, &lib);
+    if (rc)
+        return rc;
+    lib->tuned_device = "";
+    for (uint32_t i = 0; i < lib->nops; i++)
+        lib->ops[i].ntuned = 0;
+    rc = table ? lib_table_fold(ctx, lib, table) : 0;
+    if (!rc)
+        rc = lib_artifact_write(ctx, lib, out);
+    cake_lib_close(lib);
+    return rc;
+}
+
+int cake_lib_retable(CakeCtx *ctx, const char *in, const char *table, const char *out)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, retable(ctx, in, table, out));
+    return rc;
+}
+
 static int check_dir(CakeCtx *ctx, const char *dir, CakeLib **out)
 {
     int rc = lib_manifest_read(ctx, dir, out);

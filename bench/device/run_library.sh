@@ -1,15 +1,17 @@
 #!/bin/bash
 # run_library.sh — the kernel library on the device in one call (builds nothing heavy):
 #   build     `cakec lib build library` there (cubins through the machine's nvJitLink)
+#   tune      `lib tune` of the artifact at bench/device/lib_tune_shapes.txt (one task
+#             per shape), the table folded into the artifact (`lib build FILE --table`)
 #   cases     per case (op, shape): `lib select`, `lib run --check` (the oracle at that
 #             shape), `lib bench` (same timer as `run --bench`), one with --overhead
 #   peers     lib_peers.py (after the cases, not beside them: one GPU): cuBLAS (torch.matmul), torch._scaled_mm, SDPA, torch eager and
 #             torch.compile for norms, softmax and cross-entropy, at the same shapes
-#   tune      `lib tune` of the artifact on a small shape file, then a build with the table
 # Prints the table last. Every command has a timeout; the whole script honours
 # $DEADLINE (seconds, default 95).
 #   usage (device machine, repo root): bash bench/device/run_library.sh
-# Output under $OUT: lib_table.md, lib_log.txt, lib_raw/ (every JSON document).
+# Output under $OUT: lib_table.md, lib_log.txt, lib_raw/ (every JSON document; table.json
+# is the tuned table).
 set -u
 C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out}
@@ -61,12 +63,22 @@ t 40 "$C" lib build library -o "$LIB" -v > "$R/build.txt" 2>&1
 say "build: exit $? in $((SECONDS - b0)) s, $(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes"
 tail -3 "$R/build.txt" | tee -a "$LOG"
 
+say "== tune (at $((SECONDS - T0)) s)"
+t 20 "$C" lib tune "$LIB" --shapes bench/device/lib_tune_shapes.txt -o "$R/table.json" --runs 10 \
+    --per-task shape > "$R/tune.txt" 2>&1
+say "tune: exit $?"
+tail -3 "$R/tune.txt" | tee -a "$LOG"
+if [ -s "$R/table.json" ] && t 10 "$C" lib build "$LIB" --table "$R/table.json" -o "$R/tuned.cakelib" 2>> "$LOG"; then
+    say "the cases run on the tuned artifact"
+    mv "$R/tuned.cakelib" "$LIB"
+fi
+
 say "== cases (at $((SECONDS - T0)) s)"
 i=0
 while read -r op shape; do
     [ -z "$op" ] && continue
     i=$((i + 1))
-    if [ "$(left)" -lt 42 ]; then   # leave the peers and the tune their time
+    if [ "$(left)" -lt 30 ]; then   # leave the peers their time
         say "cases: out of time before case $i ($op $shape)"
         break
     fi
@@ -80,25 +92,11 @@ while read -r op shape; do
 done < "$CASES"
 
 say "== peers (at $((SECONDS - T0)) s)"
-pl=$(left); pl=$((pl - 22)); [ "$pl" -gt 45 ] && pl=45
+pl=$(left); pl=$((pl - 3)); [ "$pl" -gt 45 ] && pl=45
 LIB_PEERS_BUDGET=$((pl - 15)) t "$pl" python3 bench/device/lib_peers.py "$CASES" > "$R/peers.json" 2> "$R/peers.err"
 say "peers: exit $?"
 
-say "== tune (at $((SECONDS - T0)) s)"
-cat > "$R/tune_shapes.txt" <<'TUNE_EOF'
-rmsnorm M=16384,N=1024
-softmax M=4096,N=2048
-gemm M=128,N=4096,K=4096
-TUNE_EOF
-t 20 "$C" lib tune "$LIB" --shapes "$R/tune_shapes.txt" -o "$R/table.json" --runs 10 --per-task shape > "$R/tune.txt" 2>&1
-say "tune: exit $?"
-tail -4 "$R/tune.txt" | tee -a "$LOG"
-if [ -s "$R/table.json" ]; then
-    t 30 "$C" lib build library -o "$R/tuned.cakelib" --table "$R/table.json" --no-model > /dev/null 2>> "$LOG"
-    t 5 "$C" lib select "$R/tuned.cakelib" --op rmsnorm --shape M=16384,N=1024 | tee -a "$LOG"
-    t 5 "$C" lib select "$R/tuned.cakelib" --op gemm --shape M=128,N=4096,K=4096 | tee -a "$LOG"
-fi
-rm -f "$R/tuned.cakelib" "$R/cake.cakelib"
+rm -f "$R/cake.cakelib"
 
 python3 - "$R" "$CASES" <<'PY' | tee "$O/lib_table.md"
 import json, os, sys
