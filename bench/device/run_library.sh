@@ -66,9 +66,10 @@ tail -3 "$R/build.txt" | tee -a "$LOG"
 say "== tune (at $((SECONDS - T0)) s)"
 t 20 "$C" lib tune "$LIB" --shapes bench/device/lib_tune_shapes.txt -o "$R/table.json" --runs 10 \
     --per-task shape > "$R/tune.txt" 2>&1
-say "tune: exit $?"
+trc=$?
+say "tune: exit $trc"
 tail -3 "$R/tune.txt" | tee -a "$LOG"
-if [ -s "$R/table.json" ] && t 10 "$C" lib build "$LIB" --table "$R/table.json" -o "$R/tuned.cakelib" 2>> "$LOG"; then
+if [ $trc = 0 ] && [ -s "$R/table.json" ] && t 10 "$C" lib build "$LIB" --table "$R/table.json" -o "$R/tuned.cakelib" 2>> "$LOG"; then
     say "the cases run on the tuned artifact"
     mv "$R/tuned.cakelib" "$LIB"
 fi
