@@ -18,6 +18,7 @@ typedef struct {
     const char *text; uint32_t len;
     uint32_t file;            /* the manifest as a source file of ctx */
     int bad;
+    uint32_t op_pos;          /* the place of the op being read (its "op" pair) */
 } Reader;
 
 /* ---- places in the text ------------------------------------------------------ */
@@ -58,14 +59,6 @@ static Span pair_span(const Reader *r, uint32_t at)
     return (Span){r->file, at, end};
 }
 
-static uint32_t line_of(const Reader *r, uint32_t at)
-{
-    uint32_t line = 1;
-    for (uint32_t i = 0; i < at && i < r->len; i++)
-        line += r->text[i] == '\n';
-    return at == UINT32_MAX ? 0 : line;
-}
-
 /* the place of op `op` (its "op" pair), and of its variant `v` after it */
 static uint32_t op_at(const Reader *r, const char *op)
 {
@@ -73,10 +66,11 @@ static uint32_t op_at(const Reader *r, const char *op)
     return at == UINT32_MAX ? 0 : at;
 }
 
-static uint32_t variant_at(const Reader *r, const char *op, const char *v)
+/* the place of variant v of the op being read (after its "op" pair) */
+static uint32_t variant_at(const Reader *r, const char *v)
 {
-    uint32_t at = find_pair(r, op_at(r, op), "name", v);
-    return at == UINT32_MAX ? op_at(r, op) : at;
+    uint32_t at = find_pair(r, r->op_pos, "name", v);
+    return at == UINT32_MAX ? r->op_pos : at;
 }
 
 static Diag *bad(Reader *r, uint32_t at, const char *msg)
@@ -142,7 +136,8 @@ static uint32_t source_of(Reader *r, const char *path, uint32_t at)
     uint32_t len = 0;
     char *text = r->dir ? read_text(r->ctx, full, &len) : NULL;
     if (!text) {
-        Diag *d = diag_report(r->ctx, E0001, pair_span(r, at), "cannot read `%s`: %s", full,
+        Diag *d = diag_report(r->ctx, E0001, pair_span(r, find_pair(r, at, "file", NULL)),
+                              "cannot read `%s`: %s", full,
                               strerror(errno ? errno : ENOENT));
         diag_help(r->ctx, d, "a variant's `file` is relative to the library folder");
         r->bad = 1;
@@ -236,12 +231,10 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
 {
     memset(v, 0, sizeof *v);
     CakeLibVariant *p = &v->pub;
-    uint32_t at0 = op_at(r, op->pub.name);
-    p->name = str_field(r, j, "name", 1, at0);
+    p->name = str_field(r, j, "name", 1, r->op_pos);
     if (!p->name)
         return 0;
-    uint32_t at = variant_at(r, op->pub.name, p->name);
-    v->line = line_of(r, at);
+    uint32_t at = variant_at(r, p->name);
     v->at = pair_span(r, at);
     p->file = str_field(r, j, "file", 1, at);
     p->kernel = str_field(r, j, "kernel", 0, at);
@@ -257,7 +250,7 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
         diag_help(r->ctx, d, "targets: sm_80, sm_90a, gfx90a, gfx942");
         return 0;
     }
-    v->src = source_of(r, p->file, find_pair(r, at, "file", NULL));
+    v->src = source_of(r, p->file, at);
     const cJSON *when = cJSON_GetObjectItemCaseSensitive(j, "when"), *c;
     v->nconds = 0;
     v->conds = arena_alloc(&r->ctx->arena, (size_t)(cJSON_GetArraySize(when) + 1) * sizeof *v->conds);
@@ -286,7 +279,7 @@ static int read_op(Reader *r, const cJSON *j, LibOp *op)
     if (!op->pub.name)
         return 0;
     uint32_t at = op_at(r, op->pub.name);
-    op->line = line_of(r, at);
+    r->op_pos = at;
     op->pub.doc = str_field(r, j, "doc", 0, at);
     if (!op->pub.doc)
         op->pub.doc = "";
@@ -323,7 +316,7 @@ static int read_op(Reader *r, const cJSON *j, LibOp *op)
             continue;
         for (uint32_t i = 0; i < op->pub.nvariants; i++)
             if (!strcmp(op->v[i].pub.name, lv->pub.name))
-                bad(r, variant_at(r, op->pub.name, lv->pub.name),
+                bad(r, variant_at(r, lv->pub.name),
                     ir_fmt(r->ctx, "op `%s` has two variants named `%s`", op->pub.name, lv->pub.name));
         op->pub.nvariants++;
     }
@@ -397,7 +390,7 @@ static int manifest_read(CakeCtx *ctx, const char *dir, CakeLib **out)
 int lib_manifest_parse(CakeCtx *ctx, CakeLib *lib, const char *dir, const char *path,
                        const char *text, uint32_t len)
 {
-    Reader r = {ctx, lib, dir, text, len, 0, 0};
+    Reader r = {ctx, lib, dir, text, len, 0, 0, 0};
     r.file = ctx_add_file(ctx, path, text, len);
     return read_manifest(&r);
 }

@@ -34,7 +34,6 @@ typedef struct {
     CakeLibVariant pub;
     Target tg;
     uint32_t src;             /* its source in CakeLib.srcs */
-    uint32_t line;            /* the manifest line of its name (0: unknown) */
     Span at;                  /* its name in the manifest (IR_NOSPAN from an artifact) */
     LibCond *conds; uint32_t nconds;
     Module *m; Kernel *k;     /* parsed and verified: the domain's assumes */
@@ -56,7 +55,6 @@ typedef struct {
     CakeLibOp pub;
     CakeLibArg *args;
     const char **dims; Sym *dsym;
-    uint32_t line;            /* manifest line of the op's name */
     LibVariant *v;
     LibCell *tuned; uint32_t ntuned;   /* sorted by key */
     LibCell *model; uint32_t nmodel;   /* sorted by key (congruence bits zero) */

@@ -17,22 +17,18 @@
 
 unsigned lib_bucket(int64_t v)
 {
-    unsigned b = 0;
-    while (v > 0 && b < 31) {
-        b++;
-        v >>= 1;
-    }
-    return b;
+    if (v <= 0)
+        return 0;
+    unsigned b = 64u - (unsigned)__builtin_clzll((unsigned long long)v);
+    return b < 31 ? b : 31;
 }
 
 static unsigned twos(int64_t v)
 {
-    unsigned t = 0;
-    while (v > 0 && !(v & 1) && t < 7) {
-        t++;
-        v >>= 1;
-    }
-    return t;
+    if (v <= 0)
+        return 0;
+    unsigned t = (unsigned)__builtin_ctzll((unsigned long long)v);
+    return t < 7 ? t : 7;
 }
 
 uint64_t lib_class_key(const LibOp *op, const int64_t *dimv)
