@@ -49,8 +49,24 @@ static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel
     return ok ? EXIT_OK : EXIT_USER;
 }
 
+/* the cost model's prediction beside the measurement, as `run --bench` prints it;
+   its diagnostics are not the run's */
+static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDevice *dev, CakeKernel *ck,
+                      CostResult *c)
+{
+    const TgDevice *d = tg_device_match(rt_info(dev)->name);
+    if (!d || !tg_device_runs(d, ck->tg))
+        return 0;
+    uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+    int ok = cake_lib_cost(ctx, lib, ch, d->name, c) == 0;
+    ctx->ndiags = nd;
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    return ok;
+}
+
 static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
-                    const ShapeEnv *env, cJSON *extra)
+                    const ShapeEnv *env, cJSON *extra, CakeLib *lib, const CakeLibChoice *ch)
 {
     CakeBench b;
     int rc = cake_bench(ctx, dev, ck, env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
@@ -61,9 +77,21 @@ static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel
             diag_report(ctx, E0972, ck->k->span, "bench failed: %s", b.message);
         return EXIT_DEVICE;
     }
-    cJSON_AddItemToObject(extra, "bench", drv_bench_json(&b));
+    CostResult c;
+    int have = bench_cost(ctx, lib, ch, dev, ck, &c);
+    cJSON *bj = drv_bench_json(&b);
+    if (have) {
+        cJSON_AddNumberToObject(bj, "predicted_ms", c.time_ms);
+        cJSON *iv = cJSON_AddArrayToObject(bj, "predicted_interval_ms");
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.lo_ms));
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.hi_ms));
+        cJSON_AddNumberToObject(bj, "model_roofline_ms", c.roofline_ms);
+        cJSON_AddNumberToObject(bj, "model_roofline_fraction", c.roofline_ms / b.t.median_ms);
+        cJSON_AddItemToObject(extra, "cost", cake_cost_json(&c));
+    }
+    cJSON_AddItemToObject(extra, "bench", bj);
     if (!o->opt.json)
-        drv_bench_text(&b, NULL);
+        drv_bench_text(&b, have ? &c : NULL);
     return EXIT_OK;
 }
 
@@ -261,7 +289,7 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
         if (!strcmp(o->sub, "run") && (o->opt.check || !o->opt.runs))
             code = do_check(ctx, o, dev, ck, &env, extra);
         else
-            code = do_bench(ctx, o, dev, ck, &env, extra);
+            code = do_bench(ctx, o, dev, ck, &env, extra, lib, &ch);
         if (!code && o->overhead)
             overhead(ctx, o, lib, dev, &ch, ck, &env, extra);
     }

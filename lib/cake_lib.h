@@ -177,6 +177,9 @@ int cake_lib_choice_env(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *c
  * target's default): 0 with *ms, 1 when the model has no answer. */
 int cake_lib_predict(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *choice,
                      const char *device, double *ms);
+/* The same with the whole prediction (analysis/cost.h), as `cakec cost` prints it. */
+int cake_lib_cost(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *choice, const char *device,
+                  CostResult *out);
 
 /* ---- build and tune (the tools behind `cakec lib build` / `lib tune`) ---- */
 

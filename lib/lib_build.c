@@ -65,7 +65,7 @@ static int ranked_cmp(const void *a, const void *b)
 }
 
 double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Module *m,
-                        const int64_t *dimv, const char *device)
+                        const int64_t *dimv, const char *device, CostResult *res)
 {
     char shape[256];
     size_t at = 0;
@@ -74,13 +74,13 @@ double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Modu
                                (long long)dimv[i]);
     CakeCostOptions co = {.kernel = v->pub.kernel, .target = v->tg, .has_target = 1, .device = device,
                           .shape = shape, .set = v->pub.set[0] ? v->pub.set : NULL};
-    CostResult r;
+    CostResult own, *r = res ? res : &own;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
-    int rc = cake_cost(ctx, m ? m : v->m, &co, &r);
+    int rc = cake_cost(ctx, m ? m : v->m, &co, r);
     ctx->ndiags = nd;
     ctx->nerrors = ne;
     ctx->nwarnings = nw;
-    return rc == 0 && r.time_ms > 0 ? r.time_ms : -1;
+    return rc == 0 && r->time_ms > 0 ? r->time_ms : -1;
 }
 
 /* the ranking of op's variants at dimv by predicted time (domains holding only) */
@@ -93,7 +93,7 @@ static uint8_t rank_at(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, const 
         const LibVariant *v = &op->v[i];
         if (!lib_domain_holds(lib, op, v, dimv, NULL, NULL))
             continue;
-        double ms = lib_variant_cost(ctx, op, v, NULL, dimv, device);
+        double ms = lib_variant_cost(ctx, op, v, NULL, dimv, device, NULL);
         if (ms > 0)
             r[n++] = (Ranked){ms, (uint8_t)i};
     }

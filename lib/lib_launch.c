@@ -138,7 +138,7 @@ int cake_lib_choice_env(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *c
 }
 
 static int predict(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *ch, const char *device,
-                   double *ms)
+                   double *ms, CostResult *res)
 {
     const LibOp *op = &lib->ops[ch->op];
     const LibVariant *v = variant_of(ctx, (CakeLib *)lib, ch);
@@ -147,7 +147,7 @@ static int predict(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *ch, co
     uint32_t file = ctx_add_file(ctx, s->path, s->text, s->len);
     if (cake_check_source(ctx, file, v->pub.kernel, v->pub.set[0] ? v->pub.set : NULL, NULL, &m))
         return 1;
-    *ms = lib_variant_cost(ctx, op, v, m, ch->dimv, device);
+    *ms = lib_variant_cost(ctx, op, v, m, ch->dimv, device, res);
     if (*ms > 0)
         return 0;
     diag_report(ctx, E1211, IR_NOSPAN, "the cost model has no time for variant `%s`", v->pub.name);
@@ -159,6 +159,15 @@ int cake_lib_predict(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *choi
 {
     int rc;
     *ms = -1;
-    CAKE_PROTECTED(ctx, rc, predict(ctx, lib, choice, device, ms));
+    CAKE_PROTECTED(ctx, rc, predict(ctx, lib, choice, device, ms, NULL));
+    return rc;
+}
+
+int cake_lib_cost(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *choice, const char *device,
+                  CostResult *out)
+{
+    int rc;
+    double ms;
+    CAKE_PROTECTED(ctx, rc, predict(ctx, lib, choice, device, &ms, out));
     return rc;
 }

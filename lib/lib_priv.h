@@ -101,7 +101,7 @@ int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path);
 /* The cost model's time (ms) of variant v of op at dimv on `device`, on module m
    (NULL: v->m, which must be verified); -1 when the model has no answer */
 double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Module *m,
-                        const int64_t *dimv, const char *device);
+                        const int64_t *dimv, const char *device, CostResult *res);
 
 /* ---- lib_artifact.c ---- */
 /* The meta document and the blob, written as the artifact file. 0, or 1. */
