@@ -83,6 +83,25 @@ def peers(op, s):
             f = compiled("softmax", lambda x: torch.softmax(x, -1))
             f(x)
             out["torch_compile"] = bench(lambda: f(x))
+    elif op == "swiglu":
+        g = torch.randn(s["N"], device=dev, dtype=bf)
+        u = torch.randn(s["N"], device=dev, dtype=bf)
+        out["torch_eager"] = bench(lambda: F.silu(g) * u)
+        if time.time() - T0 < BUDGET:
+            f = compiled("swiglu", lambda g, u: F.silu(g) * u)
+            f(g, u)
+            out["torch_compile"] = bench(lambda: f(g, u))
+    elif op == "fp8_row_quantize":
+        x = torch.randn(s["M"], s["N"], device=dev, dtype=bf)
+
+        def quant(x):
+            sc = x.abs().amax(-1, keepdim=True).float().clamp(min=1e-12) / 448.0
+            return (x.float() / sc).to(torch.float8_e4m3fn), sc
+        out["torch_eager"] = bench(lambda: quant(x))
+        if time.time() - T0 < BUDGET:
+            f = compiled("fp8q", quant)
+            f(x)
+            out["torch_compile"] = bench(lambda: f(x))
     elif op == "cross_entropy":
         x = torch.randn(s["B"], s["V"], device=dev)
         t = torch.randint(0, s["V"], (s["B"],), device=dev)
