@@ -146,6 +146,10 @@ int cake_instance_env(CakeCtx *ctx, const Module *m, const Kernel *k, Target tg,
 
 /* How many instances ctx's cache holds (tests, statistics). */
 uint32_t cake_instance_count(const CakeCtx *ctx);
+/* cake_check_file on source file `file` of ctx (ctx_add_file): the library
+ * checks its variants' kernels, read from its artifact, this way. */
+int cake_check_source(CakeCtx *ctx, uint32_t file, const char *kernel, const char *set,
+                      const char *shape, Module **out);
 
 /* ---- compile ---------------------------------------------------------- */
 

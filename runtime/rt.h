@@ -157,6 +157,16 @@ typedef struct {
  * skipped. */
 bool rt_jit_log_next(const char **cursor, RtJitMsg *out);
 
+/* PTX to a cubin for `arch` ("sm_90a") in process, through libnvJitLink
+ * (dlopen'd once by rt_jitlink_open, nvjitlink.c; NULL when there is none).
+ * *out is malloc'd; RT_UNSUPPORTED without a linker, RT_LOAD_ERROR with its
+ * error log in `log` when it refuses. */
+typedef struct RtJitLinker RtJitLinker;
+RtJitLinker *rt_jitlink_open(void);
+void rt_jitlink_close(RtJitLinker *l);   /* NULL is fine */
+RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
+                        size_t *out_len, char *log, size_t loglen);
+
 /* ---- buffers ---------------------------------------------------------- */
 
 RtStatus rt_alloc(RtDevice *dev, size_t bytes, RtPtr *out);
@@ -176,6 +186,9 @@ typedef struct {
     unsigned cluster[3];  /* thread-block cluster (sm_90+); all 0: none */
     unsigned shared_bytes; /* dynamic shared memory */
     void **params;        /* one pointer per kernel parameter, to its value */
+    void *stream;         /* a CUstream / hipStream_t of the caller in the device's primary
+                             context; NULL: the runtime's own. rt_wait and rt_time wait on
+                             the runtime's stream only: the caller syncs its own */
 } RtLaunch;
 
 RtStatus rt_launch(RtDevice *dev, const RtLaunch *l); /* asynchronous */

@@ -11,13 +11,16 @@
 # (libclang-rt-19-dev) for the ASan/UBSan build and the fuzzer, cJSON, libcurl,
 # cmocka for the unit tests, python3 (its standard library only) for the agent
 # tests' loopback HTTP server and MCP client, and zlib/zstd for linking LLVM statically
-# (-DCAKE_STATIC_LLVM=ON). The CUDA toolkit is optional: with it, cuda.h and
+# (-DCAKE_STATIC_LLVM=ON), and Slurm (slurm-wlm) for the test of the Slurm tuning
+# runner (tests/agent/test_slurm.sh, which starts a one-node cluster of its own with
+# auth/none: no munge daemon needed). The CUDA toolkit is optional: with it, cuda.h and
 # ptxas are used; without it, GPU and ptxas tests skip.
 set -eu
 cd "$(dirname "$0")/.."
 
 PACKAGES="cmake make gcc pkg-config llvm-19-dev lld-19 clang-19 libclang-rt-19-dev
-          libcjson-dev libcurl4-openssl-dev libcmocka-dev libzstd-dev zlib1g-dev python3"
+          libcjson-dev libcurl4-openssl-dev libcmocka-dev libzstd-dev zlib1g-dev python3
+          slurm-wlm"
 
 install_missing() {
     missing=""
