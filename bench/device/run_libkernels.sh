@@ -44,11 +44,13 @@ rms_M32768_N2048_w	rmsnorm	M=32768,N=2048	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS
 rms_M32768_N2048_b	rmsnorm	M=32768,N=2048	rmsnorm_block	rmsnorm_block|THREADS=256,ITERS=1|
 rms_M16384_N4096	rmsnorm	M=16384,N=4096	rmsnorm_block	rmsnorm_block|THREADS=512,ITERS=1|
 rms_M8192_N8192	rmsnorm	M=8192,N=8192	rmsnorm_block	rmsnorm_block|THREADS=1024,ITERS=1|
-rms_M2048_N65536	rmsnorm	M=2048,N=65536	rmsnorm_block	rmsnorm_block|THREADS=1024,ITERS=8|
+rms_M4096_N32768	rmsnorm	M=4096,N=32768	rmsnorm_block	rmsnorm_block|THREADS=1024,ITERS=4|
+rms_M4096_N32768_s	rmsnorm	M=4096,N=32768	rmsnorm_smem	rmsnorm_smem|THREADS=512,NMAX=32768|
+rms_M2048_N65536	rmsnorm	M=2048,N=65536	rmsnorm_smem	rmsnorm_smem|THREADS=1024,NMAX=65536|
 ln_M65536_N1024	layernorm	M=65536,N=1024	layernorm_warp	layernorm_warp|LPR=32,WARPS=4,ITERS=4|
 ln_M262144_N128	layernorm	M=262144,N=128	layernorm_warp	layernorm_warp|LPR=16,WARPS=4,ITERS=1|
 ln_M16384_N4096	layernorm	M=16384,N=4096	layernorm_block	layernorm_block|THREADS=512,ITERS=1|
-ln_M2048_N65536	layernorm	M=2048,N=65536	layernorm_block	layernorm_block|THREADS=1024,ITERS=8|
+ln_M2048_N65536	layernorm	M=2048,N=65536	layernorm_smem	layernorm_smem|THREADS=1024,NMAX=65536|
 sm_M65536_N1024	softmax	M=65536,N=1024	softmax_warp	softmax_warp|LPR=32,WARPS=4,ITERS=8|
 sm_M16384_N8192	softmax	M=16384,N=8192	softmax_block	softmax_block|THREADS=256,ITERS=8|
 sm_M8192_N10000	softmax	M=8192,N=10000	softmax_block	softmax_block|THREADS=512,ITERS=8|
@@ -69,6 +71,7 @@ g_M3072_cube_128x256	gemm	M=3072,N=3072,K=3072	gemm_persistent	gemm_persistent|B
 g_M16_N8192_K8192_sk4	gemm	M=16,N=8192,K=8192	gemm_splitk	gemm_splitk_partial|BN=128,SPLIT=4|;gemm_splitk_reduce|SPLIT=4|M=16,N=8192
 g_M16_N8192_K8192_sk8	gemm	M=16,N=8192,K=8192	gemm_splitk	gemm_splitk_partial|BN=64,SPLIT=8|;gemm_splitk_reduce|SPLIT=8|M=16,N=8192
 g_M16_N8192_K8192_64x128	gemm	M=16,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=128|
+g_M16_N8192_K8192_64x64	gemm	M=16,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=64|
 TSV
 while IFS=$'\t' read -r name op shape file launches; do
     docs=""
@@ -97,11 +100,16 @@ for s in LPR=4,WARPS=2,ITERS=1 LPR=8,WARPS=4,ITERS=2 LPR=16,WARPS=8,ITERS=4 LPR=
 done
 ck rmsnorm_warp rmsnorm_warp LPR=8,WARPS=4,ITERS=1 M=1,N=63
 ck layernorm_warp layernorm_warp LPR=32,WARPS=8,ITERS=8 M=3001,N=2047
-for s in THREADS=64,ITERS=2 THREADS=128,ITERS=8 THREADS=256,ITERS=4 THREADS=512,ITERS=1 THREADS=1024,ITERS=8; do
+for s in THREADS=64,ITERS=2 THREADS=128,ITERS=4 THREADS=256,ITERS=4 THREADS=512,ITERS=1 THREADS=1024,ITERS=4; do
     ck rmsnorm_block rmsnorm_block $s; ck layernorm_block layernorm_block $s
 done
-ck rmsnorm_block rmsnorm_block THREADS=1024,ITERS=8 M=3,N=65536
-ck layernorm_block layernorm_block THREADS=1024,ITERS=8 M=2,N=65535
+ck rmsnorm_block rmsnorm_block THREADS=1024,ITERS=4 M=3,N=32768
+ck layernorm_block layernorm_block THREADS=1024,ITERS=4 M=2,N=32767
+for s in THREADS=256,NMAX=32768 THREADS=512,NMAX=65536 THREADS=1024,NMAX=114688; do
+    ck rmsnorm_smem rmsnorm_smem $s; ck layernorm_smem layernorm_smem $s
+done
+ck rmsnorm_smem rmsnorm_smem THREADS=1024,NMAX=65536 M=3,N=65536
+ck layernorm_smem layernorm_smem THREADS=1024,NMAX=114688 M=2,N=114687
 for s in LPR=4,WARPS=4,ITERS=1 LPR=8,WARPS=8,ITERS=2 LPR=16,WARPS=4,ITERS=4 LPR=32,WARPS=8,ITERS=8 LPR=32,WARPS=4,ITERS=16 LPR=32,WARPS=4,ITERS=32; do
     ck softmax_warp softmax_warp $s
 done
@@ -125,10 +133,12 @@ ck cross_entropy_split cross_entropy_split_stats THREADS=256,ITERS=4 B=1,V=26214
 for s in THREADS=128,ITERS=1,WARPS=1 THREADS=256,ITERS=4,WARPS=4 THREADS=512,ITERS=8,WARPS=4 THREADS=256,ITERS=2,WARPS=1; do
     ck cross_entropy_split cross_entropy_split_finish $s
 done
-for bm in 64 128; do for bn in 128 192 256; do
+for bm in 64 128; do for bn in 64 128 192 256; do
     ck gemm_persistent gemm_persistent BM=$bm,BN=$bn
 done; done
 ck gemm_persistent gemm_persistent BM=64,BN=256 M=130,N=1032,K=520
+ck gemm_persistent gemm_persistent BM=128,BN=192 M=1000,N=4000,K=136
+ck gemm_persistent gemm_persistent BM=64,BN=64 M=100,N=8200,K=72
 for s in BN=64,SPLIT=2 BN=128,SPLIT=4 BN=256,SPLIT=8 BN=128,SPLIT=16; do
     ck gemm_splitk gemm_splitk_partial $s
 done
