@@ -37,41 +37,36 @@ GO=$R/go
 BENCH=$R/bench.tsv
 cat > "$BENCH" <<'TSV'
 rms_M65536_N1024	rmsnorm	M=65536,N=1024	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS=4,ITERS=4|
-rms_M262144_N128	rmsnorm	M=262144,N=128	rmsnorm_warp	rmsnorm_warp|LPR=16,WARPS=4,ITERS=1|
-rms_M1000000_N64	rmsnorm	M=1000000,N=64	rmsnorm_warp	rmsnorm_warp|LPR=8,WARPS=8,ITERS=1|
-rms_M65536_N1001	rmsnorm	M=65536,N=1001	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS=4,ITERS=4|
-rms_M32768_N2048_w	rmsnorm	M=32768,N=2048	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS=4,ITERS=8|
-rms_M32768_N2048_b	rmsnorm	M=32768,N=2048	rmsnorm_block	rmsnorm_block|THREADS=256,ITERS=1|
-rms_M16384_N4096	rmsnorm	M=16384,N=4096	rmsnorm_block	rmsnorm_block|THREADS=512,ITERS=1|
-rms_M8192_N8192	rmsnorm	M=8192,N=8192	rmsnorm_block	rmsnorm_block|THREADS=1024,ITERS=1|
-rms_M4096_N32768	rmsnorm	M=4096,N=32768	rmsnorm_block	rmsnorm_block|THREADS=1024,ITERS=4|
-rms_M4096_N32768_s	rmsnorm	M=4096,N=32768	rmsnorm_smem	rmsnorm_smem|THREADS=512,NMAX=32768|
-rms_M2048_N65536	rmsnorm	M=2048,N=65536	rmsnorm_smem	rmsnorm_smem|THREADS=1024,NMAX=65536|
 ln_M65536_N1024	layernorm	M=65536,N=1024	layernorm_warp	layernorm_warp|LPR=32,WARPS=4,ITERS=4|
-ln_M262144_N128	layernorm	M=262144,N=128	layernorm_warp	layernorm_warp|LPR=16,WARPS=4,ITERS=1|
-ln_M16384_N4096	layernorm	M=16384,N=4096	layernorm_block	layernorm_block|THREADS=512,ITERS=1|
-ln_M2048_N65536	layernorm	M=2048,N=65536	layernorm_smem	layernorm_smem|THREADS=1024,NMAX=65536|
-sm_M65536_N1024	softmax	M=65536,N=1024	softmax_warp	softmax_warp|LPR=32,WARPS=4,ITERS=8|
-sm_M16384_N8192	softmax	M=16384,N=8192	softmax_block	softmax_block|THREADS=256,ITERS=8|
 sm_M8192_N10000	softmax	M=8192,N=10000	softmax_block	softmax_block|THREADS=512,ITERS=8|
-sm_M2048_N32768	softmax	M=2048,N=32768	softmax_block	softmax_block|THREADS=1024,ITERS=8|
 sm_M512_N65536	softmax	M=512,N=65536	softmax_online	softmax_online|THREADS=1024,UNROLL=4|
-sm_M128_N262144	softmax	M=128,N=262144	softmax_online	softmax_online|THREADS=1024,UNROLL=4|
-sm_M4_N262144	softmax	M=4,N=262144	softmax_split	softmax_split_stats|THREADS=256,ITERS=4|;softmax_split_apply|THREADS=256,ITERS=4|
 sm_M1_N262144	softmax	M=1,N=262144	softmax_split	softmax_split_stats|THREADS=256,ITERS=2|;softmax_split_apply|THREADS=256,ITERS=2|
-ce_B4096_V32000	cross_entropy	B=4096,V=32000	cross_entropy_online	cross_entropy_online|THREADS=256,UNROLL=4|
-ce_B256_V128256	cross_entropy	B=256,V=128256	cross_entropy_online	cross_entropy_online|THREADS=1024,UNROLL=4|
-ce_B1_V262144_s	cross_entropy	B=1,V=262144	cross_entropy_split	cross_entropy_split_stats|THREADS=256,ITERS=4|;cross_entropy_split_finish|THREADS=256,ITERS=4|
+ce_B1_V262144_s	cross_entropy	B=1,V=262144	cross_entropy_split	cross_entropy_split_stats|THREADS=256,ITERS=2|;cross_entropy_split_finish|THREADS=256,ITERS=2|
 ce_B1_V262144_o	cross_entropy	B=1,V=262144	cross_entropy_online	cross_entropy_online|THREADS=1024,UNROLL=4|
-g_M128_N8192_K8192_64x256	gemm	M=128,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=256|
 g_M128_N8192_K8192_64x128	gemm	M=128,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=128|
-g_M3072_cube_128x128	gemm	M=3072,N=3072,K=3072	gemm_persistent	gemm_persistent|BM=128,BN=128|
+g_M128_N8192_K8192_64x256	gemm	M=128,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=256|
 g_M3072_cube_128x192	gemm	M=3072,N=3072,K=3072	gemm_persistent	gemm_persistent|BM=128,BN=192|
+g_M3072_cube_128x128	gemm	M=3072,N=3072,K=3072	gemm_persistent	gemm_persistent|BM=128,BN=128|
 g_M3072_cube_128x256	gemm	M=3072,N=3072,K=3072	gemm_persistent	gemm_persistent|BM=128,BN=256|
 g_M16_N8192_K8192_sk4	gemm	M=16,N=8192,K=8192	gemm_splitk	gemm_splitk_partial|BN=128,SPLIT=4|;gemm_splitk_reduce|SPLIT=4|M=16,N=8192
-g_M16_N8192_K8192_sk8	gemm	M=16,N=8192,K=8192	gemm_splitk	gemm_splitk_partial|BN=64,SPLIT=8|;gemm_splitk_reduce|SPLIT=8|M=16,N=8192
-g_M16_N8192_K8192_64x128	gemm	M=16,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=128|
 g_M16_N8192_K8192_64x64	gemm	M=16,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=64|
+rms_M1000000_N64	rmsnorm	M=1000000,N=64	rmsnorm_warp	rmsnorm_warp|LPR=8,WARPS=8,ITERS=1|
+rms_M65536_N1001	rmsnorm	M=65536,N=1001	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS=4,ITERS=4|
+rms_M16384_N4096	rmsnorm	M=16384,N=4096	rmsnorm_block	rmsnorm_block|THREADS=512,ITERS=1|
+rms_M4096_N16384	rmsnorm	M=4096,N=16384	rmsnorm_block	rmsnorm_block|THREADS=1024,ITERS=2|
+rms_M1024_N65536	rmsnorm	M=1024,N=65536	rmsnorm_smem	rmsnorm_smem|THREADS=1024,NMAX=65536|
+ln_M16384_N4096	layernorm	M=16384,N=4096	layernorm_block	layernorm_block|THREADS=512,ITERS=1|
+ln_M1024_N65536	layernorm	M=1024,N=65536	layernorm_smem	layernorm_smem|THREADS=1024,NMAX=65536|
+sm_M65536_N1024	softmax	M=65536,N=1024	softmax_warp	softmax_warp|LPR=32,WARPS=4,ITERS=8|
+sm_M8192_N8192	softmax	M=8192,N=8192	softmax_block	softmax_block|THREADS=256,ITERS=8|
+sm_M128_N262144	softmax	M=128,N=262144	softmax_online	softmax_online|THREADS=1024,UNROLL=4|
+sm_M4_N262144	softmax	M=4,N=262144	softmax_split	softmax_split_stats|THREADS=256,ITERS=4|;softmax_split_apply|THREADS=256,ITERS=4|
+ce_B2048_V32000	cross_entropy	B=2048,V=32000	cross_entropy_online	cross_entropy_online|THREADS=256,UNROLL=4|
+ce_B256_V128256	cross_entropy	B=256,V=128256	cross_entropy_online	cross_entropy_online|THREADS=1024,UNROLL=4|
+g_M16_N8192_K8192_64x128	gemm	M=16,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=128|
+g_M16_N8192_K8192_sk8	gemm	M=16,N=8192,K=8192	gemm_splitk	gemm_splitk_partial|BN=64,SPLIT=8|;gemm_splitk_reduce|SPLIT=8|M=16,N=8192
+rms_M16384_N2048_w	rmsnorm	M=16384,N=2048	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS=4,ITERS=8|
+rms_M16384_N2048_b	rmsnorm	M=16384,N=2048	rmsnorm_block	rmsnorm_block|THREADS=256,ITERS=1|
 TSV
 while IFS=$'\t' read -r name op shape file launches; do
     docs=""
@@ -85,7 +80,7 @@ say "cakec: $("$C" --version 2>&1 | head -1)"
 
 # ---- 3a. peers: compile now (CPU), time after the benches -------------------------
 timeout -k 5 $(( $(left) - 3 )) python3 bench/device/libkernels_peers.py peers "$CASES" "$R/peers.json" \
-    --go "$GO" --deadline $(( DEADLINE - 30 )) > "$R/peers.stdout" 2>&1 &
+    --go "$GO" --deadline $(( DEADLINE - 6 )) > "$R/peers.stdout" 2>&1 &
 PEERS=$!
 
 # ---- 1. checks ---------------------------------------------------------------------
@@ -156,7 +151,7 @@ one_check() { # FILE KERNEL SET SHAPE TAG
 }
 export -f one_check
 export C R
-CHECK_END=$((DEADLINE * 35 / 100))
+CHECK_END=$((DEADLINE * 30 / 100))
 timeout -k 3 "$CHECK_END" xargs -P 8 -L 1 bash -c 'one_check "$@"' _ < "$CHK" > "$R/check_rc.txt"
 say "checks done at $((SECONDS - T0)) s: $(awk '$1 == 0' "$R/check_rc.txt" | wc -l) exit 0 of $(wc -l < "$CHK")"
 awk '$1 != 0 { print "  check FAILED (exit " $1 "): " $2 }' "$R/check_rc.txt" | tee -a "$LOG"
@@ -168,7 +163,7 @@ while IFS=$'\t' read -r name op shape file launches; do
     for l in ${launches//;/ }; do
         IFS='|' read -r k set sh <<< "$l"
         [ -n "$sh" ] || sh=$shape
-        if [ "$(left)" -lt 25 ]; then say "bench $name: skipped (out of time)"; break; fi
+        if [ "$(left)" -lt 22 ]; then say "bench $name: skipped (out of time)"; break; fi
         timeout -k 3 25 "$C" run "$K/$file.tir" --kernel "$k" --set "$set" --shape "$sh" \
             --check --bench --runs 20 --json --timeout 20 > "$R/bench_${name}_$i.json" 2> "$R/bench_${name}_$i.err"
         rc=$?
