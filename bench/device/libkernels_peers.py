@@ -104,10 +104,16 @@ def peers(cases_path, out_path, go=None, deadline=94.0):
             r["skipped"] = "out of time"
             continue
         rep = 40
-        r["eager_ms"] = float(do_bench(lambda: fn(*args), warmup=5, rep=rep, return_mode="median"))
-        if comp is not None:
-            r["compile_ms"] = float(do_bench(lambda: comp(*args), warmup=5, rep=rep, return_mode="median"))
-        best = min(v for k, v in r.items() if k.endswith("_ms"))
+        try:
+            r["eager_ms"] = float(do_bench(lambda: fn(*args), warmup=5, rep=rep, return_mode="median"))
+            if comp is not None:
+                r["compile_ms"] = float(do_bench(lambda: comp(*args), warmup=5, rep=rep, return_mode="median"))
+        except Exception as e:  # reported in the table, the other cases still run
+            r["error"] = repr(e)[:200]
+        times = [v for k, v in r.items() if k.endswith("_ms")]
+        if not times:
+            continue
+        best = min(times)
         r["best_ms"] = best
         r["best"] = [k for k, v in r.items() if k.endswith("_ms") and v == best][0][:-3]
     res["total_s"] = time.time() - t0
@@ -134,7 +140,33 @@ def cake_ms(raw, docs):
     return total, ok, why
 
 
+def check_summary(raw):
+    """one line per check run that did not pass: its exit, the shapes that failed, the
+    first diagnostic"""
+    try:
+        rcs = [l.split() for l in open(os.path.join(raw, "check_rc.txt")) if l.strip()]
+    except OSError:
+        print("checks: no results")
+        return
+    bad = [(rc, tag) for rc, tag in rcs if rc != "0"]
+    print("checks: %d runs, %d passed (every shape of the run), %d not" % (len(rcs), len(rcs) - len(bad), len(bad)))
+    for rc, tag in bad:
+        why = ""
+        try:
+            with open(os.path.join(raw, "check_%s.json" % tag)) as f:
+                j = json.load(f)
+            shapes = [c.get("shape", "?") + ":" + c.get("status", "?") for c in j.get("check", [])
+                      if c.get("status") != "pass"]
+            diags = [d.get("code", "") + " " + d.get("message", "") for d in j.get("diagnostics", [])]
+            why = "; ".join(shapes[:3] + diags[:1])
+        except (OSError, ValueError):
+            why = "no JSON"
+        print("  %s (exit %s): %s" % (tag, rc, why[:300]))
+    print()
+
+
 def table(cases_path, peers_path, raw):
+    check_summary(raw)
     try:
         with open(peers_path) as f:
             pj = json.load(f)
