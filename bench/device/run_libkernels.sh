@@ -62,6 +62,7 @@ sm_M8192_N8192	softmax	M=8192,N=8192	softmax_block	softmax_block|THREADS=256,ITE
 sm_M128_N262144	softmax	M=128,N=262144	softmax_online	softmax_online|THREADS=1024,UNROLL=4|
 sm_M4_N262144	softmax	M=4,N=262144	softmax_split	softmax_split_stats|THREADS=256,ITERS=4|;softmax_split_apply|THREADS=256,ITERS=4|
 ce_B2048_V32000	cross_entropy	B=2048,V=32000	cross_entropy_online	cross_entropy_online|THREADS=256,UNROLL=4|
+ce_B65536_V1024	cross_entropy	B=65536,V=1024	cross_entropy_warp	cross_entropy_warp|LPR=32,WARPS=4|
 ce_B256_V128256	cross_entropy	B=256,V=128256	cross_entropy_online	cross_entropy_online|THREADS=1024,UNROLL=4|
 g_M16_N8192_K8192_64x128	gemm	M=16,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=128|
 g_M16_N8192_K8192_sk8	gemm	M=16,N=8192,K=8192	gemm_splitk	gemm_splitk_partial|BN=64,SPLIT=8|;gemm_splitk_reduce|SPLIT=8|M=16,N=8192
@@ -117,6 +118,10 @@ for s in THREADS=256,UNROLL=1 THREADS=512,UNROLL=2 THREADS=1024,UNROLL=4; do
 done
 ck softmax_online softmax_online THREADS=1024,UNROLL=4 M=3,N=70001
 ck softmax_online softmax_online THREADS=1024,UNROLL=4 M=2,N=262144
+for s in LPR=4,WARPS=4 LPR=8,WARPS=8 LPR=16,WARPS=4 LPR=32,WARPS=8; do
+    ck cross_entropy_warp cross_entropy_warp $s
+done
+ck cross_entropy_warp cross_entropy_warp LPR=32,WARPS=4 B=7,V=3
 ck cross_entropy_online cross_entropy_online THREADS=128,UNROLL=2 B=5,V=100003
 ck cross_entropy_online cross_entropy_online THREADS=1024,UNROLL=4 B=1,V=262144
 for s in THREADS=128,ITERS=1 THREADS=256,ITERS=4 THREADS=512,ITERS=8 THREADS=256,ITERS=2; do
