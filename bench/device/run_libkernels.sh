@@ -50,6 +50,9 @@ g_M3072_cube_128x128	gemm	M=3072,N=3072,K=3072	gemm_persistent	gemm_persistent|B
 g_M3072_cube_128x256	gemm	M=3072,N=3072,K=3072	gemm_persistent	gemm_persistent|BM=128,BN=256|
 g_M16_N8192_K8192_sk4	gemm	M=16,N=8192,K=8192	gemm_splitk	gemm_splitk_partial|BN=128,SPLIT=4|;gemm_splitk_reduce|SPLIT=4|M=16,N=8192
 g_M16_N8192_K8192_64x64	gemm	M=16,N=8192,K=8192	gemm_persistent	gemm_persistent|BM=64,BN=64|
+rms_M2_N65536_s	rmsnorm	M=2,N=65536	rmsnorm_split	rmsnorm_split_stats|THREADS=256,ITERS=2|;rmsnorm_split_apply|THREADS=256,ITERS=2|
+rms_M2_N65536_b	rmsnorm	M=2,N=65536	rmsnorm_smem	rmsnorm_smem|THREADS=1024,NMAX=65536|
+ln_M2_N65536_s	layernorm	M=2,N=65536	layernorm_split	layernorm_split_stats|THREADS=256,ITERS=2|;layernorm_split_apply|THREADS=256,ITERS=2|
 rms_M1000000_N64	rmsnorm	M=1000000,N=64	rmsnorm_warp	rmsnorm_warp|LPR=8,WARPS=8,ITERS=1|
 rms_M65536_N1001	rmsnorm	M=65536,N=1001	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS=4,ITERS=4|
 rms_M16384_N4096	rmsnorm	M=16384,N=4096	rmsnorm_block	rmsnorm_block|THREADS=512,ITERS=1|
@@ -106,6 +109,13 @@ for s in THREADS=256,NMAX=32768 THREADS=512,NMAX=65536 THREADS=1024,NMAX=114688;
 done
 ck rmsnorm_smem rmsnorm_smem THREADS=1024,NMAX=65536 M=3,N=65536
 ck layernorm_smem layernorm_smem THREADS=1024,NMAX=114688 M=2,N=114687
+for s in THREADS=128,ITERS=1 THREADS=256,ITERS=2 THREADS=512,ITERS=4; do
+    for k in rmsnorm layernorm; do
+        ck ${k}_split ${k}_split_stats $s; ck ${k}_split ${k}_split_apply $s
+    done
+done
+ck rmsnorm_split rmsnorm_split_stats THREADS=256,ITERS=2 M=3,N=65535
+ck layernorm_split layernorm_split_stats THREADS=256,ITERS=2 M=2,N=65536
 for s in LPR=4,WARPS=4,ITERS=1 LPR=8,WARPS=8,ITERS=2 LPR=16,WARPS=4,ITERS=4 LPR=32,WARPS=8,ITERS=8 LPR=32,WARPS=4,ITERS=16 LPR=32,WARPS=4,ITERS=32; do
     ck softmax_warp softmax_warp $s
 done
