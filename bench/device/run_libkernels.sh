@@ -160,8 +160,8 @@ say "== checks: $(wc -l < "$CHK") runs (at $((SECONDS - T0)) s)"
 one_check() { # FILE KERNEL SET SHAPE TAG
     local sh=()
     [ "$4" != - ] && sh=(--shape "$4")
-    timeout -k 3 40 "$C" run "library/kernels/$1.tir" --kernel "$2" --set "$3" "${sh[@]}" \
-        --check --json --timeout 30 > "$R/check_$5.json" 2> "$R/check_$5.err"
+    timeout -k 3 25 "$C" run "library/kernels/$1.tir" --kernel "$2" --set "$3" "${sh[@]}" \
+        --check --json --timeout 20 > "$R/check_$5.json" 2> "$R/check_$5.err" < /dev/null
     echo "$? $5"
 }
 export -f one_check
@@ -180,7 +180,8 @@ while IFS=$'\t' read -r name op shape file launches; do
         [ -n "$sh" ] || sh=$shape
         if [ "$(left)" -lt 22 ]; then say "bench $name: skipped (out of time)"; break; fi
         timeout -k 3 25 "$C" run "$K/$file.tir" --kernel "$k" --set "$set" --shape "$sh" \
-            --check --bench --runs 20 --json --timeout 20 > "$R/bench_${name}_$i.json" 2> "$R/bench_${name}_$i.err"
+            --check --bench --runs 20 --json --timeout 20 > "$R/bench_${name}_$i.json" \
+            2> "$R/bench_${name}_$i.err" < /dev/null
         rc=$?
         [ $rc != 0 ] && say "bench $name ($k): exit $rc"
         i=$((i + 1))
