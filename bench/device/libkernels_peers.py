@@ -148,7 +148,7 @@ def check_summary(raw):
     except OSError:
         print("checks: no results")
         return
-    bad = [(rc, tag) for rc, tag in rcs if rc != "0"]
+    bad = [(r[0], r[1]) for r in rcs if r[0] != "0"]
     print("checks: %d runs, %d passed (every shape of the run), %d not" % (len(rcs), len(rcs) - len(bad), len(bad)))
     for rc, tag in bad:
         why = ""

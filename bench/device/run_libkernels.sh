@@ -158,11 +158,11 @@ for s in SPLIT=2,THREADS=128 SPLIT=4,THREADS=256 SPLIT=8,THREADS=128 SPLIT=16,TH
 done
 say "== checks: $(wc -l < "$CHK") runs (at $((SECONDS - T0)) s)"
 one_check() { # FILE KERNEL SET SHAPE TAG
-    local sh=()
+    local sh=() t0=$SECONDS
     [ "$4" != - ] && sh=(--shape "$4")
     timeout -k 3 25 "$C" run "library/kernels/$1.tir" --kernel "$2" --set "$3" "${sh[@]}" \
         --check --json --timeout 20 > "$R/check_$5.json" 2> "$R/check_$5.err" < /dev/null
-    echo "$? $5"
+    echo "$? $5 $((SECONDS - t0))"
 }
 export -f one_check
 export C R
@@ -183,7 +183,7 @@ while IFS=$'\t' read -r name op shape file launches; do
             --check --bench --runs 20 --json --timeout 20 > "$R/bench_${name}_$i.json" \
             2> "$R/bench_${name}_$i.err" < /dev/null
         rc=$?
-        [ $rc != 0 ] && say "bench $name ($k): exit $rc"
+        say "bench $name ($k): exit $rc at $((SECONDS - T0)) s"
         i=$((i + 1))
     done
 done < "$BENCH"
