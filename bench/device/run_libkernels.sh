@@ -37,8 +37,11 @@ GO=$R/go
 BENCH=$R/bench.tsv
 cat > "$BENCH" <<'TSV'
 rms_M65536_N1024	rmsnorm	M=65536,N=1024	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS=4,ITERS=4|
+rms_M65536_N1024_l16	rmsnorm	M=65536,N=1024	rmsnorm_warp	rmsnorm_warp|LPR=16,WARPS=8,ITERS=8|
+rms_M65536_N1024_b64	rmsnorm	M=65536,N=1024	rmsnorm_block	rmsnorm_block|THREADS=64,ITERS=2|
 ln_M65536_N1024	layernorm	M=65536,N=1024	layernorm_warp	layernorm_warp|LPR=32,WARPS=4,ITERS=4|
 sm_M8192_N10000	softmax	M=8192,N=10000	softmax_block	softmax_block|THREADS=512,ITERS=8|
+sm_M8192_N10000_o	softmax	M=8192,N=10000	softmax_online	softmax_online|THREADS=512,UNROLL=2|
 sm_M512_N65536	softmax	M=512,N=65536	softmax_online	softmax_online|THREADS=1024,UNROLL=4|
 sm_M1_N262144	softmax	M=1,N=262144	softmax_split	softmax_split_stats|THREADS=256,ITERS=2|;softmax_split_apply|THREADS=256,ITERS=2|
 ce_B1_V262144_s	cross_entropy	B=1,V=262144	cross_entropy_split	cross_entropy_split_stats|THREADS=256,ITERS=2|;cross_entropy_split_finish|THREADS=256,ITERS=2|
