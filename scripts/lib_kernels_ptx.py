@@ -4,6 +4,7 @@
 through ptxas -arch=sm_80 for kernels that list sm_80).
 
   scripts/lib_kernels_ptx.py [--cakec build/cakec] [--ptxas ptxas] [--quick|--defaults] [FILE.tir ...]
+  scripts/lib_kernels_ptx.py --split DIR FILE.tir ...   (writes DIR/KERNEL.tir, one kernel each)
 
 Default files: library/kernels/*.tir. A parameter's declared values come from its
 `in {a, b}` or `in lo .. hi` (tir.md section 4.1); a parameter without them keeps its
@@ -115,6 +116,13 @@ def main():
             quick = "defaults"
         else:
             files.append(a)
+    if files and files[0] == "--split":
+        for f in files[2:]:
+            text = open(f).read()
+            for kname, _, _ in kernels_of(text):
+                with open(os.path.join(files[1], kname + ".tir"), "w") as out:
+                    out.write(only_kernel(text, kname))
+        return
     files = files or sorted(glob.glob("library/kernels/*.tir"))
     n = bad = 0
     tmp = tempfile.mkdtemp(prefix="lkptx.")
