@@ -42,6 +42,9 @@ rms_M65536_N1024_b64	rmsnorm	M=65536,N=1024	rmsnorm_block	rmsnorm_block|THREADS=
 ln_M65536_N1024	layernorm	M=65536,N=1024	layernorm_warp	layernorm_warp|LPR=32,WARPS=4,ITERS=4|
 sm_M8192_N10000	softmax	M=8192,N=10000	softmax_block	softmax_block|THREADS=512,ITERS=8|
 sm_M8192_N10000_o	softmax	M=8192,N=10000	softmax_online	softmax_online|THREADS=512,UNROLL=2|
+sm_M1024_N49152_s	softmax	M=1024,N=49152	softmax_smem	softmax_smem|THREADS=1024,NMAX=57344|
+sm_M1024_N49152_o	softmax	M=1024,N=49152	softmax_online	softmax_online|THREADS=1024,UNROLL=4|
+sm_M512_N65536_s	softmax	M=512,N=65536	softmax_smem	softmax_smem|THREADS=1024,NMAX=57344|
 sm_M512_N65536	softmax	M=512,N=65536	softmax_online	softmax_online|THREADS=1024,UNROLL=4|
 sm_M1_N262144	softmax	M=1,N=262144	softmax_split	softmax_split_stats|THREADS=256,ITERS=2|;softmax_split_apply|THREADS=256,ITERS=2|
 ce_B1_V262144_s	cross_entropy	B=1,V=262144	cross_entropy_split	cross_entropy_split_stats|THREADS=256,ITERS=2|;cross_entropy_split_finish|THREADS=256,ITERS=2|
@@ -129,6 +132,11 @@ for s in THREADS=256,UNROLL=1 THREADS=512,UNROLL=2 THREADS=1024,UNROLL=4; do
     ck softmax_online softmax_online $s
     ck cross_entropy_online cross_entropy_online $s
 done
+for s in THREADS=256,NMAX=16384 THREADS=512,NMAX=32768 THREADS=1024,NMAX=57344; do
+    ck softmax_smem softmax_smem $s
+done
+ck softmax_smem softmax_smem THREADS=1024,NMAX=57344 M=3,N=65536
+ck softmax_smem softmax_smem THREADS=512,NMAX=16384 M=2,N=20001
 ck softmax_online softmax_online THREADS=1024,UNROLL=4 M=3,N=70001
 ck softmax_online softmax_online THREADS=1024,UNROLL=4 M=2,N=262144
 for s in LPR=4,WARPS=4 LPR=8,WARPS=8 LPR=16,WARPS=4 LPR=32,WARPS=8; do
