@@ -16,8 +16,11 @@ static LLVMValueRef lit(Cg *cg, const Node *n, CgTy ty)
     CgTy s = cg_scalar((DType)ty.dt);
     LLVMTypeRef t = cg_llvm_type(cg, s);
     LLVMValueRef c;
-    if (cg_is_float(ty))
-        c = LLVMConstReal(t, n->op == OP_FLOAT ? n->v.f : (double)n->v.i);
+    double f = n->op == OP_FLOAT ? n->v.f : (double)n->v.i;
+    if (cg_is_fp8((DType)ty.dt)) /* an i8 bit pattern (ir/numfmt.c) */
+        c = LLVMConstInt(t, ir_float_bits((DType)ty.dt, f), 0);
+    else if (cg_is_float(ty))
+        c = LLVMConstReal(t, f);
     else if (ty.dt == DT_BOOL)
         c = LLVMConstInt(t, n->v.i != 0, 0);
     else

@@ -36,6 +36,11 @@ typedef struct CgTarget {
     LLVMValueRef (*math_f32)(Cg *, Op op, LLVMValueRef x);
     LLVMValueRef (*fdiv_f32)(Cg *, LLVMValueRef a, LLVMValueRef b);
     void (*mark_kernel)(Cg *, LLVMValueRef fn, uint32_t threads);
+    /* OCP fp8 (cg_fp8.c): two f32 to an i16 holding e4m3/e5m2 lo (bits 0-7) and
+       hi, nearest even, saturating; an i16 of two fp8 to an i32 holding f16x2.
+       NULL where the target has no OCP fp8 conversions */
+    LLVMValueRef (*cvt_f32x2_fp8x2)(Cg *, DType to, LLVMValueRef lo, LLVMValueRef hi);
+    LLVMValueRef (*cvt_fp8x2_f16x2)(Cg *, DType from, LLVMValueRef pair);
     /* TIR-L (docs/tirl.md): mbarriers, bulk tensor copies, async proxies and
      * tensor cores. NVIDIA only (nvptx_tc.c); NULL on AMD, where the
      * unsupported pass has reported them already. Shared addresses (bar,
@@ -145,6 +150,10 @@ LLVMValueRef cg_fdiv(Cg *, LLVMValueRef a, LLVMValueRef b, CgTy ty);
 LLVMValueRef cg_horizontal(Cg *, Op op, LLVMValueRef v, CgTy vty);
 LLVMValueRef cg_dot(Cg *, LLVMValueRef a, LLVMValueRef b, CgTy vty);
 LLVMValueRef cg_minmax(Cg *, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy ty);
+
+/* ---- cg_fp8.c ------------------------------------------------------------ */
+int cg_is_fp8(DType);
+LLVMValueRef cg_fp8_convert(Cg *, LLVMValueRef v, CgTy from, CgTy to);  /* one side e4m3/e5m2 */
 
 /* ---- cg_mem.c ------------------------------------------------------------ */
 /* the address of ref for an access of a `value`-typed value (its lanes: the slice) */

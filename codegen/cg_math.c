@@ -19,10 +19,6 @@ static int is_small_float(uint8_t dt)
     return dt == DT_F16 || dt == DT_BF16;
 }
 
-static int unsupported_dtype(uint8_t dt)
-{
-    return dt == DT_E4M3 || dt == DT_E5M2 || dt == DT_TF32;
-}
 
 LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, CgTy from, CgTy to)
 {
@@ -41,7 +37,9 @@ LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, CgTy from, CgTy to)
     if (from.dt == to.dt)
         return v;
     LLVMTypeRef tt = cg_llvm_type(cg, to);
-    if ((unsupported_dtype(from.dt) || unsupported_dtype(to.dt)) && cg->at) {
+    if (cg_is_fp8((DType)from.dt) || cg_is_fp8((DType)to.dt))
+        return cg_fp8_convert(cg, v, from, to);
+    if ((from.dt == DT_TF32 || to.dt == DT_TF32) && cg->at) {
         cg_unsupported(cg, cg->at, ir_fmt(cg->ctx, "conversion from %s to %s",
                                           ir_dtypes[from.dt].spelling, ir_dtypes[to.dt].spelling));
         return LLVMGetUndef(tt);

@@ -108,6 +108,24 @@ static LLVMValueRef nv_fdiv(Cg *cg, LLVMValueRef a, LLVMValueRef b)
     return cg_call(cg, "llvm.nvvm.div.approx.f", cg->tf32, args, 2);
 }
 
+/* cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b (PTX ISA 9.7.9.21, sm_89+):
+ * d[15:8] = a, d[7:0] = b; LLVM 19 has no intrinsic for it */
+static LLVMValueRef nv_cvt_f32x2_fp8x2(Cg *cg, DType to, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMValueRef a[2] = {hi, lo};
+    return cg_asm(cg, cg->ti16, to == DT_E4M3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;"
+                                              : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;",
+                  "=h,f,f", a, 2, 0);
+}
+
+/* cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a (sm_89+): exact */
+static LLVMValueRef nv_cvt_fp8x2_f16x2(Cg *cg, DType from, LLVMValueRef pair)
+{
+    LLVMValueRef a[1] = {pair};
+    return cg_asm(cg, cg->ti32, from == DT_E4M3 ? "cvt.rn.f16x2.e4m3x2 $0, $1;" : "cvt.rn.f16x2.e5m2x2 $0, $1;",
+                  "=r,h", a, 1, 0);
+}
+
 static void annotate(Cg *cg, LLVMValueRef fn, const char *key, uint32_t v)
 {
     LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->lc, key, strlen(key)),
@@ -154,5 +172,7 @@ const CgTarget cg_nvptx = {
     .math_f32 = nv_math,
     .fdiv_f32 = nv_fdiv,
     .mark_kernel = nv_mark_kernel,
+    .cvt_f32x2_fp8x2 = nv_cvt_f32x2_fp8x2,
+    .cvt_fp8x2_f16x2 = nv_cvt_fp8x2_f16x2,
     NV_TC_HOOKS
 };

@@ -228,21 +228,43 @@ static void check_lanes(Ver *v, NodeId n)
                          "numbers below %d", ti->warp_size);
 }
 
+/* a conversion into or out of e4m3/e5m2: an explicit cast, or a converting
+ * `load ... as T` (the load's type against its memory's). Targets without fp8
+ * get E0407; a target with fp8 tensor cores but no OCP conversion instruction
+ * (gfx942: FNUZ fp8) gets E0902 here, at check time, naming it. A literal of
+ * an fp8 type is no conversion (its bits are a constant). */
 static void check_fp8_cast(Ver *v, NodeId n)
 {
     const Node *x = N(v, n);
-    if (v_err(v, n))
+    if (v_err(v, n) || !x->a || (x->op == OP_LOAD && x->dtype == DT_NONE))
         return;
-    DType to = (DType)x->dtype, from = (DType)ver_type(v->k, x->a)->dtype;
+    const Node *a = N(v, x->a);
+    if (x->op == OP_CAST && (a->op == OP_INT || a->op == OP_FLOAT))
+        return;
+    const Type *ft = ver_type(v->k, x->a), *tt = ver_type(v->k, n);
+    if (!ft || !tt)
+        return;
+    DType to = (DType)tt->dtype, from = (DType)ft->dtype;
     int fp8 = to == DT_E4M3 || to == DT_E5M2 || from == DT_E4M3 || from == DT_E5M2;
     int mask[TG__COUNT];
-    if (!fp8 || !lacking(v, TF_FP8, mask))
+    if (!fp8 || to == from)
         return;
-    Diag *d = v_report(v, E0407, n, "conversion between %s and %s needs fp8 support, which %s does "
-                       "not have", ir_dtypes[from].spelling, ir_dtypes[to].spelling,
-                       target_list(v, mask));
+    if (lacking(v, TF_FP8, mask)) {
+        Diag *d = v_report(v, E0407, n, "conversion between %s and %s needs fp8 support, which %s does "
+                           "not have", ir_dtypes[from].spelling, ir_dtypes[to].spelling,
+                           target_list(v, mask));
+        explain(v, d, OP_CAST, mask, NULL);
+        diag_help(v->ctx, d, "fp8 conversions exist on sm_90a and sm_100a; use bf16 elsewhere");
+        return;
+    }
+    if (!lacking(v, TF_FP8_CVT, mask))
+        return;
+    Diag *d = v_report(v, E0902, n, "not supported by code generation yet: conversion between %s and %s "
+                       "in SIMT code on %s (its fp8 conversion instructions are the FNUZ variant, "
+                       "not the OCP e4m3/e5m2 of TIR)", ir_dtypes[from].spelling,
+                       ir_dtypes[to].spelling, target_list(v, mask));
     explain(v, d, OP_CAST, mask, NULL);
-    diag_help(v->ctx, d, "fp8 conversions exist on sm_90a, sm_100a and gfx942; use bf16 elsewhere");
+    diag_help(v->ctx, d, "compile this kernel for sm_90a, or convert to bf16 on %s", target_list(v, mask));
 }
 
 static void check_block_unit(Ver *v)
@@ -277,6 +299,7 @@ void ver_caps(Ver *v)
             check_lanes(v, n);
             break;
         case OP_CAST: check_fp8_cast(v, n); break;
+        case OP_LOAD: check_fp8_cast(v, n); check_feature(v, n); break;
         default:
             check_feature(v, n);
             break;
