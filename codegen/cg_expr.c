@@ -28,6 +28,16 @@ static LLVMValueRef lit(Cg *cg, const Node *n, CgTy ty)
     return ty.lanes > 1 ? cg_splat(cg, c, ty.lanes) : c;
 }
 
+/* f32/f64 `a * b + c` may become one fma (tir.md 9.1): the `contract` flag on the
+ * multiply and the add lets LLVM and ptxas fuse them. 16-bit floats never get here
+ * (they compute in f32 and round after each operation, cg_binop below) */
+static LLVMValueRef contract(Cg *cg, LLVMValueRef v)
+{
+    if (!cg->no_contract && LLVMIsAInstruction(v))
+        LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+    return v;
+}
+
 LLVMValueRef cg_binop(Cg *cg, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Span sp)
 {
     (void)sp;
@@ -40,9 +50,9 @@ LLVMValueRef cg_binop(Cg *cg, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Sp
     }
     int f = cg_is_float(ty), s = cg_is_signed(ty);
     switch (op) {
-    case OP_ADD: return f ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildAdd(B, a, b, "");
-    case OP_SUB: return f ? LLVMBuildFSub(B, a, b, "") : LLVMBuildSub(B, a, b, "");
-    case OP_MUL: return f ? LLVMBuildFMul(B, a, b, "") : LLVMBuildMul(B, a, b, "");
+    case OP_ADD: return f ? contract(cg, LLVMBuildFAdd(B, a, b, "")) : LLVMBuildAdd(B, a, b, "");
+    case OP_SUB: return f ? contract(cg, LLVMBuildFSub(B, a, b, "")) : LLVMBuildSub(B, a, b, "");
+    case OP_MUL: return f ? contract(cg, LLVMBuildFMul(B, a, b, "")) : LLVMBuildMul(B, a, b, "");
     case OP_DIV: return f ? cg_fdiv(cg, a, b, ty) : s ? LLVMBuildSDiv(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
     case OP_MOD: return f ? LLVMBuildFRem(B, a, b, "") : s ? LLVMBuildSRem(B, a, b, "") : LLVMBuildURem(B, a, b, "");
     case OP_SHL: return LLVMBuildShl(B, a, b, "");
