@@ -89,7 +89,7 @@ static const char *find_ptxas(char *buf, size_t cap)
 /* the verbose log of `ptxas -v` on ptx (malloc'd), or NULL */
 static char *log_ptxas(const char *ptx, size_t len, const char *arch)
 {
-    char tool[4096], dir[4096], file[4200], cmd[9000];
+    char tool[1024], dir[1024], file[1100], cmd[4400];
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/cake_ptxinfo.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     const char *ptxas = find_ptxas(tool, sizeof tool);
