@@ -10,7 +10,7 @@ ROOT=${CAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 D=$ROOT/tests/gpu/fp8
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/cake_fp8.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT INT TERM
-CC=${CC:-cc}
+CC=${CC:-$(command -v cc || command -v gcc || echo cc)}
 command -v python3 > /dev/null || { echo "no python3: skipped"; exit 77; }
 "$CC" -O1 -I"$ROOT/ir" "$D/oracle_bits.c" "$ROOT/ir/numfmt.c" -lm -o "$tmp/oracle_bits" ||
     { echo "FAIL: cannot build oracle_bits"; exit 1; }
