@@ -8,17 +8,17 @@
 #                multiple of 8 and N > 8192, and at 16384 x 8192; run --bench there beside
 #                torch eager, torch.compile and the device copy of the same bytes
 #                (bench/device/fp8_peers.py)
-#   3. examples  every example: run --bench with the code-generation changes of this
+#   3. sass      cuobjdump -sass excerpts of fp8_quant, softmax, layernorm, rmsnorm,
+#                before and after (instruction counts and the masked-access code)
+#   4. examples  every example: run --bench with the code-generation changes of this
 #                branch switched off (CAKE_NO_PREDICATE=1 CAKE_NO_CONTRACT=1
 #                CAKE_NO_PACKED=1 CAKE_NO_TREE=1: the "before") and on ("after"), and
-#                run --check after
-#   4. sass      cuobjdump -sass excerpts of fp8_quant, softmax, layernorm, rmsnorm,
-#                before and after (instruction counts and the masked-access code)
+#                run --check after (as many as the deadline allows, most telling first)
 #   usage (on the device machine, from the repo root):  bash bench/device/run_fp8.sh
 #   expects .carry/ from bench/device/carry.sh. Output under $OUT: fp8_log.txt,
 #   fp8_bitexact.json/.txt, quant_*.json, fp8_peers.json, ex_*.json, sass/*.txt,
 #   fp8_summary.md (printed last). FP8_STEPS picks steps (default "bitexact quant
-#   examples sass").
+#   sass examples").
 set -u
 export LD_LIBRARY_PATH=.carry:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
@@ -30,7 +30,7 @@ mkdir -p "$O/sass"
 LOG=$O/fp8_log.txt
 : > "$LOG"
 DEADLINE=${DEADLINE:-100}
-STEPS=${FP8_STEPS:-"bitexact quant examples sass"}
+STEPS=${FP8_STEPS:-"bitexact quant sass examples"}
 T0=$SECONDS
 W=$(mktemp -d "${TMPDIR:-/tmp}/cake-fp8.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -51,7 +51,7 @@ to() {
     fi
     timeout -k 2 "$limit" "$@" > "$out" 2>&1
     local rc=$?
-    say "exit $rc after $((SECONDS - T0)) s: ${*:0:8}"
+    say "exit $rc at $((SECONDS - T0)) s: ${*:1:7}"
     return $rc
 }
 say "cakec: $("$C" --version 2>&1 | head -1); gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1 | head -1)"
@@ -73,20 +73,6 @@ if wants quant && [ -f $Q ]; then
     to 40 "$O/fp8_peers.json" python3 bench/device/fp8_peers.py 16384 8192
 fi
 
-# the examples, most telling first; the list stops when time runs out
-EXAMPLES="fp8_quant softmax layernorm rmsnorm cross_entropy vector_add gemm_bias_act flash_attn_fwd gemm_sm90 copy gemm_sm80 gemm_fp8 gemm_sm90_persistent flash_attn_fwd_d64"
-if wants examples; then
-    say "== examples before/after (at $((SECONDS - T0)) s)"
-    for e in $EXAMPLES; do
-        f=examples/$e.tir
-        [ -f "$f" ] || continue
-        [ "$(left)" -lt 25 ] && { say "examples: out of time before $e"; break; }
-        to 12 "$O/ex_${e}_before.json" env $BEFORE "$C" run "$f" --bench --runs 20 --json
-        to 12 "$O/ex_${e}_after.json" "$C" run "$f" --bench --runs 20 --json
-        to 15 "$O/ex_${e}_check.json" "$C" run "$f" --check --json
-    done
-fi
-
 if wants sass; then
     say "== sass (at $((SECONDS - T0)) s)"
     for e in fp8_quant softmax layernorm rmsnorm; do
@@ -98,9 +84,22 @@ if wants sass; then
             ptxas -arch=sm_90a -v "$W/$e.$mode.ptx" -o "$W/$e.$mode.cubin" > "$O/sass/${e}_$mode.ptxas.txt" 2>&1 &&
                 cuobjdump -sass "$W/$e.$mode.cubin" > "$W/$e.$mode.sass" 2>&1
             [ -f "$W/$e.$mode.sass" ] || continue
-            head -c 200000 "$W/$e.$mode.sass" > "$O/sass/${e}_$mode.sass.txt"
-            cp "$W/$e.$mode.ptx" "$O/sass/${e}_$mode.ptx" 2> /dev/null
+            head -c 100000 "$W/$e.$mode.sass" > "$O/sass/${e}_$mode.sass.txt"
         done
+    done
+fi
+
+# the examples, most telling first; the list stops when time runs out
+EXAMPLES="fp8_quant softmax layernorm rmsnorm cross_entropy vector_add gemm_bias_act flash_attn_fwd gemm_sm90 copy gemm_sm80 gemm_fp8 gemm_sm90_persistent flash_attn_fwd_d64"
+if wants examples; then
+    say "== examples before/after (at $((SECONDS - T0)) s)"
+    for e in $EXAMPLES; do
+        f=examples/$e.tir
+        [ -f "$f" ] || continue
+        [ "$(left)" -lt 25 ] && { say "examples: out of time before $e"; break; }
+        to 12 "$O/ex_${e}_before.json" env $BEFORE "$C" run "$f" --bench --runs 20 --json
+        to 12 "$O/ex_${e}_after.json" "$C" run "$f" --bench --runs 20 --json
+        to 15 "$O/ex_${e}_check.json" "$C" run "$f" --check --json
     done
 fi
 
