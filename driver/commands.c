@@ -171,7 +171,8 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     if (rc == 0 && !write_output(ctx, o->out, out, len))
         rc = 1;
     cJSON *extra = cJSON_CreateObject();
-    if (rc == 0 && what == CG_EMIT_PTX && !o->no_report && resource_report(ctx, o, m, tg, out, len, extra))
+    int report = !o->no_report && !getenv("CAKE_NO_REPORT");   /* fuzzers and scripts opt out */
+    if (rc == 0 && what == CG_EMIT_PTX && report && resource_report(ctx, o, m, tg, out, len, extra))
         rc = EXIT_BUG;
     free(out);
     return drv_finish_with(ctx, o, rc, extra); /* cake_emit's codes are the exit codes */
