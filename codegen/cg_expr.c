@@ -45,7 +45,10 @@ LLVMValueRef cg_binop(Cg *cg, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Sp
     if (ty.dt == DT_F16 || ty.dt == DT_BF16) { /* in f32, rounded once */
         CgTy w = ty;
         w.dt = DT_F32;
+        int nc = cg->no_contract;
+        cg->no_contract = 1;   /* rounded to 16 bits after each operation: never fused */
         LLVMValueRef r = cg_binop(cg, op, cg_convert(cg, a, ty, w), cg_convert(cg, b, ty, w), w, sp);
+        cg->no_contract = nc;
         return ir_ops[op].flags & OF_CMP ? r : cg_convert(cg, r, w, ty);
     }
     int f = cg_is_float(ty), s = cg_is_signed(ty);
