@@ -71,6 +71,10 @@ if wants quant && [ -f $Q ]; then
     to 30 "$O/quant_check_big.json" "$C" run $Q --check --shape M=16384,N=8192 --json
     to 20 "$O/quant_bench.json" "$C" run $Q --bench --shape M=16384,N=8192 --json
     to 40 "$O/fp8_peers.json" python3 bench/device/fp8_peers.py 16384 8192
+    for v in THREADS=512,ITERS=2 THREADS=1024,ITERS=1 THREADS=128,ITERS=8; do
+        [ "$(left)" -lt 45 ] && break
+        to 12 "$O/quant_variant_${v//[=,]/_}.json" "$C" run $Q --bench --shape M=16384,N=8192 --set $v --runs 20 --json
+    done
 fi
 
 if wants sass; then
@@ -143,6 +147,12 @@ for name, ms, g in rows:
     print(f"| {name} | {ms if ms is None else f'{ms:.4f}'} | {g if g is None else f'{g:.0f}'} | {ratio} |")
 if q:
     print(f"\ncakec fp8_quant: registers {q.get('registers')}, local bytes {q.get('local_bytes')}")
+for p in sorted(glob.glob(f"{o}/quant_variant_*.json")):
+    b = load(p).get("bench", {})
+    if b.get("median_ms"):
+        g = b["bytes"] / b["median_ms"] / 1e6
+        print(f"variant {os.path.basename(p)[14:-5]}: {b['median_ms']:.4f} ms, {g:.0f} GB/s"
+              f"{f', {g / cp:.3f} of copy' if cp else ''}")
 print("\n| example | before ms | after ms | after/before | check |\n|---|---|---|---|---|")
 for p in sorted(glob.glob(f"{o}/ex_*_after.json")):
     e = os.path.basename(p)[3:-11]
