@@ -30,7 +30,7 @@ mkdir -p "$O/sass"
 LOG=$O/fp8_log.txt
 : > "$LOG"
 DEADLINE=${DEADLINE:-100}
-STEPS=${FP8_STEPS:-"bitexact quant sass examples"}
+STEPS=${FP8_STEPS:-"bitexact quant sass examples sanitize"}
 T0=$SECONDS
 W=$(mktemp -d "${TMPDIR:-/tmp}/cake-fp8.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -107,6 +107,16 @@ if wants examples; then
     done
 fi
 
+# compute-sanitizer on the quantizer (a block reduction through shared memory), if time is left
+if wants sanitize && [ -f $Q ] && command -v compute-sanitizer > /dev/null; then
+    say "== sanitize (at $((SECONDS - T0)) s)"
+    for tool in memcheck racecheck; do
+        [ "$(left)" -lt 12 ] && break
+        to 20 "$O/quant_$tool.txt" compute-sanitizer --tool $tool --error-exitcode 9 \
+            "$C" run $Q --check --shape M=4,N=8192
+    done
+fi
+
 python3 - "$O" << 'PY' > "$O/fp8_summary.md"
 import glob, json, os, re, sys
 o = sys.argv[1]
@@ -162,6 +172,12 @@ for p in sorted(glob.glob(f"{o}/ex_*_after.json")):
     st = "ok" if ch and all(c.get("ok") for c in ch) else ("FAIL" if ch else "-")
     r = f"{a / bf:.3f}" if a and bf else "-"
     print(f"| {e} | {bf if bf is None else f'{bf:.4f}'} | {a if a is None else f'{a:.4f}'} | {r} | {st} |")
+for t in ("memcheck", "racecheck"):
+    p = f"{o}/quant_{t}.txt"
+    if os.path.exists(p):
+        s = open(p).read()
+        m = re.search(r"ERROR SUMMARY: (\d+) error", s)
+        print(f"\ncompute-sanitizer {t} fp8_quant M=4,N=8192: {m.group(0) if m else s[-200:]}")
 print("\n| SASS | mode | instrs | FFMA | FMUL+FADD | BRA | predicated LDG/STG | F2FP | local |\n|---|---|---|---|---|---|---|---|---|")
 for p in sorted(glob.glob(f"{o}/sass/*.sass.txt")):
     s = open(p).read()
