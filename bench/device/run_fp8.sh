@@ -14,11 +14,12 @@
 #                branch switched off (CAKE_NO_PREDICATE=1 CAKE_NO_CONTRACT=1
 #                CAKE_NO_PACKED=1 CAKE_NO_TREE=1: the "before") and on ("after"), and
 #                run --check after (as many as the deadline allows, most telling first)
+#   5. sanitize  compute-sanitizer memcheck and racecheck of fp8_quant (when time is left)
 #   usage (on the device machine, from the repo root):  bash bench/device/run_fp8.sh
 #   expects .carry/ from bench/device/carry.sh. Output under $OUT: fp8_log.txt,
 #   fp8_bitexact.json/.txt, quant_*.json, fp8_peers.json, ex_*.json, sass/*.txt,
 #   fp8_summary.md (printed last). FP8_STEPS picks steps (default "bitexact quant
-#   sass examples").
+#   sass examples sanitize").
 set -u
 export LD_LIBRARY_PATH=.carry:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
