@@ -95,12 +95,43 @@ static int lower_all(CakeCtx *ctx, Module *m, Target tg, const ShapeEnv *env, Mo
             rc = EXIT_USER;   /* the next kernels' diagnostics too */
     }
     return rc;
+/* registers, spills and local memory of each compiled kernel (nvJitLink or
+ * ptxas; lib/cake_res.c adds W0901/W0902): "kernels" in the JSON document, a
+ * line per kernel on stderr in text mode. Returns 2 on an internal error. */
+static int resource_report(CakeCtx *ctx, const Options *o, Module *m, Target tg, const char *ptx,
+                           size_t len, cJSON *extra)
+{
+    RtPtxRes res[32];
+    int n;
+    const char *tool;
+    if (cake_ptx_report(ctx, m, tg, ptx, len, res, 32, &n, &tool))
+        return 2;
+    cJSON *arr = cJSON_AddArrayToObject(extra, "kernels");
+    cJSON_AddStringToObject(extra, "resources_from", tool ? tool : "none (no nvJitLink or ptxas here)");
+    for (int i = 0; i < n; i++) {
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddStringToObject(k, "name", res[i].name);
+        cJSON_AddStringToObject(k, "target", ir_target_names[tg]);
+        cJSON_AddNumberToObject(k, "registers", res[i].regs);
+        cJSON_AddNumberToObject(k, "spill_store_bytes", res[i].spill_store_bytes);
+        cJSON_AddNumberToObject(k, "spill_load_bytes", res[i].spill_load_bytes);
+        cJSON_AddNumberToObject(k, "local_bytes", res[i].stack_bytes);
+        if (res[i].separate)
+            cJSON_AddStringToObject(k, "note", "assembled as a separate unit (nvJitLink): setmaxnreg ignored");
+        cJSON_AddItemToArray(arr, k);
+        if (!o->json)
+            fprintf(stderr, "%s: %s: %d registers, %d bytes spill stores, %d bytes spill loads, "
+                    "%d bytes local memory (%s, %s)\n", o->file, res[i].name, res[i].regs,
+                    res[i].spill_store_bytes, res[i].spill_load_bytes, res[i].stack_bytes, tool,
+                    ir_target_names[tg]);
+    }
+    return 0;
 }
 
 int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
 {
     Target tg;
-    CgEmit what;
+    CgEmit what = CG_EMIT_PTX;
     if (!pick_target(ctx, o, m, &tg))
         return drv_finish(ctx, o, EXIT_USER);
     int emit_ir = o->emit && (!strcmp(o->emit, "ir") || !strcmp(o->emit, "tirl"));
@@ -134,8 +165,12 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     rc = cake_emit(ctx, &low, NULL, tg, what, &opt, &out, &len);
     if (rc == 0 && !write_output(ctx, o->out, out, len))
         rc = 1;
+    cJSON *extra = cJSON_CreateObject();
+    int report = !o->no_report && !getenv("CAKE_NO_REPORT");   /* fuzzers and scripts opt out */
+    if (rc == 0 && what == CG_EMIT_PTX && report && resource_report(ctx, o, m, tg, out, len, extra))
+        rc = EXIT_BUG;
     free(out);
-    return drv_finish(ctx, o, rc); /* cake_emit's codes are the exit codes */
+    return drv_finish_with(ctx, o, rc, extra); /* cake_emit's codes are the exit codes */
 }
 
 /* ---- cakec run ------------------------------------------------------------------ */
@@ -432,6 +467,17 @@ static void add_kernel_info(CakeCtx *ctx, RunState *rs)
     cJSON_AddStringToObject(rs->extra, "target", ir_target_names[rs->ck.tg]);
     cJSON_AddNumberToObject(rs->extra, "registers", rs->ck.info.regs);
     cJSON_AddNumberToObject(rs->extra, "local_bytes", rs->ck.info.local_bytes);
+    const RtFuncInfo *fi = &rs->ck.info;
+    cJSON_AddNumberToObject(rs->extra, "spill_store_bytes", fi->spill_store_bytes);
+    cJSON_AddNumberToObject(rs->extra, "spill_load_bytes", fi->spill_load_bytes);
+    if (fi->spill_store_bytes > 0 || fi->spill_load_bytes > 0) {
+        Diag *d = diag_report(ctx, W0901, rs->ck.k->span, "kernel `%s` spills to local memory on %s: %d bytes "
+                              "of spill stores, %d of spill loads, %d registers (the driver's JIT)",
+                              ir_symstr(ctx, rs->ck.k->name), ir_target_names[rs->ck.tg],
+                              fi->spill_store_bytes, fi->spill_load_bytes, fi->regs);
+        diag_help(ctx, d, "every spill is a round trip to local memory: keep fewer values live, or give "
+                          "the kernel more registers (fewer threads, a larger role `regs`)");
+    }
 }
 
 int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)

@@ -21,7 +21,7 @@
 
 static const char usage[] =
     "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|obj|tirl]\n"
-    "                 [--set BM=64,...]\n"
+    "                 [--set BM=64,...] [--no-report]\n"
     "       cakec check FILE [--set P=V,...] [--shape M=4096,...] [--kernel NAME] [--json]\n"
     "       cakec print FILE\n"
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--target T] [--device D]\n"
@@ -162,6 +162,7 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         if (!strcmp(a, "--json")) continue;
         if (!strcmp(a, "--check")) { o->check = 1; continue; }
         if (!strcmp(a, "--bench")) { o->bench = 1; continue; }
+        if (!strcmp(a, "--no-report")) { o->no_report = 1; continue; }
         if (!strcmp(a, "-o")) dst = &o->out;
         else if (opt_is(a, "--target")) dst = &o->target;
         else if (opt_is(a, "--emit")) dst = &o->emit;

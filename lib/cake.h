@@ -244,6 +244,18 @@ int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr 
                  const void *const *scalars, CakePrepared *p);
 void cake_prepared_free(CakePrepared *p);
 
+/* ---- resources of compiled PTX (lib/cake_res.c) ------------------------- */
+
+/* The registers, spills and local memory of every kernel of a compiled PTX
+ * module of m (lowered for tg), as nvJitLink or ptxas reports them (no GPU
+ * needed): into res (at most max), *tool the assembler's name. Adds W0901 at a
+ * kernel that spills and W0902 at a role whose `regs` budget is not what the
+ * kernel got (the entry cap differs from the plan's, or the kernel spills
+ * under a raised budget). *n: how many kernels, 0 when there is no assembler
+ * (*tool NULL) or the target is not NVIDIA. Returns 0, or 2 on an internal error. */
+int cake_ptx_report(CakeCtx *ctx, Module *m, Target tg, const char *ptx, size_t len,
+                    RtPtxRes *res, int max, int *n, const char **tool);
+
 /* ---- the cost model (docs/cost-model.md) ------------------------------ */
 
 typedef struct CakeCostOptions {

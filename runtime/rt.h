@@ -166,6 +166,24 @@ RtJitLinker *rt_jitlink_open(void);
 void rt_jitlink_close(RtJitLinker *l);   /* NULL is fine */
 RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
                         size_t *out_len, char *log, size_t loglen);
+/* ---- resources without a device (ptxinfo.c) ----------------------------- */
+
+/* One kernel's resources as the PTX assembler reports them. */
+typedef struct {
+    char name[128];
+    int regs;                 /* registers per thread */
+    int stack_bytes;          /* the stack frame: local memory per thread */
+    int spill_store_bytes, spill_load_bytes;
+    int separate;             /* nvJitLink compiled it as a separate unit: setmaxnreg ignored */
+} RtPtxRes;
+
+/* Assembles PTX text (len bytes) for arch ("sm_90a") with the ptxas program
+ * or, without it, nvJitLink in process, and reads each entry function's resources
+ * into out (at most max). Returns how many, or -1 when no assembler is there
+ * or it rejects the PTX; *tool names the one used ("nvJitLink", "ptxas"). Needs
+ * no GPU and no CUDA driver. */
+int rt_ptx_resources(const char *ptx, size_t len, const char *arch, RtPtxRes *out, int max,
+                     const char **tool);
 
 /* ---- buffers ---------------------------------------------------------- */
 
