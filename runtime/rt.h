@@ -176,6 +176,9 @@ typedef struct {
     unsigned cluster[3];  /* thread-block cluster (sm_90+); all 0: none */
     unsigned shared_bytes; /* dynamic shared memory */
     void **params;        /* one pointer per kernel parameter, to its value */
+    void *stream;         /* a CUstream / hipStream_t of the caller in the device's primary
+                             context; NULL: the runtime's own. rt_wait and rt_time wait on
+                             the runtime's stream only: the caller syncs its own */
 } RtLaunch;
 
 RtStatus rt_launch(RtDevice *dev, const RtLaunch *l); /* asynchronous */
