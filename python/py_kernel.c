@@ -15,6 +15,7 @@
  */
 #include "py_priv.h"
 #include <string.h>
+#include <time.h>
 
 #define PY_KEY_MAX (PY_MAX_ARGS * (4 + 2 * IR_MAX_RANK))
 
@@ -300,14 +301,12 @@ static int stream_of(PyState *st, PyObject *given, int device, void **out)
     return PyErr_Occurred() ? -1 : 0;
 }
 
-static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kw)
+/* the prepared launch of a call's arguments, from the cache or made now */
+static PyLaunch *resolve(PyState *st, PyKernel *kn, PyObject *args, PyObject *kw, PyObject **given)
 {
-    PyKernel *kn = (PyKernel *)self;
-    PyState *st = state_of(self);
     PyArgVal vals[PY_MAX_ARGS];
     int64_t key[PY_KEY_MAX];
-    PyObject *given;
-    if (read_args(st, kn, args, kw, vals, &given) < 0)
+    if (read_args(st, kn, args, kw, vals, given) < 0)
         return NULL;
     uint32_t nkey = make_key(kn, vals, key);
     PyLaunch *L = lookup(kn, key, nkey);
@@ -315,18 +314,64 @@ static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kw)
         kn->hits++;
     else if ((L = prepare(st, kn, vals, key, nkey)) != NULL)
         kn->misses++;
-    else
-        return NULL;
+    return L;
+}
+
+static int launch(PyState *st, PyKernel *kn, PyLaunch *L, PyObject *given)
+{
     if (L->nothing)
-        Py_RETURN_NONE;
+        return 0;
     if (stream_of(st, given, kn->device, &L->p.rl.stream) < 0)
-        return NULL;
+        return -1;
     RtDevice *dev = st->devs[kn->device];
     if (rt_launch(dev, &L->p.rl) != RT_OK) {
         PyErr_Format(PyExc_RuntimeError, "kernel `%s`: %s", kname(kn), rt_error(dev));
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *kernel_call(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyKernel *kn = (PyKernel *)self;
+    PyState *st = state_of(self);
+    PyObject *given;
+    PyLaunch *L = resolve(st, kn, args, kw, &given);
+    if (!L || launch(st, kn, L, given) < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+/* time_launches(n, *args): launches the call n times from C, the arguments read
+ * once; the host seconds per launch (what a bare launch costs, for comparing
+ * with a call from Python) */
+static PyObject *kernel_time_launches(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyKernel *kn = (PyKernel *)self;
+    PyState *st = state_of(self);
+    Py_ssize_t na = PyTuple_Size(args);
+    long n = na > 0 ? PyLong_AsLong(PyTuple_GetItem(args, 0)) : -1;
+    if (n < 1) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "time_launches(n, *args): n >= 1 launches");
         return NULL;
     }
-    Py_RETURN_NONE;
+    PyObject *rest = PyTuple_GetSlice(args, 1, na), *given;
+    PyLaunch *L = rest ? resolve(st, kn, rest, kw, &given) : NULL;
+    Py_XDECREF(rest);
+    if (!L || launch(st, kn, L, given) < 0)
+        return NULL;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (long i = 0; i < n; i++)
+        if (rt_launch(st->devs[kn->device], &L->p.rl) != RT_OK) {
+            PyErr_Format(PyExc_RuntimeError, "kernel `%s`: %s", kname(kn),
+                         rt_error(st->devs[kn->device]));
+            return NULL;
+        }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+    return PyFloat_FromDouble(secs / (double)n);
 }
 
 /* ---- methods -------------------------------------------------------------------- */
@@ -397,6 +442,8 @@ static PyMethodDef kernel_methods[] = {
      "bind(*args) -> dict: check the arguments as a call would and return the dims"},
     {"launch_config", (PyCFunction)(void (*)(void))kernel_launch_config,
      METH_VARARGS | METH_KEYWORDS, "launch_config(*args) -> dict: grid, block, shared_bytes"},
+    {"time_launches", (PyCFunction)(void (*)(void))kernel_time_launches,
+     METH_VARARGS | METH_KEYWORDS, "time_launches(n, *args) -> seconds per launch from C"},
     {"cache_info", kernel_cache_info, METH_NOARGS, "hits, misses and slots of the launch cache"},
     {NULL, NULL, 0, NULL},
 };

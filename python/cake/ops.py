@@ -1,0 +1,208 @@
+"""cake.ops — the kernel library from PyTorch: each op allocates its output with
+torch, picks a kernel by shape and launches it on torch's current stream. Each
+is a torch.library custom op (torch.ops.cake.NAME, with a fake implementation),
+so torch.compile keeps it as one node and CUDA graphs capture it.
+
+Selection (MINIMAL, until the library's dispatch tables are wired in): the
+example kernels of this repository (cake/kernels/*.tir), one or a few variants
+per op chosen by the rules in each function below. A shape outside every
+variant's domain raises ValueError naming the assume that fails.
+
+    gemm(a, b)                 a @ b.T: a [M, K], b [N, K] (nn.Linear's weight), bf16
+    rms_norm(x, w, eps)        bf16, x [..., N], N % 8 == 0, N <= 16384
+    layer_norm(x, w, b, eps)   bf16, as rms_norm
+    softmax(x)                 f32 over the last dim, N % 4 == 0, N <= 16384
+    cross_entropy(logits, t)   f32 logits [B, V], integer targets [B]: per-row loss
+    attention(q, k, v, causal) bf16 [B, H, S, D], D in {64, 128}, q, k, v of one S
+    swiglu(g, u)               silu(g) * u, bf16, numel % 8 == 0
+"""
+import math
+import os
+
+import torch
+
+from . import KERNELS, load
+
+__all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attention", "swiglu",
+           "selection"]
+
+
+def _kernel(file, kernel=None, **params):
+    return load(os.path.join(KERNELS, file + ".tir"), kernel=kernel, device=None, **params)
+
+
+def _target():
+    from . import target_of
+    return target_of(torch.cuda.current_device())
+
+
+def _pow2_at_least(n):
+    return 1 << max(0, math.ceil(math.log2(max(1, n))))
+
+
+def _rows(x):
+    """x as a contiguous [rows, last] tensor"""
+    x = x.contiguous()
+    return x.view(-1, x.shape[-1]) if x.dim() != 2 else x
+
+
+# ---- the selection: (op, shape) -> kernel ----------------------------------------------
+
+def select_gemm(M, N, K):
+    if _target() == "sm_90a":
+        return _kernel("gemm_sm90")
+    return _kernel("gemm_sm80")
+
+
+def select_row(file, N, per_iter, kernel=None):
+    """a one-row-per-block kernel with ITERS vectors per thread: the fewest that hold N"""
+    iters = _pow2_at_least(math.ceil(N / per_iter))
+    return _kernel(file, kernel=kernel, ITERS=iters)
+
+
+def select_softmax(N):
+    if N <= 1024:
+        return _kernel("softmax", kernel="softmax_warp",
+                       ITERS=_pow2_at_least(math.ceil(N / 128)))
+    return select_row("softmax", N, 256 * 4, kernel="softmax")
+
+
+def select_attention(D, causal):
+    file = {128: "flash_attn_fwd", 64: "flash_attn_fwd_d64"}.get(D)
+    if file is None:
+        raise ValueError(f"cake.ops.attention: head dim {D}; the kernels have 64 and 128")
+    return _kernel(file, CAUSAL=int(bool(causal)))
+
+
+def selection(op, *dims, **kw):
+    """The kernel cake.ops would launch for an op at these dims (for inspection)."""
+    return {"gemm": select_gemm, "softmax": select_softmax,
+            "attention": select_attention}[op](*dims, **kw)
+
+
+# ---- the ops, eager ------------------------------------------------------------------
+
+def _gemm(a, b):
+    a, b = a.contiguous(), b.contiguous()
+    c = a.new_empty((a.shape[0], b.shape[0]))
+    select_gemm(a.shape[0], b.shape[0], a.shape[1])(a, b, c)
+    return c
+
+
+def _rms_norm(x, w, eps):
+    x2 = _rows(x)
+    y = torch.empty_like(x2)
+    select_row("rmsnorm", x2.shape[1], 256 * 8)(x2, w.contiguous(), y, float(eps))
+    return y.view(x.shape)
+
+
+def _layer_norm(x, w, b, eps):
+    x2 = _rows(x)
+    y = torch.empty_like(x2)
+    select_row("layernorm", x2.shape[1], 256 * 8)(x2, w.contiguous(), b.contiguous(), y,
+                                                  float(eps))
+    return y.view(x.shape)
+
+
+def _softmax(x):
+    x2 = _rows(x)
+    y = torch.empty_like(x2)
+    select_softmax(x2.shape[1])(x2, y)
+    return y.view(x.shape)
+
+
+def _cross_entropy(logits, target):
+    logits = logits.contiguous()
+    loss = logits.new_empty((logits.shape[0],))
+    _kernel("cross_entropy")(logits, target.to(torch.int32).contiguous(), loss)
+    return loss
+
+
+def _attention(q, k, v, causal):
+    B, H, S, D = q.shape
+    q3, k3, v3 = (t.contiguous().view(B * H, S, D) for t in (q, k, v))
+    o = torch.empty_like(q3)
+    select_attention(D, causal)(q3, k3, v3, o, 1.0 / math.sqrt(D))
+    return o.view(B, H, S, D)
+
+
+def _swiglu(g, u):
+    g, u = g.contiguous(), u.contiguous()
+    h = torch.empty_like(g)
+    _kernel("swiglu")(g.view(-1), u.view(-1), h.view(-1))
+    return h
+
+
+# ---- as torch custom ops (torch.ops.cake.*) -----------------------------------------------
+
+Tensor = torch.Tensor
+
+
+@torch.library.custom_op("cake::gemm", mutates_args=())
+def gemm(a: Tensor, b: Tensor) -> Tensor:
+    return _gemm(a, b)
+
+
+@gemm.register_fake
+def _(a, b):
+    return a.new_empty((a.shape[0], b.shape[0]))
+
+
+@torch.library.custom_op("cake::rms_norm", mutates_args=())
+def rms_norm(x: Tensor, w: Tensor, eps: float = 1e-6) -> Tensor:
+    return _rms_norm(x, w, eps)
+
+
+@rms_norm.register_fake
+def _(x, w, eps=1e-6):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("cake::layer_norm", mutates_args=())
+def layer_norm(x: Tensor, w: Tensor, b: Tensor, eps: float = 1e-5) -> Tensor:
+    return _layer_norm(x, w, b, eps)
+
+
+@layer_norm.register_fake
+def _(x, w, b, eps=1e-5):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("cake::softmax", mutates_args=())
+def softmax(x: Tensor) -> Tensor:
+    return _softmax(x)
+
+
+@softmax.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+@torch.library.custom_op("cake::cross_entropy", mutates_args=())
+def cross_entropy(logits: Tensor, target: Tensor) -> Tensor:
+    return _cross_entropy(logits, target)
+
+
+@cross_entropy.register_fake
+def _(logits, target):
+    return logits.new_empty((logits.shape[0],))
+
+
+@torch.library.custom_op("cake::attention", mutates_args=())
+def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> Tensor:
+    return _attention(q, k, v, causal)
+
+
+@attention.register_fake
+def _(q, k, v, causal=False):
+    return torch.empty_like(q)
+
+
+@torch.library.custom_op("cake::swiglu", mutates_args=())
+def swiglu(g: Tensor, u: Tensor) -> Tensor:
+    return _swiglu(g, u)
+
+
+@swiglu.register_fake
+def _(g, u):
+    return torch.empty_like(g)
