@@ -7,6 +7,7 @@
 #include "cake.h"
 #include "passes.h"
 #include "driver.h"
+#include "lib_cmd.h"
 
 /* ---- target selection ------------------------------------------------------ */
 
@@ -143,7 +144,7 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
 
 /* ---- cakec run ------------------------------------------------------------------ */
 
-static cJSON *check_json(const CheckReport *r)
+cJSON *drv_check_json(const CheckReport *r)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "shape", r->shape);
@@ -183,7 +184,7 @@ static cJSON *check_json(const CheckReport *r)
     return j;
 }
 
-static cJSON *bench_json(const CakeBench *b)
+cJSON *drv_bench_json(const CakeBench *b)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "shape", b->shape);
@@ -208,7 +209,7 @@ static cJSON *bench_json(const CakeBench *b)
     return j;
 }
 
-static void check_text(const CheckReport *r)
+void drv_check_text(const CheckReport *r)
 {
     printf("check %-28s %-5s max_rel_err %.3g  bad %lld%s%s\n", r->shape,
            check_status_name(r->status), r->max_rel_err, (long long)r->n_bad,
@@ -224,7 +225,7 @@ static void check_text(const CheckReport *r)
         printf("      %s\n", r->message);
 }
 
-static void bench_text(const CakeBench *b, const CostResult *c)
+void drv_bench_text(const CakeBench *b, const CostResult *c)
 {
     /* the model's line first: scripts take the last line as the measurement */
     if (c)
@@ -370,9 +371,9 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     cJSON *arr = cJSON_AddArrayToObject(rs->extra, "check");
     int ok = n > 0;
     for (uint32_t i = 0; i < n; i++) {
-        cJSON_AddItemToArray(arr, check_json(&reps[i]));
+        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
         if (!o->json)
-            check_text(&reps[i]);
+            drv_check_text(&reps[i]);
         ok &= reps[i].ok;
     }
     if (device_broken(ctx, rs, "failed during the check"))
@@ -422,7 +423,7 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     }
     CostResult c;
     int have = bench_cost(ctx, o, rs, &c);
-    cJSON *bj = bench_json(&b);
+    cJSON *bj = drv_bench_json(&b);
     if (have) {
         cJSON_AddNumberToObject(bj, "predicted_ms", c.time_ms);
         cJSON *iv = cJSON_AddArrayToObject(bj, "predicted_interval_ms");
@@ -434,7 +435,7 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     }
     cJSON_AddItemToObject(rs->extra, "bench", bj);
     if (!o->json)
-        bench_text(&b, have ? &c : NULL);
+        drv_bench_text(&b, have ? &c : NULL);
 }
 
 static void add_kernel_info(CakeCtx *ctx, RunState *rs)

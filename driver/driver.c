@@ -17,6 +17,7 @@
 #include "protect.h"
 #include "driver.h"
 #include "agent.h"
+#include "lib_cmd.h"
 
 static const char usage[] =
     "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|obj|tirl]\n"
@@ -28,6 +29,7 @@ static const char usage[] =
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
     "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
     "                 [--json]\n"
+    "       cakec lib check|build|ops|select|run|bench|tune ... (docs/library.md)\n"
     "       cakec --help | --version\n"
     "options:\n"
     "  --json               print one JSON document with every diagnostic to stdout\n"
@@ -220,6 +222,11 @@ int drv_main(int argc, char **argv)
         return EXIT_BUG;
     }
     /* the agent commands (agent/agent_main.c) read their own options */
+    if (argc > 1 && !strcmp(argv[1], "lib")) {   /* the library's commands (lib_cmd.c) */
+        int rc = drv_cmd_lib(ctx, argc - 1, argv + 1);
+        ctx_free(ctx);
+        return rc;
+    }
     const AgCommand *agent = argc > 1 ? ag_command(argv[1]) : NULL;
     if (agent) {
         int rc = agent->run(ctx, argc - 1, argv + 1);

@@ -81,6 +81,11 @@ int cake_parse_bindings(CakeCtx *ctx, Kernel *k, const char *set, const char *sh
 int cake_check_file(CakeCtx *ctx, const char *path, const char *kernel, const char *set,
                     const char *shape, Module **out);
 
+/* cake_check_file on source file `file` of ctx (ctx_add_file): the library
+ * checks its variants' kernels, read from its artifact, this way. */
+int cake_check_source(CakeCtx *ctx, uint32_t file, const char *kernel, const char *set,
+                      const char *shape, Module **out);
+
 /* ---- compile ---------------------------------------------------------- */
 
 typedef struct CakeKernel {

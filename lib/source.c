@@ -188,3 +188,21 @@ int cake_check_file(CakeCtx *ctx, const char *path, const char *kernel, const ch
         *out = NULL;
     return rc;
 }
+
+static int check_source(CakeCtx *ctx, uint32_t file, const Bindings *bs, Module **out)
+{
+    *out = pipeline(ctx, file, NULL, bs);
+    return ctx->nerrors != 0;
+}
+
+int cake_check_source(CakeCtx *ctx, uint32_t file, const char *kernel, const char *set,
+                      const char *shape, Module **out)
+{
+    int rc;
+    Bindings bs = {kernel, set, shape};
+    *out = NULL;
+    CAKE_PROTECTED(ctx, rc, check_source(ctx, file, &bs, out));
+    if (rc == 2)
+        *out = NULL;
+    return rc;
+}

@@ -157,6 +157,13 @@ typedef struct {
  * skipped. */
 bool rt_jit_log_next(const char **cursor, RtJitMsg *out);
 
+/* PTX to a cubin for `arch` ("sm_90a") in process, through libnvJitLink
+ * (dlopen'd, nvjitlink.c). *out is malloc'd; RT_UNSUPPORTED when there is no
+ * nvJitLink, RT_LOAD_ERROR with its error log in `log` when it refuses. */
+RtStatus rt_ptx_to_cubin(const char *arch, const char *ptx, size_t len, void **out, size_t *out_len,
+                         char *log, size_t loglen);
+bool rt_nvjitlink_available(void);
+
 /* ---- buffers ---------------------------------------------------------- */
 
 RtStatus rt_alloc(RtDevice *dev, size_t bytes, RtPtr *out);
