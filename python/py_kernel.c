@@ -44,6 +44,7 @@ typedef struct {
     PyLaunch *cache;              /* PY_CACHE_SLOTS, replaced round robin */
     uint32_t next_slot;
     unsigned long long hits, misses;
+    PyObject *owner;              /* a Library whose kernel and context this borrows, or NULL */
 } PyKernel;
 
 static PyState *state_of(PyObject *self) { return PyType_GetModuleState(Py_TYPE(self)); }
@@ -563,7 +564,9 @@ static void kernel_dealloc(PyObject *self)
         if (kn->cache[s].used)
             cake_prepared_free(&kn->cache[s].p);
     PyMem_Free(kn->cache);
-    if (kn->ctx) {
+    if (kn->owner)
+        Py_DECREF(kn->owner);
+    else if (kn->ctx) {
         cake_unload(&kn->ck);
         ctx_free(kn->ctx);
     }
@@ -604,6 +607,32 @@ PyObject *py_kernel_new(PyObject *module, PyTypeObject *type, CakeCtx *ctx,
     kn->ctx = ctx;
     kn->ck = *ck;
     kn->device = -1;
+    kn->params = *params;
+    kn->cache = PyMem_Calloc(PY_CACHE_SLOTS, sizeof *kn->cache);
+    if (!kn->cache || !py_sig_build(ctx, ck->k, &kn->sig)) {
+        if (kn->cache)
+            PyErr_Format(PyExc_ValueError, "kernel `%s` has %u arguments; CAKE's Python module "
+                         "takes at most %d", ir_symstr(ctx, ck->k->name), ck->k->nargs,
+                         PY_MAX_ARGS);
+        else
+            PyErr_NoMemory();
+        Py_DECREF(kn);
+        return NULL;
+    }
+    return (PyObject *)kn;
+}
+
+PyObject *py_kernel_borrow(PyTypeObject *type, CakeCtx *ctx, const CakeKernel *ck,
+                           const ShapeEnv *params, int device, PyObject *owner)
+{
+    PyKernel *kn = (PyKernel *)PyType_GenericAlloc(type, 0);
+    if (!kn)
+        return NULL;
+    kn->owner = owner;
+    Py_INCREF(owner);
+    kn->ctx = ctx;
+    kn->ck = *ck;
+    kn->device = device;
     kn->params = *params;
     kn->cache = PyMem_Calloc(PY_CACHE_SLOTS, sizeof *kn->cache);
     if (!kn->cache || !py_sig_build(ctx, ck->k, &kn->sig)) {

@@ -6,6 +6,7 @@
  *       CakeError with the diagnostics when it fails
  *   device_info(ordinal) -> dict     opens the device (its primary context)
  *   set_stream_getter(fn)            fn(device index) -> the stream to launch on
+ *   open_library(path) -> Library    the kernel library (py_lib.c)
  *   CakeError, Kernel, version
  */
 #include "py_priv.h"
@@ -118,6 +119,8 @@ static PyMethodDef mod_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))mod_compile, METH_VARARGS | METH_KEYWORDS,
      "compile(source, is_path, kernel, target, set=None, name='<string>') -> Kernel"},
     {"device_info", mod_device_info, METH_O, "device_info(ordinal) -> dict"},
+    {"open_library", py_open_library, METH_O,
+     "open_library(path) -> Library: an artifact (*.cakelib) or a library folder"},
     {"set_stream_getter", mod_set_stream_getter, METH_O,
      "set_stream_getter(fn): fn(device index) -> the stream (an int) kernels launch on"},
     {NULL, NULL, 0, NULL},
@@ -183,6 +186,11 @@ static int init_state(PyObject *m, PyState *st)
     PyObject *kt = PyType_FromModuleAndSpec(m, &py_kernel_spec, NULL);
     if (!kt || PyModule_AddObject(m, "Kernel", kt) < 0) {
         Py_XDECREF(kt);
+        return -1;
+    }
+    PyObject *lt = PyType_FromModuleAndSpec(m, &py_library_spec, NULL);
+    if (!lt || PyModule_AddObject(m, "Library", lt) < 0) {
+        Py_XDECREF(lt);
         return -1;
     }
     return PyModule_AddStringConstant(m, "version", CAKE_VERSION);

@@ -12,6 +12,7 @@
  *   py_bind.c    pure C, no Python: binding dims from shapes and checking every
  *                argument against the signature and the assumes
  *   py_diag.c    compiler diagnostics as a CakeError with attributes
+ *   py_lib.c     the Library type: the kernel library's ops, dispatch and variants
  * No global state: what the module keeps lives in its module state (PyState).
  */
 #ifndef CAKE_PY_PRIV_H
@@ -108,5 +109,16 @@ extern PyType_Spec py_kernel_spec;
 /* A Kernel object for a compiled ck of ctx (both owned by it from now on). */
 PyObject *py_kernel_new(PyObject *module, PyTypeObject *type, CakeCtx *ctx,
                         const CakeKernel *ck, const ShapeEnv *params);
+
+/* A Kernel over the compiled kernel ck of a library (owner), loaded on device
+ * `device`: it borrows ck and ctx and keeps owner alive. */
+PyObject *py_kernel_borrow(PyTypeObject *type, CakeCtx *ctx, const CakeKernel *ck,
+                           const ShapeEnv *params, int device, PyObject *owner);
+
+/* ---- the Library type (py_lib.c) ------------------------------------------ */
+
+extern PyType_Spec py_library_spec;
+/* open_library(path): an artifact (*.cakelib) or a library folder */
+PyObject *py_open_library(PyObject *module, PyObject *path);
 
 #endif

@@ -12,7 +12,7 @@ cmake -S . -B "$B" -DCMAKE_BUILD_TYPE=Release -DCAKE_STATIC_LLVM=ON \
     -DPython3_EXECUTABLE="$(command -v python3)" > /dev/null
 make -C "$B" -j2 cakec cake-llvm > /dev/null
 # the Python module (run_python.sh): .carry/python/cake, found by PYTHONPATH=.carry/python
-make -C "$B" -j2 cake_python > /dev/null 2>&1 || echo "carry.sh: no Python module (python3-dev?)" >&2
+make -C "$B" -j2 cake_python cake_python_lib > /dev/null 2>&1 || echo "carry.sh: no Python module (python3-dev?)" >&2
 rm -rf .carry && mkdir -p .carry
 cp "$B/cakec" "$B/libcake-llvm.so" .carry/
 lib=$(ldconfig -p | awk '/libcjson\.so\.1 / { print $NF; exit }')

@@ -187,9 +187,27 @@ if cake is not None:
             return ops.attention(q, k, v, causal=causal), want
         return check_op("attention", cases, run, 2e-2)
 
+    @section("dispatch: library vs minimal selection", 1)
+    def _():
+        lib = ops.library()
+        picks = {}
+        for op, dims in (("gemm", {"M": 4096, "N": 4096, "K": 4096}), ("gemm", {"M": 64, "N": 4096, "K": 4096}),
+                         ("rmsnorm", {"M": 4096, "N": 8192}), ("softmax", {"M": 4096, "N": 512}),
+                         ("attention_fwd", {"BH": 32, "S": 4096})):
+            try:
+                c = lib.select(op, dims)
+                picks[f"{op}{tuple(dims.values())}"] = f"{c['name']} ({c['why']})"
+            except Exception as e:
+                picks[op] = f"{type(e).__name__}"
+        details["dispatch"] = {"stats": dict(ops.stats), "picks": picks,
+                               "tuned_device": lib.tuned_device}
+        return lib is not None, (f"new shapes through the library {ops.stats['library']}, through the "
+                                 f"minimal selection {ops.stats['minimal']}; " +
+                                 ", ".join(f"{k}: {v}" for k, v in picks.items()))
+
     @section("two streams overlap", 5)
     def _():
-        k = cake.load(os.path.join(cake.KERNELS, "cross_entropy.tir"))
+        k = cake.load(os.path.join(cake.EXAMPLES, "cross_entropy.tir"))
         B, V = 60, 1 << 21          # 60 blocks each: both fit on the SMs at once
         xs = [torch.randn(B, V, device=dev) for _ in range(2)]
         ts = [torch.randint(0, V, (B,), device=dev, dtype=torch.int32) for _ in range(2)]

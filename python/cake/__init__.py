@@ -44,7 +44,8 @@ from . import _cake  # noqa: E402
 from ._cake import CakeError, Kernel  # noqa: E402
 
 version = _cake.version
-KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")
+KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")    # swiglu.tir
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")  # examples/*.tir
 
 _compiled = {}        # (source key, kernel, target, set) -> Kernel
 _targets = {}         # device ordinal -> target name

@@ -3,15 +3,19 @@ torch, picks a kernel by shape and launches it on torch's current stream. Each
 is a torch.library custom op (torch.ops.cake.NAME, with a fake implementation),
 so torch.compile keeps it as one node and CUDA graphs capture it.
 
-Selection (MINIMAL, until the library's dispatch tables are wired in): the
-example kernels of this repository (cake/kernels/*.tir), one or a few variants
-per op chosen by the rules in each function below. A shape outside every
-variant's domain raises ValueError naming the assume that fails.
+Dispatch goes through the kernel library (lib/cake_lib.h, library/manifest.json):
+the package's artifact cake.cakelib (`cakec lib build`: prebuilt images, the
+dispatch table), else its library/ folder (variants compiled on first use, in
+the manifest's order), or the file or folder $CAKE_LIBRARY names. An op the
+library does not have (swiglu) or a shape none of its variants covers goes to
+a MINIMAL selection over the example kernels instead (the select_* functions
+below); `stats` counts which path each new shape took. The kernel for one
+(op, dims, device) is looked up once and kept.
 
     gemm(a, b)                 a @ b.T: a [M, K], b [N, K] (nn.Linear's weight), bf16
-    rms_norm(x, w, eps)        bf16, x [..., N], N % 8 == 0, N <= 16384
+    rms_norm(x, w, eps)        bf16, x [..., N], N % 8 == 0
     layer_norm(x, w, b, eps)   bf16, as rms_norm
-    softmax(x)                 f32 over the last dim, N % 4 == 0, N <= 16384
+    softmax(x)                 f32 over the last dim, N % 4 == 0
     cross_entropy(logits, t)   f32 logits [B, V], integer targets [B]: per-row loss
     attention(q, k, v, causal) bf16 [B, H, S, D], D in {64, 128}, q, k, v of one S
     swiglu(g, u)               silu(g) * u, bf16, numel % 8 == 0
@@ -21,14 +25,52 @@ import os
 
 import torch
 
-from . import KERNELS, load
+from . import _cake, load
 
 __all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attention", "swiglu",
-           "selection"]
+           "library", "kernel_for", "stats"]
+
+PKG = os.path.dirname(os.path.abspath(__file__))
+stats = {"library": 0, "minimal": 0}
+_lib = []          # [Library] once opened, [None] when there is none
+_chosen = {}       # (op, dims, device) -> Kernel
+
+
+def library():
+    """The kernel library cake.ops dispatches through (a cake.Library), or None."""
+    if not _lib:
+        paths = [os.environ.get("CAKE_LIBRARY"), os.path.join(PKG, "cake.cakelib"),
+                 os.path.join(PKG, "library")]
+        path = next((p for p in paths if p and os.path.exists(p)), None)
+        _lib.append(_cake.open_library(path) if path else None)
+    return _lib[0]
+
+
+def kernel_for(op, dims, minimal):
+    """The kernel for op at dims on the current device: the library's choice, else
+    minimal() (a Kernel). Kept per (op, dims, device)."""
+    dev = torch.cuda.current_device()
+    key = (op, tuple(sorted(dims.items())), dev)
+    k = _chosen.get(key)
+    if k is None:
+        lib = library()
+        try:
+            if lib is None:
+                raise ValueError("no library")
+            k = lib.kernel(op, dims, dev)
+            stats["library"] += 1
+        except ValueError:        # no such op, or no variant covers the shape
+            k = minimal()
+            stats["minimal"] += 1
+        if len(_chosen) > 4096:
+            _chosen.clear()
+        _chosen[key] = k
+    return k
 
 
 def _kernel(file, kernel=None, **params):
-    return load(os.path.join(KERNELS, file + ".tir"), kernel=kernel, device=None, **params)
+    sub = "kernels" if file == "swiglu" else "examples"
+    return load(os.path.join(PKG, sub, file + ".tir"), kernel=kernel, device=None, **params)
 
 
 def _target():
@@ -46,24 +88,20 @@ def _rows(x):
     return x.view(-1, x.shape[-1]) if x.dim() != 2 else x
 
 
-# ---- the selection: (op, shape) -> kernel ----------------------------------------------
+# ---- the MINIMAL selection: (op, shape) -> an example kernel ---------------------------
 
-def select_gemm(M, N, K):
-    if _target() == "sm_90a":
-        return _kernel("gemm_sm90")
-    return _kernel("gemm_sm80")
+def select_gemm():
+    return _kernel("gemm_sm90" if _target() == "sm_90a" else "gemm_sm80")
 
 
 def select_row(file, N, per_iter, kernel=None):
     """a one-row-per-block kernel with ITERS vectors per thread: the fewest that hold N"""
-    iters = _pow2_at_least(math.ceil(N / per_iter))
-    return _kernel(file, kernel=kernel, ITERS=iters)
+    return _kernel(file, kernel=kernel, ITERS=_pow2_at_least(math.ceil(N / per_iter)))
 
 
 def select_softmax(N):
     if N <= 1024:
-        return _kernel("softmax", kernel="softmax_warp",
-                       ITERS=_pow2_at_least(math.ceil(N / 128)))
+        return _kernel("softmax", kernel="softmax_warp", ITERS=_pow2_at_least(math.ceil(N / 128)))
     return select_row("softmax", N, 256 * 4, kernel="softmax")
 
 
@@ -74,47 +112,48 @@ def select_attention(D, causal):
     return _kernel(file, CAUSAL=int(bool(causal)))
 
 
-def selection(op, *dims, **kw):
-    """The kernel cake.ops would launch for an op at these dims (for inspection)."""
-    return {"gemm": select_gemm, "softmax": select_softmax,
-            "attention": select_attention}[op](*dims, **kw)
-
-
 # ---- the ops, eager ------------------------------------------------------------------
 
 def _gemm(a, b):
     a, b = a.contiguous(), b.contiguous()
-    c = a.new_empty((a.shape[0], b.shape[0]))
-    select_gemm(a.shape[0], b.shape[0], a.shape[1])(a, b, c)
+    M, K, N = a.shape[0], a.shape[1], b.shape[0]
+    c = a.new_empty((M, N))
+    kernel_for("gemm", {"M": M, "N": N, "K": K}, select_gemm)(a, b, c)
     return c
 
 
 def _rms_norm(x, w, eps):
     x2 = _rows(x)
     y = torch.empty_like(x2)
-    select_row("rmsnorm", x2.shape[1], 256 * 8)(x2, w.contiguous(), y, float(eps))
+    M, N = x2.shape
+    k = kernel_for("rmsnorm", {"M": M, "N": N}, lambda: select_row("rmsnorm", N, 256 * 8))
+    k(x2, w.contiguous(), y, float(eps))
     return y.view(x.shape)
 
 
 def _layer_norm(x, w, b, eps):
     x2 = _rows(x)
     y = torch.empty_like(x2)
-    select_row("layernorm", x2.shape[1], 256 * 8)(x2, w.contiguous(), b.contiguous(), y,
-                                                  float(eps))
+    M, N = x2.shape
+    k = kernel_for("layernorm", {"M": M, "N": N}, lambda: select_row("layernorm", N, 256 * 8))
+    k(x2, w.contiguous(), b.contiguous(), y, float(eps))
     return y.view(x.shape)
 
 
 def _softmax(x):
     x2 = _rows(x)
     y = torch.empty_like(x2)
-    select_softmax(x2.shape[1])(x2, y)
+    M, N = x2.shape
+    kernel_for("softmax", {"M": M, "N": N}, lambda: select_softmax(N))(x2, y)
     return y.view(x.shape)
 
 
 def _cross_entropy(logits, target):
     logits = logits.contiguous()
-    loss = logits.new_empty((logits.shape[0],))
-    _kernel("cross_entropy")(logits, target.to(torch.int32).contiguous(), loss)
+    B, V = logits.shape
+    loss = logits.new_empty((B,))
+    k = kernel_for("cross_entropy", {"B": B, "V": V}, lambda: _kernel("cross_entropy"))
+    k(logits, target.to(torch.int32).contiguous(), loss)
     return loss
 
 
@@ -122,14 +161,20 @@ def _attention(q, k, v, causal):
     B, H, S, D = q.shape
     q3, k3, v3 = (t.contiguous().view(B * H, S, D) for t in (q, k, v))
     o = torch.empty_like(q3)
-    select_attention(D, causal)(q3, k3, v3, o, 1.0 / math.sqrt(D))
+    op = {128: "attention_fwd", 64: "attention_fwd_d64"}.get(D, "attention_fwd")
+    if causal:            # the library's attention ops are not causal
+        kern = select_attention(D, causal)
+    else:
+        kern = kernel_for(op, {"BH": B * H, "S": S}, lambda: select_attention(D, causal))
+    kern(q3, k3, v3, o, 1.0 / math.sqrt(D))
     return o.view(B, H, S, D)
 
 
 def _swiglu(g, u):
     g, u = g.contiguous(), u.contiguous()
     h = torch.empty_like(g)
-    _kernel("swiglu")(g.view(-1), u.view(-1), h.view(-1))
+    kernel_for("swiglu", {"N": g.numel()}, lambda: _kernel("swiglu"))(g.view(-1), u.view(-1),
+                                                                      h.view(-1))
     return h
 
 

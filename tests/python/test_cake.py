@@ -222,6 +222,50 @@ class Binding(unittest.TestCase):
         self.assertEqual(self.k.cache_info()["used"], 0)
 
 
+class Library(unittest.TestCase):
+    """the kernel library's dispatch (cake.ops goes through it), without a GPU"""
+
+    def libs(self):
+        pkg = os.path.dirname(cake.__file__)
+        yield cake._cake.open_library(os.path.join(pkg, "library"))     # the folder
+        art = os.path.join(pkg, "cake.cakelib")
+        if os.path.exists(art):
+            yield cake._cake.open_library(art)                         # the artifact
+
+    def test_ops_and_select(self):
+        for lib in self.libs():
+            ops = lib.ops()
+            self.assertIn("gemm", ops)
+            self.assertEqual([a["name"] for a in ops["gemm"]["args"]], ["A", "B", "C"])
+            self.assertEqual(ops["gemm"]["args"][0]["dims"], ["M", "K"])
+            self.assertEqual(ops["attention_fwd"]["args"][0]["dims"], ["BH", "S", 128])
+            c = lib.select("rmsnorm", {"M": 64, "N": 1024})
+            self.assertEqual(c["kernel"], "rmsnorm")
+            self.assertIn(c["why"], ("tuned", "model", "order"))
+            self.assertIn(c["name"], [v["name"] for v in ops["rmsnorm"]["variants"]])
+
+    def test_select_errors(self):
+        lib = next(self.libs())
+        with self.assertRaisesRegex(ValueError, "E1201"):
+            lib.select("nope", {})
+        with self.assertRaisesRegex(TypeError, "dims: expected a dict"):
+            lib.select("gemm", [1, 2])
+        with self.assertRaisesRegex(ValueError, "E120"):
+            lib.select("gemm", {"M": 1, "N": 8, "K": 64, "Q": 3})
+
+    def test_kernel_needs_a_gpu(self):
+        if os.path.exists("/dev/nvidia0"):
+            self.skipTest("a GPU is present")
+        with self.assertRaisesRegex(RuntimeError, "no GPU to run on"):
+            next(self.libs()).kernel("rmsnorm", {"M": 64, "N": 1024}, 0)
+
+    def test_open_errors(self):
+        with self.assertRaises(cake.CakeError):
+            cake._cake.open_library("/no/such/folder")
+        with self.assertRaises(cake.CakeError):
+            cake._cake.open_library(__file__ + ".cakelib")
+
+
 # ---- a DLPack producer in ctypes (no numpy here) -----------------------------------------
 
 class DLTensor(ctypes.Structure):
