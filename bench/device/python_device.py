@@ -199,10 +199,11 @@ if cake is not None:
                 picks[f"{op}{tuple(dims.values())}"] = f"{c['name']} ({c['why']})"
             except Exception as e:
                 picks[op] = f"{type(e).__name__}"
-        details["dispatch"] = {"stats": dict(ops.stats), "picks": picks,
+        details["dispatch"] = {"stats": dict(ops.stats), "picks": picks, "errors": ops.errors[:10],
                                "tuned_device": lib.tuned_device}
-        return lib is not None, (f"new shapes through the library {ops.stats['library']}, through the "
-                                 f"minimal selection {ops.stats['minimal']}; " +
+        return lib is not None and not ops.errors, (
+            f"new shapes through the library {ops.stats['library']}, through the minimal selection "
+            f"{ops.stats['minimal']}, library errors {len(ops.errors)}; " +
                                  ", ".join(f"{k}: {v}" for k, v in picks.items()))
 
     @section("two streams overlap", 5)

@@ -32,6 +32,7 @@ __all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attent
 
 PKG = os.path.dirname(os.path.abspath(__file__))
 stats = {"library": 0, "minimal": 0}
+errors = []        # the library's failures to prepare a variant (then the minimal selection ran)
 _lib = []          # [Library] once opened, [None] when there is none
 _chosen = {}       # (op, dims, device) -> Kernel
 
@@ -59,7 +60,9 @@ def kernel_for(op, dims, minimal):
                 raise ValueError("no library")
             k = lib.kernel(op, dims, dev)
             stats["library"] += 1
-        except ValueError:        # no such op, or no variant covers the shape
+        except (ValueError, _cake.CakeError) as e:   # no such op, no variant covers the shape
+            if isinstance(e, _cake.CakeError):
+                errors.append(f"{op} {dims}: {e}")
             k = minimal()
             stats["minimal"] += 1
         if len(_chosen) > 4096:
@@ -163,9 +166,8 @@ def _attention(q, k, v, causal):
     o = torch.empty_like(q3)
     op = {128: "attention_fwd", 64: "attention_fwd_d64"}.get(D, "attention_fwd")
     if causal:            # the library's attention ops are not causal
-        kern = select_attention(D, causal)
-    else:
-        kern = kernel_for(op, {"BH": B * H, "S": S}, lambda: select_attention(D, causal))
+        op += "_causal"
+    kern = kernel_for(op, {"BH": B * H, "S": S}, lambda: select_attention(D, causal))
     kern(q3, k3, v3, o, 1.0 / math.sqrt(D))
     return o.view(B, H, S, D)
 
