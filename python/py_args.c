@@ -42,9 +42,8 @@ static int read_dtype(PyState *st, PyObject *dt, PyArgVal *v)
     PyObject *hit = PyDict_GetItemWithError(st->dtype_map, dt);
     if (hit) {
         v->dtype = (int)PyLong_AsLong(PyTuple_GetItem(hit, 0));
-        snprintf(v->dtype_name, sizeof v->dtype_name, "%s",
-                 PyUnicode_AsUTF8AndSize(PyTuple_GetItem(hit, 1), NULL));
-        return 0;
+        v->dtype_name = PyUnicode_AsUTF8AndSize(PyTuple_GetItem(hit, 1), NULL);
+        return v->dtype_name ? 0 : -1;
     }
     PyErr_Clear(); /* unhashable dtypes are read each time */
     PyObject *s = PyObject_Str(dt);
@@ -54,7 +53,8 @@ static int read_dtype(PyState *st, PyObject *dt, PyArgVal *v)
         return -1;
     }
     v->dtype = dtype_of_name(name);
-    snprintf(v->dtype_name, sizeof v->dtype_name, "%s", name);
+    snprintf(v->dtype_buf, sizeof v->dtype_buf, "%s", name);
+    v->dtype_name = v->dtype_buf;
     PyObject *entry = Py_BuildValue("(iO)", v->dtype, s);
     if (!entry || PyDict_SetItem(st->dtype_map, dt, entry) < 0)
         PyErr_Clear();
@@ -141,15 +141,20 @@ static void row_major(PyArgVal *v)
     }
 }
 
-/* obj.name, or obj.name() when it is a method */
+/* obj.name() (called as a method: no bound method is made), or obj.name when it
+ * is not callable */
 static PyObject *attr_or_call(PyObject *obj, PyObject *name)
 {
+    PyObject *r = PyObject_CallMethodObjArgs(obj, name, NULL);
+    if (r || !PyErr_ExceptionMatches(PyExc_TypeError))
+        return r;
+    PyErr_Clear();
     PyObject *a = PyObject_GetAttr(obj, name);
-    if (!a || !PyCallable_Check(a))
-        return a;
-    PyObject *r = PyObject_CallNoArgs(a);
-    Py_DECREF(a);
-    return r;
+    if (a && PyCallable_Check(a)) { /* callable: the TypeError was its own */
+        Py_DECREF(a);
+        return PyObject_CallMethodObjArgs(obj, name, NULL);
+    }
+    return a;
 }
 
 /* ---- DLPack -------------------------------------------------------------- */
@@ -205,10 +210,9 @@ static int read_dlpack(PyState *st, PyObject *obj, const char *arg, PyArgVal *v)
     const DLTensor *t = &m->dl_tensor;
     v->ptr = (RtPtr)(uintptr_t)t->data + t->byte_offset;
     v->dtype = dl_dtype(t->dtype);
-    snprintf(v->dtype_name, sizeof v->dtype_name, "DLPack(code %u, %u bits)", t->dtype.code,
+    snprintf(v->dtype_buf, sizeof v->dtype_buf, "DLPack(code %u, %u bits)", t->dtype.code,
              t->dtype.bits);
-    if (v->dtype >= 0)
-        snprintf(v->dtype_name, sizeof v->dtype_name, "%s", ir_dtypes[v->dtype].spelling);
+    v->dtype_name = v->dtype >= 0 ? ir_dtypes[v->dtype].spelling : v->dtype_buf;
     v->dev_type = t->device.device_type == DL_CUDA || t->device.device_type == DL_CUDA_MANAGED
                       ? PY_DEV_CUDA
                       : t->device.device_type == DL_CPU || t->device.device_type == DL_CUDA_HOST

@@ -55,7 +55,9 @@ typedef struct {
     int tensor;
     RtPtr ptr;
     int dtype;                    /* DType, or -1 when it has none of ours */
-    char dtype_name[32];          /* as the tensor says it, for messages */
+    const char *dtype_name;       /* as the tensor says it, for messages (into dtype_buf, or
+                                     a string the module's dtype map keeps) */
+    char dtype_buf[48];
     int dev_type, dev_index;
     int rank;
     int64_t shape[IR_MAX_RANK], stride[IR_MAX_RANK];   /* strides in elements */

@@ -206,6 +206,17 @@ class Binding(unittest.TestCase):
         self.err(ValueError, r"dim M = 2147483648 does not fit the kernel's 32-bit dims",
                  M=big)
 
+    def test_stride_forms(self):
+        class AttrStride(T):          # strides as an attribute, not a method
+            stride = (32, 1)
+        class NoStride:               # no strides at all: row-major
+            shape, dtype, device = (16, 32), "float32", "cuda"
+
+            def data_ptr(self):
+                return 0x7f0000000000
+        self.assertEqual(self.call(x=AttrStride((16, 32))), {"M": 16, "N": 32})
+        self.assertEqual(self.call(x=NoStride()), {"M": 16, "N": 32})
+
     def test_dlpack(self):
         x = DLPackFake((16, 32), device_type=2)
         self.assertEqual(self.call(x=x), {"M": 16, "N": 32})
