@@ -269,6 +269,12 @@ static int read_tensor(PyState *st, const char *arg, PyObject *obj, PyArgVal *v)
     if (r < 0)
         return shape ? -1 : not_a_tensor(arg, obj);
     v->rank = r;
+    for (int j = 0; j < r; j++)
+        if (v->shape[j] < 0) {
+            PyErr_Format(PyExc_ValueError, "argument `%s`: dim %d of its shape is %lld", arg, j,
+                         (long long)v->shape[j]);
+            return -1;
+        }
     PyObject *stride = attr_or_call(obj, st->s_stride);
     if (stride) {
         r = read_ints(stride, v->stride, "stride()", arg);

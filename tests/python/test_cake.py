@@ -171,6 +171,9 @@ class Binding(unittest.TestCase):
                  r"declares global i32\[M\] \(rank 1\)", idx=T((16, 1), "int32"))
         self.err(ValueError, "rank 5, but CAKE tensors have at most 4", x=T((1, 1, 1, 1, 1)))
 
+    def test_negative_extent(self):
+        self.err(ValueError, r"argument `x`: dim 0 of its shape is -1", x=T((-1, 32)))
+
     def test_dims_agree(self):
         self.err(ValueError, r"argument `c`: dim 0 is 15, but M = 16 from `x` dim 0",
                  c=T((15, 64), "bfloat16"))
@@ -216,6 +219,22 @@ class Binding(unittest.TestCase):
                 return 0x7f0000000000
         self.assertEqual(self.call(x=AttrStride((16, 32))), {"M": 16, "N": 32})
         self.assertEqual(self.call(x=NoStride()), {"M": 16, "N": 32})
+
+    def test_junk_never_crashes(self):
+        class Raises(T):
+            def data_ptr(self):
+                raise RuntimeError("boom")
+        bad_shape = T((16, 32))
+        bad_shape.shape = ("a", 2)
+        junk = [None, [1, 2], object(), T((-1, 32)), Raises((16, 32)), bad_shape,
+                T((16, 32), stride=(1,)), T((16, 32), dtype=None),
+                T((16, 32), device=None), T((1 << 62, 32)), T((16, 32), stride=("x", 1))]
+        for j in junk:
+            with self.assertRaises((TypeError, ValueError, RuntimeError, OverflowError)):
+                self.call(x=j)
+        for j in (None, [1], T((1,)), 1 << 70, float("nan")):
+            with self.assertRaises((TypeError, ValueError, OverflowError)):
+                self.call(n=j)
 
     def test_dlpack(self):
         x = DLPackFake((16, 32), device_type=2)
