@@ -25,7 +25,9 @@ import os
 
 import torch
 
-from . import _cake, load
+from . import _cake, _use_torch_streams, load
+
+_use_torch_streams()   # torch is imported now: launch on its current stream
 
 __all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attention", "swiglu",
            "library", "kernel_for", "stats"]
