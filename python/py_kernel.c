@@ -278,6 +278,13 @@ static int stream_of(PyState *st, PyObject *given, int device, void **out)
 {
     *out = NULL;
     PyObject *s = given;
+    if ((!s || s == Py_None) && !st->stream_getter && st->stream_setup &&
+        PyDict_GetItemString(PyImport_GetModuleDict(), "torch")) { /* torch came after cake */
+        PyObject *r = PyObject_CallNoArgs(st->stream_setup);
+        if (!r)
+            return -1;
+        Py_DECREF(r);
+    }
     if (!s || s == Py_None) {
         if (!st->stream_getter)
             return 0;

@@ -64,6 +64,15 @@ static PyObject *mod_set_stream_getter(PyObject *m, PyObject *fn)
     Py_RETURN_NONE;
 }
 
+static PyObject *mod_set_stream_setup(PyObject *m, PyObject *fn)
+{
+    PyState *st = mod_state(m);
+    Py_XDECREF(st->stream_setup);
+    st->stream_setup = fn == Py_None ? NULL : fn;
+    Py_XINCREF(st->stream_setup);
+    Py_RETURN_NONE;
+}
+
 static PyObject *mod_compile(PyObject *m, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"source", "is_path", "kernel", "target", "set", "name", NULL};
@@ -123,6 +132,9 @@ static PyMethodDef mod_methods[] = {
      "open_library(path) -> Library: an artifact (*.cakelib) or a library folder"},
     {"set_stream_getter", mod_set_stream_getter, METH_O,
      "set_stream_getter(fn): fn(device index) -> the stream (an int) kernels launch on"},
+    {"set_stream_setup", mod_set_stream_setup, METH_O,
+     "set_stream_setup(fn): fn() is called once, at a launch, when torch is imported and no "
+     "stream getter is set"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -132,6 +144,7 @@ static int mod_traverse(PyObject *m, visitproc visit, void *arg)
 {
     PyState *st = mod_state(m);
     Py_VISIT(st->stream_getter);
+    Py_VISIT(st->stream_setup);
     Py_VISIT(st->error);
     Py_VISIT(st->dtype_map);
     return 0;
@@ -141,6 +154,7 @@ static int mod_clear(PyObject *m)
 {
     PyState *st = mod_state(m);
     Py_CLEAR(st->stream_getter);
+    Py_CLEAR(st->stream_setup);
     Py_CLEAR(st->error);
     Py_CLEAR(st->dtype_map);
     PyObject **names[] = {&st->s_data_ptr, &st->s_shape, &st->s_stride, &st->s_dtype,

@@ -83,6 +83,7 @@ PyCheck py_bind_check(CakeCtx *ctx, const Kernel *k, const PySig *sig, const PyA
 typedef struct {
     RtDevice *devs[PY_MAX_DEVICES];
     PyObject *stream_getter;      /* callable(device index) -> stream as int, or NULL */
+    PyObject *stream_setup;       /* callable() that sets the getter once torch is imported */
     PyObject *error;              /* cake.CakeError */
     PyObject *dtype_map;          /* dtype object -> DType (int), filled as seen */
     PyObject *s_data_ptr, *s_shape, *s_stride, *s_dtype, *s_device, *s_type, *s_index,

@@ -155,3 +155,5 @@ def __getattr__(name):
 
 
 _use_torch_streams()
+if not _torch_ready:   # torch may come later: the first launch after that sets it up
+    _cake.set_stream_setup(_use_torch_streams)
