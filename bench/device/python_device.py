@@ -118,6 +118,33 @@ if cake is not None:
             return ops.gemm(a, b), (a.float() @ b.float().T)
         return check_op("gemm", cases, run, 2e-2)
 
+    @section("ops.gemm_bias_silu vs torch", 10)
+    def _():
+        cases = [(random.randint(1, 600), 8 * random.randint(1, 64), 8 * random.randint(8, 64))
+                 for _ in range(52)]
+
+        def run(c):
+            M, N, K = c
+            a = torch.randn(M, K, device=dev, dtype=bf)
+            b = torch.randn(N, K, device=dev, dtype=bf) * K ** -0.5
+            bias = torch.randn(N, device=dev)
+            return ops.gemm_bias_silu(a, b, bias), F.silu(a.float() @ b.float().T + bias)
+        return check_op("gemm_bias_silu", cases, run, 2e-2)
+
+    @section("ops.gemm_fp8 vs torch", 10)
+    def _():
+        cases = [(random.randint(1, 600), 8 * random.randint(1, 64), 16 * random.randint(8, 32))
+                 for _ in range(52)]
+        e4m3 = torch.float8_e4m3fn
+
+        def run(c):
+            M, N, K = c
+            a = torch.randn(M, K, device=dev).to(e4m3)
+            b = torch.randn(N, K, device=dev).to(e4m3)
+            want = 0.5 * 0.25 * (a.float() @ b.float().T)
+            return ops.gemm_fp8(a, b, 0.5, 0.25), want
+        return check_op("gemm_fp8", cases, run, 2e-2)
+
     @section("ops.rms_norm vs torch", 10)
     def _():
         cases = [(random.randint(1, 300), 8 * random.randint(1, 2048)) for _ in range(55)]

@@ -19,6 +19,8 @@ below); `stats` counts which path each new shape took. The kernel for one
     cross_entropy(logits, t)   f32 logits [B, V], integer targets [B]: per-row loss
     attention(q, k, v, causal) bf16 [B, H, S, D], D in {64, 128}, q, k, v of one S
     swiglu(g, u)               silu(g) * u, bf16, numel % 8 == 0
+    gemm_bias_silu(a, b, bias) silu(a @ b.T + bias): bf16 a, b, f32 bias [N]
+    gemm_fp8(a, b, sa, sb)     sa * sb * (a @ b.T): float8_e4m3fn a [M, K], b [N, K], bf16 out
 """
 import math
 import os
@@ -30,7 +32,7 @@ from . import _cake, _use_torch_streams, load
 _use_torch_streams()   # torch is imported now: launch on its current stream
 
 __all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attention", "swiglu",
-           "library", "kernel_for", "stats"]
+           "gemm_bias_silu", "gemm_fp8", "library", "kernel_for", "stats"]
 
 PKG = os.path.dirname(os.path.abspath(__file__))
 stats = {"library": 0, "minimal": 0}
@@ -174,6 +176,24 @@ def _attention(q, k, v, causal):
     return o.view(B, H, S, D)
 
 
+def _gemm_bias_silu(a, b, bias):
+    a, b = a.contiguous(), b.contiguous()
+    M, K, N = a.shape[0], a.shape[1], b.shape[0]
+    c = a.new_empty((M, N))
+    k = kernel_for("gemm_bias_act", {"M": M, "N": N, "K": K}, lambda: _kernel("gemm_bias_act"))
+    k(a, b, bias.to(torch.float32).contiguous(), c)
+    return c
+
+
+def _gemm_fp8(a, b, scale_a, scale_b):
+    a, b = a.contiguous(), b.contiguous()
+    M, K, N = a.shape[0], a.shape[1], b.shape[0]
+    c = torch.empty((M, N), dtype=torch.bfloat16, device=a.device)
+    k = kernel_for("gemm_fp8", {"M": M, "N": N, "K": K}, lambda: _kernel("gemm_fp8"))
+    k(a, b, float(scale_a), float(scale_b), c)
+    return c
+
+
 def _swiglu(g, u):
     g, u = g.contiguous(), u.contiguous()
     h = torch.empty_like(g)
@@ -255,3 +275,23 @@ def swiglu(g: Tensor, u: Tensor) -> Tensor:
 @swiglu.register_fake
 def _(g, u):
     return torch.empty_like(g)
+
+
+@torch.library.custom_op("cake::gemm_bias_silu", mutates_args=())
+def gemm_bias_silu(a: Tensor, b: Tensor, bias: Tensor) -> Tensor:
+    return _gemm_bias_silu(a, b, bias)
+
+
+@gemm_bias_silu.register_fake
+def _(a, b, bias):
+    return a.new_empty((a.shape[0], b.shape[0]))
+
+
+@torch.library.custom_op("cake::gemm_fp8", mutates_args=())
+def gemm_fp8(a: Tensor, b: Tensor, scale_a: float, scale_b: float) -> Tensor:
+    return _gemm_fp8(a, b, scale_a, scale_b)
+
+
+@gemm_fp8.register_fake
+def _(a, b, scale_a, scale_b):
+    return torch.empty((a.shape[0], b.shape[0]), dtype=torch.bfloat16, device=a.device)
