@@ -67,8 +67,12 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--workers", &o->workers)) continue;
         else if (take(argc, argv, &i, "--fake-measure", &o->fake)) continue;
         else if (take(argc, argv, &i, "--slurm-dir", &o->slurm_dir)) continue;
+        else if (take(argc, argv, &i, "--partition", &o->partition)) continue;
+        else if (take(argc, argv, &i, "--devices", &o->devices)) continue;
+        else if (take(argc, argv, &i, "--child-timeout", &o->child_timeout)) continue;
         else if (take(argc, argv, &i, "--timeout", &o->opt.timeout)) continue;
         else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;
+        else if (take(argc, argv, &i, "--variant", &o->variant)) continue;
         else if (!strcmp(a, "--overhead")) o->overhead = 1;
         else if (a[0] == '-' && a[1])
             return "unknown option for `cakec lib` (see `cakec --help`)";
@@ -213,6 +217,31 @@ static int cmd_ops(CakeCtx *ctx, const LibOptions *o)
 
 /* ---- select ------------------------------------------------------------------------------ */
 
+/* --variant V: that variant instead of the table's, if its domain holds */
+static int force_variant(CakeCtx *ctx, const CakeLib *lib, const char *name, CakeLibChoice *ch)
+{
+    CakeLibOp op;
+    cake_lib_op(lib, ch->op, &op);
+    for (uint32_t v = 0; v < op.nvariants; v++) {
+        CakeLibVariant lv;
+        cake_lib_variant(lib, ch->op, v, &lv);
+        if (strcmp(lv.name, name))
+            continue;
+        const char *why = cake_lib_failed_cond(lib, ch, v);
+        if (why) {
+            Diag *d = diag_report(ctx, E1203, IR_NOSPAN, "variant `%s` of op `%s` does not cover "
+                                  "this shape: it requires `%s`", name, op.name, why);
+            diag_help(ctx, d, "leave out --variant to let the library choose");
+            return 1;
+        }
+        ch->variant = v;
+        return 0;
+    }
+    Diag *d = diag_report(ctx, E1201, IR_NOSPAN, "op `%s` has no variant `%s`", op.name, name);
+    diag_help(ctx, d, "`cakec lib ops FILE` lists the variants");
+    return 1;
+}
+
 /* the op and its choice at --shape, with every domain tested: 0, or the exit code */
 int lib_choose(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, CakeLibChoice *ch)
 {
@@ -228,6 +257,8 @@ int lib_choose(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, CakeLibChoice *c
         rc = 1;
     if (!rc)
         rc = cake_lib_explain(ctx, lib, op, dims, n, ch);
+    if (!rc && o->variant)
+        rc = force_variant(ctx, lib, o->variant, ch);
     return code_of(rc);
 }
 

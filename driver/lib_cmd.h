@@ -8,7 +8,8 @@
 typedef struct {
     Options opt;              /* file, out, shape, device, runs, seed, timeout, json, check */
     const char *sub;          /* check, build, ops, select, run, bench, tune */
-    const char *op, *table, *shapes, *runner, *workers, *fake, *slurm_dir;
+    const char *op, *table, *shapes, *runner, *workers, *fake, *slurm_dir, *partition, *devices, *child_timeout;
+    const char *variant;      /* run/bench --variant V: that one, not the table's */
     const char *repeat;       /* select --repeat N: time N selects */
     int ptx, no_model, verbose, overhead;
 } LibOptions;

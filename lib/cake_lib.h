@@ -173,6 +173,11 @@ int cake_lib_kernel(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoi
  * cake_check and cake_bench on the kernel of cake_lib_kernel. */
 int cake_lib_choice_env(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *choice, ShapeEnv *env);
 
+/* The cost model's time of the choice on `device` ("h200"; NULL: the
+ * target's default): 0 with *ms, 1 when the model has no answer. */
+int cake_lib_predict(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *choice,
+                     const char *device, double *ms);
+
 /* ---- build and tune (the tools behind `cakec lib build` / `lib tune`) ---- */
 
 typedef struct {

@@ -309,8 +309,9 @@ static int open_mem(CakeCtx *ctx, const char *path, const uint8_t *data, size_t 
                                          LIB_FORMAT_VERSION));
     uint64_t mlen = get64(data + 16), blen = get64(data + 24);
     if (mlen > len || blen > len || HEADER_BYTES + mlen + blen != len)
-        return corrupt(ctx, path, ir_fmt(ctx, "%zu bytes, its header says %llu", len,
-                                         (unsigned long long)(HEADER_BYTES + mlen + blen)));
+        return corrupt(ctx, path, HEADER_BYTES + mlen + blen > len
+                                      ? "it is shorter than its header says (truncated)"
+                                      : "it is longer than its header says");
     const uint8_t *meta = data + HEADER_BYTES;
     uint64_t h = fnv1a(fnv1a(1469598103934665603ull, meta, mlen), meta + mlen, blen);
     if (h != get64(data + 32))

@@ -64,8 +64,8 @@ static int ranked_cmp(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static double variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, const int64_t *dimv,
-                           const char *device)
+double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Module *m,
+                        const int64_t *dimv, const char *device)
 {
     char shape[256];
     size_t at = 0;
@@ -76,7 +76,7 @@ static double variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, c
                           .shape = shape, .set = v->pub.set[0] ? v->pub.set : NULL};
     CostResult r;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
-    int rc = cake_cost(ctx, v->m, &co, &r);
+    int rc = cake_cost(ctx, m ? m : v->m, &co, &r);
     ctx->ndiags = nd;
     ctx->nerrors = ne;
     ctx->nwarnings = nw;
@@ -93,7 +93,7 @@ static uint8_t rank_at(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, const 
         const LibVariant *v = &op->v[i];
         if (!lib_domain_holds(lib, op, v, dimv, NULL, NULL))
             continue;
-        double ms = variant_cost(ctx, op, v, dimv, device);
+        double ms = lib_variant_cost(ctx, op, v, NULL, dimv, device);
         if (ms > 0)
             r[n++] = (Ranked){ms, (uint8_t)i};
     }

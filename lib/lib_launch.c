@@ -136,3 +136,29 @@ int cake_lib_choice_env(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *c
     lib_choice_env(lib, choice, env);
     return 0;
 }
+
+static int predict(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *ch, const char *device,
+                   double *ms)
+{
+    const LibOp *op = &lib->ops[ch->op];
+    const LibVariant *v = variant_of(ctx, (CakeLib *)lib, ch);
+    const LibSource *s = &lib->srcs[v->src];
+    Module *m;
+    uint32_t file = ctx_add_file(ctx, s->path, s->text, s->len);
+    if (cake_check_source(ctx, file, v->pub.kernel, v->pub.set[0] ? v->pub.set : NULL, NULL, &m))
+        return 1;
+    *ms = lib_variant_cost(ctx, op, v, m, ch->dimv, device);
+    if (*ms > 0)
+        return 0;
+    diag_report(ctx, E1211, IR_NOSPAN, "the cost model has no time for variant `%s`", v->pub.name);
+    return 1;
+}
+
+int cake_lib_predict(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *choice,
+                     const char *device, double *ms)
+{
+    int rc;
+    *ms = -1;
+    CAKE_PROTECTED(ctx, rc, predict(ctx, lib, choice, device, ms));
+    return rc;
+}

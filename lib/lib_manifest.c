@@ -150,7 +150,7 @@ static uint32_t source_of(Reader *r, const char *path, uint32_t at)
     }
     lib->srcs = arena_realloc(&r->ctx->arena, lib->srcs, lib->nsrcs * sizeof *lib->srcs,
                               (lib->nsrcs + 1) * sizeof *lib->srcs);
-    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, UINT32_MAX, 0};
+    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, full, UINT32_MAX, 0};
     return lib->nsrcs++;
 }
 
@@ -234,6 +234,7 @@ static void read_range(Reader *r, LibOp *op, const cJSON *j)
 
 static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
 {
+    memset(v, 0, sizeof *v);
     CakeLibVariant *p = &v->pub;
     uint32_t at0 = op_at(r, op->pub.name);
     p->name = str_field(r, j, "name", 1, at0);
@@ -280,6 +281,7 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
 
 static int read_op(Reader *r, const cJSON *j, LibOp *op)
 {
+    memset(op, 0, sizeof *op);   /* the slot of an op that failed before is reused */
     op->pub.name = str_field(r, j, "op", 1, 0);
     if (!op->pub.name)
         return 0;
@@ -508,7 +510,7 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
 {
     LibSource *s = &lib->srcs[v->src];
     if (s->file == UINT32_MAX)
-        s->file = ctx_add_file(ctx, s->path, s->text, s->len);
+        s->file = ctx_add_file(ctx, s->shown ? s->shown : s->path, s->text, s->len);
     uint32_t before = ctx->nerrors;
     Module *m = NULL;
     int rc = cake_check_source(ctx, s->file, v->pub.kernel, v->pub.set[0] ? v->pub.set : NULL, NULL, &m);
@@ -516,11 +518,13 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
     if (rc || !k || ctx->nerrors != before) {
         Diag *d = diag_report(ctx, E1207, at, "variant `%s` of op `%s`: %s", v->pub.name, op->pub.name,
                               !k && rc != 2 && ctx->nerrors == before
-                                  ? ir_fmt(ctx, "`%s` has no kernel %s%s", s->path,
+                                  ? ir_fmt(ctx, "`%s` has no kernel %s%s", s->shown ? s->shown : s->path,
                                            v->pub.kernel ? "named " : "for target ",
                                            v->pub.kernel ? v->pub.kernel : v->pub.target)
-                                  : ir_fmt(ctx, "its kernel in `%s` does not check", s->path));
-        diag_help(ctx, d, "`cakec check %s%s%s` shows why", s->path, v->pub.set[0] ? " --set " : "",
+                                  : ir_fmt(ctx, "its kernel in `%s` does not check",
+                                           s->shown ? s->shown : s->path));
+        diag_help(ctx, d, "`cakec check %s%s%s` shows why", s->shown ? s->shown : s->path,
+                  v->pub.set[0] ? " --set " : "",
                   v->pub.set);
         return rc == 2 ? 2 : 1;
     }

@@ -57,6 +57,7 @@ typedef struct {
 
 typedef struct {
     const char *path; const char *text; uint32_t len;
+    const char *shown;        /* the path diagnostics name: DIR/path from a folder */
     uint32_t file;            /* as a source file of the ctx, UINT32_MAX before */
     size_t off;               /* in the blob */
 } LibSource;
@@ -90,6 +91,10 @@ int lib_variant_bind(CakeCtx *ctx, LibVariant *v);
 /* ---- lib_build.c ---- */
 /* Folds a tuned table (JSON of `lib tune`) into lib's tuned cells: 0, or 1 (E1211, E1206). */
 int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path);
+/* The cost model's time (ms) of variant v of op at dimv on `device`, on module m
+   (NULL: v->m, which must be verified); -1 when the model has no answer */
+double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Module *m,
+                        const int64_t *dimv, const char *device);
 
 /* ---- lib_artifact.c ---- */
 /* The meta document and the blob, written as the artifact file. 0, or 1. */

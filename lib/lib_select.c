@@ -148,9 +148,11 @@ static int dims_of(CakeCtx *ctx, const LibOp *op, const CakeLibDim *dims, uint32
         if (why) {
             Diag *d = diag_report(ctx, E1202, IR_NOSPAN, "op `%s`: `%s` %s", op->pub.name,
                                   dims[i].name, why);
-            diag_help(ctx, d, "the dims of `%s`: %s", op->pub.name, op->pub.ndims ? op->dims[0] : "");
-            for (uint32_t k = 1; k < op->pub.ndims; k++)
-                diag_help(ctx, d, "and %s", op->dims[k]);
+            char list[256];
+            size_t at = 0;
+            for (uint32_t k = 0; k < op->pub.ndims && at < sizeof list; k++)
+                at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", k ? ", " : "", op->dims[k]);
+            diag_help(ctx, d, "the dims of `%s`: %s", op->pub.name, list);
             return 0;
         }
         dimv[j] = dims[i].value;
@@ -226,12 +228,13 @@ static void report_uncovered(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, 
                   v->pub.name, cond->text);
     else if (failed)
         diag_note(ctx, d, v->k->nodes[failed].span, "the nearest variant, `%s` (kernel `%s`%s%s), "
-                  "assumes this, which fails", v->pub.name, v->pub.kernel,
+                  "assumes this, which fails there", v->pub.name, v->pub.kernel,
                   v->pub.set[0] ? " at " : "", v->pub.set);
     for (uint32_t i = 0; i < op->pub.nvariants; i++) {
         const char *why = i == best ? NULL : failed_cond_at(lib, op, &op->v[i], dimv);
         if (why)
-            diag_note(ctx, d, IR_NOSPAN, "variant `%s` requires `%s`", op->v[i].pub.name, why);
+            diag_note(ctx, d, IR_NOSPAN, "variant `%s`%s%s%s requires `%s`", op->v[i].pub.name,
+                      op->v[i].pub.set[0] ? " (" : "", op->v[i].pub.set, op->v[i].pub.set[0] ? ")" : "", why);
     }
     diag_help(ctx, d, "add a variant for this shape to the library's manifest (docs/library.md), "
                       "or pad the problem to a shape a variant covers");
@@ -241,6 +244,7 @@ static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int
                        int all, CakeLibChoice *out)
 {
     const LibOp *op = &lib->ops[opi];
+    memset(out->dimv, 0, sizeof out->dimv);
     memcpy(out->dimv, dimv, op->pub.ndims * sizeof *dimv);
     out->op = opi;
     out->ntested = 0;

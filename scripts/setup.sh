@@ -12,14 +12,16 @@
 # cmocka for the unit tests, python3 (its standard library only) for the agent
 # tests' loopback HTTP server and MCP client, python3-dev for the Python module
 # (`import cake`, docs/python.md), and zlib/zstd for linking LLVM statically
-# (-DCAKE_STATIC_LLVM=ON). The CUDA toolkit is optional: with it, cuda.h and
+# (-DCAKE_STATIC_LLVM=ON), and Slurm (slurm-wlm, with munge for its authentication)
+# for the test of the Slurm tuning runner (tests/agent/test_slurm.sh, which starts a
+# one-node cluster of its own). The CUDA toolkit is optional: with it, cuda.h and
 # ptxas are used; without it, GPU and ptxas tests skip.
 set -eu
 cd "$(dirname "$0")/.."
 
 PACKAGES="cmake make gcc pkg-config llvm-19-dev lld-19 clang-19 libclang-rt-19-dev
           libcjson-dev libcurl4-openssl-dev libcmocka-dev libzstd-dev zlib1g-dev python3
-          python3-dev"
+          python3-dev slurm-wlm munge"
 
 install_missing() {
     missing=""

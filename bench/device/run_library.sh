@@ -3,9 +3,9 @@
 #   build     `cakec lib build library` there (cubins through the machine's nvJitLink)
 #   cases     per case (op, shape): `lib select`, `lib run --check` (the oracle at that
 #             shape), `lib bench` (same timer as `run --bench`), one with --overhead
-#   peers     lib_peers.py: cuBLAS (torch.matmul), torch._scaled_mm, SDPA, torch eager and
+#   peers     lib_peers.py (after the cases, not beside them: one GPU): cuBLAS (torch.matmul), torch._scaled_mm, SDPA, torch eager and
 #             torch.compile for norms, softmax and cross-entropy, at the same shapes
-#   tune      `lib tune library --shapes` on a small shape file, then a build with the table
+#   tune      `lib tune` of the artifact on a small shape file, then a build with the table
 # Prints the table last. Every command has a timeout; the whole script honours
 # $DEADLINE (seconds, default 95).
 #   usage (device machine, repo root): bash bench/device/run_library.sh
@@ -61,40 +61,44 @@ t 40 "$C" lib build library -o "$LIB" -v > "$R/build.txt" 2>&1
 say "build: exit $? in $((SECONDS - b0)) s, $(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes"
 tail -3 "$R/build.txt" | tee -a "$LOG"
 
-say "== peers (in the background, at $((SECONDS - T0)) s)"
-LIB_PEERS_BUDGET=35 t 80 python3 bench/device/lib_peers.py "$CASES" > "$R/peers.json" 2> "$R/peers.err" &
-PEERS=$!
-
 say "== cases (at $((SECONDS - T0)) s)"
 i=0
 while read -r op shape; do
     [ -z "$op" ] && continue
     i=$((i + 1))
+    if [ "$(left)" -lt 42 ]; then   # leave the peers and the tune their time
+        say "cases: out of time before case $i ($op $shape)"
+        break
+    fi
     t 10 "$C" lib select "$LIB" --op "$op" --shape "$shape" --json > "$R/sel_$i.json" 2>> "$LOG"
-    t 25 "$C" lib run "$LIB" --op "$op" --shape "$shape" --check --json > "$R/check_$i.json" 2>> "$LOG"
+    t 12 "$C" lib run "$LIB" --op "$op" --shape "$shape" --check --json > "$R/check_$i.json" 2>> "$LOG"
     echo "check $op $shape: exit $?" >> "$LOG"
     extra=""
     [ "$i" -eq 1 ] || [ "$op" = rmsnorm -a "$shape" = "M=16384,N=1024" ] && extra=--overhead
-    t 15 "$C" lib bench "$LIB" --op "$op" --shape "$shape" --json $extra > "$R/bench_$i.json" 2>> "$LOG"
+    t 10 "$C" lib bench "$LIB" --op "$op" --shape "$shape" --runs 20 --json $extra > "$R/bench_$i.json" 2>> "$LOG"
     echo "bench $op $shape: exit $?" >> "$LOG"
 done < "$CASES"
+
+say "== peers (at $((SECONDS - T0)) s)"
+pl=$(left); pl=$((pl - 22)); [ "$pl" -gt 45 ] && pl=45
+LIB_PEERS_BUDGET=$((pl - 15)) t "$pl" python3 bench/device/lib_peers.py "$CASES" > "$R/peers.json" 2> "$R/peers.err"
+say "peers: exit $?"
 
 say "== tune (at $((SECONDS - T0)) s)"
 cat > "$R/tune_shapes.txt" <<'TUNE_EOF'
 rmsnorm M=16384,N=1024
-rmsnorm M=4096,N=8192
 softmax M=4096,N=2048
 gemm M=128,N=4096,K=4096
 TUNE_EOF
-t 25 "$C" lib tune library --shapes "$R/tune_shapes.txt" -o "$R/table.json" --runs 10 > "$R/tune.txt" 2>&1
+t 20 "$C" lib tune "$LIB" --shapes "$R/tune_shapes.txt" -o "$R/table.json" --runs 10 > "$R/tune.txt" 2>&1
 say "tune: exit $?"
-tail -5 "$R/tune.txt" | tee -a "$LOG"
+tail -4 "$R/tune.txt" | tee -a "$LOG"
 if [ -s "$R/table.json" ]; then
-    t 40 "$C" lib build library -o "$R/tuned.cakelib" --table "$R/table.json" --no-model > /dev/null 2>> "$LOG"
+    t 30 "$C" lib build library -o "$R/tuned.cakelib" --table "$R/table.json" --no-model > /dev/null 2>> "$LOG"
     t 5 "$C" lib select "$R/tuned.cakelib" --op rmsnorm --shape M=16384,N=1024 | tee -a "$LOG"
+    t 5 "$C" lib select "$R/tuned.cakelib" --op gemm --shape M=128,N=4096,K=4096 | tee -a "$LOG"
 fi
-wait $PEERS 2> /dev/null
-rm -f "$R/tuned.cakelib"
+rm -f "$R/tuned.cakelib" "$R/cake.cakelib"
 
 python3 - "$R" "$CASES" <<'PY' | tee "$O/lib_table.md"
 import json, os, sys
