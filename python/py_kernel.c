@@ -4,7 +4,7 @@
  * A call reads its arguments (py_args.c) into a key: every tensor's address,
  * dtype, device, shape and strides and every scalar's value. A key seen
  * before finds its prepared launch (parameters, tensor maps, grid) in the
- * kernel's cache and goes straight to rt_launch_stream; a new key is bound and
+ * kernel's cache and goes straight to rt_launch; a new key is bound and
  * checked (py_bind.c), the kernel is loaded on the tensors' device the first
  * time, and the launch is prepared (cake_prepare) into a cache slot. The
  * launch goes on the caller's stream (stream=: an int or a torch.cuda.Stream),
@@ -17,38 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#define PY_KEY_MAX (PY_MAX_ARGS * (4 + 2 * IR_MAX_RANK))
-
-typedef union {
-    float f32; double f64; _Float16 f16; uint16_t bits16;
-    int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
-    int64_t i64; uint64_t u64;
-} PyScalar;
-
-typedef struct {
-    int used;
-    int nothing;                  /* a grid extent is 0: there is nothing to launch */
-    uint32_t nkey;
-    int64_t key[PY_KEY_MAX];
-    PyScalar scalars[PY_MAX_ARGS];
-    CakePrepared p;
-} PyLaunch;
-
-typedef struct {
-    PyObject_HEAD
-    CakeCtx *ctx;
-    CakeKernel ck;
-    int device;                   /* the ordinal it is loaded on; -1: not yet */
-    ShapeEnv params;              /* the compile-time parameters' values */
-    PySig sig;
-    PyLaunch *cache;              /* PY_CACHE_SLOTS, replaced round robin */
-    uint32_t next_slot;
-    unsigned long long hits, misses;
-    PyObject *owner;              /* a Library whose kernel and context this borrows, or NULL */
-} PyKernel;
-
 static PyState *state_of(PyObject *self) { return PyType_GetModuleState(Py_TYPE(self)); }
-static const char *kname(PyKernel *kn) { return ir_symstr(kn->ctx, kn->ck.k->name); }
 
 /* ---- collecting the arguments ---------------------------------------------- */
 
@@ -59,7 +28,7 @@ static int arg_count_error(PyKernel *kn, Py_ssize_t got)
     for (uint32_t i = 0; i < kn->sig.nargs && used < sizeof names; i++)
         used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
                                  kn->sig.args[i].name);
-    PyErr_Format(PyExc_TypeError, "kernel `%s` takes %u arguments (%s), got %zd", kname(kn),
+    PyErr_Format(PyExc_TypeError, "kernel `%s` takes %u arguments (%s), got %zd", py_kernel_name(kn),
                  kn->sig.nargs, names, got);
     return -1;
 }
@@ -88,11 +57,11 @@ static int collect(PyState *st, PyKernel *kn, PyObject *args, PyObject *kw, PyOb
             while (s && i < kn->sig.nargs && strcmp(kn->sig.args[i].name, s))
                 i++;
             if (!s || i == kn->sig.nargs) {
-                PyErr_Format(PyExc_TypeError, "kernel `%s` has no argument `%S`", kname(kn), key);
+                PyErr_Format(PyExc_TypeError, "kernel `%s` has no argument `%S`", py_kernel_name(kn), key);
                 return -1;
             }
             if (objs[i]) {
-                PyErr_Format(PyExc_TypeError, "kernel `%s`: argument `%s` given twice", kname(kn), s);
+                PyErr_Format(PyExc_TypeError, "kernel `%s`: argument `%s` given twice", py_kernel_name(kn), s);
                 return -1;
             }
             objs[i] = val;
@@ -184,7 +153,7 @@ static int ensure_loaded(PyState *st, PyKernel *kn, int ordinal)
         if (kn->device == ordinal)
             return 0;
         PyErr_Format(PyExc_ValueError, "kernel `%s` is loaded on cuda:%d; the tensors are on "
-                     "cuda:%d (load it again for that device)", kname(kn), kn->device, ordinal);
+                     "cuda:%d (load it again for that device)", py_kernel_name(kn), kn->device, ordinal);
         return -1;
     }
     RtDevice *dev = py_device(st, ordinal);
@@ -333,7 +302,7 @@ static int launch(PyState *st, PyKernel *kn, PyLaunch *L, PyObject *given)
         return -1;
     RtDevice *dev = st->devs[kn->device];
     if (rt_launch(dev, &L->p.rl) != RT_OK) {
-        PyErr_Format(PyExc_RuntimeError, "kernel `%s`: %s", kname(kn), rt_error(dev));
+        PyErr_Format(PyExc_RuntimeError, "kernel `%s`: %s", py_kernel_name(kn), rt_error(dev));
         return -1;
     }
     return 0;
@@ -375,7 +344,7 @@ static PyObject *kernel_time_launches(PyObject *self, PyObject *args, PyObject *
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (long i = 0; i < n; i++)
         if (rt_launch(st->devs[kn->device], &L->p.rl) != RT_OK) {
-            PyErr_Format(PyExc_RuntimeError, "kernel `%s`: %s", kname(kn),
+            PyErr_Format(PyExc_RuntimeError, "kernel `%s`: %s", py_kernel_name(kn),
                          rt_error(st->devs[kn->device]));
             return NULL;
         }
@@ -437,16 +406,6 @@ static PyObject *kernel_launch_config(PyObject *self, PyObject *args, PyObject *
     return r;
 }
 
-static PyObject *kernel_cache_info(PyObject *self, PyObject *unused)
-{
-    PyKernel *kn = (PyKernel *)self;
-    int used = 0;
-    for (uint32_t s = 0; s < PY_CACHE_SLOTS; s++)
-        used += kn->cache[s].used;
-    return Py_BuildValue("{s:K,s:K,s:i,s:i}", "hits", kn->hits, "misses", kn->misses, "slots",
-                         PY_CACHE_SLOTS, "used", used);
-}
-
 static PyMethodDef kernel_methods[] = {
     {"bind", (PyCFunction)(void (*)(void))kernel_bind, METH_VARARGS | METH_KEYWORDS,
      "bind(*args) -> dict: check the arguments as a call would and return the dims"},
@@ -454,114 +413,9 @@ static PyMethodDef kernel_methods[] = {
      METH_VARARGS | METH_KEYWORDS, "launch_config(*args) -> dict: grid, block, shared_bytes"},
     {"time_launches", (PyCFunction)(void (*)(void))kernel_time_launches,
      METH_VARARGS | METH_KEYWORDS, "time_launches(n, *args) -> seconds per launch from C"},
-    {"cache_info", kernel_cache_info, METH_NOARGS, "hits, misses and slots of the launch cache"},
+    {"cache_info", py_kernel_cache_info, METH_NOARGS, "hits, misses and slots of the launch cache"},
     {NULL, NULL, 0, NULL},
 };
-
-/* ---- attributes ----------------------------------------------------------------- */
-
-static PyObject *get_name(PyObject *self, void *c)
-{
-    return PyUnicode_FromString(kname((PyKernel *)self));
-}
-
-static PyObject *get_target(PyObject *self, void *c)
-{
-    return PyUnicode_FromString(ir_target_names[((PyKernel *)self)->ck.tg]);
-}
-
-/* [(name, declared type), ...] */
-static PyObject *get_args(PyObject *self, void *c)
-{
-    PyKernel *kn = (PyKernel *)self;
-    PyObject *l = PyList_New(0);
-    for (uint32_t i = 0; l && i < kn->sig.nargs; i++) {
-        char t[200];
-        py_sig_type_text(kn->ctx, kn->ck.k, i, t, sizeof t);
-        PyObject *e = Py_BuildValue("(ss)", kn->sig.args[i].name, t);
-        if (!e || PyList_Append(l, e) < 0) {
-            Py_XDECREF(e);
-            Py_DECREF(l);
-            return NULL;
-        }
-        Py_DECREF(e);
-    }
-    return l;
-}
-
-static PyObject *get_params(PyObject *self, void *c)
-{
-    PyKernel *kn = (PyKernel *)self;
-    PyObject *d = PyDict_New();
-    for (uint32_t j = 0; d && j < kn->ck.k->nparams; j++) {
-        const Node *p = &kn->ck.k->nodes[kn->ck.k->params[j]];
-        int64_t v;
-        if (!shape_env_get(&kn->params, p->name, &v) &&
-            !(p->a && shape_eval_int(kn->ctx, kn->ck.k, p->a, &kn->params, &v)))
-            continue;
-        PyObject *o = PyLong_FromLongLong(v);
-        if (!o || PyDict_SetItemString(d, ir_symstr(kn->ctx, p->name), o) < 0) {
-            Py_XDECREF(o);
-            Py_DECREF(d);
-            return NULL;
-        }
-        Py_DECREF(o);
-    }
-    return d;
-}
-
-static PyObject *get_image(PyObject *self, void *c)
-{
-    PyKernel *kn = (PyKernel *)self;
-    if (!kn->ck.image)
-        Py_RETURN_NONE;
-    return PyBytes_FromStringAndSize(kn->ck.image, (Py_ssize_t)kn->ck.len);
-}
-
-static PyObject *get_device(PyObject *self, void *c)
-{
-    PyKernel *kn = (PyKernel *)self;
-    if (kn->device < 0)
-        Py_RETURN_NONE;
-    return PyLong_FromLong(kn->device);
-}
-
-static PyObject *get_regs(PyObject *self, void *c)
-{
-    PyKernel *kn = (PyKernel *)self;
-    if (kn->device < 0)
-        Py_RETURN_NONE;
-    return Py_BuildValue("{s:i,s:i,s:i}", "regs", kn->ck.info.regs, "local_bytes",
-                         kn->ck.info.local_bytes, "static_shared_bytes",
-                         kn->ck.info.static_shared_bytes);
-}
-
-static PyGetSetDef kernel_getset[] = {
-    {"name", get_name, NULL, "the kernel's name", NULL},
-    {"target", get_target, NULL, "the target it was compiled for", NULL},
-    {"args", get_args, NULL, "[(name, declared type)] in order", NULL},
-    {"params", get_params, NULL, "the compile-time parameters' values", NULL},
-    {"image", get_image, NULL, "the code (PTX text or an AMDGPU code object) as bytes", NULL},
-    {"device", get_device, NULL, "the CUDA ordinal it is loaded on, or None", NULL},
-    {"func_info", get_regs, NULL, "registers and memory per thread once loaded", NULL},
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
-static PyObject *kernel_repr(PyObject *self)
-{
-    PyKernel *kn = (PyKernel *)self;
-    char buf[1024];
-    size_t used = (size_t)snprintf(buf, sizeof buf, "<cake.Kernel %s(", kname(kn));
-    for (uint32_t i = 0; i < kn->sig.nargs && used < sizeof buf; i++) {
-        char t[200];
-        py_sig_type_text(kn->ctx, kn->ck.k, i, t, sizeof t);
-        used += (size_t)snprintf(buf + used, sizeof buf - used, "%s%s: %s", i ? ", " : "",
-                                 kn->sig.args[i].name, t);
-    }
-    if (used < sizeof buf)
-        snprintf(buf + used, sizeof buf - used, ") for %s>", ir_target_names[kn->ck.tg]);
-    return PyUnicode_FromString(buf);
-}
 
 static void kernel_dealloc(PyObject *self)
 {
@@ -585,8 +439,8 @@ static void kernel_dealloc(PyObject *self)
 static PyType_Slot kernel_slots[] = {
     {Py_tp_call, kernel_call},
     {Py_tp_methods, kernel_methods},
-    {Py_tp_getset, kernel_getset},
-    {Py_tp_repr, kernel_repr},
+    {Py_tp_getset, py_kernel_getset},
+    {Py_tp_repr, py_kernel_repr},
     {Py_tp_dealloc, kernel_dealloc},
     {Py_tp_doc, "A compiled CAKE kernel: call it with tensors and scalars in the order of its "
                 "arguments (or by name), and stream= to pick a stream. Made by cake.load."},

@@ -6,7 +6,8 @@
  *   py_module.c  the module: its state (devices, interned names, the stream
  *                getter, CakeError), device_info, compile
  *   py_kernel.c  the Kernel type: a compiled kernel, its call (the fast path
- *                through the launch cache) and bind/launch_config
+ *                through the launch cache) and bind/launch_config/time_launches
+ *   py_kattr.c   its attributes (name, target, args, params, image, ...)
  *   py_args.c    reading a call's arguments: tensors by duck typing (torch's
  *                data_ptr/shape/stride/dtype/device) or DLPack, and scalars
  *   py_bind.c    pure C, no Python: binding dims from shapes and checking every
@@ -106,7 +107,48 @@ int py_read_arg(PyState *st, const PySig *sig, uint32_t i, PyObject *obj, PyArgV
  * returns NULL. */
 PyObject *py_raise_diags(PyState *st, CakeCtx *ctx, int rc, const char *what);
 
-/* ---- the Kernel type (py_kernel.c) ---------------------------------------- */
+/* ---- the Kernel type (py_kernel.c, py_kattr.c) ----------------------------- */
+
+#define PY_KEY_MAX (PY_MAX_ARGS * (4 + 2 * IR_MAX_RANK))
+
+/* a scalar argument in its declared dtype's encoding */
+typedef union {
+    float f32; double f64; _Float16 f16; uint16_t bits16;
+    int8_t i8; uint8_t u8; int16_t i16; uint16_t u16; int32_t i32; uint32_t u32;
+    int64_t i64; uint64_t u64;
+} PyScalar;
+
+/* one slot of a kernel's launch cache: the key of a call and its prepared launch */
+typedef struct {
+    int used;
+    int nothing;                  /* a grid extent is 0: there is nothing to launch */
+    uint32_t nkey;
+    int64_t key[PY_KEY_MAX];
+    PyScalar scalars[PY_MAX_ARGS];
+    CakePrepared p;
+} PyLaunch;
+
+typedef struct {
+    PyObject_HEAD
+    CakeCtx *ctx;
+    CakeKernel ck;
+    int device;                   /* the ordinal it is loaded on; -1: not yet */
+    ShapeEnv params;              /* the compile-time parameters' values */
+    PySig sig;
+    PyLaunch *cache;              /* PY_CACHE_SLOTS, replaced round robin */
+    uint32_t next_slot;
+    unsigned long long hits, misses;
+    PyObject *owner;              /* a Library whose kernel and context this borrows, or NULL */
+} PyKernel;
+
+static inline const char *py_kernel_name(const PyKernel *kn)
+{
+    return ir_symstr(kn->ctx, kn->ck.k->name);
+}
+
+extern PyGetSetDef py_kernel_getset[];
+PyObject *py_kernel_repr(PyObject *self);
+PyObject *py_kernel_cache_info(PyObject *self, PyObject *unused);
 
 extern PyType_Spec py_kernel_spec;
 /* A Kernel object for a compiled ck of ctx (both owned by it from now on). */
