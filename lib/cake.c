@@ -251,7 +251,8 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
     CgLaunch L;
     const CgPlugin *cg = lib_codegen(ctx);
     if (!cg || k->ndims > SHAPE_ENV_MAX || !dims_of(ctx, k, env, dimv) ||
-        cg->launch_dims(ctx, k, ck->tg, dimv, ck->dev ? rt_info(ck->dev)->sm_count : 0, &L))
+        cg->launch_dims(ctx, k, ck->tg, dimv, shape_env_sm_count(ctx, env) ? shape_env_sm_count(ctx, env)
+                        : ck->dev ? rt_info(ck->dev)->sm_count : 0, &L))
         return RT_INVALID;
     uint32_t nmaps = k->plan ? k->plan->ntmaps : 0;
     p->params = calloc(k->nargs + k->ndims + nmaps + 1, sizeof *p->params);

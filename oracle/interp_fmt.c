@@ -16,7 +16,21 @@ static double round_fmt(double v, int p, int emin, double maxf, int sat)
     double a = fabs(v);
     if (isinf(a))
         return sat ? copysign(maxf, v) : v;
-    int e;
+    uint64_t u;
+    memcpy(&u, &a, 8);
+    int e = (int)(u >> 52) - 1023;
+    if (e >= emin && e > -1022) {
+        /* a normal result: round the fraction to p - 1 bits in place, to nearest
+           even (a carry out of the fraction steps the exponent, as it should) */
+        int shift = 52 - (p - 1);
+        uint64_t half = UINT64_C(1) << (shift - 1), lsb = (u >> shift) & 1;
+        u = (u + half - 1 + lsb) & ~((UINT64_C(1) << shift) - 1);
+        double r;
+        memcpy(&r, &u, 8);
+        if (r > maxf)
+            r = sat ? maxf : INFINITY;
+        return copysign(r, v);
+    }
     frexp(a, &e);
     e -= 1;
     if (e < emin)
@@ -65,8 +79,8 @@ double interp_round(DType dt, double v)
     switch (dt) {
     case DT_F64: return v;
     case DT_F32: return (double)(float)v;
-    case DT_TF32: return round_fmt(v, 11, -126, ldexp(2.0 - ldexp(1, -10), 127), 0);
-    case DT_BF16: return round_fmt(v, 8, -126, ldexp(2.0 - ldexp(1, -7), 127), 0);
+    case DT_TF32: return round_fmt(v, 11, -126, 0x1.ffcp127, 0);   /* (2 - 2^-10) 2^127 */
+    case DT_BF16: return round_fmt(v, 8, -126, 0x1.fep127, 0);     /* (2 - 2^-7) 2^127 */
     case DT_F16: return round_fmt(v, 11, -14, 65504.0, 0);
     case DT_E4M3: return round_fmt(v, 4, -6, 448.0, 1);
     case DT_E5M2: return round_fmt(v, 3, -14, 57344.0, 1);
