@@ -149,6 +149,14 @@ void sy_each_expr(SyK *s, NodeId e, SyVisit fn, void *u);     /* e and its sub-e
 void sy_stmt_exprs(SyK *s, NodeId st, SyVisit fn, void *u);   /* expressions of one statement */
 
 /* ---- a forward dataflow over structured statements (sync_walk.c) ------- */
+/* Two `if`s of one block that test the same condition, which nothing can
+ * change between them (its names are lets, parameters, dims or loop
+ * variables; no vars, no memory), are correlated: the flow splits the rest of
+ * the block at the first into a path where the condition holds and one where
+ * it does not, and takes only the matching branch of the second, joining at
+ * the end of the block (`if c { wgmma.wait 0 } ... if c { release }`).
+ * At most SY_MAX_KNOWN such conditions are followed at once. */
+#define SY_MAX_KNOWN 4
 typedef struct SyFlow SyFlow;
 struct SyFlow {
     SyK *s;
@@ -158,7 +166,11 @@ struct SyFlow {
     void (*leave)(SyFlow *f, NodeId block, void *state); /* end of a block (may be NULL) */
     void (*exit)(SyFlow *f, NodeId ret, void *state);    /* a `return` (may be NULL) */
     void *u;
+    /* the flow's own: the conditions known on the current path */
+    NodeId known[SY_MAX_KNOWN]; uint8_t kval[SY_MAX_KNOWN]; uint32_t nknown;
 };
+/* 1 when expressions a and b are the same tree (same ops, literals, declarations) */
+int sy_same_expr(const SyK *s, NodeId a, NodeId b);
 /* runs the statements of block over state; returns 0 when no path gets through */
 int sy_flow(SyFlow *f, NodeId block, void *state);
 

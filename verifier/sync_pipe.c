@@ -353,7 +353,7 @@ static void check_role(SyK *s, NodeId role, NodeId body)
 {
     Pipes p = {.s = s, .role = role};
     sy_each_stmt(s, body, collect_tok, &p);
-    SyFlow f = {s, sizeof(PState), pipe_join, pipe_stmt, pipe_leave, pipe_exit, &p};
+    SyFlow f = {.s = s, .size = sizeof(PState), .join = pipe_join, .stmt = pipe_stmt, .leave = pipe_leave, .exit = pipe_exit, .u = &p};
     PState st;
     memset(&st, 0, sizeof st);
     sy_flow(&f, body, &st);

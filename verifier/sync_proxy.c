@@ -166,7 +166,7 @@ static void run(Proxy *p, NodeId role, NodeId body)
     XState x;
     memset(&x, 0, sizeof x);
     p->role = role;
-    SyFlow f = {p->s, sizeof x, proxy_join, proxy_stmt, NULL, NULL, p};
+    SyFlow f = {.s = p->s, .size = sizeof x, .join = proxy_join, .stmt = proxy_stmt, .u = p};
     sy_flow(&f, body, &x);
     for (int t = 0; role && t < MAXT; t++)
         if (x.gen[t] && !p->escape_at[t]) {

@@ -55,7 +55,9 @@ static void collect(SyK *s, NodeId st, void *u)
     }
 }
 
-typedef struct { Wg *w; WState *x; NodeId st, skip; int done; } UseCx;
+/* read_only: the use is a wgmma operand (it only reads): a pending wgmma
+   that only reads the register too is no conflict */
+typedef struct { Wg *w; WState *x; NodeId st, skip; int done, read_only; } UseCx;
 
 static void acc_use(SyK *s, NodeId e, void *u)
 {
@@ -67,6 +69,10 @@ static void acc_use(SyK *s, NodeId e, void *u)
     const char *name = ir_symstr(s->ctx, sy_node(s, c->w->accs[a])->name);
     int n = c->x->acc_age[a] - 1;
     int acc = sy_ref_decl(s, sy_node(s, c->x->acc_at[a])->a) == c->w->accs[a];
+    if (c->read_only && !acc) {
+        c->done = 0;
+        return;
+    }
     Diag *d = sy_report(s, E0740, e, "`%s` is used while a wgmma that %s it may still be running", name,
                         acc ? "accumulates into" : "reads");
     if (!d)
@@ -85,13 +91,15 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
     Node *n = sy_node(s, st);
     int64_t v;
     if (n->op == OP_WGMMA) {
+        /* its operands are read before it joins the groups: the ages (and the
+           wait a help proposes) count the groups pending before it */
+        UseCx c = {w, x, st, n->a, 0, 1};
+        sy_each_expr(s, n->b, acc_use, &c);
+        sy_each_expr(s, n->c, acc_use, &c);
         for (int i = 0; i < MAXW; i++) {
             if (x->acc_age[i] && x->acc_age[i] < 250) x->acc_age[i]++;
             if (x->tok_age[i] && x->tok_age[i] < 250) x->tok_age[i]++;
         }
-        UseCx c = {w, x, st, n->a, 0};
-        sy_each_expr(s, n->b, acc_use, &c);
-        sy_each_expr(s, n->c, acc_use, &c);
         NodeId ops[2] = {n->b, n->c};
         NodeId regs[3] = {sy_ref_decl(s, n->a), sy_ref_decl(s, n->b), sy_ref_decl(s, n->c)};
         for (int i = 0; i < 3; i++) {
@@ -146,7 +154,7 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
             }
         }
     }
-    UseCx c = {w, x, st, 0, 0};
+    UseCx c = {w, x, st, 0, 0, 0};
     if (n->op == OP_IF)
         sy_each_expr(s, n->a, acc_use, &c);
     else if (n->op != OP_FOR)
@@ -176,7 +184,7 @@ void sy_check_wgmma(SyK *s)
     sy_each_stmt(s, s->k->body, collect, w);
     if (!w->nacc)
         return;
-    SyFlow f = {s, sizeof(WState), wg_join, wg_stmt, NULL, NULL, w};
+    SyFlow f = {.s = s, .size = sizeof(WState), .join = wg_join, .stmt = wg_stmt, .u = w};
     for (uint32_t i = 0; i <= s->nroles; i++) {
         WState x;
         memset(&x, 0, sizeof x);
