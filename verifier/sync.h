@@ -13,6 +13,7 @@
  *   sync_cpasync.c  cp.async groups (a concrete simulation of the group queue)
  *   sync_wgmma.c    wgmma groups: accumulators and operand stages
  *   sync_diverge.c  collectives under divergent control, named barrier ids/counts
+ *   sync_named.c    named-barrier protocols simulated warp by warp (ping-pong)
  *   bounds.c        global and tile indices (symbolic intervals + congruences)
  *
  * Thread counts, role sizes and the ranges of `lane`, `warp` and `wg` depend
@@ -61,6 +62,7 @@ typedef struct {
     uint8_t *cknown;   /* node -> sy_const's answer so far: 0 not asked, 1 constant, 2 not */
     int64_t *cval;     /* node -> its constant value where cknown is 1 */
     uint32_t ncmemo;   /* nodes the memo covers (the kernel's node count at sy_init) */
+    int named_decided; /* sync_named.c simulated the named barriers (sync_diverge.c stands down) */
 } SyK;
 
 /* Builds the tables of k for target tg. */
@@ -220,5 +222,6 @@ void sy_check_proxy(SyK *s);
 void sy_check_cpasync(SyK *s);
 void sy_check_wgmma(SyK *s);
 void sy_check_diverge(SyK *s);
+void sy_check_named(SyK *s);   /* sync_named.c: named-barrier protocols, simulated */
 
 #endif

@@ -320,7 +320,7 @@ static void check_named(Uni *u)
                           (long long)s->warp);
             continue;
         }
-        if (!sy_const(s, n->a, &id))
+        if (!sy_const(s, n->a, &id) || s->named_decided) /* the simulation counted them */
             continue;
         /* threads that reach barrier `id`: per role, the largest site */
         int64_t total = 0;
