@@ -189,6 +189,7 @@ struct SyExec {
     int unknown;                          /* hit a condition it cannot evaluate */
     int stopped;                          /* executed `return` */
     int in_grid;                          /* evaluating the grid clause (for grid.x) */
+    int64_t sm_count;                     /* the value of `sm.count` (0: TG_DEFAULT_SM_COUNT) */
     NodeId role;                          /* only this role's body (0: outside roles) */
     void (*stmt)(SyExec *x, NodeId st);   /* each non-control statement */
     const uint8_t *skip;                  /* per statement: 1 = not run (NULL: run all) */
