@@ -31,7 +31,7 @@ enum { P_ALIGNED, P_RAGGED, P_MANY, P_TINY, P_DEFAULT, P_MAX, P_MIXED, P_RAGGED_
  * 16 row tiles leaves a partial last group), the others at one and a half tiles
  * (two tiles, the second ragged); its reference may cost MANY_FLOPS_X times the
  * budget of the other profiles. */
-#define MANY_TILES 17
+#define MANY_TILES 19
 #define MANY_FLOPS_X 4
 
 typedef struct {

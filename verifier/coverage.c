@@ -22,15 +22,17 @@
  * Outputs are the arguments the reference assigns to. Then, where no error
  * was found, what only runs at scale: a persistent kernel (grid reads
  * `sm.count`) with 2 blocks resident, so that a grid-stride loop whose stride
- * is not the grid size shows; and a scale sample with many row tiles (a
- * grouped rasterization's partial last group, every warpgroup of a role). */
+ * is not the grid size shows; a scale sample with many row tiles (a grouped
+ * rasterization's partial last group, every warpgroup of a role); and the
+ * largest shape the upper-bound assumes admit (a row longer than the
+ * registers hold). */
 #include <string.h>
 #include "sync.h"
 #include "verify.h"
 
 #define COV_MAX_ELEMS ((int64_t)1 << 18)   /* per output */
 #define COV_SCALE_ELEMS ((int64_t)1 << 20) /* per output, at the scale sample */
-#define SCALE_TILES 17                     /* row tiles at the scale sample (a prime) */
+#define SCALE_TILES 19                     /* row tiles at the scale sample: a partial last group of 3 for groups of 4, 8, 16 */
 #define COV_MAX_RUNS 4096        /* blocks x threads run at one sample */
 #define COV_BUDGET 400000L       /* interpreted statements at one sample */
 #define COV_MAXOUT 8
@@ -971,6 +973,32 @@ static int scale_sample(SyExec *x, int base)
     return any;
 }
 
+/* the max sample, after sample `base`: every dim an assume bounds from above
+ * (`assume N <= THREADS * VEC * ITERS`) at that bound, so that a schedule
+ * shorter than the largest shape it admits shows. 0 when no dim is bounded. */
+static int max_sample(SyExec *x, int base)
+{
+    SyK *s = x->s;
+    if (!sample(x, base))
+        return 0;
+    int any = 0;
+    for (uint32_t j = 0; j < s->k->ndims; j++) {
+        NodeId d = s->k->dims[j];
+        int64_t mod = 1, lo = 1, hi = (int64_t)1 << 40;
+        sy_dim_facts(s, d, &mod, &lo, &hi);
+        if (hi >= ((int64_t)1 << 40) || hi / mod * mod < lo)
+            continue;
+        x->val[d] = hi / mod * mod;
+        any = 1;
+    }
+    for (uint32_t a = 0; a < s->k->nassumes; a++) {
+        int64_t ok;
+        if (sy_eval(x, s->k->assumes[a], &ok) && !ok)
+            return 0;
+    }
+    return any;
+}
+
 /* a persistent kernel (its grid reads sm.count) at sample i with 2 blocks
  * resident: each walks several tiles, so a stride that is not the grid size
  * (`step 132`) leaves tiles unwritten; then the scale sample with 3 */
@@ -989,6 +1017,9 @@ static void run_at_scale(Cov *c, SyExec *x, int best, uint32_t before)
     c->max_elems = COV_SCALE_ELEMS;
     x->sm_count = persistent ? 3 : 0;
     if (s->ctx->nerrors == before && scale_sample(x, best) && plan_sample(c, x, &p))
+        run_sample(c, x, &p);
+    x->sm_count = 0;
+    if (s->ctx->nerrors == before && max_sample(x, best) && plan_sample(c, x, &p))
         run_sample(c, x, &p);
     c->max_elems = COV_MAX_ELEMS;
     x->sm_count = 0;

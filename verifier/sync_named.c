@@ -112,8 +112,9 @@ static int record_all(Named *nm)
 }
 
 /* runs the warps, lowest first (or highest first: rev), until all finish or
- * none can move; count_of overrides the count of barrier `oid` (0: none) */
-static void simulate(const Named *nm, int rev, int64_t oid, int64_t ocount, Verdict *v)
+ * none can move; the barrier statement `ost` counts `ocount` instead (a help's
+ * edit; 0: none) */
+static void simulate(const Named *nm, int rev, NodeId ost, int64_t ocount, Verdict *v)
 {
     Bar bar[MAX_IDS];
     uint32_t pos[MAX_WARPS] = {0};
@@ -130,7 +131,7 @@ static void simulate(const Named *nm, int rev, int64_t oid, int64_t ocount, Verd
             while (blocked[w] < 0 && pos[w] < nm->nev[w]) {
                 const Ev *e = &nm->ev[w][pos[w]++];
                 Bar *b = &bar[e->id];
-                int64_t count = e->id == oid ? ocount : e->count;
+                int64_t count = ost && e->st == ost ? ocount : e->count;
                 progress = 1;
                 if (!b->arrived) {
                     b->count = count;
@@ -196,12 +197,12 @@ static const char *warps_text(const Named *nm, uint64_t mask)
     return t;
 }
 
-/* 1 when every order of the warps tried runs through with barrier id at count */
-static int fixed_by(const Named *nm, int64_t id, int64_t count)
+/* 1 when every order of the warps tried runs through with statement st counting count */
+static int fixed_by(const Named *nm, NodeId st, int64_t count)
 {
     Verdict a, b;
-    simulate(nm, 0, id, count, &a);
-    simulate(nm, 1, id, count, &b);
+    simulate(nm, 0, st, count, &a);
+    simulate(nm, 1, st, count, &b);
     return !a.code && !b.code;
 }
 
@@ -232,9 +233,12 @@ static void report(const Named *nm, const Verdict *v)
     if (!d)
         return;
     diag_note(s->ctx, d, IR_NOSPAN, "simulated warp by warp at the sample shape, ids and counts evaluated per warp");
-    if (v->kind == 2 && fixed_by(nm, v->id, v->arrived))
-        diag_help(s->ctx, d, "count the threads that take part: `barrier %lld, %lld` (on every use of barrier %lld)",
-                  (long long)v->id, (long long)v->arrived, (long long)v->id);
+    int64_t want = v->kind == 2 ? v->arrived : v->kind == 1 ? v->other : 0;
+    if (want && fixed_by(nm, v->at, want)) { /* the edit, simulated: it runs through */
+        diag_help(s->ctx, d, "count the threads that take part: `%s %s, %lld`", ir_ops[n->op].spelling,
+                  sy_text(s, n->a), (long long)want);
+        diag_fixit(s->ctx, d, sy_span(s, n->b), ir_fmt(s->ctx, "%lld", (long long)want));
+    }
     else if (v->kind == 4)
         diag_help(s->ctx, d, "the side that takes the turn waits on the barrier the other side arrives on: "
                   "`barrier %lld, %lld` before its turn", (long long)v->id, (long long)v->count);
@@ -256,9 +260,9 @@ void sy_check_named(SyK *s)
         return;
     s->named_decided = 1;
     Verdict v;
-    simulate(nm, 0, -1, 0, &v);
+    simulate(nm, 0, 0, 0, &v);
     if (!v.code)
-        simulate(nm, 1, -1, 0, &v);
+        simulate(nm, 1, 0, 0, &v);
     if (v.code)
         report(nm, &v);
 }
