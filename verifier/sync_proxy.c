@@ -9,7 +9,8 @@
  * E0726. Bulk stores are tracked by a concrete run of each role (buffers such
  * as `Cs[j % 2]` differ per iteration): `tma.store.wait N` keeps the N most
  * recent stores pending, and a generic write into the source of a pending store
- * is E0726. */
+ * is E0726, as is a role that ends with a store still pending (its block's
+ * shared memory outlives it only until the block exits). */
 #include <string.h>
 #include "sync.h"
 
@@ -304,6 +305,17 @@ static void simulate_bulk(SyK *s, NodeId role)
         runs++;
         if (bk->found)
             return;
+        if (bk->npend && !x.unknown && x.budget >= 0) { /* the role ends with stores in flight */
+            Pend *p = &bk->pend[bk->npend - 1];
+            Diag *d = sy_report(s, E0726, p->at, "%s can end while this `tma.store` still reads shared `%s` (on "
+                                "%s): the block's shared memory may be handed to the next block under it",
+                                sy_role_name(s, role), ir_symstr(s->ctx, sy_node(s, s->tiles[p->tile])->name),
+                                sy_sample_text(&x));
+            if (d)
+                diag_help(s->ctx, d, "wait for every bulk store to read its source before the end: "
+                          "`tma.store.wait 0` after the last `tma.store`");
+            return;
+        }
     }
 }
 
