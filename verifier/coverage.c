@@ -74,6 +74,7 @@ typedef struct {
     uint32_t writer_base;
     int undecided;               /* a store box the interpreter could not evaluate */
     int64_t max_elems;           /* per output at the current sample */
+    NodeId max_at;               /* the max sample: an assume that bounds a dim (0: another sample) */
     NodeId undecided_at;
 } Cov;
 
@@ -877,6 +878,12 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             diag_help(s->ctx, d, "check the grid (%lld x %lld x %lld blocks here) and the block->tile and "
                       "thread->element maps of the stores", (long long)grid[0], (long long)grid[1],
                       (long long)grid[2]);
+        if (d && s->k->ngrid)
+            diag_note(s->ctx, d, span_join(sy_span(s, s->k->grid[0]), sy_span(s, s->k->grid[s->k->ngrid - 1])),
+                      "the grid: %lld x %lld x %lld blocks at this shape", (long long)grid[0], (long long)grid[1],
+                      (long long)grid[2]);
+        if (d && c->max_at)
+            diag_note(s->ctx, d, sy_span(s, c->max_at), "this assume admits the shape");
         if (d && x->sm_count > 0)
             note_literal_stride(s, d);
     }
@@ -976,9 +983,10 @@ static int scale_sample(SyExec *x, int base)
 /* the max sample, after sample `base`: every dim an assume bounds from above
  * (`assume N <= THREADS * VEC * ITERS`) at that bound, so that a schedule
  * shorter than the largest shape it admits shows. 0 when no dim is bounded. */
-static int max_sample(SyExec *x, int base)
+static int max_sample(SyExec *x, int base, NodeId *max_at)
 {
     SyK *s = x->s;
+    *max_at = 0;
     if (!sample(x, base))
         return 0;
     int any = 0;
@@ -991,6 +999,11 @@ static int max_sample(SyExec *x, int base)
         x->val[d] = hi / mod * mod;
         any = 1;
     }
+    for (uint32_t a = 0; a < s->k->nassumes && any; a++) /* the first upper-bound assume */
+        if (sy_node(s, s->k->assumes[a])->op == OP_LE || sy_node(s, s->k->assumes[a])->op == OP_LT) {
+            *max_at = s->k->assumes[a];
+            break;
+        }
     for (uint32_t a = 0; a < s->k->nassumes; a++) {
         int64_t ok;
         if (sy_eval(x, s->k->assumes[a], &ok) && !ok)
@@ -1019,8 +1032,9 @@ static void run_at_scale(Cov *c, SyExec *x, int best, uint32_t before)
     if (s->ctx->nerrors == before && scale_sample(x, best) && plan_sample(c, x, &p))
         run_sample(c, x, &p);
     x->sm_count = 0;
-    if (s->ctx->nerrors == before && max_sample(x, best) && plan_sample(c, x, &p))
+    if (s->ctx->nerrors == before && max_sample(x, best, &c->max_at) && plan_sample(c, x, &p))
         run_sample(c, x, &p);
+    c->max_at = 0;
     c->max_elems = COV_MAX_ELEMS;
     x->sm_count = 0;
 }

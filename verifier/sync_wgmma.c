@@ -15,6 +15,7 @@
 typedef struct {
     uint8_t acc_age[MAXW]; NodeId acc_at[MAXW];
     uint8_t tok_age[MAXW]; NodeId tok_at[MAXW];
+    NodeId last_wait;    /* the last `wgmma.wait` on the path (0: none) */
 } WState;
 
 typedef struct {
@@ -79,6 +80,9 @@ static void acc_use(SyK *s, NodeId e, void *u)
         return;
     diag_note(s->ctx, d, sy_span(s, c->x->acc_at[a]), "this wgmma %s `%s` asynchronously", acc ? "writes" : "reads",
               name);
+    if (c->x->last_wait)
+        diag_note(s->ctx, d, sy_span(s, c->x->last_wait), "the last wait before it leaves %d group%s in flight",
+                  n + 1, n ? "s" : "");
     diag_help(s->ctx, d, "insert `wgmma.wait %d` before this use (it retires all but the %d most recent wgmma groups)",
               n, n);
 }
@@ -120,6 +124,7 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
     }
     if (n->op == OP_WGMMA_WAIT) {
         int64_t keep = sy_const(s, n->a, &v) ? v : 0;
+        x->last_wait = st;
         for (int i = 0; i < MAXW; i++) {
             if (x->acc_age[i] && x->acc_age[i] - 1 >= keep) x->acc_age[i] = 0;
             if (x->tok_age[i] && x->tok_age[i] - 1 >= keep) x->tok_age[i] = 0;
@@ -150,6 +155,9 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
                                 "running: the producer can overwrite the operands under it", sy_text(s, arg));
             if (d) {
                 diag_note(s->ctx, d, sy_span(s, x->tok_at[t]), "this wgmma reads the stage asynchronously");
+                if (x->last_wait)
+                    diag_note(s->ctx, d, sy_span(s, x->last_wait), "the last wait before the release leaves it "
+                              "in flight");
                 diag_help(s->ctx, d, "wait for it before the release: `wgmma.wait %d`", keep);
             }
         }
@@ -165,6 +173,8 @@ static void wg_join(SyFlow *f, void *dst, const void *src)
 {
     WState *a = dst;
     const WState *b = src;
+    if (!a->last_wait)
+        a->last_wait = b->last_wait;
     for (int i = 0; i < MAXW; i++) {
         if (b->acc_age[i] && (!a->acc_age[i] || b->acc_age[i] < a->acc_age[i])) {
             a->acc_age[i] = b->acc_age[i];

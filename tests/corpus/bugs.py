@@ -3,7 +3,8 @@
 example each. `python3 tests/corpus/bugs.py` writes tests/corpus/<example>/<name>.tir
 (the files CI and the device script run), each with a header:
 
-    # corpus: static E0741 at 57       (check must report E0741; the bug is line 57)
+    # corpus: static E0741 at 57       (check must report E0741; the bug is line 57;
+                                       "at 57 deleted": the line deleted stood before line 57)
     # corpus: dynamic                  (check passes; the default `run --check` must fail)
     # bug: what the kernel does wrong on a GPU
 
@@ -223,7 +224,7 @@ def make(entry):
     if expected == "dynamic":
         head = ["# corpus: dynamic"]
     else:
-        head = ["# corpus: static %s at %d" % (expected, bug + 1 + 3)]
+        head = ["# corpus: static %s at %d%s" % (expected, bug + 1 + 3, " deleted" if repl == "" else "")]
     head.append("# bug: " + what)
     head.append("# planted in examples/%s.tir, line %d (tests/corpus/bugs.py)" % (ex, bug + 1))
     d = os.path.join(HERE, ex)

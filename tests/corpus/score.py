@@ -26,9 +26,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 def header(path):
     with open(path) as f:
         first = f.readline()
-    m = re.match(r"# corpus: static (E\d{4}) at (\d+)", first)
-    if m:
-        return ("static", m.group(1), int(m.group(2)))
+    m = re.match(r"# corpus: static (E\d{4}) at (\d+)( deleted)?", first)
+    if m:  # a deleted line stood between lines LINE - 1 and LINE: either is its place
+        line = int(m.group(2))
+        return ("static", m.group(1), (line - 1, line) if m.group(3) else (line,))
     if first.startswith("# corpus: dynamic"):
         return ("dynamic", None, None)
     return (None, None, None)
@@ -128,7 +129,7 @@ def main():
         n_static += 1
         hits = [e for e in errs if e["code"] == code]
         ok = bool(hits)
-        at = ok and any(line in lines_of(e) for e in hits)
+        at = ok and any(l in lines_of(e) for e in hits for l in line)
         hp = ok and any(e.get("help") or e.get("helps") or e.get("fixits") for e in hits)
         bad = ok and any(misleads(cakec, path, e, code) for e in hits)
         caught += ok
@@ -138,7 +139,7 @@ def main():
         if not ok:
             failures.append(name)
         got = ",".join(sorted({"%s:%d" % (e["code"], e["span"]["line"]) for e in errs})) or "-"
-        print("%-58s %s at %-4d %s%s%s  (%s)" % (name, code, line, "caught" if ok else "MISSED",
+        print("%-58s %s at %-4d %s%s%s  (%s)" % (name, code, line[-1], "caught" if ok else "MISSED",
                                               "" if not ok else " right-line" if at else " other-line",
                                               " MISLEADING-FIXIT" if bad else "", got))
     print("static: %d/%d caught (%.0f%%), %d/%d at the right line (%.0f%% of caught), %d with a help, "
