@@ -1134,6 +1134,11 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
     else
         diag_note(s->ctx, d, sy_span(s, x->ref), "dimension %d of `%s` has extent %s; the index covers %s%s",
                   x->dim, name, ext, sy_text(s, x->ix), vec > 1 ? ir_fmt(s->ctx, " (%lld elements)", (long long)vec) : "");
+    for (NodeId up = s->up[s->stmt_of[x->ix]]; up; up = s->up[up]) /* the guard that lets it through */
+        if (sy_node(s, up)->op == OP_IF) {
+            diag_note(s->ctx, d, sy_span(s, sy_node(s, up)->a), "the guard here does not keep the index in bounds");
+            break;
+        }
     Lin lo, hi2;
     int64_t v2;
     index_range(b, x->ix, x->elem, &lo, &hi2, &v2);

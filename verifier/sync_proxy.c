@@ -187,6 +187,7 @@ typedef struct {
     SyK *s;
     Pend pend[MAXPEND]; int npend;
     int found;
+    NodeId last_wait;   /* the last tma.store.wait run */
 } Bulk;
 
 /* the values of a ref's indices (innermost INDEX first): -1 whole, -2 unknown */
@@ -242,6 +243,7 @@ static void bulk_stmt(SyExec *x, NodeId st)
         p->at = st;
         ref_key(x, n->b, p->key);
     } else if (n->op == OP_TMA_WAIT) {
+        bk->last_wait = st;
         if (!sy_eval(x, n->a, &v) || v < 0)
             v = 0;
         if (bk->npend > v) {
@@ -263,6 +265,9 @@ static void bulk_stmt(SyExec *x, NodeId st)
                                 sy_sample_text(x));
             if (d) {
                 diag_note(s->ctx, d, sy_span(s, p->at), "the store that reads it");
+                if (bk->last_wait)
+                    diag_note(s->ctx, d, sy_span(s, bk->last_wait), "the last `tma.store.wait` before the "
+                              "overwrite leaves it pending");
                 diag_help(s->ctx, d, "wait until that store has read its source: `tma.store.wait %d` before the "
                           "overwrite (then a barrier if other threads write)", newer);
             }
