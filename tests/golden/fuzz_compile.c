@@ -6,7 +6,7 @@
  * for what has no lowering yet, any user error) is not.
  *
  *   cake_fuzz_compile [--seconds S | --count N] [--seed X] [--ptxas PATH]
- *                     [--out DIR] FILE...
+ *                     [--out DIR] [--progress EVERY] FILE...
  *
  * Mutations (1 or 2 per mutant, seeded): an integer literal replaced by an
  * interesting value, an operator by another of its class, a dtype by another,
@@ -306,7 +306,7 @@ static void keep(const char *dir, const char *what, unsigned long id, const char
 int main(int argc, char **argv)
 {
     double seconds = 0;
-    unsigned long count = 0;
+    unsigned long count = 0, progress = 0;
     uint64_t seed = 1;
     const char *ptxas = NULL, *dir = "fuzz-compile";
     Src src[64];
@@ -316,6 +316,8 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--count") && i + 1 < argc)
             count = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--progress") && i + 1 < argc)
+            progress = strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = strtoull(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--ptxas") && i + 1 < argc)
@@ -362,6 +364,9 @@ int main(int argc, char **argv)
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
             ;
         int rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (progress && n % progress == 0)
+            printf("fuzz_compile: %lu mutants, %lu reached PTX, %lu failures, %.0f s\n", n, ptx,
+                   crashes + bugs + ptxfail, difftime(time(NULL), t0));
         if (rc == R_REJECTED) {
             rejected++;
         } else if (rc == R_NO_PTX) {
