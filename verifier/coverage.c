@@ -857,6 +857,11 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
                 diag_help(s->ctx, d, "check the block and thread index maps: each output element must have one "
                           "writer (grid %lld x %lld x %lld)", (long long)grid[0], (long long)grid[1],
                           (long long)grid[2]);
+            for (NodeId up = d ? s->up[o->dup_at] : 0; up; up = s->up[up])
+                if (sy_node(s, up)->op == OP_IF) {
+                    diag_note(s->ctx, d, sy_span(s, sy_node(s, up)->a), "both writers pass this condition");
+                    break;
+                }
         }
         if (!o->ref_known) {
             note_undecided(s, o->arg, ir_fmt(s->ctx, "the reference writes `%s` through an index the checker "
@@ -884,6 +889,13 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
                       (long long)grid[2]);
         if (d && c->max_at)
             diag_note(s->ctx, d, sy_span(s, c->max_at), "this assume admits the shape");
+        for (uint32_t r = 0; d && r < p->nr; r++) /* the roles whose threads store it */
+            if (p->roles[r]) {
+                int64_t rfirst, rcount;
+                sy_role_range(s, p->roles[r], &rfirst, &rcount);
+                diag_note(s->ctx, d, sy_span(s, p->roles[r]), "%s stores it: threads %lld .. %lld of the block",
+                          sy_role_name(s, p->roles[r]), (long long)rfirst, (long long)(rfirst + rcount - 1));
+            }
         if (d && x->sm_count > 0)
             note_literal_stride(s, d);
     }

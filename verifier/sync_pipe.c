@@ -23,8 +23,9 @@ typedef struct {
 } Pipes;
 
 /* moved[t]: 1 + the token variable t was last moved into (its stage now goes
-   by that name too: released through it, t is dead as well); 0 none */
-typedef struct { uint8_t st[MAXTOK]; uint8_t moved[MAXTOK]; } PState;
+   by that name too: released through it, t is dead as well); 0 none;
+   done_at[t]: the statement that last handed t on */
+typedef struct { uint8_t st[MAXTOK]; uint8_t moved[MAXTOK]; NodeId done_at[MAXTOK]; } PState;
 
 static int tok_index(Pipes *p, NodeId let)
 {
@@ -159,6 +160,9 @@ static void check_use(SyK *s, NodeId e, void *u)
                         bits & T_HELD ? " on some path" : "");
     if (d) {
         diag_note(s->ctx, d, sy_span(s, let), "the stage was %s here", prod ? "acquired" : "waited for");
+        NodeId done = c->ps->done_at[c->ps->st[t] & T_DONE ? t : via];
+        if (done)
+            diag_note(s->ctx, d, sy_span(s, done), "and %s here", prod ? "committed" : "released");
         diag_help(s->ctx, d, prod ? "fill the stage completely before `commit`: the consumer may read it as soon as it is committed"
                                   : "release the stage only after its last use (and after the `wgmma.wait` that covers it)");
     }
@@ -242,6 +246,7 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
             }
         }
         ps->st[t] = T_DONE;
+        ps->done_at[t] = st;
         return;
     }
     UseCx c = {p, ps, st, 0};
@@ -363,6 +368,8 @@ static void pipe_join(SyFlow *f, void *dst, const void *src)
         a->st[i] |= b->st[i];
         if (!a->moved[i])
             a->moved[i] = b->moved[i];
+        if (!a->done_at[i])
+            a->done_at[i] = b->done_at[i];
     }
 }
 
@@ -448,6 +455,10 @@ static void check_trips(SyK *s, NodeId pipe)
         if (d) {
             if (pat)
                 diag_note(s->ctx, d, sy_span(s, pat), "the producer's loop runs %ld time%s here", a, a == 1 ? "" : "s");
+            NodeId bound = pat && sy_node(s, pat)->op == OP_FOR ? sy_decl(s, sy_node(s, pat)->b) : 0;
+            if (bound && sy_node(s, bound)->op == OP_LET) /* where its trip count is computed */
+                diag_note(s->ctx, d, sy_span(s, bound), "its trip count `%s` is computed here",
+                          ir_symstr(s->ctx, sy_node(s, bound)->name));
             diag_help(s->ctx, d, "make both loops run the same number of iterations (same bounds, e.g. `0 .. %s`)",
                       pat && sy_node(s, pat)->op == OP_FOR ? sy_text(s, sy_node(s, pat)->b) : "K / BK");
         }
