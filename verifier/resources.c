@@ -521,10 +521,12 @@ static void check_grid(Ver *v)
 /* more 32-bit registers in one per-thread array than this is a mistake: a thread
    has at most 255 (256 VGPRs on AMD, 512 with AGPRs), the rest would spill, and
    code generation unrolls every element (a 4096-way unroll ran for minutes) */
-#define MAX_THREAD_REGS 1024
+#define MAX_THREAD_REGS 2048
 
 static void check_thread_regs(Ver *v)
 {
+    if (v->ctx->nerrors) /* a tile that misses its layout was reported: not a second error */
+        return;
     for (NodeId n = 1; n < v->k->nnodes; n++) {
         if (N(v, n)->op != OP_REG || v_err(v, n))
             continue;
