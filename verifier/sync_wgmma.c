@@ -60,6 +60,17 @@ static void collect(SyK *s, NodeId st, void *u)
    that only reads the register too is no conflict */
 typedef struct { Wg *w; WState *x; NodeId st, skip; int done, read_only; } UseCx;
 
+/* the fix-it that inserts `wgmma.wait n` on a line of its own before statement st
+   (check verifies it before showing it: lib/fixit_verify.c) */
+static void wait_fixit(SyK *s, Diag *d, NodeId st, int n)
+{
+    Span sp = sy_span(s, st);
+    uint32_t line, col, el, ec;
+    span_linecol(s->ctx, sp, &line, &col, &el, &ec);
+    sp.hi = sp.lo;
+    diag_fixit(s->ctx, d, sp, ir_fmt(s->ctx, "wgmma.wait %d\n%*s", n, (int)(col - 1), ""));
+}
+
 static void acc_use(SyK *s, NodeId e, void *u)
 {
     UseCx *c = u;
@@ -85,6 +96,8 @@ static void acc_use(SyK *s, NodeId e, void *u)
                   n + 1, n ? "s" : "");
     diag_help(s->ctx, d, "insert `wgmma.wait %d` before this use (it retires all but the %d most recent wgmma groups)",
               n, n);
+    if (c->st && sy_node(s, c->st)->op != OP_IF && sy_node(s, c->st)->op != OP_FOR)
+        wait_fixit(s, d, c->st, n);
 }
 
 static void wg_stmt(SyFlow *f, NodeId st, void *state)
@@ -159,6 +172,7 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
                     diag_note(s->ctx, d, sy_span(s, x->last_wait), "the last wait before the release leaves it "
                               "in flight");
                 diag_help(s->ctx, d, "wait for it before the release: `wgmma.wait %d`", keep);
+                wait_fixit(s, d, st, keep);
             }
         }
     }
