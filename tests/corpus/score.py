@@ -75,6 +75,37 @@ def apply_fixits(text, fixits):
     return text
 
 
+def original_of(path):
+    """the example a corpus entry was planted in, without its header"""
+    with open(path) as f:
+        head = [f.readline() for _ in range(3)]
+    m = re.search(r"planted in (examples/\S+\.tir)", head[2])
+    root = os.path.dirname(os.path.dirname(HERE))
+    return open(os.path.join(root, m.group(1))).read() if m else None
+
+
+def fix_outcome(cakec, path, d):
+    """what applying d's fix-its does: None (none), "restores" (the result is the example),
+    "passes" (check passes on something else: review it on a GPU), "errors" (check still fails)"""
+    fixits = d.get("fixits") or []
+    if not fixits:
+        return None
+    with open(path) as f:
+        text = f.read()
+    fixed = apply_fixits(text, fixits)
+    body = fixed.split("\n", 3)[3] if fixed.count("\n") >= 3 else fixed
+    if body == original_of(path):
+        return "restores"
+    with tempfile.NamedTemporaryFile("w", suffix=".tir", delete=False) as t:
+        t.write(fixed)
+        tmp = t.name
+    try:
+        doc, _ = check(cakec, tmp)
+    finally:
+        os.unlink(tmp)
+    return "passes" if doc is not None and not errors(doc) else "errors"
+
+
 def misleads(cakec, path, d, code):
     fixits = d.get("fixits") or []
     if not fixits:
@@ -105,6 +136,8 @@ def main():
         os.path.join(dp, f) for dp, _, fs in os.walk(HERE) for f in fs if f.endswith(".tir"))
     n_static = caught = right = helped = misled = 0
     n_dyn = dyn_clean = 0
+    restores = review = 0
+    to_review = []
     failures = []
     for path in files:
         kind, code, line = header(path)
@@ -132,6 +165,11 @@ def main():
         at = ok and any(l in lines_of(e) for e in hits for l in line)
         hp = ok and any(e.get("help") or e.get("helps") or e.get("fixits") for e in hits)
         bad = ok and any(misleads(cakec, path, e, code) for e in hits)
+        outs = [o for o in (fix_outcome(cakec, path, e) for e in hits) if o]
+        restores += "restores" in outs
+        review += "passes" in outs and "restores" not in outs
+        if "passes" in outs and "restores" not in outs:
+            to_review.append(name)
         caught += ok
         right += at
         helped += hp
@@ -146,6 +184,8 @@ def main():
           "%d misleading fix-its; dynamic: %d/%d pass check" % (
               caught, n_static, 100.0 * caught / max(n_static, 1), right, caught,
               100.0 * right / max(caught, 1), helped, misled, dyn_clean, n_dyn))
+    print("fix-its: %d restore the example exactly, %d make check pass on other text (to review on a GPU%s)" % (
+        restores, review, ": " + " ".join(to_review) if to_review else ""))
     if failures:
         print("failures: " + " ".join(failures))
     return 1 if failures else 0
