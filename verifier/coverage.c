@@ -857,6 +857,8 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
                 diag_help(s->ctx, d, "check the block and thread index maps: each output element must have one "
                           "writer (grid %lld x %lld x %lld)", (long long)grid[0], (long long)grid[1],
                           (long long)grid[2]);
+            if (d)
+                sy_note_lets(s, d, sy_node(s, o->dup_at)->a, 2);
             for (NodeId up = d ? s->up[o->dup_at] : 0; up; up = s->up[up])
                 if (sy_node(s, up)->op == OP_IF) {
                     diag_note(s->ctx, d, sy_span(s, sy_node(s, up)->a), "both writers pass this condition");
@@ -898,6 +900,14 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             }
         if (d && x->sm_count > 0)
             note_literal_stride(s, d);
+        for (NodeId st = 1; d && st < s->k->nnodes; st++) { /* the first store into it: its index's lets */
+            uint16_t op = sy_node(s, st)->op;
+            if ((op == OP_STORE || op == OP_TMA_STORE || op == OP_STMATRIX) && s->pos[st] &&
+                sy_ref_decl(s, sy_node(s, st)->a) == o->arg) {
+                sy_note_lets(s, d, sy_node(s, st)->a, 3);
+                break;
+            }
+        }
     }
 }
 

@@ -87,6 +87,9 @@ int sy_reported_in(const SyK *s, DiagCode code, NodeId role);
 
 /* the source text of a node's span, for messages */
 const char *sy_text(SyK *s, NodeId id);
+/* notes "`x` is computed here" at the lets (not stage tokens) expression e reads,
+ * at most max of them: where a wrong index or trip count is usually written */
+void sy_note_lets(SyK *s, Diag *d, NodeId e, int max);
 
 int sy_const(const SyK *s, NodeId e, int64_t *out);   /* ce_const_int */
 NodeId sy_decl(const SyK *s, NodeId e);   /* NAME -> its declaration; else 0 */
