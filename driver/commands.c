@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "cake.h"
+#include "passes.h"
+#include "verify.h"
 #include "driver.h"
 #include "lib_cmd.h"
 
@@ -378,7 +380,10 @@ static int device_broken(CakeCtx *ctx, RunState *rs, const char *what)
     return 1;
 }
 
-static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEnv *base)
+/* checks ck; `set` names the parameter combination ("CAUSAL=1") when the run
+   checks several, and is appended to each report's shape */
+static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *ck,
+                     const ShapeEnv *base, const char *set)
 {
     CheckOptions copt = {0};
     copt.reference = rs->reference;
@@ -386,13 +391,19 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         copt.seed = strtoull(o->seed, NULL, 0);
     CheckReport reps[8];
     uint32_t n;
-    if (cake_check(ctx, rs->dev, &rs->ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
+    if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
         rs->code = EXIT_BUG;
         return;
     }
-    cJSON *arr = cJSON_AddArrayToObject(rs->extra, "check");
+    cJSON *arr = cJSON_GetObjectItem(rs->extra, "check");
+    if (!arr)
+        arr = cJSON_AddArrayToObject(rs->extra, "check");
     int ok = n > 0;
     for (uint32_t i = 0; i < n; i++) {
+        if (set) {
+            size_t w = strlen(reps[i].shape);
+            snprintf(reps[i].shape + w, sizeof reps[i].shape - w, "%s%s", w ? ", " : "", set);
+        }
         cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
         if (!o->json)
             drv_check_text(&reps[i]);
@@ -402,6 +413,49 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         return;
     if (!ok && rs->code == EXIT_OK)
         rs->code = EXIT_USER;
+}
+
+/* checks the parameter combination `set` (not the one rs->ck was compiled
+   with): a fresh parse of the file compiled with it (the compiled module is
+   lowered); the diagnostics of a compilation that succeeds are dropped
+   (check reported them), those of one that fails are the run's */
+static void check_combo(CakeCtx *ctx, const Options *o, Target tg, RunState *rs, const char *set)
+{
+    uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+    Module *m;
+    CakeKernel ck = {0};
+    ShapeEnv base;
+    int rc = cake_verify_file(ctx, o->file, NULL, &m);
+    if (rc == 0)
+        rc = cake_compile_module(ctx, m, o->kernel, tg, set, &ck);
+    if (rc == 0)
+        rc = cake_load(ctx, rs->dev, &ck);
+    if (rc) {
+        if (rs->code == EXIT_OK || rc != EXIT_USER)
+            rs->code = rc;
+        free(ck.image);
+        return;
+    }
+    ctx->ndiags = nd;
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    if (cake_parse_bindings(ctx, ck.k, set, NULL, &base))
+        do_check(ctx, o, rs, &ck, &base, set);
+    if (rt_health(rs->dev) == RT_OK)
+        cake_unload(&ck);
+    else
+        free(ck.image);
+}
+
+/* `run --check`: without --set and --shape every combination of the declared
+   parameter values (`CAUSAL = 0 in {0, 1}`), the default's first */
+static void check_all(CakeCtx *ctx, const Options *o, Target tg, RunState *rs, const ShapeEnv *base)
+{
+    const char *sets[16];
+    uint32_t n = o->set || o->shape ? 0 : ver_param_combos(ctx, rs->ck.k, sets, 16);
+    do_check(ctx, o, rs, &rs->ck, base, n ? sets[n - 1] : NULL);
+    for (uint32_t i = 0; i + 1 < n && rs->code != EXIT_DEVICE && rs->code != EXIT_BUG; i++)
+        check_combo(ctx, o, tg, rs, sets[i]);
 }
 
 /* the cost model's prediction for the benched launch, on the verified module
@@ -512,7 +566,7 @@ int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
         goto done;
     }
     if (o->check || !o->bench)
-        do_check(ctx, o, &rs, &base);
+        check_all(ctx, o, tg, &rs, &base);
     if (o->bench && rs.code != EXIT_DEVICE && rs.code != EXIT_BUG)
         do_bench(ctx, o, &rs, &base);
 done:

@@ -6,6 +6,7 @@
 #include "cake_priv.h"
 #include "fe.h"
 #include "verify.h"
+#include "protect.h"
 
 /* dumps the IR after `stage` if asked; returns 1 when the pipeline stops here */
 static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *last)
@@ -167,6 +168,8 @@ static int check_file(CakeCtx *ctx, const char *path, const Bindings *bs, Module
     if (file == UINT32_MAX)
         return 1;
     *out = pipeline(ctx, file, NULL, bs);
+    if (ctx->nerrors)
+        lib_verify_fixits(ctx); /* fixit_verify.c: only fix-its that work are shown */
     return ctx->nerrors != 0;
 }
 

@@ -98,7 +98,7 @@ int shape_env_parse(CakeCtx *ctx, const Kernel *k, ShapeEnv *env, const char *sp
         if (!*p)
             return 1;
         const char *name = p;
-        while (isalnum((unsigned char)*p) || *p == '_')
+        while (isalnum((unsigned char)*p) || *p == '_' || (*p == '.' && p > name))
             p++;
         size_t len = (size_t)(p - name);
         while (isspace((unsigned char)*p))
@@ -129,7 +129,11 @@ int shape_env_parse(CakeCtx *ctx, const Kernel *k, ShapeEnv *env, const char *sp
             p++;
         }
         Sym s = ir_intern(ctx, name, len);
-        if (!known_name(k, s)) {
+        if (s == ir_intern_cstr(ctx, SHAPE_SM_COUNT) && (neg || v < 1)) {
+            snprintf(err, errlen, "'%s' needs a positive value", SHAPE_SM_COUNT);
+            return 0;
+        }
+        if (!known_name(k, s) && s != ir_intern_cstr(ctx, SHAPE_SM_COUNT)) {
             snprintf(err, errlen, "'%.*s' is not a dim, parameter or integer argument of kernel %s",
                      (int)len, name, ir_symstr(ctx, k->name));
             return 0;
@@ -139,6 +143,12 @@ int shape_env_parse(CakeCtx *ctx, const Kernel *k, ShapeEnv *env, const char *sp
             return 0;
         }
     }
+}
+
+int64_t shape_env_sm_count(CakeCtx *ctx, const ShapeEnv *env)
+{
+    int64_t v;
+    return shape_env_get(env, ir_intern_cstr(ctx, SHAPE_SM_COUNT), &v) && v > 0 ? v : 0;
 }
 
 void shape_env_add_defaults(const Kernel *k, ShapeEnv *env)
