@@ -97,6 +97,8 @@ static int lower_all(CakeCtx *ctx, Module *m, Target tg, const ShapeEnv *env, Mo
             rc = EXIT_USER;   /* the next kernels' diagnostics too */
     }
     return rc;
+}
+
 /* registers, spills and local memory of each compiled kernel (nvJitLink or
  * ptxas; lib/cake_res.c adds W0901/W0902): "kernels" in the JSON document, a
  * line per kernel on stderr in text mode. Returns 2 on an internal error. */
