@@ -214,6 +214,11 @@ static void lower_kernel(Cg *cg, Kernel *k)
     cg->block_threads = cg_threads_of(ctx, k, cg->tg);
     /* the ptxas workaround (cg_math.c) is for NVIDIA only; the variable shows the bug on a device */
     cg->no_minmax_fold = tg_vendor(cg->tg) != VENDOR_NVIDIA || getenv("CAKE_NO_MINMAX_FOLD") != NULL;
+    /* the code-quality switches, to measure before/after with one binary (bench/device/run_fp8.sh) */
+    cg->no_contract = getenv("CAKE_NO_CONTRACT") != NULL;
+    cg->no_packed = getenv("CAKE_NO_PACKED") != NULL;
+    cg->no_predicate = getenv("CAKE_NO_PREDICATE") != NULL;
+    cg->no_tree = getenv("CAKE_NO_TREE") != NULL;
     if (!cg->block_threads) {
         Diag *d = diag_report(ctx, E0904, k->block_span.hi ? k->block_span : k->span,
                               "the block size of kernel '%s' must be a compile-time constant "

@@ -5,7 +5,10 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 #include "cake.h"
+#include "passes.h"
+#include "verify.h"
 #include "driver.h"
+#include "lib_cmd.h"
 
 /* ---- target selection ------------------------------------------------------ */
 
@@ -96,10 +99,43 @@ static int lower_all(CakeCtx *ctx, Module *m, Target tg, const ShapeEnv *env, Mo
     return rc;
 }
 
+/* registers, spills and local memory of each compiled kernel (nvJitLink or
+ * ptxas; lib/cake_res.c adds W0901/W0902): "kernels" in the JSON document, a
+ * line per kernel on stderr in text mode. Returns 2 on an internal error. */
+static int resource_report(CakeCtx *ctx, const Options *o, Module *m, Target tg, const char *ptx,
+                           size_t len, cJSON *extra)
+{
+    RtPtxRes res[32];
+    int n;
+    const char *tool;
+    if (cake_ptx_report(ctx, m, tg, ptx, len, res, 32, &n, &tool))
+        return 2;
+    cJSON *arr = cJSON_AddArrayToObject(extra, "kernels");
+    cJSON_AddStringToObject(extra, "resources_from", tool ? tool : "none (no nvJitLink or ptxas here)");
+    for (int i = 0; i < n; i++) {
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddStringToObject(k, "name", res[i].name);
+        cJSON_AddStringToObject(k, "target", ir_target_names[tg]);
+        cJSON_AddNumberToObject(k, "registers", res[i].regs);
+        cJSON_AddNumberToObject(k, "spill_store_bytes", res[i].spill_store_bytes);
+        cJSON_AddNumberToObject(k, "spill_load_bytes", res[i].spill_load_bytes);
+        cJSON_AddNumberToObject(k, "local_bytes", res[i].stack_bytes);
+        if (res[i].separate)
+            cJSON_AddStringToObject(k, "note", "assembled as a separate unit (nvJitLink): setmaxnreg ignored");
+        cJSON_AddItemToArray(arr, k);
+        if (!o->json)
+            fprintf(stderr, "%s: %s: %d registers, %d bytes spill stores, %d bytes spill loads, "
+                    "%d bytes local memory (%s, %s)\n", o->file, res[i].name, res[i].regs,
+                    res[i].spill_store_bytes, res[i].spill_load_bytes, res[i].stack_bytes, tool,
+                    ir_target_names[tg]);
+    }
+    return 0;
+}
+
 int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
 {
     Target tg;
-    CgEmit what;
+    CgEmit what = CG_EMIT_PTX;
     if (!pick_target(ctx, o, m, &tg))
         return drv_finish(ctx, o, EXIT_USER);
     int emit_ir = o->emit && (!strcmp(o->emit, "ir") || !strcmp(o->emit, "tirl"));
@@ -133,13 +169,17 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     rc = cake_emit(ctx, &low, NULL, tg, what, &opt, &out, &len);
     if (rc == 0 && !write_output(ctx, o->out, out, len))
         rc = 1;
+    cJSON *extra = cJSON_CreateObject();
+    int report = !o->no_report && !getenv("CAKE_NO_REPORT");   /* fuzzers and scripts opt out */
+    if (rc == 0 && what == CG_EMIT_PTX && report && resource_report(ctx, o, m, tg, out, len, extra))
+        rc = EXIT_BUG;
     free(out);
-    return drv_finish(ctx, o, rc); /* cake_emit's codes are the exit codes */
+    return drv_finish_with(ctx, o, rc, extra); /* cake_emit's codes are the exit codes */
 }
 
 /* ---- cakec run ------------------------------------------------------------------ */
 
-static cJSON *check_json(const CheckReport *r)
+cJSON *drv_check_json(const CheckReport *r)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "shape", r->shape);
@@ -179,7 +219,7 @@ static cJSON *check_json(const CheckReport *r)
     return j;
 }
 
-static cJSON *bench_json(const CakeBench *b)
+cJSON *drv_bench_json(const CakeBench *b)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "shape", b->shape);
@@ -204,7 +244,7 @@ static cJSON *bench_json(const CakeBench *b)
     return j;
 }
 
-static void check_text(const CheckReport *r)
+void drv_check_text(const CheckReport *r)
 {
     printf("check %-28s %-5s max_rel_err %.3g  bad %lld%s%s\n", r->shape,
            check_status_name(r->status), r->max_rel_err, (long long)r->n_bad,
@@ -220,7 +260,7 @@ static void check_text(const CheckReport *r)
         printf("      %s\n", r->message);
 }
 
-static void bench_text(const CakeBench *b, const CostResult *c)
+void drv_bench_text(const CakeBench *b, const CostResult *c)
 {
     /* the model's line first: scripts take the last line as the measurement */
     if (c)
@@ -342,7 +382,10 @@ static int device_broken(CakeCtx *ctx, RunState *rs, const char *what)
     return 1;
 }
 
-static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEnv *base)
+/* checks ck; `set` names the parameter combination ("CAUSAL=1") when the run
+   checks several, and is appended to each report's shape */
+static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *ck,
+                     const ShapeEnv *base, const char *set)
 {
     CheckOptions copt = {0};
     copt.reference = rs->reference;
@@ -350,22 +393,71 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         copt.seed = strtoull(o->seed, NULL, 0);
     CheckReport reps[8];
     uint32_t n;
-    if (cake_check(ctx, rs->dev, &rs->ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
+    if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
         rs->code = EXIT_BUG;
         return;
     }
-    cJSON *arr = cJSON_AddArrayToObject(rs->extra, "check");
+    cJSON *arr = cJSON_GetObjectItem(rs->extra, "check");
+    if (!arr)
+        arr = cJSON_AddArrayToObject(rs->extra, "check");
     int ok = n > 0;
     for (uint32_t i = 0; i < n; i++) {
-        cJSON_AddItemToArray(arr, check_json(&reps[i]));
+        if (set) {
+            size_t w = strlen(reps[i].shape);
+            snprintf(reps[i].shape + w, sizeof reps[i].shape - w, "%s%s", w ? ", " : "", set);
+        }
+        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
         if (!o->json)
-            check_text(&reps[i]);
+            drv_check_text(&reps[i]);
         ok &= reps[i].ok;
     }
     if (device_broken(ctx, rs, "failed during the check"))
         return;
     if (!ok && rs->code == EXIT_OK)
         rs->code = EXIT_USER;
+}
+
+/* checks the parameter combination `set` (not the one rs->ck was compiled
+   with): a fresh parse of the file compiled with it (the compiled module is
+   lowered); the diagnostics of a compilation that succeeds are dropped
+   (check reported them), those of one that fails are the run's */
+static void check_combo(CakeCtx *ctx, const Options *o, Target tg, RunState *rs, const char *set)
+{
+    uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+    Module *m;
+    CakeKernel ck = {0};
+    ShapeEnv base;
+    int rc = cake_verify_file(ctx, o->file, NULL, &m);
+    if (rc == 0)
+        rc = cake_compile_module(ctx, m, o->kernel, tg, set, &ck);
+    if (rc == 0)
+        rc = cake_load(ctx, rs->dev, &ck);
+    if (rc) {
+        if (rs->code == EXIT_OK || rc != EXIT_USER)
+            rs->code = rc;
+        free(ck.image);
+        return;
+    }
+    ctx->ndiags = nd;
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    if (cake_parse_bindings(ctx, ck.k, set, NULL, &base))
+        do_check(ctx, o, rs, &ck, &base, set);
+    if (rt_health(rs->dev) == RT_OK)
+        cake_unload(&ck);
+    else
+        free(ck.image);
+}
+
+/* `run --check`: without --set and --shape every combination of the declared
+   parameter values (`CAUSAL = 0 in {0, 1}`), the default's first */
+static void check_all(CakeCtx *ctx, const Options *o, Target tg, RunState *rs, const ShapeEnv *base)
+{
+    const char *sets[16];
+    uint32_t n = o->set || o->shape ? 0 : ver_param_combos(ctx, rs->ck.k, sets, 16);
+    do_check(ctx, o, rs, &rs->ck, base, n ? sets[n - 1] : NULL);
+    for (uint32_t i = 0; i + 1 < n && rs->code != EXIT_DEVICE && rs->code != EXIT_BUG; i++)
+        check_combo(ctx, o, tg, rs, sets[i]);
 }
 
 /* the cost model's prediction for the benched launch, on the verified module
@@ -408,7 +500,7 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     }
     CostResult c;
     int have = bench_cost(ctx, o, rs, &c);
-    cJSON *bj = bench_json(&b);
+    cJSON *bj = drv_bench_json(&b);
     if (have) {
         cJSON_AddNumberToObject(bj, "predicted_ms", c.time_ms);
         cJSON *iv = cJSON_AddArrayToObject(bj, "predicted_interval_ms");
@@ -420,7 +512,7 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     }
     cJSON_AddItemToObject(rs->extra, "bench", bj);
     if (!o->json)
-        bench_text(&b, have ? &c : NULL);
+        drv_bench_text(&b, have ? &c : NULL);
 }
 
 static void add_kernel_info(CakeCtx *ctx, RunState *rs)
@@ -431,6 +523,17 @@ static void add_kernel_info(CakeCtx *ctx, RunState *rs)
     cJSON_AddStringToObject(rs->extra, "target", ir_target_names[rs->ck.tg]);
     cJSON_AddNumberToObject(rs->extra, "registers", rs->ck.info.regs);
     cJSON_AddNumberToObject(rs->extra, "local_bytes", rs->ck.info.local_bytes);
+    const RtFuncInfo *fi = &rs->ck.info;
+    cJSON_AddNumberToObject(rs->extra, "spill_store_bytes", fi->spill_store_bytes);
+    cJSON_AddNumberToObject(rs->extra, "spill_load_bytes", fi->spill_load_bytes);
+    if (fi->spill_store_bytes > 0 || fi->spill_load_bytes > 0) {
+        Diag *d = diag_report(ctx, W0901, rs->ck.k->span, "kernel `%s` spills to local memory on %s: %d bytes "
+                              "of spill stores, %d of spill loads, %d registers (the driver's JIT)",
+                              ir_symstr(ctx, rs->ck.k->name), ir_target_names[rs->ck.tg],
+                              fi->spill_store_bytes, fi->spill_load_bytes, fi->regs);
+        diag_help(ctx, d, "every spill is a round trip to local memory: keep fewer values live, or give "
+                          "the kernel more registers (fewer threads, a larger role `regs`)");
+    }
 }
 
 int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
@@ -465,7 +568,7 @@ int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
         goto done;
     }
     if (o->check || !o->bench)
-        do_check(ctx, o, &rs, &base);
+        check_all(ctx, o, tg, &rs, &base);
     if (o->bench && rs.code != EXIT_DEVICE && rs.code != EXIT_BUG)
         do_bench(ctx, o, &rs, &base);
 done:

@@ -34,6 +34,7 @@ DIAG(E0750, SEV_ERROR, "collective operation under divergent control")
 DIAG(E0751, SEV_ERROR, "named barrier thread count is wrong")
 DIAG(E0752, SEV_ERROR, "named barrier id out of range")
 DIAG(E0753, SEV_ERROR, "block-wide sync inside a role")
+DIAG(E0754, SEV_ERROR, "named barrier phase completes with no thread waiting")
 /* within a role: threads, single-issue operations, TMA data, initialisation */
 DIAG(E0760, SEV_ERROR, "shared memory read by other threads without a barrier after the write")
 DIAG(E0761, SEV_ERROR, "shared memory overwritten while other threads may still read it")

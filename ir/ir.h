@@ -481,4 +481,14 @@ int ir_lookup_target(const char *s, size_t n, Target *t);
 int ir_lookup_layout(const char *s, size_t n, Layout *l);
 int ir_dtype_bytes(DType dt);   /* 0 for bool/none; fp8 = 1 */
 
+/* ---- numfmt.c: the small float formats ---------------------------------- */
+/* v rounded to dt (f32, tf32, bf16, f16, e4m3, e5m2) to nearest even; e4m3 and
+ * e5m2 saturate to ±448 and ±57344 (inf too), as cvt.rn.satfinite does; other
+ * dtypes: v */
+double ir_float_round(DType dt, double v);
+/* the bits of v rounded to dt (f16, e4m3, e5m2; 0 for other dtypes); a NaN is
+ * the format's positive canonical NaN */
+uint32_t ir_float_bits(DType dt, double v);
+double ir_float_value(DType dt, uint32_t bits);   /* the inverse (f16, e4m3, e5m2) */
+
 #endif

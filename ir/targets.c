@@ -62,7 +62,7 @@ static const TcShape mfma_gfx942[] = {
 #define NV_BASE (TF_MMA_SYNC | TF_LDMATRIX | TF_CP_ASYNC | TF_MBARRIER | TF_NAMED_BARRIER | \
                  TF_BF16 | TF_TF32 | TF_ROLES)
 #define NV_HOPPER (TF_STMATRIX | TF_MBARRIER_TX | TF_TMA | TF_FENCE_PROXY | TF_FP8 | TF_SETMAXNREG | \
-                   TF_WARPGROUPS)
+                   TF_WARPGROUPS | TF_FP8_CVT)
 #define NV_GRID {2147483647, 65535, 65535}
 #define AMD_GRID {2147483647, 2147483647, 2147483647}
 
@@ -282,6 +282,7 @@ const char *tg_feature_name(uint32_t feature)
     case TF_TCGEN05: return "tcgen05";
     case TF_ROLES: return "warp-specialized roles and pipelines (v1: NVIDIA only)";
     case TF_WARPGROUPS: return "warpgroups (sm_90a and later)";
+    case TF_FP8_CVT: return "OCP fp8 conversions in SIMT code";
     default: return "this feature";
     }
 }

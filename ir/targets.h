@@ -28,7 +28,9 @@ typedef enum { /* feature bits (TargetInfo.features) */
     TF_TF32 = 1u << 14,         /* tf32 / xf32 tensor-core inputs */
     TF_TCGEN05 = 1u << 15,      /* tcgen05 + tensor memory (sm_100a; not in TIR v1) */
     TF_ROLES = 1u << 16,        /* warp-specialized roles and pipelines (NVIDIA in v1) */
-    TF_WARPGROUPS = 1u << 17    /* the `warpgroups G` block clause (sm_90a and later) */
+    TF_WARPGROUPS = 1u << 17,   /* the `warpgroups G` block clause (sm_90a and later) */
+    TF_FP8_CVT = 1u << 18       /* OCP fp8 (e4m3 = E4M3FN, e5m2) conversions in SIMT code: cvt.rn.satfinite
+                                   (sm_89+); gfx942's v_cvt_pk_fp8 is the FNUZ variant, not OCP */
 } TargetFeature;
 
 /* one tensor-core instruction shape: m x n x k with A/B element type `ab` and

@@ -229,7 +229,8 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
     CgLaunch L;
     const CgPlugin *cg = lib_codegen(ctx);
     if (!cg || k->ndims > SHAPE_ENV_MAX || !dims_of(ctx, k, env, dimv) ||
-        cg->launch_dims(ctx, k, ck->tg, dimv, ck->dev ? rt_info(ck->dev)->sm_count : 0, &L))
+        cg->launch_dims(ctx, k, ck->tg, dimv, shape_env_sm_count(ctx, env) ? shape_env_sm_count(ctx, env)
+                        : ck->dev ? rt_info(ck->dev)->sm_count : 0, &L))
         return RT_INVALID;
     if (!k->plan)
         ir_bug(ctx, "launching kernel '%s' without its launch plan", ir_symstr(ctx, k->name));

@@ -146,6 +146,10 @@ int cake_instance_env(CakeCtx *ctx, const Module *m, const Kernel *k, Target tg,
 
 /* How many instances ctx's cache holds (tests, statistics). */
 uint32_t cake_instance_count(const CakeCtx *ctx);
+/* cake_check_file on source file `file` of ctx (ctx_add_file): the library
+ * checks its variants' kernels, read from its artifact, this way. */
+int cake_check_source(CakeCtx *ctx, uint32_t file, const char *kernel, const char *set,
+                      const char *shape, Module **out);
 
 /* ---- compile ---------------------------------------------------------- */
 
@@ -239,6 +243,18 @@ typedef struct CakePrepared {
 int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
                  const void *const *scalars, CakePrepared *p);
 void cake_prepared_free(CakePrepared *p);
+
+/* ---- resources of compiled PTX (lib/cake_res.c) ------------------------- */
+
+/* The registers, spills and local memory of every kernel of a compiled PTX
+ * module of m (lowered for tg), as nvJitLink or ptxas reports them (no GPU
+ * needed): into res (at most max), *tool the assembler's name. Adds W0901 at a
+ * kernel that spills and W0902 at a role whose `regs` budget is not what the
+ * kernel got (the entry cap differs from the plan's, or the kernel spills
+ * under a raised budget). *n: how many kernels, 0 when there is no assembler
+ * (*tool NULL) or the target is not NVIDIA. Returns 0, or 2 on an internal error. */
+int cake_ptx_report(CakeCtx *ctx, Module *m, Target tg, const char *ptx, size_t len,
+                    RtPtxRes *res, int max, int *n, const char **tool);
 
 /* ---- the cost model (docs/cost-model.md) ------------------------------ */
 

@@ -18,4 +18,9 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
 RtStatus lib_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
                     const RtPtr *tensors, const void *const *scalars);
 
+/* Withdraws every fix-it (and the help that spells it) of ctx's errors that,
+ * applied to a copy of the source and verified again, does not clear its error
+ * or brings more errors (fixit_verify.c). `check` calls it before it returns. */
+void lib_verify_fixits(CakeCtx *ctx);
+
 #endif

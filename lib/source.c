@@ -6,6 +6,7 @@
 #include "cake_priv.h"
 #include "fe.h"
 #include "verify.h"
+#include "protect.h"
 
 /* dumps the IR after `stage` if asked; returns 1 when the pipeline stops here */
 static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *last)
@@ -167,6 +168,8 @@ static int check_file(CakeCtx *ctx, const char *path, const Bindings *bs, Module
     if (file == UINT32_MAX)
         return 1;
     *out = pipeline(ctx, file, NULL, bs);
+    if (ctx->nerrors)
+        lib_verify_fixits(ctx); /* fixit_verify.c: only fix-its that work are shown */
     return ctx->nerrors != 0;
 }
 
@@ -177,6 +180,24 @@ int cake_check_file(CakeCtx *ctx, const char *path, const char *kernel, const ch
     Bindings bs = {kernel, set, shape};
     *out = NULL;
     CAKE_PROTECTED(ctx, rc, check_file(ctx, path, &bs, out));
+    if (rc == 2)
+        *out = NULL;
+    return rc;
+}
+
+static int check_source(CakeCtx *ctx, uint32_t file, const Bindings *bs, Module **out)
+{
+    *out = pipeline(ctx, file, NULL, bs);
+    return ctx->nerrors != 0;
+}
+
+int cake_check_source(CakeCtx *ctx, uint32_t file, const char *kernel, const char *set,
+                      const char *shape, Module **out)
+{
+    int rc;
+    Bindings bs = {kernel, set, shape};
+    *out = NULL;
+    CAKE_PROTECTED(ctx, rc, check_source(ctx, file, &bs, out));
     if (rc == 2)
         *out = NULL;
     return rc;

@@ -404,7 +404,18 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         }
         total += (double)B.t[i].span;
     }
-    int sampled = opt->sample > 0 || (opt->sample == 0 && total > max_elems);
+    /* sampled when the arguments or the reference's work are too large to evaluate in full */
+    InterpCost work;
+    double full_flops = opt->full_flops > 0 ? opt->full_flops : CHECK_FULL_FLOPS;
+    int heavy = interp_cost(I, &env, &work) && work.flops > full_flops;
+    int sampled = opt->sample > 0 || (opt->sample == 0 && (total > max_elems || heavy));
+    if (heavy && opt->sample < 0 && total <= max_elems) {
+        diag_report(ctx, E0960, k->span,
+                    "shape %s needs about %.3g flops of reference work (limit %.3g)",
+                    out->shape, work.flops, full_flops);
+        snprintf(out->message, sizeof out->message, "shape %s is too large to check", out->shape);
+        goto done;
+    }
     if (total > max_elems && opt->sample < 0) {
         diag_report(ctx, E0960, k->span,
                     "shape %s needs %.0f host elements for the reference (limit %.0f)",
@@ -597,6 +608,32 @@ CheckStatus check_run(CakeCtx *ctx, Kernel *k, const ShapeEnv *env, CheckLaunchF
     return check_run_ex(ctx, k, env, launch, user, NULL, out);
 }
 
+static int reads_sm_count(const Kernel *k, NodeId e, int depth)
+{
+    if (!e || e >= k->nnodes || depth > 64)
+        return 0;
+    const Node *n = &k->nodes[e];
+    if (n->op == OP_SPECIAL && n->sub == SR_SM_COUNT)
+        return 1;
+    if (reads_sm_count(k, n->a, depth + 1) || reads_sm_count(k, n->b, depth + 1) ||
+        reads_sm_count(k, n->c, depth + 1))
+        return 1;
+    if (ir_ops[n->op].cls == OC_BUILTIN)
+        for (uint32_t i = 0; i < n->n; i++)
+            if (reads_sm_count(k, ir_list_at(k, n, i), depth + 1))
+                return 1;
+    return 0;
+}
+
+/* 1 when k's grid clause reads `sm.count` */
+static int grid_reads_sm_count(const Kernel *k)
+{
+    for (uint32_t i = 0; i < k->ngrid; i++)
+        if (reads_sm_count(k, k->grid[i], 0))
+            return 1;
+    return 0;
+}
+
 uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckOptions *opt,
                      CheckLaunchFn launch, void *user, CheckReport *reps, uint32_t max)
 {
@@ -604,9 +641,9 @@ uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckO
     Interp *I = interp_new(ctx, rk);
     if (!I)
         return 0;
-    ShapeEnv shapes[16];
-    if (max > 16)
-        max = 16;
+    ShapeEnv shapes[CHECK_SUITE_MAX];
+    if (max > CHECK_SUITE_MAX)
+        max = CHECK_SUITE_MAX;
     PickOptions po = {0, 0, 0};
     po.max_shapes = max;
     uint32_t n = shapes_pick(ctx, k, I, base, &po, shapes, max);
@@ -620,6 +657,12 @@ uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckO
             diag_note(ctx, d, k->nodes[k->assumes[i]].span, "assume here");
         diag_help(ctx, d, "give a shape: --shape NAME=VALUE,...");
         return 0;
+    }
+    if (grid_reads_sm_count(k) && !shape_env_sm_count(ctx, base)) {
+        static const int64_t smc[] = {2, 0, 3}; /* 0: the device's */
+        for (uint32_t i = 0; i < n; i++)
+            if (smc[i % 3])
+                shape_env_set(&shapes[i], ir_intern_cstr(ctx, SHAPE_SM_COUNT), smc[i % 3]);
     }
     for (uint32_t i = 0; i < n; i++) {
         CheckStatus st = check_run_ex(ctx, k, &shapes[i], launch, user, opt, &reps[i]);

@@ -87,7 +87,9 @@ typedef struct CheckOptions {
     int no_diags;             /* 1: report failures only in the CheckReport */
     /* large shapes: over max_elems the check samples whole rows (or output
      * tiles) of the reference, seeded, instead of refusing (check_sample.c) */
-    int sample;               /* 0: sample over max_elems; 1: always; -1: never (E0960) */
+    int sample;               /* 0: sample over max_elems or full_flops; 1: always; -1: never (E0960) */
+    double full_flops;        /* the reference's estimated work (interp_cost) above which a
+                                 shape is sampled; 0: CHECK_FULL_FLOPS */
     double sample_flops;      /* the reference's work on the sample; 0: 2^28 */
     double max_host_bytes;    /* sampled: the host buffers' limit (E0960); 0: 2^36 */
     /* scalar float arguments: drawn uniform in [0.1, 1) unless given here by name */
@@ -96,6 +98,8 @@ typedef struct CheckOptions {
 } CheckOptions;
 
 #define CHECK_DEFAULT_SEED UINT64_C(0x43414B45) /* "CAKE" */
+/* a shape whose reference costs more (about 10 s of the interpreter) is sampled */
+#define CHECK_FULL_FLOPS 0x1p30
 #define CHECK_MAX_OUTPUTS 16
 
 /* ---- the report ------------------------------------------------------------ */
@@ -180,9 +184,15 @@ CheckStatus check_run(CakeCtx *ctx, Kernel *k, const ShapeEnv *env, CheckLaunchF
 CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env, CheckLaunchFn launch,
                          void *user, const CheckOptions *opt, CheckReport *out);
 
+/* the most reports check_suite fills */
+#define CHECK_SUITE_MAX 16
+
 /* Picks shapes (shapes_pick) from base and checks k at each; stops at the
  * first CHECK_ERROR or CHECK_DEVICE_ERROR. Returns how many reports it
- * filled (0 with E0955 when no shape satisfies the assumes). */
+ * filled (0 with E0955 when no shape satisfies the assumes). A kernel whose
+ * grid reads `sm.count` (a persistent kernel) is checked with sm.count bound
+ * below the tile count at some shapes (2, the device's, 3, in turn), so
+ * that its blocks walk several tiles each; base's sm.count, if bound, is kept. */
 uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckOptions *opt,
                      CheckLaunchFn launch, void *user, CheckReport *reps, uint32_t max);
 

@@ -46,6 +46,15 @@ static int scalar_int_arg(const Kernel *k, const Node *d)
             ir_dtypes[t->dtype].kind == 'b');
 }
 
+/* consteval's hook for an integer scalar argument inside an expression
+ * (`assume n <= N`): its value bound by name, as a dim's is */
+static int scalar_arg_value(const CeEnv *v, NodeId decl, int64_t *out)
+{
+    const Kernel *k = v->u;
+    return decl < k->nnodes && scalar_int_arg(k, &k->nodes[decl]) &&
+           ce_env_get(v, k->nodes[decl].name, out);
+}
+
 int shape_eval_int(const CakeCtx *ctx, const Kernel *k, NodeId e, const ShapeEnv *env,
                    int64_t *out)
 {
@@ -60,6 +69,8 @@ int shape_eval_int(const CakeCtx *ctx, const Kernel *k, NodeId e, const ShapeEnv
             return shape_env_get(env, d->name, out);
     }
     CeEnv v = shape_env_view(env);
+    v.decl = scalar_arg_value;
+    v.u = (void *)(uintptr_t)k;
     return ce_eval_int(ctx, k, e, &v, out);
 }
 
@@ -87,7 +98,7 @@ int shape_env_parse(CakeCtx *ctx, const Kernel *k, ShapeEnv *env, const char *sp
         if (!*p)
             return 1;
         const char *name = p;
-        while (isalnum((unsigned char)*p) || *p == '_')
+        while (isalnum((unsigned char)*p) || *p == '_' || (*p == '.' && p > name))
             p++;
         size_t len = (size_t)(p - name);
         while (isspace((unsigned char)*p))
@@ -118,7 +129,11 @@ int shape_env_parse(CakeCtx *ctx, const Kernel *k, ShapeEnv *env, const char *sp
             p++;
         }
         Sym s = ir_intern(ctx, name, len);
-        if (!known_name(k, s)) {
+        if (s == ir_intern_cstr(ctx, SHAPE_SM_COUNT) && (neg || v < 1)) {
+            snprintf(err, errlen, "'%s' needs a positive value", SHAPE_SM_COUNT);
+            return 0;
+        }
+        if (!known_name(k, s) && s != ir_intern_cstr(ctx, SHAPE_SM_COUNT)) {
             snprintf(err, errlen, "'%.*s' is not a dim, parameter or integer argument of kernel %s",
                      (int)len, name, ir_symstr(ctx, k->name));
             return 0;
@@ -128,6 +143,12 @@ int shape_env_parse(CakeCtx *ctx, const Kernel *k, ShapeEnv *env, const char *sp
             return 0;
         }
     }
+}
+
+int64_t shape_env_sm_count(CakeCtx *ctx, const ShapeEnv *env)
+{
+    int64_t v;
+    return shape_env_get(env, ir_intern_cstr(ctx, SHAPE_SM_COUNT), &v) && v > 0 ? v : 0;
 }
 
 void shape_env_add_defaults(const Kernel *k, ShapeEnv *env)

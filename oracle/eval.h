@@ -9,7 +9,8 @@
  * reference kernel (`--reference FILE`) when both were parsed into the same
  * CakeCtx. The evaluation itself is consteval.c's ce_eval_int (parameters
  * not bound take their defaults); shape_eval_int adds the cases a header
- * needs on top (a DIM declaration node, an integer scalar arg's name).
+ * needs on top (a DIM declaration node, an integer scalar arg by its name,
+ * also inside an expression: `assume n <= N`).
  */
 #ifndef CAKE_EVAL_H
 #define CAKE_EVAL_H
@@ -36,10 +37,17 @@ int shape_eval_int(const CakeCtx *ctx, const Kernel *k, NodeId e, const ShapeEnv
                    int64_t *out);
 
 /* Parses "M=4096,N=4096" (also ';' or spaces between items) into env. Each
- * name must be a dim, a parameter or an integer scalar arg of k. Returns 1, or
- * 0 with the reason in err. */
+ * name must be a dim, a parameter or an integer scalar arg of k, or sm.count
+ * (SHAPE_SM_COUNT below). Returns 1, or 0 with the reason in err. */
 int shape_env_parse(CakeCtx *ctx, const Kernel *k, ShapeEnv *env, const char *spec,
                     char *err, size_t errlen);
+
+/* `sm.count=N` in a spec binds the value the grid clause reads as `sm.count`
+ * (the launching device's SM count otherwise): a persistent kernel checked
+ * with fewer blocks than SMs gives its blocks several tiles each. */
+#define SHAPE_SM_COUNT "sm.count"
+/* the value env binds to sm.count; 0: none (the device's) */
+int64_t shape_env_sm_count(CakeCtx *ctx, const ShapeEnv *env);
 
 /* Binds the kernel's `shape` clause defaults for names not bound yet. */
 void shape_env_add_defaults(const Kernel *k, ShapeEnv *env);

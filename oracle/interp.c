@@ -93,6 +93,93 @@ static double combine(Interp *I, const XNode *x, uint8_t op, double a, double b)
     }
 }
 
+/* ---- dot products: sum(k in a .. b, f32(A[.., k, ..]) * f32(B[.., k, ..])) ----
+ * The reference's hot loop (GEMM, attention). Evaluated without a call per
+ * node: both operands are element reads indexed by variables only (X_READV),
+ * through exact f32/f64 conversions, so the loop walks two offsets by their
+ * strides. Same order of additions as the generic loop: the same result. */
+
+typedef struct {
+    const HostTensor *t;
+    int64_t off, step;
+} DotSide;
+
+static const XNode *dot_operand(const Interp *I, uint32_t xi)
+{
+    const XNode *x = &I->x[xi];
+    while (x->op == X_CONV && (x->dt == DT_F32 || x->dt == DT_F64)) /* exact: ip_conv */
+        x = &I->x[x->a];
+    return x->op == X_READV ? x : NULL;
+}
+
+/* the offsets of r at k = lo and their step per k; 0 when an index is out of
+ * bounds or not an integer (the generic loop then reports it) */
+static int dot_side(const Interp *I, const XNode *r, uint32_t var, int64_t lo, int64_t last,
+                    DotSide *d)
+{
+    const HostTensor *t = &I->t[r->slot];
+    const uint32_t *l = &I->xl[r->list];
+    d->t = t;
+    d->off = d->step = 0;
+    for (uint32_t j = 0; j < r->n; j++) {
+        int64_t a = lo, b = last;
+        if (l[j] != var) {
+            double v = I->vars[l[j]];
+            if (v != trunc(v) || !(v > -1.0) || v >= (double)t->shape[j])
+                return 0;
+            a = b = (int64_t)v;
+        } else {
+            d->step += t->stride[j];
+        }
+        if (a < 0 || b >= t->shape[j])
+            return 0;
+        d->off += a * t->stride[j];
+    }
+    return 1;
+}
+
+static double dot_elem(const HostTensor *t, int64_t off)
+{
+    if (t->data)
+        return t->data[off];
+    if (t->dtype == DT_BF16) {
+        uint16_t h;
+        memcpy(&h, (const char *)t->enc + off * 2, 2);
+        uint32_t u = (uint32_t)h << 16;
+        float f;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+    return interp_decode(t->dtype, (const char *)t->enc + off * interp_elem_bytes(t->dtype));
+}
+
+/* the sum x over [lo, hi) as a dot product; 0 when it is not one */
+static int dot(Interp *I, const XNode *x, double lo, double hi, double *acc)
+{
+    const XNode *m = &I->x[x->c];
+    if (x->op != X_SUM || m->op != X_MUL || lo != trunc(lo) || !(hi > lo) || hi - lo > 0x1p52)
+        return 0;
+    const XNode *ra = dot_operand(I, m->a), *rb = dot_operand(I, m->b);
+    int64_t l0 = (int64_t)lo, n = (int64_t)ceil(hi - lo);
+    DotSide a, b;
+    if (!ra || !rb || !dot_side(I, ra, x->slot, l0, l0 + n - 1, &a) ||
+        !dot_side(I, rb, x->slot, l0, l0 + n - 1, &b))
+        return 0;
+    double s = 0;
+    if (a.t->data && b.t->data) {
+        const double *pa = a.t->data + a.off, *pb = b.t->data + b.off;
+        for (int64_t i = 0; i < n; i++)
+            s += pa[i * a.step] * pb[i * b.step];
+    } else {
+        for (int64_t i = 0; i < n; i++)
+            s += dot_elem(a.t, a.off + i * a.step) * dot_elem(b.t, b.off + i * b.step);
+    }
+    I->vars[x->slot] = (double)(l0 + n - 1);
+    I->flops += (uint64_t)n * ((uint64_t)x->cnt + m->cnt);
+    *acc = s;
+    return 1;
+}
+
 static double reduce(Interp *I, const XNode *x)
 {
     double lo = ev(I, x->a), hi = ev(I, x->b);
@@ -101,6 +188,8 @@ static double reduce(Interp *I, const XNode *x)
         return 0;
     if (hi > lo)
         steps(I, x, (uint64_t)(hi - lo));
+    if (dot(I, x, lo, hi, &acc))
+        return acc;
     double *var = &I->vars[x->slot];
     if (x->op == X_SUM)
         for (double i = lo; i < hi; i++) {

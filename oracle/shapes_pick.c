@@ -9,7 +9,7 @@
  * ragged values around them, the constants the assumes compare it with (and
  * their neighbours), and the kernel's `shape` default halved repeatedly. A
  * profile orders each dim's pool by preference (aligned, ragged, tiny,
- * largest allowed, mixed, ...); a depth-first search takes the first
+ * many row tiles, largest allowed, mixed, ...); a depth-first search takes the first
  * assignment, in that order, that satisfies every assume that evaluates and
  * the size budget. The default profile scales every `shape` default down by
  * one common power of two until it fits. One shape per profile, duplicates
@@ -24,8 +24,15 @@
 #define MAX_POOL 512
 #define SEARCH_LIMIT 20000
 
-enum { P_ALIGNED, P_RAGGED, P_TINY, P_DEFAULT, P_MAX, P_MIXED, P_RAGGED_BIG, P_MIXED2,
+enum { P_ALIGNED, P_RAGGED, P_MANY, P_TINY, P_DEFAULT, P_MAX, P_MIXED, P_RAGGED_BIG, P_MIXED2,
        P_RAGGED_SMALL, P__COUNT };
+
+/* P_MANY: the first tiled dim at about MANY_TILES tiles (a prime: any group of 2 ..
+ * 16 row tiles leaves a partial last group), the others at one and a half tiles
+ * (two tiles, the second ragged); its reference may cost MANY_FLOPS_X times the
+ * budget of the other profiles. */
+#define MANY_TILES 19
+#define MANY_FLOPS_X 4
 
 typedef struct {
     CakeCtx *ctx;
@@ -39,6 +46,9 @@ typedef struct {
     int64_t dflt[MAX_FREE];            /* the `shape` default, or 0 */
     int64_t gran[MAX_FREE];            /* from `assume D % g == 0`, else 1 */
     int upper[MAX_FREE];               /* some assume bounds it from above */
+    uint8_t divided[MAX_FREE];         /* its tile size is a divisor the kernel uses */
+    uint32_t first_tiled;              /* the first dim divided by a tile size (P_MANY) */
+    double flops_x;                    /* the current profile's budget factor */
     int64_t pool[MAX_FREE][MAX_POOL];
     uint32_t npool[MAX_FREE];
     int64_t order[MAX_FREE][MAX_POOL]; /* the pool sorted for the current profile */
@@ -105,6 +115,7 @@ static void find_tile(Pick *P, uint32_t f)
         }
     }
     P->gran[f] = g;
+    P->divided[f] = t > 1;
     if (t <= 1) {
         int batch = 0;
         for (uint32_t i = 0; i < k->ngrid; i++)
@@ -205,10 +216,12 @@ static double ragged_score(int64_t v, int64_t T, double target)
     return (v % T == 0 ? 1e9 : 0) + 10.0 * tz(v) + fabs(log2((double)v / target));
 }
 
-static double score(int profile, uint32_t d, int64_t v, int64_t T, int64_t dflt, int upper)
+static double score(int profile, uint32_t d, int64_t v, int64_t T, int64_t dflt, int upper,
+                    uint32_t first_tiled)
 {
     double x = (double)v;
     switch (profile) {
+    case P_MANY: return ragged_score(v, T, (d == first_tiled ? MANY_TILES - 0.5 : 1.5) * (double)T);
     case P_MAX: return upper ? -x : fabs(log2(x / (2.0 * (double)T)));
     case P_ALIGNED: return (v % T ? 1e9 : 0) + fabs(log2(x / (2.0 * (double)T)));
     case P_RAGGED: return ragged_score(v, T, 1.5 * (double)T);
@@ -217,8 +230,8 @@ static double score(int profile, uint32_t d, int64_t v, int64_t T, int64_t dflt,
         double D = dflt > 0 ? (double)dflt : 8.0 * (double)T;
         return x <= D ? log2(D / x) + ((int64_t)D % v ? 0.5 : 0) : 1e9 + x;
     }
-    case P_MIXED: return d % 2 ? ragged_score(v, T, 2.5 * (double)T) : score(P_ALIGNED, d, v, T, 0, 0);
-    case P_MIXED2: return d % 2 ? score(P_ALIGNED, d, v, T, 0, 0) : ragged_score(v, T, 2.5 * (double)T);
+    case P_MIXED: return d % 2 ? ragged_score(v, T, 2.5 * (double)T) : score(P_ALIGNED, d, v, T, 0, 0, 0);
+    case P_MIXED2: return d % 2 ? score(P_ALIGNED, d, v, T, 0, 0, 0) : ragged_score(v, T, 2.5 * (double)T);
     case P_RAGGED_BIG: return ragged_score(v, T, 3.3 * (double)T);
     default: return ragged_score(v, T, 0.6 * (double)T);
     }
@@ -238,7 +251,8 @@ static void order(Pick *P, int profile, uint32_t d)
     uint32_t n = P->npool[d], idx[MAX_POOL];
     for (uint32_t i = 0; i < n; i++) {
         idx[i] = i;
-        P->score[i] = score(profile, d, P->pool[d][i], P->tile[d], P->dflt[d], P->upper[d]);
+        P->score[i] = score(profile, d, P->pool[d][i], P->tile[d], P->dflt[d], P->upper[d],
+                            P->first_tiled);
     }
     sort_P = P;
     sort_d = d;
@@ -285,7 +299,7 @@ static int fits(Pick *P)
         int ok = interp_cost(P->ref, &P->env, &c);
         P->ctx->ndiags = nd; /* a shape the estimate cannot handle is just not picked */
         P->ctx->nerrors = ne;
-        if (!ok || c.flops > P->max_flops)
+        if (!ok || c.flops > P->max_flops * P->flops_x)
             return 0;
     }
     return 1;
@@ -352,7 +366,7 @@ uint32_t shapes_pick(CakeCtx *ctx, const Kernel *k, Interp *ref, const ShapeEnv 
     P->ref = ref;
     P->max_flops = opt && opt->max_flops > 0 ? opt->max_flops : 0x1p26;
     P->max_elems = opt && opt->max_elems > 0 ? opt->max_elems : 0x1p22;
-    uint32_t want = opt && opt->max_shapes ? opt->max_shapes : 6;
+    uint32_t want = opt && opt->max_shapes ? opt->max_shapes : 7;
     if (want > max)
         want = max;
     if (base)
@@ -376,9 +390,16 @@ uint32_t shapes_pick(CakeCtx *ctx, const Kernel *k, Interp *ref, const ShapeEnv 
             if (k->shapes[s].name == d->name)
                 P->dflt[f] = k->shapes[s].value;
     }
+    P->first_tiled = UINT32_MAX;
+    P->flops_x = 1;
     for (uint32_t f = 0; f < P->nfree; f++) {
         find_tile(P, f);
         make_pool(P, f);
+        if (P->first_tiled == UINT32_MAX && P->divided[f]) {
+            P->first_tiled = f;
+            for (int64_t o = -2; o <= 2; o++) /* MANY_TILES tiles and ragged values near */
+                pool_add(P, f, (MANY_TILES - 1) * P->tile[f] + P->tile[f] / 2 + o * P->gran[f]);
+        }
     }
     if (P->nfree == 0) {
         if (shape_env_assumes_hold(ctx, k, &P->env, 0, NULL) && want && fits(P))
@@ -388,6 +409,9 @@ uint32_t shapes_pick(CakeCtx *ctx, const Kernel *k, Interp *ref, const ShapeEnv 
     ShapeEnv start = P->env;
     for (int prof = 0; prof < P__COUNT && nout < want; prof++) {
         P->env = start;
+        P->flops_x = prof == P_MANY ? MANY_FLOPS_X : 1;
+        if (prof == P_MANY && P->first_tiled == UINT32_MAX)
+            continue;
         if (prof == P_DEFAULT) {
             if (!scaled_default(P))
                 continue;

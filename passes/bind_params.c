@@ -57,3 +57,47 @@ uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env)
     }
     return ctx->nerrors - before;
 }
+
+/* an `if` whose condition the bound params make a constant keeps only the
+ * branch it takes, as `if true { taken }` (an empty block when nothing is
+ * taken), so no later pass, nor code generation, lowers (or reports E0902 for)
+ * code a parameter value makes dead; the kernel still prints as TIR */
+static void make_true(Kernel *k, NodeId cond)
+{
+    Node *c = ir_get(k, cond);
+    c->op = OP_BOOL;
+    c->v.i = 1;
+    c->a = c->b = c->c = c->d = 0;
+    c->list = c->n = 0;
+    c->decl = 0;
+}
+
+uint32_t pass_fold_dead(CakeCtx *ctx, Kernel *k)
+{
+    uint32_t folded = 0;
+    for (NodeId id = 1; id < k->nnodes; id++) {
+        Node *n = ir_get(k, id);
+        int64_t c;
+        while (n->op == OP_IF && n->a && ir_get(k, n->a)->op != OP_BOOL && ce_const_int(ctx, k, n->a, &c)) {
+            folded++;
+            if (c) {                               /* the then-block */
+                n->c = 0;
+                make_true(k, n->a);
+                break;
+            }
+            Node *e = n->c ? ir_get(k, n->c) : NULL;
+            if (e && e->op == OP_IF) {             /* else if: this `if` becomes that one */
+                n->a = e->a, n->b = e->b, n->c = e->c;
+                continue;
+            }
+            if (e)                                 /* the else-block */
+                n->b = n->c;
+            else                                   /* nothing */
+                ir_get(k, n->b)->n = 0;
+            n->c = 0;
+            make_true(k, n->a);
+            break;
+        }
+    }
+    return folded;
+}

@@ -137,6 +137,10 @@ void dist_wgmma(Lw *w, NodeId s, IrList *out)
     }
     DType ab = a_regs ? areg.f->ly.dtype : as.dt, acc = d.f->ly.dtype;
     int k = tc_k(ab);
+    if (acc == DT_F16) { /* ptxas wants f16x2 pairs per register; the fragment has one per element */
+        dist_error(w, s, "a wgmma with an f16 accumulator (its registers hold f16x2 pairs): accumulate in f32");
+        return;
+    }
     WgGeom ga = {0}, gb = {0};
     char why[160] = "";
     int nchunk0 = d.cols > 256 ? 256 : d.cols;

@@ -29,6 +29,8 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv
  * env on a kernel verified at its defaults. Reports E0904 when a param's
  * value is not a compile-time integer. */
 uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env);
+/* after bind-params: an `if` on a constant becomes the block it takes (bind_params.c) */
+uint32_t pass_fold_dead(CakeCtx *ctx, Kernel *k);
 
 /* legalize: every expression of k's body gets its final type in Node.type
  * and every implicit conversion becomes an explicit OP_CAST (the invariant

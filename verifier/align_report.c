@@ -237,6 +237,7 @@ void al_report(Al *a, const Acc *x)
                              : why);
     if (!dg)
         return;
+    sy_note_lets(s, dg, x->at, 2);
     diag_note(s->ctx, dg, sy_span(s, x->decl), "`%s` is %s; its base is %lld-byte aligned%s",
               ir_symstr(s->ctx, al_node(a, x->decl)->name), x->global ? "a global tensor" : "a shared tile",
               (long long)x->base, x->global && x->base == 16 ? " (the kernel ABI's minimum)" : "");

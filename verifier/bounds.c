@@ -11,9 +11,9 @@
  * (block.x <= grid[0] - 1 and block.x <= grid.x - 1; grid.x == grid[0] and
  * grid.x >= 1; sm.count >= 1), block and role sizes (and `lane`, `warp`, `wg` ranges) for the warp width of
  * the target checked for (sync.h: one run per warp width), `e / c` <= e / c for e >= 0 (C's
- * truncation: (e + c - 1) / c otherwise), `cdiv(e, c)` <= (e + c - 1) / c (exact when the
+ * truncation: (e + c - 1) / c otherwise; from below (e - c + 1) / c, or 0 for e >= 0), `cdiv(e, c)` <= (e + c - 1) / c (exact when the
  * assumes make e a multiple of c), `e % c` in [0, c - 1] for e >= 0 (in [-(c - 1), c - 1]
- * otherwise; at most e's constant bound when it is below c - 1); `max` from above, `min`
+ * otherwise; at most e itself for e >= 0: `V - V % CH >= 0`); `max` from above, `min`
  * from below and `select` are proven per argument (a select's under its condition, negated
  * for the second), and have a constant bound where their arguments do.
  * What remains is linear in the dims, bounded by the assumes (a dim assumed a
@@ -352,7 +352,8 @@ static int alternatives(SyK *s, uint32_t a, int up)
     if (a & 0x80000000u)
         return (up && sr >= SR_BLOCK_X && sr <= SR_BLOCK_Z) || (!up && sr >= SR_GRID_X && sr <= SR_GRID_Z) ? 2 : 1;
     uint16_t op = sy_node(s, a)->op; /* min from above, max from below: either argument */
-    return (op == OP_MIN && up) || (op == OP_MAX && !up) || (op == OP_MOD && up) ? 2 : 1;
+    return (op == OP_MIN && up) || (op == OP_MAX && !up) || (op == OP_MOD && up) ||
+           (op == OP_DIV && !up) ? 2 : 1;
 }
 
 static int prove(Bx *b, Lin f, int depth);
@@ -450,8 +451,8 @@ static int64_t mod_low(Bx *b, Lin x, int64_t c)
     return lo;
 }
 
-/* x % d <= x when x >= 0 and d >= 1: offered where x has a constant bound
- * below d's (`j % 64` with j < 8), the only case where it beats d - 1 */
+/* x % d <= x when x >= 0 and d >= 1: where x has a constant bound below d's
+ * (`j % 64` with j < 8) that bound, else x itself (`V - V % CH >= 0`) */
 static Lin bound_mod_self(Bx *b, const Node *n)
 {
     Lin x = lin(b, n->a, 0), d = lin(b, n->b, 0), bad = lconst(0);
@@ -460,10 +461,10 @@ static Lin bound_mod_self(Bx *b, const Node *n)
         return bad;
     b->depth++;
     Lin ux = upper(b, x, 0), ud = upper(b, lcomb(-1, d, 0, lconst(0)), 0); /* -d <= ud */
-    int ok = ux.ok && !ux.n && ud.ok && !ud.n && ux.c0 / ux.den < -ud.c0 / ud.den - 1 &&
-             prove(b, lcomb(-1, x, 0, lconst(0)), 0) && prove(b, lcomb(-1, d, 1, lconst(1)), 0);
+    int ok = prove(b, lcomb(-1, x, 0, lconst(0)), 0) && prove(b, lcomb(-1, d, 1, lconst(1)), 0);
+    int below = ux.ok && !ux.n && ud.ok && !ud.n && ux.c0 / ux.den < -ud.c0 / ud.den - 1;
     b->depth--;
-    return ok ? ux : bad;
+    return !ok ? bad : below ? ux : x;
 }
 
 /* the bound of atom (upper when up), as a linear form; ok = 0 when unbounded */
@@ -537,6 +538,8 @@ static Lin bound(Bx *b, uint32_t atom, int up, int alt)
     case OP_DIV: case OP_SHR: {
         if (n->op == OP_DIV && !sy_const(s, n->b, &c))
             return bound_div(b, n, up);
+        if (alt) /* x / d >= 0 for x >= 0 (d > 0): `V / CH * CH >= 0` */
+            return c > 0 && nonneg(b, lin(b, n->a, 0)) ? lconst(0) : bad;
         if (!sy_const(s, n->b, &c) || c <= 0 || (n->op == OP_SHR && c > 40))
             return bad;
         int64_t d = n->op == OP_SHR ? (int64_t)1 << c : c;
@@ -1131,6 +1134,11 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
     else
         diag_note(s->ctx, d, sy_span(s, x->ref), "dimension %d of `%s` has extent %s; the index covers %s%s",
                   x->dim, name, ext, sy_text(s, x->ix), vec > 1 ? ir_fmt(s->ctx, " (%lld elements)", (long long)vec) : "");
+    for (NodeId up = s->up[s->stmt_of[x->ix]]; up; up = s->up[up]) /* the guard that lets it through */
+        if (sy_node(s, up)->op == OP_IF) {
+            diag_note(s->ctx, d, sy_span(s, sy_node(s, up)->a), "the guard here does not keep the index in bounds");
+            break;
+        }
     Lin lo, hi2;
     int64_t v2;
     index_range(b, x->ix, x->elem, &lo, &hi2, &v2);

@@ -19,12 +19,20 @@
  *   E0821  an element two different threads (or blocks) write;
  *   E0822  a note: coverage could not be decided (too large, an index the
  *          interpreter cannot evaluate, a reference target it cannot follow).
- * Outputs are the arguments the reference assigns to. */
+ * Outputs are the arguments the reference assigns to. Then, where no error
+ * was found, what only runs at scale: a persistent kernel (grid reads
+ * `sm.count`) with 2 blocks resident, so that a grid-stride loop whose stride
+ * is not the grid size shows; a scale sample with many row tiles (a grouped
+ * rasterization's partial last group, every warpgroup of a role); and the
+ * largest shape the upper-bound assumes admit (a row longer than the
+ * registers hold). */
 #include <string.h>
 #include "sync.h"
 #include "verify.h"
 
 #define COV_MAX_ELEMS ((int64_t)1 << 18)   /* per output */
+#define COV_SCALE_ELEMS ((int64_t)1 << 20) /* per output, at the scale sample */
+#define SCALE_TILES 19                     /* row tiles at the scale sample: a partial last group of 3 for groups of 4, 8, 16 */
 #define COV_MAX_RUNS 4096        /* blocks x threads run at one sample */
 #define COV_BUDGET 400000L       /* interpreted statements at one sample */
 #define COV_MAXOUT 8
@@ -65,6 +73,8 @@ typedef struct {
     int64_t thread;              /* block thread being run */
     uint32_t writer_base;
     int undecided;               /* a store box the interpreter could not evaluate */
+    int64_t max_elems;           /* per output at the current sample */
+    NodeId max_at;               /* the max sample: an assume that bounds a dim (0: another sample) */
     NodeId undecided_at;
 } Cov;
 
@@ -100,7 +110,7 @@ static void find_outputs(SyK *s, NodeId e, void *u)
     c->out[c->nout++].arg = arg;
 }
 
-static int out_shape(SyExec *x, Out *o)
+static int out_shape(SyExec *x, Out *o, int64_t max_elems)
 {
     Node *g = sy_node(x->s, sy_node(x->s, o->arg)->a);
     o->rank = g->sub;
@@ -111,7 +121,7 @@ static int out_shape(SyExec *x, Out *o)
         if (!sy_eval(x, ir_list_at(x->s->k, g, (uint32_t)i), &o->ext[i]) || o->ext[i] < 1)
             return 0;
         o->n *= o->ext[i];
-        if (o->n > COV_MAX_ELEMS)
+        if (o->n > max_elems)
             return 0;
     }
     return 1;
@@ -628,7 +638,7 @@ static int plan_sample(Cov *c, SyExec *x, Plan *p)
     if (!p->nr || p->runs > COV_MAX_RUNS)
         return 0;
     for (int i = 0; i < c->nout; i++)
-        if (!out_shape(x, &c->out[i]))
+        if (!out_shape(x, &c->out[i], c->max_elems))
             return 0;
     return 1;
 }
@@ -762,6 +772,32 @@ static int run_role_threads(Cov *c, SyExec *x, int64_t first, int64_t end)
     return 1;
 }
 
+static int mentions_block_x(SyK *s, NodeId e, int depth)
+{
+    if (!e || depth > 32)
+        return 0;
+    const Node *n = sy_node(s, e);
+    if (n->op == OP_SPECIAL)
+        return n->sub == SR_BLOCK_X;
+    return mentions_block_x(s, n->a, depth + 1) || mentions_block_x(s, n->b, depth + 1);
+}
+
+/* at a sample with fewer blocks than SMs: a grid-stride loop over tiles
+   (`for t in block.x .. NT step S`) whose step is a constant */
+static void note_literal_stride(SyK *s, Diag *d)
+{
+    for (NodeId e = 1; e < s->k->nnodes; e++) {
+        const Node *n = sy_node(s, e);
+        int64_t c;
+        if (n->op != OP_FOR || !n->c || !s->pos[e] || !mentions_block_x(s, n->a, 0) || !sy_const(s, n->c, &c))
+            continue;
+        diag_note(s->ctx, d, sy_span(s, n->c), "this grid-stride loop steps by %lld, not by the grid size: with "
+                  "fewer blocks than that (a GPU with fewer SMs; sm.count here) tiles are skipped", (long long)c);
+        diag_help(s->ctx, d, "step a persistent tile loop by `grid.x`: `for t in block.x .. NT step grid.x`");
+        return;
+    }
+}
+
 /* runs every block at the current sample (planned by plan_sample) */
 static void run_sample(Cov *c, SyExec *x, const Plan *p)
 {
@@ -773,7 +809,7 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
     const int64_t *step = p->step;
     for (int i = 0; i < c->nout; i++) {
         Out *o = &c->out[i];
-        out_shape(x, o);
+        out_shape(x, o, c->max_elems);
         o->writer = arena_alloc(&s->ctx->arena, (size_t)o->n * sizeof *o->writer);
         o->ref = arena_alloc(&s->ctx->arena, (size_t)o->n);
         /* arena_alloc zeroes */
@@ -821,6 +857,13 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
                 diag_help(s->ctx, d, "check the block and thread index maps: each output element must have one "
                           "writer (grid %lld x %lld x %lld)", (long long)grid[0], (long long)grid[1],
                           (long long)grid[2]);
+            if (d)
+                sy_note_lets(s, d, sy_node(s, o->dup_at)->a, 2);
+            for (NodeId up = d ? s->up[o->dup_at] : 0; up; up = s->up[up])
+                if (sy_node(s, up)->op == OP_IF) {
+                    diag_note(s->ctx, d, sy_span(s, sy_node(s, up)->a), "both writers pass this condition");
+                    break;
+                }
         }
         if (!o->ref_known) {
             note_undecided(s, o->arg, ir_fmt(s->ctx, "the reference writes `%s` through an index the checker "
@@ -842,6 +885,29 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             diag_help(s->ctx, d, "check the grid (%lld x %lld x %lld blocks here) and the block->tile and "
                       "thread->element maps of the stores", (long long)grid[0], (long long)grid[1],
                       (long long)grid[2]);
+        if (d && s->k->ngrid)
+            diag_note(s->ctx, d, span_join(sy_span(s, s->k->grid[0]), sy_span(s, s->k->grid[s->k->ngrid - 1])),
+                      "the grid: %lld x %lld x %lld blocks at this shape", (long long)grid[0], (long long)grid[1],
+                      (long long)grid[2]);
+        if (d && c->max_at)
+            diag_note(s->ctx, d, sy_span(s, c->max_at), "this assume admits the shape");
+        for (uint32_t r = 0; d && r < p->nr; r++) /* the roles whose threads store it */
+            if (p->roles[r]) {
+                int64_t rfirst, rcount;
+                sy_role_range(s, p->roles[r], &rfirst, &rcount);
+                diag_note(s->ctx, d, sy_span(s, p->roles[r]), "%s stores it: threads %lld .. %lld of the block",
+                          sy_role_name(s, p->roles[r]), (long long)rfirst, (long long)(rfirst + rcount - 1));
+            }
+        if (d && x->sm_count > 0)
+            note_literal_stride(s, d);
+        for (NodeId st = 1; d && st < s->k->nnodes; st++) { /* the first store into it: its index's lets */
+            uint16_t op = sy_node(s, st)->op;
+            if ((op == OP_STORE || op == OP_TMA_STORE || op == OP_STMATRIX) && s->pos[st] &&
+                sy_ref_decl(s, sy_node(s, st)->a) == o->arg) {
+                sy_note_lets(s, d, sy_node(s, st)->a, 3);
+                break;
+            }
+        }
     }
 }
 
@@ -872,11 +938,135 @@ static int sample(SyExec *x, int i)
     return 1;
 }
 
+/* the largest constant dim d is divided by (`cdiv(M, BM)`, `K / BK`); 1: none */
+static int64_t dim_tile(SyK *s, NodeId d)
+{
+    int64_t t = 1, c;
+    for (NodeId e = 1; e < s->k->nnodes; e++) {
+        const Node *n = sy_node(s, e);
+        NodeId num = n->op == OP_DIV ? n->a : n->op == OP_CDIV && n->n == 2 ? ir_list_at(s->k, n, 0) : 0;
+        NodeId den = n->op == OP_DIV ? n->b : n->op == OP_CDIV && n->n == 2 ? ir_list_at(s->k, n, 1) : 0;
+        if (num && sy_decl(s, num) == d && sy_const(s, den, &c) && c > t && c <= (1 << 16))
+            t = c;
+    }
+    return t;
+}
+
+static int reads_sm_count(SyK *s, NodeId e, int depth)
+{
+    if (!e || depth > 64)
+        return 0;
+    const Node *n = sy_node(s, e);
+    if (n->op == OP_SPECIAL && n->sub == SR_SM_COUNT)
+        return 1;
+    if (reads_sm_count(s, n->a, depth + 1) || reads_sm_count(s, n->b, depth + 1) ||
+        reads_sm_count(s, n->c, depth + 1))
+        return 1;
+    for (uint32_t i = 0; ir_ops[n->op].cls == OC_BUILTIN && i < n->n; i++)
+        if (reads_sm_count(s, ir_list_at(s->k, n, i), depth + 1))
+            return 1;
+    return 0;
+}
+
+/* The scale sample, after sample `base`: what only runs at scale. The first
+ * dim divided by a tile size at about SCALE_TILES - 0.5 tiles (a grouped
+ * rasterization of 2 .. 16 row tiles per group gets a partial last group; a
+ * role that leaves a warpgroup out leaves rows of every tile unwritten), the
+ * other tiled dims at about 1.5 tiles (two tiles, the second ragged). 0 when
+ * the assumes reject it or no dim is tiled. */
+static int scale_sample(SyExec *x, int base)
+{
+    SyK *s = x->s;
+    if (!sample(x, base))
+        return 0;
+    int first = 1, any = 0;
+    for (uint32_t j = 0; j < s->k->ndims; j++) {
+        NodeId d = s->k->dims[j];
+        int64_t t = dim_tile(s, d), mod = 1, lo = 1, hi = (int64_t)1 << 40;
+        if (t <= 1)
+            continue;
+        sy_dim_facts(s, d, &mod, &lo, &hi);
+        int64_t v = (first ? SCALE_TILES - 1 : 1) * t + t / 2;
+        v = (v + mod - 1) / mod * mod;
+        if (v < lo || v > hi)
+            continue;
+        x->val[d] = v;
+        first = 0;
+        any = 1;
+    }
+    for (uint32_t a = 0; a < s->k->nassumes; a++) {
+        int64_t ok;
+        if (sy_eval(x, s->k->assumes[a], &ok) && !ok)
+            return 0;
+    }
+    return any;
+}
+
+/* the max sample, after sample `base`: every dim an assume bounds from above
+ * (`assume N <= THREADS * VEC * ITERS`) at that bound, so that a schedule
+ * shorter than the largest shape it admits shows. 0 when no dim is bounded. */
+static int max_sample(SyExec *x, int base, NodeId *max_at)
+{
+    SyK *s = x->s;
+    *max_at = 0;
+    if (!sample(x, base))
+        return 0;
+    int any = 0;
+    for (uint32_t j = 0; j < s->k->ndims; j++) {
+        NodeId d = s->k->dims[j];
+        int64_t mod = 1, lo = 1, hi = (int64_t)1 << 40;
+        sy_dim_facts(s, d, &mod, &lo, &hi);
+        if (hi >= ((int64_t)1 << 40) || hi / mod * mod < lo)
+            continue;
+        x->val[d] = hi / mod * mod;
+        any = 1;
+    }
+    for (uint32_t a = 0; a < s->k->nassumes && any; a++) /* the first upper-bound assume */
+        if (sy_node(s, s->k->assumes[a])->op == OP_LE || sy_node(s, s->k->assumes[a])->op == OP_LT) {
+            *max_at = s->k->assumes[a];
+            break;
+        }
+    for (uint32_t a = 0; a < s->k->nassumes; a++) {
+        int64_t ok;
+        if (sy_eval(x, s->k->assumes[a], &ok) && !ok)
+            return 0;
+    }
+    return any;
+}
+
+/* a persistent kernel (its grid reads sm.count) at sample i with 2 blocks
+ * resident: each walks several tiles, so a stride that is not the grid size
+ * (`step 132`) leaves tiles unwritten; then the scale sample with 3 */
+static void run_at_scale(Cov *c, SyExec *x, int best, uint32_t before)
+{
+    SyK *s = c->s;
+    Plan p;
+    int persistent = 0;
+    for (uint32_t i = 0; i < s->k->ngrid; i++)
+        persistent |= reads_sm_count(s, s->k->grid[i], 0);
+    if (persistent && s->ctx->nerrors == before) {
+        x->sm_count = 2;
+        if (sample(x, best) && plan_sample(c, x, &p))
+            run_sample(c, x, &p);
+    }
+    c->max_elems = COV_SCALE_ELEMS;
+    x->sm_count = persistent ? 3 : 0;
+    if (s->ctx->nerrors == before && scale_sample(x, best) && plan_sample(c, x, &p))
+        run_sample(c, x, &p);
+    x->sm_count = 0;
+    if (s->ctx->nerrors == before && max_sample(x, best, &c->max_at) && plan_sample(c, x, &p))
+        run_sample(c, x, &p);
+    c->max_at = 0;
+    c->max_elems = COV_MAX_ELEMS;
+    x->sm_count = 0;
+}
+
 static uint32_t check_coverage(SyK *s)
 {
     uint32_t before = s->ctx->nerrors;
     Cov *c = arena_alloc(&s->ctx->arena, sizeof *c);
     c->s = s;
+    c->max_elems = COV_MAX_ELEMS;
     if (!s->k->reference)
         return 0;
     c->ref_block = sy_node(s, s->k->reference)->op == OP_REFERENCE ? sy_node(s, s->k->reference)->a
@@ -947,6 +1137,7 @@ static uint32_t check_coverage(SyK *s)
         plan_sample(c, &x, &p);
         run_sample(c, &x, &p);
     }
+    run_at_scale(c, &x, best, before);
     return s->ctx->nerrors - before;
 }
 

@@ -486,3 +486,44 @@ uint32_t ver_verify_bound(CakeCtx *ctx, Module *m, const Kernel *which, const Ve
         ver_kernel_bound(ctx, m->kernels[i], m->kernels[i] == which ? bind : NULL);
     return ctx->nerrors - errors;
 }
+
+/* ---- the combinations for `run --check` --------------------------------------- */
+
+uint32_t ver_param_combos(CakeCtx *ctx, Kernel *k, const char **out, uint32_t max)
+{
+    Variants *vs = variants_new(ctx, k);
+    uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+    uint64_t total = 1;
+    for (uint32_t i = 0; i < k->nparams && vs->nax < VER_MAX_AXES; i++) {
+        Axis a;
+        int64_t dflt;
+        memset(&a, 0, sizeof a);
+        if (!declared_values(ctx, k, k->params[i], &a) || a.n < 2 ||
+            !ce_const_int(ctx, k, k->nodes[k->params[i]].a, &dflt) || !has_value(&a, dflt))
+            continue;
+        for (uint32_t j = 0; j + 1 < a.n; j++) /* the default last */
+            if (a.vals[j] == dflt) {
+                a.vals[j] = a.vals[a.n - 1];
+                a.vals[a.n - 1] = dflt;
+            }
+        vs->ax[vs->nax++] = a;
+        total *= a.n;
+    }
+    ctx->ndiags = nd; /* `check` reported what is wrong with the declarations */
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    if (!vs->nax || !max)
+        return 0;
+    vs->nvariants = total > max ? max : (uint32_t)total;
+    vs->off = (uint32_t)(total - vs->nvariants); /* the default combination is the last */
+    for (uint32_t r = 0; r < vs->nvariants; r++) {
+        const char *s = "";
+        for (uint32_t i = 0; i < vs->nax; i++) {
+            const Axis *a = &vs->ax[i];
+            s = ir_fmt(ctx, "%s%s%s=%lld", s, i ? "," : "", ir_symstr(ctx, k->nodes[a->param].name),
+                       (long long)a->vals[digit(vs, vs->off + r, i)]);
+        }
+        out[r] = s;
+    }
+    return vs->nvariants;
+}

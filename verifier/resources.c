@@ -516,11 +516,45 @@ static void check_grid(Ver *v)
     }
 }
 
+/* ---- per-thread register arrays ------------------------------------------ */
+
+/* more 32-bit registers in one per-thread array than this is a mistake: a thread
+   has at most 255 (256 VGPRs on AMD, 512 with AGPRs), the rest would spill, and
+   code generation unrolls every element (a 4096-way unroll ran for minutes) */
+#define MAX_THREAD_REGS 2048
+
+static void check_thread_regs(Ver *v)
+{
+    if (v->ctx->nerrors) /* a tile that misses its layout was reported: not a second error */
+        return;
+    for (NodeId n = 1; n < v->k->nnodes; n++) {
+        if (N(v, n)->op != OP_REG || v_err(v, n))
+            continue;
+        const Type *t = ver_type(v->k, n);
+        if (t->kind != TK_TILE && t->kind != TK_VECTOR && t->kind != TK_SCALAR)
+            continue;
+        if (t->kind == TK_TILE && (t->layout || t->scope != SC_THREAD))
+            continue;
+        int bits = ir_dtypes[t->dtype].bits;
+        double regs = (double)(t->lanes ? t->lanes : 1) * bits / 32.0; /* 16-bit pairs pack */
+        for (int i = 0; t->kind == TK_TILE && i < t->rank; i++)
+            regs *= t->shape[i] > 0 ? (double)t->shape[i] : 1;
+        if (regs <= MAX_THREAD_REGS)
+            continue;
+        Diag *d = v_report(v, E0511, n, "`reg %s` holds %.0f 32-bit registers per thread; a thread has at most 255: "
+                           "the rest would spill to local memory, and code generation unrolls every element",
+                           v_name(v, n), regs);
+        diag_help(v->ctx, d, "keep per-thread arrays within the register file: fewer elements (a smaller unroll "
+                  "or tile per thread), or stage the data in shared memory");
+    }
+}
+
 void ver_resources(Ver *v)
 {
     check_block(v);
     check_roles(v);
     check_regs(v);
+    check_thread_regs(v);
     check_smem(v);
     check_grid(v);
 }

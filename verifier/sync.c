@@ -6,6 +6,7 @@
 uint32_t sy_check_all(SyK *s)
 {
     uint32_t before = s->ctx->nerrors;
+    sy_check_named(s);
     sy_check_diverge(s);
     sy_check_pipes(s);
     sy_check_mbars(s);

@@ -13,6 +13,7 @@
  *   sync_cpasync.c  cp.async groups (a concrete simulation of the group queue)
  *   sync_wgmma.c    wgmma groups: accumulators and operand stages
  *   sync_diverge.c  collectives under divergent control, named barrier ids/counts
+ *   sync_named.c    named-barrier protocols simulated warp by warp (ping-pong)
  *   bounds.c        global and tile indices (symbolic intervals + congruences)
  *
  * Thread counts, role sizes and the ranges of `lane`, `warp` and `wg` depend
@@ -61,6 +62,7 @@ typedef struct {
     uint8_t *cknown;   /* node -> sy_const's answer so far: 0 not asked, 1 constant, 2 not */
     int64_t *cval;     /* node -> its constant value where cknown is 1 */
     uint32_t ncmemo;   /* nodes the memo covers (the kernel's node count at sy_init) */
+    int named_decided; /* sync_named.c simulated the named barriers (sync_diverge.c stands down) */
 } SyK;
 
 /* Builds the tables of k for target tg. */
@@ -85,6 +87,9 @@ int sy_reported_in(const SyK *s, DiagCode code, NodeId role);
 
 /* the source text of a node's span, for messages */
 const char *sy_text(SyK *s, NodeId id);
+/* notes "`x` is computed here" at the lets (not stage tokens) expression e reads,
+ * at most max of them: where a wrong index or trip count is usually written */
+void sy_note_lets(SyK *s, Diag *d, NodeId e, int max);
 
 int sy_const(const SyK *s, NodeId e, int64_t *out);   /* ce_const_int */
 NodeId sy_decl(const SyK *s, NodeId e);   /* NAME -> its declaration; else 0 */
@@ -149,6 +154,14 @@ void sy_each_expr(SyK *s, NodeId e, SyVisit fn, void *u);     /* e and its sub-e
 void sy_stmt_exprs(SyK *s, NodeId st, SyVisit fn, void *u);   /* expressions of one statement */
 
 /* ---- a forward dataflow over structured statements (sync_walk.c) ------- */
+/* Two `if`s of one block that test the same condition, which nothing can
+ * change between them (its names are lets, parameters, dims or loop
+ * variables; no vars, no memory), are correlated: the flow splits the rest of
+ * the block at the first into a path where the condition holds and one where
+ * it does not, and takes only the matching branch of the second, joining at
+ * the end of the block (`if c { wgmma.wait 0 } ... if c { release }`).
+ * At most SY_MAX_KNOWN such conditions are followed at once. */
+#define SY_MAX_KNOWN 4
 typedef struct SyFlow SyFlow;
 struct SyFlow {
     SyK *s;
@@ -158,7 +171,11 @@ struct SyFlow {
     void (*leave)(SyFlow *f, NodeId block, void *state); /* end of a block (may be NULL) */
     void (*exit)(SyFlow *f, NodeId ret, void *state);    /* a `return` (may be NULL) */
     void *u;
+    /* the flow's own: the conditions known on the current path */
+    NodeId known[SY_MAX_KNOWN]; uint8_t kval[SY_MAX_KNOWN]; uint32_t nknown;
 };
+/* 1 when expressions a and b are the same tree (same ops, literals, declarations) */
+int sy_same_expr(const SyK *s, NodeId a, NodeId b);
 /* runs the statements of block over state; returns 0 when no path gets through */
 int sy_flow(SyFlow *f, NodeId block, void *state);
 
@@ -175,6 +192,7 @@ struct SyExec {
     int unknown;                          /* hit a condition it cannot evaluate */
     int stopped;                          /* executed `return` */
     int in_grid;                          /* evaluating the grid clause (for grid.x) */
+    int64_t sm_count;                     /* the value of `sm.count` (0: TG_DEFAULT_SM_COUNT) */
     NodeId role;                          /* only this role's body (0: outside roles) */
     void (*stmt)(SyExec *x, NodeId st);   /* each non-control statement */
     const uint8_t *skip;                  /* per statement: 1 = not run (NULL: run all) */
@@ -208,5 +226,6 @@ void sy_check_proxy(SyK *s);
 void sy_check_cpasync(SyK *s);
 void sy_check_wgmma(SyK *s);
 void sy_check_diverge(SyK *s);
+void sy_check_named(SyK *s);   /* sync_named.c: named-barrier protocols, simulated */
 
 #endif

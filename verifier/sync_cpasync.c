@@ -130,6 +130,7 @@ static void on_read(Cp *c, NodeId st, NodeId ref)
         }
         if (d) {
             diag_note(s->ctx, d, sy_span(s, sl->write), "the cp.async that writes it");
+            sy_note_lets(s, d, sy_node(s, sl->write)->a, 2); /* where its stage index is computed */
             c->found = 1;
         }
     }

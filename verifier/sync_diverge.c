@@ -320,7 +320,7 @@ static void check_named(Uni *u)
                           (long long)s->warp);
             continue;
         }
-        if (!sy_const(s, n->a, &id))
+        if (!sy_const(s, n->a, &id) || s->named_decided) /* the simulation counted them */
             continue;
         /* threads that reach barrier `id`: per role, the largest site */
         int64_t total = 0;
@@ -388,8 +388,14 @@ static void check_named(Uni *u)
                               (long long)sy_threads_at(s, nb.sites[j], &ex),
                               sy_role_name(s, s->role[nb.sites[j]]));
             }
-            diag_help(s->ctx, d, "count the threads of every role that passes the barrier: `barrier %lld, %lld`",
-                      (long long)id, (long long)total);
+            int dynamic_ids = 0; /* an id like `1 + wg` may be this one: a count could collide with it */
+            for (uint32_t j = 0; j < nb.n; j++) {
+                int64_t jd;
+                dynamic_ids |= !sy_const(s, sy_node(s, nb.sites[j])->a, &jd);
+            }
+            if (!dynamic_ids)
+                diag_help(s->ctx, d, "count the threads of every role that passes the barrier: `barrier %lld, %lld`",
+                          (long long)id, (long long)total);
         }
     }
 }

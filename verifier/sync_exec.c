@@ -30,8 +30,8 @@ static int exec_special(const CeEnv *env, NodeId at, int64_t *out)
         *out = count;
         return 1;
     }
-    if (sr == SR_SM_COUNT) { /* a representative device */
-        *out = TG_DEFAULT_SM_COUNT;
+    if (sr == SR_SM_COUNT) { /* a representative device, or the sample's */
+        *out = x->sm_count > 0 ? x->sm_count : TG_DEFAULT_SM_COUNT;
         return 1;
     }
     if (sr >= SR_GRID_X && sr <= SR_GRID_Z) { /* the grid clause at this sample's dims */
@@ -278,6 +278,8 @@ const char *sy_sample_text(SyExec *x)
         buf = ir_fmt(s->ctx, "%s%s%s = %lld", buf, j ? ", " : "", ir_symstr(s->ctx, sy_node(s, d)->name),
                      (long long)x->val[d]);
     }
+    if (x->sm_count > 0)
+        buf = ir_fmt(s->ctx, "%s, sm.count = %lld", buf, (long long)x->sm_count);
     return buf;
 }
 

@@ -136,7 +136,7 @@ void sy_check_init(SyK *s)
     if (!in->ndecls)
         return;
     InitState top = {0}, x;
-    SyFlow f = {s, sizeof top, init_join, init_stmt, NULL, NULL, in};
+    SyFlow f = {.s = s, .size = sizeof top, .join = init_join, .stmt = init_stmt, .u = in};
     sy_flow(&f, s->k->body, &top);
     for (uint32_t i = 0; i < s->nroles; i++) {
         x = top;

@@ -403,7 +403,7 @@ void sy_check_intra(SyK *s)
         return;
     Intra in = {s, 0, NULL, 0};
     IState *x = arena_alloc(&s->ctx->arena, sizeof *x);
-    SyFlow f = {s, sizeof *x, intra_join, intra_stmt, NULL, NULL, &in};
+    SyFlow f = {.s = s, .size = sizeof *x, .join = intra_join, .stmt = intra_stmt, .u = &in};
     memset(x, 0, sizeof *x);
     sy_flow(&f, s->k->body, x);
     for (uint32_t i = 0; i < s->nroles; i++) {

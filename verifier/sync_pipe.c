@@ -5,7 +5,8 @@
  * it is handed on — filled by TMA loads `on ring.full(s)` or committed in the
  * producer, released in the consumer. A token still held when its scope ends
  * (or at a `return`) leaks a stage (E0701, E0704); handing it on twice (E0702)
- * or touching it afterwards (E0708) breaks the phase protocol; members called
+ * or touching it afterwards (E0708, also through the name it was moved from:
+ * `var held = s` ... `ring.release(held)` ... `As[s]`) breaks the phase protocol; members called
  * from the wrong role (E0703) or with a token of another pipeline or the wrong
  * side (E0706) are rejected. Then a concrete count of acquires and waits per
  * kernel run, on sample shapes that satisfy the assumes, must agree (E0705). */
@@ -21,7 +22,10 @@ typedef struct {
     NodeId tok[MAXTOK]; uint32_t ntok;
 } Pipes;
 
-typedef struct { uint8_t st[MAXTOK]; } PState;
+/* moved[t]: 1 + the token variable t was last moved into (its stage now goes
+   by that name too: released through it, t is dead as well); 0 none;
+   done_at[t]: the statement that last handed t on */
+typedef struct { uint8_t st[MAXTOK]; uint8_t moved[MAXTOK]; NodeId done_at[MAXTOK]; } PState;
 
 static int tok_index(Pipes *p, NodeId let)
 {
@@ -140,15 +144,25 @@ static void check_use(SyK *s, NodeId e, void *u)
 {
     UseCx *c = u;
     int t = tok_index(c->p, sy_token_let(s, e));
-    if (t < 0 || !(c->ps->st[t] & T_DONE) || c->done)
+    if (t < 0 || c->done)
+        return;
+    int via = c->ps->moved[t] ? c->ps->moved[t] - 1 : -1; /* released under the name it was moved to */
+    if (!(c->ps->st[t] & T_DONE) && (via < 0 || !(c->ps->st[via] & T_DONE)))
         return;
     c->done = 1; /* once per statement */
     NodeId let = c->p->tok[t];
     int prod = sy_token_kind(s, let) == OP_P_ACQUIRE;
-    Diag *d = sy_report(s, E0708, e, "stage `%s` is used after it was %s%s", sy_text(s, e),
-                        prod ? "committed" : "released", c->ps->st[t] & T_HELD ? " on some path" : "");
+    uint8_t bits = c->ps->st[t] & T_DONE ? c->ps->st[t] : c->ps->st[via];
+    Diag *d = sy_report(s, E0708, e, "stage `%s` is used after it was %s%s%s", sy_text(s, e),
+                        prod ? "committed" : "released",
+                        c->ps->st[t] & T_DONE ? "" : ir_fmt(s->ctx, " (as `%s`, the variable it was moved to)",
+                                                            ir_symstr(s->ctx, sy_node(s, c->p->tok[via])->name)),
+                        bits & T_HELD ? " on some path" : "");
     if (d) {
         diag_note(s->ctx, d, sy_span(s, let), "the stage was %s here", prod ? "acquired" : "waited for");
+        NodeId done = c->ps->done_at[c->ps->st[t] & T_DONE ? t : via];
+        if (done)
+            diag_note(s->ctx, d, sy_span(s, done), "and %s here", prod ? "committed" : "released");
         diag_help(s->ctx, d, prod ? "fill the stage completely before `commit`: the consumer may read it as soon as it is committed"
                                   : "release the stage only after its last use (and after the `wgmma.wait` that covers it)");
     }
@@ -164,8 +178,10 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
     uint16_t cop = call ? sy_node(s, call)->op : OP_NONE;
     if (n->op == OP_LET && sy_token_kind(s, st) != OP_NONE) {
         int t = tok_index(p, st);
-        if (check_side(s, p->role, n->b) && t >= 0)
+        if (check_side(s, p->role, n->b) && t >= 0) {
             ps->st[t] = T_HELD;
+            ps->moved[t] = 0;
+        }
         return;
     }
     /* a token moved into a token variable: `var prev: i32 = s0`, `prev = s` */
@@ -186,8 +202,14 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
                           sy_text(s, n->a));
         }
         ps->st[to] = from >= 0 ? ps->st[from] : 0;
-        if (from >= 0)
+        for (uint32_t i = 0; i < p->ntok; i++) /* `to` names another stage now */
+            if (ps->moved[i] == to + 1)
+                ps->moved[i] = 0;
+        ps->moved[to] = 0;
+        if (from >= 0) {
             ps->st[from] = 0;
+            ps->moved[from] = (uint8_t)(to + 1);
+        }
         return;
     }
     if (cop == OP_P_ACQUIRE || cop == OP_P_WAIT) {
@@ -224,6 +246,7 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
             }
         }
         ps->st[t] = T_DONE;
+        ps->done_at[t] = st;
         return;
     }
     UseCx c = {p, ps, st, 0};
@@ -321,6 +344,10 @@ static void pipe_leave(SyFlow *f, NodeId block, void *state)
         if (ps->st[t] & T_HELD)
             report_held(p, t, 0, ps->st[t]);
         ps->st[t] = 0;
+        ps->moved[t] = 0;
+        for (uint32_t j = 0; j < p->ntok; j++) /* moved into a variable that ends here */
+            if (ps->moved[j] == t + 1)
+                ps->moved[j] = 0;
     }
 }
 
@@ -337,8 +364,13 @@ static void pipe_join(SyFlow *f, void *dst, const void *src)
 {
     PState *a = dst;
     const PState *b = src;
-    for (int i = 0; i < MAXTOK; i++)
+    for (int i = 0; i < MAXTOK; i++) {
         a->st[i] |= b->st[i];
+        if (!a->moved[i])
+            a->moved[i] = b->moved[i];
+        if (!a->done_at[i])
+            a->done_at[i] = b->done_at[i];
+    }
 }
 
 static void collect_tok(SyK *s, NodeId st, void *u)
@@ -353,7 +385,7 @@ static void check_role(SyK *s, NodeId role, NodeId body)
 {
     Pipes p = {.s = s, .role = role};
     sy_each_stmt(s, body, collect_tok, &p);
-    SyFlow f = {s, sizeof(PState), pipe_join, pipe_stmt, pipe_leave, pipe_exit, &p};
+    SyFlow f = {.s = s, .size = sizeof(PState), .join = pipe_join, .stmt = pipe_stmt, .leave = pipe_leave, .exit = pipe_exit, .u = &p};
     PState st;
     memset(&st, 0, sizeof st);
     sy_flow(&f, body, &st);
@@ -423,6 +455,10 @@ static void check_trips(SyK *s, NodeId pipe)
         if (d) {
             if (pat)
                 diag_note(s->ctx, d, sy_span(s, pat), "the producer's loop runs %ld time%s here", a, a == 1 ? "" : "s");
+            NodeId bound = pat && sy_node(s, pat)->op == OP_FOR ? sy_decl(s, sy_node(s, pat)->b) : 0;
+            if (bound && sy_node(s, bound)->op == OP_LET) /* where its trip count is computed */
+                diag_note(s->ctx, d, sy_span(s, bound), "its trip count `%s` is computed here",
+                          ir_symstr(s->ctx, sy_node(s, bound)->name));
             diag_help(s->ctx, d, "make both loops run the same number of iterations (same bounds, e.g. `0 .. %s`)",
                       pat && sy_node(s, pat)->op == OP_FOR ? sy_text(s, sy_node(s, pat)->b) : "K / BK");
         }

@@ -9,7 +9,8 @@
  * E0726. Bulk stores are tracked by a concrete run of each role (buffers such
  * as `Cs[j % 2]` differ per iteration): `tma.store.wait N` keeps the N most
  * recent stores pending, and a generic write into the source of a pending store
- * is E0726. */
+ * is E0726, as is a role that ends with a store still pending (its block's
+ * shared memory outlives it only until the block exits). */
 #include <string.h>
 #include "sync.h"
 
@@ -166,7 +167,7 @@ static void run(Proxy *p, NodeId role, NodeId body)
     XState x;
     memset(&x, 0, sizeof x);
     p->role = role;
-    SyFlow f = {p->s, sizeof x, proxy_join, proxy_stmt, NULL, NULL, p};
+    SyFlow f = {.s = p->s, .size = sizeof x, .join = proxy_join, .stmt = proxy_stmt, .u = p};
     sy_flow(&f, body, &x);
     for (int t = 0; role && t < MAXT; t++)
         if (x.gen[t] && !p->escape_at[t]) {
@@ -186,6 +187,7 @@ typedef struct {
     SyK *s;
     Pend pend[MAXPEND]; int npend;
     int found;
+    NodeId last_wait;   /* the last tma.store.wait run */
 } Bulk;
 
 /* the values of a ref's indices (innermost INDEX first): -1 whole, -2 unknown */
@@ -241,6 +243,7 @@ static void bulk_stmt(SyExec *x, NodeId st)
         p->at = st;
         ref_key(x, n->b, p->key);
     } else if (n->op == OP_TMA_WAIT) {
+        bk->last_wait = st;
         if (!sy_eval(x, n->a, &v) || v < 0)
             v = 0;
         if (bk->npend > v) {
@@ -262,6 +265,9 @@ static void bulk_stmt(SyExec *x, NodeId st)
                                 sy_sample_text(x));
             if (d) {
                 diag_note(s->ctx, d, sy_span(s, p->at), "the store that reads it");
+                if (bk->last_wait)
+                    diag_note(s->ctx, d, sy_span(s, bk->last_wait), "the last `tma.store.wait` before the "
+                              "overwrite leaves it pending");
                 diag_help(s->ctx, d, "wait until that store has read its source: `tma.store.wait %d` before the "
                           "overwrite (then a barrier if other threads write)", newer);
             }
@@ -304,6 +310,17 @@ static void simulate_bulk(SyK *s, NodeId role)
         runs++;
         if (bk->found)
             return;
+        if (bk->npend && !x.unknown && x.budget >= 0) { /* the role ends with stores in flight */
+            Pend *p = &bk->pend[bk->npend - 1];
+            Diag *d = sy_report(s, E0726, p->at, "%s can end while this `tma.store` still reads shared `%s` (on "
+                                "%s): the block's shared memory may be handed to the next block under it",
+                                sy_role_name(s, role), ir_symstr(s->ctx, sy_node(s, s->tiles[p->tile])->name),
+                                sy_sample_text(&x));
+            if (d)
+                diag_help(s->ctx, d, "wait for every bulk store to read its source before the end: "
+                          "`tma.store.wait 0` after the last `tma.store`");
+            return;
+        }
     }
 }
 

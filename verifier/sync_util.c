@@ -250,6 +250,33 @@ const char *sy_text(SyK *s, NodeId id)
     return arena_strndup(&s->ctx->arena, s->ctx->files[sp.file].text + sp.lo, sp.hi - sp.lo);
 }
 
+/* ---- notes at the lets an expression reads ----------------------------------- */
+
+typedef struct { SyK *s; Diag *d; int left; NodeId seen[8]; int nseen; } LetNotes;
+
+static void note_let(SyK *s, NodeId e, void *u)
+{
+    LetNotes *ln = u;
+    NodeId d = sy_node(s, e)->op == OP_NAME ? sy_node(s, e)->decl : 0;
+    if (!ln->left || !d || sy_node(s, d)->op != OP_LET || sy_token_kind(s, d) != OP_NONE)
+        return;
+    for (int i = 0; i < ln->nseen; i++)
+        if (ln->seen[i] == d)
+            return;
+    if (ln->nseen < 8)
+        ln->seen[ln->nseen++] = d;
+    ln->left--;
+    diag_note(s->ctx, ln->d, sy_span(s, d), "`%s` is computed here", ir_symstr(s->ctx, sy_node(s, d)->name));
+}
+
+void sy_note_lets(SyK *s, Diag *d, NodeId e, int max)
+{
+    if (!d || !e)
+        return;
+    LetNotes ln = {.s = s, .d = d, .left = max};
+    sy_each_expr(s, e, note_let, &ln);
+}
+
 /* ---- names and references ---------------------------------------------- */
 
 /* memoised per SyK: the checks ask about the same dims and extents thousands

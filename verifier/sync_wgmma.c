@@ -15,6 +15,7 @@
 typedef struct {
     uint8_t acc_age[MAXW]; NodeId acc_at[MAXW];
     uint8_t tok_age[MAXW]; NodeId tok_at[MAXW];
+    NodeId last_wait;    /* the last `wgmma.wait` on the path (0: none) */
 } WState;
 
 typedef struct {
@@ -55,7 +56,20 @@ static void collect(SyK *s, NodeId st, void *u)
     }
 }
 
-typedef struct { Wg *w; WState *x; NodeId st, skip; int done; } UseCx;
+/* read_only: the use is a wgmma operand (it only reads): a pending wgmma
+   that only reads the register too is no conflict */
+typedef struct { Wg *w; WState *x; NodeId st, skip; int done, read_only; } UseCx;
+
+/* the fix-it that inserts `wgmma.wait n` on a line of its own before statement st
+   (check verifies it before showing it: lib/fixit_verify.c) */
+static void wait_fixit(SyK *s, Diag *d, NodeId st, int n)
+{
+    Span sp = sy_span(s, st);
+    uint32_t line, col, el, ec;
+    span_linecol(s->ctx, sp, &line, &col, &el, &ec);
+    sp.hi = sp.lo;
+    diag_fixit(s->ctx, d, sp, ir_fmt(s->ctx, "wgmma.wait %d\n%*s", n, (int)(col - 1), ""));
+}
 
 static void acc_use(SyK *s, NodeId e, void *u)
 {
@@ -67,14 +81,23 @@ static void acc_use(SyK *s, NodeId e, void *u)
     const char *name = ir_symstr(s->ctx, sy_node(s, c->w->accs[a])->name);
     int n = c->x->acc_age[a] - 1;
     int acc = sy_ref_decl(s, sy_node(s, c->x->acc_at[a])->a) == c->w->accs[a];
+    if (c->read_only && !acc) {
+        c->done = 0;
+        return;
+    }
     Diag *d = sy_report(s, E0740, e, "`%s` is used while a wgmma that %s it may still be running", name,
                         acc ? "accumulates into" : "reads");
     if (!d)
         return;
     diag_note(s->ctx, d, sy_span(s, c->x->acc_at[a]), "this wgmma %s `%s` asynchronously", acc ? "writes" : "reads",
               name);
+    if (c->x->last_wait)
+        diag_note(s->ctx, d, sy_span(s, c->x->last_wait), "the last wait before it leaves %d group%s in flight",
+                  n + 1, n ? "s" : "");
     diag_help(s->ctx, d, "insert `wgmma.wait %d` before this use (it retires all but the %d most recent wgmma groups)",
               n, n);
+    if (c->st && sy_node(s, c->st)->op != OP_IF && sy_node(s, c->st)->op != OP_FOR)
+        wait_fixit(s, d, c->st, n);
 }
 
 static void wg_stmt(SyFlow *f, NodeId st, void *state)
@@ -85,13 +108,15 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
     Node *n = sy_node(s, st);
     int64_t v;
     if (n->op == OP_WGMMA) {
+        /* its operands are read before it joins the groups: the ages (and the
+           wait a help proposes) count the groups pending before it */
+        UseCx c = {w, x, st, n->a, 0, 1};
+        sy_each_expr(s, n->b, acc_use, &c);
+        sy_each_expr(s, n->c, acc_use, &c);
         for (int i = 0; i < MAXW; i++) {
             if (x->acc_age[i] && x->acc_age[i] < 250) x->acc_age[i]++;
             if (x->tok_age[i] && x->tok_age[i] < 250) x->tok_age[i]++;
         }
-        UseCx c = {w, x, st, n->a, 0};
-        sy_each_expr(s, n->b, acc_use, &c);
-        sy_each_expr(s, n->c, acc_use, &c);
         NodeId ops[2] = {n->b, n->c};
         NodeId regs[3] = {sy_ref_decl(s, n->a), sy_ref_decl(s, n->b), sy_ref_decl(s, n->c)};
         for (int i = 0; i < 3; i++) {
@@ -112,6 +137,7 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
     }
     if (n->op == OP_WGMMA_WAIT) {
         int64_t keep = sy_const(s, n->a, &v) ? v : 0;
+        x->last_wait = st;
         for (int i = 0; i < MAXW; i++) {
             if (x->acc_age[i] && x->acc_age[i] - 1 >= keep) x->acc_age[i] = 0;
             if (x->tok_age[i] && x->tok_age[i] - 1 >= keep) x->tok_age[i] = 0;
@@ -142,11 +168,15 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
                                 "running: the producer can overwrite the operands under it", sy_text(s, arg));
             if (d) {
                 diag_note(s->ctx, d, sy_span(s, x->tok_at[t]), "this wgmma reads the stage asynchronously");
+                if (x->last_wait)
+                    diag_note(s->ctx, d, sy_span(s, x->last_wait), "the last wait before the release leaves it "
+                              "in flight");
                 diag_help(s->ctx, d, "wait for it before the release: `wgmma.wait %d`", keep);
+                wait_fixit(s, d, st, keep);
             }
         }
     }
-    UseCx c = {w, x, st, 0, 0};
+    UseCx c = {w, x, st, 0, 0, 0};
     if (n->op == OP_IF)
         sy_each_expr(s, n->a, acc_use, &c);
     else if (n->op != OP_FOR)
@@ -157,6 +187,8 @@ static void wg_join(SyFlow *f, void *dst, const void *src)
 {
     WState *a = dst;
     const WState *b = src;
+    if (!a->last_wait)
+        a->last_wait = b->last_wait;
     for (int i = 0; i < MAXW; i++) {
         if (b->acc_age[i] && (!a->acc_age[i] || b->acc_age[i] < a->acc_age[i])) {
             a->acc_age[i] = b->acc_age[i];
@@ -176,7 +208,7 @@ void sy_check_wgmma(SyK *s)
     sy_each_stmt(s, s->k->body, collect, w);
     if (!w->nacc)
         return;
-    SyFlow f = {s, sizeof(WState), wg_join, wg_stmt, NULL, NULL, w};
+    SyFlow f = {.s = s, .size = sizeof(WState), .join = wg_join, .stmt = wg_stmt, .u = w};
     for (uint32_t i = 0; i <= s->nroles; i++) {
         WState x;
         memset(&x, 0, sizeof x);

@@ -2,6 +2,9 @@
  * types.c's pass): mma / wgmma / mfma operand shapes, dtypes and layouts,
  * ldmatrix and stmatrix. */
 #include "types_priv.h"
+#include "layout.h"
+
+static void wgmma_layout(Ver *v, NodeId at, const Type *t, int is_a);
 
 /* ---- tensor cores -------------------------------------------------- */
 
@@ -160,7 +163,45 @@ void ty_tc_stmt(Ver *v, NodeId s)
             (void)d;
             return;
         }
+        wgmma_layout(v, n->b, A, 1);
+        wgmma_layout(v, n->c, B, 0);
     }
+}
+
+/* A shared wgmma operand's layout is one the descriptor can describe (ir/layout's
+ * ly_wgmma_operand, the rules code generation uses): a 32-, 64- or 128-byte
+ * swizzle whose span divides the rows, 16-bit types for MN-major operands,
+ * whole 8-row groups. E0339 with the layout's reason and the swizzle to declare. */
+static void wgmma_layout(Ver *v, NodeId at, const Type *t, int is_a)
+{
+    if (t->space != SP_SHARED || t->rank < 2 || t->rank > IR_MAX_RANK)
+        return;
+    int64_t dims[IR_MAX_RANK], origin[IR_MAX_RANK] = {0}; /* the stored matrix (X of X^T) */
+    for (int i = 0; i < t->rank; i++) {
+        if (t->shape[i] <= 0)
+            return;
+        dims[i] = t->shape[i];
+    }
+    int kmajor = is_a ? !t->transposed : t->transposed;
+    int mn = (int)(kmajor ? dims[t->rank - 2] : dims[t->rank - 1]);
+    LyDescGeom g;
+    char why[200];
+    if (ly_wgmma_operand(dims, t->rank, (DType)t->dtype, t->swizzle, !kmajor, origin, mn, &g, why, sizeof why))
+        return;
+    NodeId decl = v_root_decl(v, at);
+    Diag *d = v_report(v, E0339, at, "`wgmma` cannot read its %s operand from this shared tile: %s",
+                       is_a ? "A" : "B", why);
+    if (!d)
+        return;
+    v_note_decl(v, d, decl, NULL);
+    int64_t row = dims[t->rank - 1] * (ir_dtypes[t->dtype].bits / 8);
+    int sw = row % 128 == 0 ? 128 : row % 64 == 0 ? 64 : row % 32 == 0 ? 32 : 0;
+    if (sw && t->swizzle != sw)
+        diag_help(v->ctx, d, "declare the tile `swizzle %d` (its rows are %lld bytes), and give its TMA "
+                  "loads the same swizzle", sw, (long long)row);
+    else if (!sw)
+        diag_help(v->ctx, d, "make the tile's contiguous extent a multiple of 32 bytes (%lld now) and swizzle it",
+                  (long long)row);
 }
 
 /* `f = ldmatrix(view)`: the target layout decides which dim must be contiguous (7.4) */

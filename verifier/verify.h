@@ -68,6 +68,12 @@ int ver_binding_checked(CakeCtx *ctx, const Kernel *k, const CeEnv *set);
  * declared values, when it declares some); 0 after E0006 (or E0009). */
 int ver_set_allowed(CakeCtx *ctx, Kernel *k, const CeEnv *set);
 
+/* The combinations of k's declared parameter values (`<CAUSAL = 0 in {0, 1}>`),
+ * as `--set` specs ("CAUSAL=1,STAGES=2"; in ctx's arena), the default
+ * combination last, at most max of them (the last max when there are more).
+ * Returns how many (0: no parameter declares values). No diagnostics. */
+uint32_t ver_param_combos(CakeCtx *ctx, Kernel *k, const char **out, uint32_t max);
+
 /* ver_verify with bind applied to kernel `which` (the others: NULL) */
 uint32_t ver_verify_bound(CakeCtx *ctx, Module *m, const Kernel *which, const VerBind *bind);
 

@@ -221,7 +221,7 @@ static void test_hsum_bf16(void **state)
     size_t len;
     assert_int_equal(cg_emit(ctx, m, NULL, TG_SM90A, CG_EMIT_LLVM, &o, &ll, &len), 0);
     assert_non_null(strstr(ll, "fpext <8 x bfloat>"));
-    assert_non_null(strstr(ll, "fadd float"));
+    assert_non_null(strstr(ll, "fadd contract float"));
     assert_null(strstr(ll, "fptrunc"));
     free(ll);
     ctx_free(ctx);

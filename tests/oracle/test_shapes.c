@@ -53,15 +53,19 @@ static void test_tiles_and_pins(void **state)
     ShapeEnv base = shape_of(ctx, k, "BM=64"), out[8];
     uint32_t n = shapes_pick(ctx, k, I, &base, NULL, out, 8);
     assert_true(n >= 5);
-    int ragged_m = 0;
+    int ragged_m = 0, many = 0;
     for (uint32_t i = 0; i < n; i++) {
         int64_t M = get(ctx, &out[i], "M"), N = get(ctx, &out[i], "N"), K = get(ctx, &out[i], "K");
         assert_int_equal(K % 32, 0);
         assert_int_equal(get(ctx, &out[i], "BM"), 64);   /* --set stays */
-        assert_true(2.0 * (double)M * (double)N * (double)K <= 0x1p26);
+        /* one shape (many row tiles: grouped rasterization's partial last group) may
+           cost four times the others' budget */
+        int is_many = M > 16 * 64;
+        many |= is_many;
+        assert_true(2.0 * (double)M * (double)N * (double)K <= (is_many ? 0x1p28 : 0x1p26));
         ragged_m |= M % 64 != 0;
     }
-    assert_true(ragged_m);
+    assert_true(ragged_m && many);
     /* a pinned dim stays */
     ShapeEnv pinned = shape_of(ctx, k, "K=64");
     n = shapes_pick(ctx, k, I, &pinned, NULL, out, 8);

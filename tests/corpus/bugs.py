@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""bugs.py — the planted-bug corpus of Trust II, as data: one line changed in one
+example each. `python3 tests/corpus/bugs.py` writes tests/corpus/<example>/<name>.tir
+(the files CI and the device script run), each with a header:
+
+    # corpus: static E0741 at 57       (check must report E0741; the bug is line 57;
+                                       "at 57 deleted": the line deleted stood before line 57)
+    # corpus: dynamic                  (check passes; the default `run --check` must fail)
+    # bug: what the kernel does wrong on a GPU
+
+Entries: (example, name, find, replace, expected, what). `find` occurs once in the
+example (the first occurrence is changed when `nth` says so); `replace` may be ""
+(the line is deleted). `expected` is a diagnostic code (static) or "dynamic".
+"""
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+B = [
+    # ---- vector_add ------------------------------------------------------------------
+    ("vector_add", "load_mask_past_end", "xv[u] = load x[i : +VEC] mask i + VEC <= N",
+     "xv[u] = load x[i : +VEC] mask i <= N", "E0801",
+     "the load mask lets the vector that straddles N read up to VEC - 1 elements past x"),
+    ("vector_add", "store_unmasked", "store z[i : +VEC] <- xv[u] + yv[u] mask i + VEC <= N",
+     "store z[i : +VEC] <- xv[u] + yv[u]", "E0801",
+     "the vector store has no mask: the last block writes past the end of z"),
+    ("vector_add", "tail_subtracts", "store z[e] <- load x[e] + load y[e]",
+     "store z[e] <- load x[e] - load y[e]", "dynamic",
+     "the ragged tail computes x - y: the last N % VEC elements are wrong"),
+    ("vector_add", "tail_skips_first", "for e in i .. N {", "for e in i + 1 .. N {", "dynamic",
+     "the ragged tail starts one element late: element i of the straddling vector is never written"),
+    ("vector_add", "grid_floor", "grid [cdiv(N, THREADS * VEC * UNROLL)]",
+     "grid [N / (THREADS * VEC * UNROLL)]", "E0820",
+     "the grid rounds down: the last partial tile has no block, its elements are never written"),
+    ("vector_add", "load_unscaled_index", "    let i = base + (u * THREADS + thread.x) * VEC\n    xv[u]",
+     "    let i = base + (u * THREADS + thread.x)\n    xv[u]", "E0810",
+     "the load index is not scaled by VEC: misaligned 16-byte loads of overlapping, wrong elements"),
+    # ---- copy ------------------------------------------------------------------------
+    ("copy", "store_shifted", "    let i = base + (u * THREADS + thread.x) * VEC\n    store",
+     "    let i = base + (u * THREADS + thread.x + 1) * VEC\n    store", "E0820",
+     "the store index is one vector ahead: element 0 of each tile is never written, each vector lands one slot late"),
+    ("copy", "store_first_vector", "store dst[i : +VEC] <- v[u] mask i + VEC <= N",
+     "store dst[i : +VEC] <- v[0] mask i + VEC <= N", "dynamic",
+     "every store writes the first loaded vector: dst holds copies of the wrong data"),
+    ("copy", "half_grid", "grid [cdiv(N, THREADS * VEC * UNROLL)]", "grid [cdiv(N, THREADS * VEC * UNROLL * 2)]",
+     "E0820", "half as many blocks as tiles: the second half of dst is never written"),
+    ("copy", "load_unmasked", "v[u] = load src[i : +VEC] mask i + VEC <= N", "v[u] = load src[i : +VEC]",
+     "E0801", "the load has no mask: the last block reads past the end of src"),
+    # ---- rmsnorm ---------------------------------------------------------------------
+    ("rmsnorm", "eps_outside_rsqrt", "let r = rsqrt(reduce.block.add(ss) / f32(N) + eps)",
+     "let r = rsqrt(reduce.block.add(ss) / f32(N)) + eps", "dynamic",
+     "eps is added after the rsqrt: every output is off by eps * x * w"),
+    ("rmsnorm", "load_unmasked", "xs[it] = load x[block.x, i : +VEC] as f32x8 mask i < N",
+     "xs[it] = load x[block.x, i : +VEC] as f32x8", "E0801",
+     "the row load has no mask: threads past the row end read the next row (and past x on the last)"),
+    ("rmsnorm", "store_guard_le", "    if i < N {\n      let wv", "    if i <= N {\n      let wv", "E0801",
+     "the store guard admits i == N: a vector is written past the row end"),
+    ("rmsnorm", "mean_over_threads", "let r = rsqrt(reduce.block.add(ss) / f32(N) + eps)",
+     "let r = rsqrt(reduce.block.add(ss) / f32(THREADS) + eps)", "dynamic",
+     "the mean of squares divides by the thread count, not N: every output is scaled wrong"),
+    ("rmsnorm", "sum_not_initialised", "var ss: f32 = 0", "var ss: f32", "E0764",
+     "the sum of squares starts from an undefined register: garbage in every row"),
+    ("rmsnorm", "weight_first_vector", "let wv = load w[i : +VEC] as f32x8", "let wv = load w[0 : +VEC] as f32x8",
+     "dynamic", "every vector is scaled by the first VEC weights"),
+    # ---- layernorm -------------------------------------------------------------------
+    ("layernorm", "padding_in_variance", "s2 += select(i < N, dot(d, d), 0.0)", "s2 += dot(d, d)", "dynamic",
+     "the zero-filled lanes past the row end add mu^2 each to the variance (ragged rows only)"),
+    ("layernorm", "weight_bias_swapped", "fma((xs[it] - mu) * r, wv, bv)", "fma((xs[it] - mu) * r, bv, wv)",
+     "dynamic", "weight and bias are swapped in the affine step"),
+    ("layernorm", "mean_not_reduced", "let mu = reduce.block.add(s1) / f32(N)", "let mu = s1 / f32(N)",
+     "dynamic", "each thread centres with its own partial sum, not the row mean"),
+    ("layernorm", "bias_next_vector", "let bv = load b[i : +VEC] as f32x8", "let bv = load b[i + VEC : +VEC] as f32x8",
+     "E0801", "the bias is read one vector ahead: the last vector reads past b"),
+    ("layernorm", "assume_too_long", "assume N <= THREADS * VEC * ITERS", "assume N <= 2 * THREADS * VEC * ITERS",
+     "E0820", "the assume admits rows twice as long as the registers hold: their second half is never written"),
+    # ---- softmax ---------------------------------------------------------------------
+    ("softmax", "padding_zero_not_inf", "xs[it] = select(i < N, load x[block.x, i : +4] mask i < N, -inf)",
+     "xs[it] = select(i < N, load x[block.x, i : +4] mask i < N, 0.0)", "dynamic",
+     "padding lanes are 0, not -inf: they can win the max and add exp(-max) each to the sum"),
+    ("softmax", "sum_not_reduced", "let rl = 1.0 / reduce.block.add(l)", "let rl = 1.0 / l", "dynamic",
+     "each thread normalises by its own partial sum: rows do not sum to 1"),
+    ("softmax", "store_unmasked", "    store y[block.x, i : +4] <- xs[it] * rl mask i < N",
+     "    store y[block.x, i : +4] <- xs[it] * rl", "E0801",
+     "the store has no mask: threads past the row end write into the next row (past y on the last)"),
+    ("softmax", "warp_row_guard_le", "if row < M {", "if row <= M {", "E0801",
+     "softmax_warp: the row guard admits row == M, one row past x and y"),
+    ("softmax", "warp_max_not_reduced", "let ms = reduce.warp.max(mx) * LOG2E", "let ms = mx * LOG2E", "dynamic",
+     "softmax_warp: each lane uses its own max: the exponentials are scaled per lane"),
+    # ---- cross_entropy ---------------------------------------------------------------
+    ("cross_entropy", "two_writers", "if thread.x == 0 {", "if thread.x < 2 {", "E0821",
+     "two threads store the same loss element: a write-write race"),
+    ("cross_entropy", "sum_unshifted", "s += exp(load logits[block.x, v] - m)", "s += exp(load logits[block.x, v])",
+     "dynamic", "the sum of exponentials is not shifted by the max but the log-sum-exp adds the max: loss off by m"),
+    ("cross_entropy", "max_loop_skips", "  for v in thread.x .. V step THREADS {\n    mx",
+     "  for v in thread.x + 1 .. V step THREADS {\n    mx", "dynamic",
+     "the max loop starts one element late per thread: column 0 never enters the max"),
+    ("cross_entropy", "target_next", "store loss[block.x] <- m + log(l) - load logits[block.x, t]",
+     "store loss[block.x] <- m + log(l) - load logits[block.x, t + 1]", "E0801",
+     "the target logit is read one column late: past the row when the target is the last class"),
+    # ---- gemm_sm90 -------------------------------------------------------------------
+    ("gemm_sm90", "release_current_stage", "      ring.release(prev)                              # ... so",
+     "      ring.release(s)                              # ... so", "E0741",
+     "the stage whose wgmma is still running is released: the producer refills it under the tensor cores"),
+    ("gemm_sm90", "wait_too_lax", "wgmma.wait 1                                    # k-tile",
+     "wgmma.wait 2                                    # k-tile", "E0741",
+     "two groups stay in flight, but the previous stage is released: its wgmma may still read it"),
+    ("gemm_sm90", "no_final_wait", "    wgmma.wait 0\n    ring.release(prev)\n",
+     "    ring.release(prev)\n", "E0741",
+     "the last stage is released and the accumulator stored while the last wgmma may still run"),
+    ("gemm_sm90", "no_proxy_fence", "      fence.proxy.async                               # generic", "",
+     "E0725", "stmatrix writes reach the TMA engine unfenced: the store can read stale shared memory"),
+    ("gemm_sm90", "store_wait_lax", "      tma.store.wait 1                                # the store",
+     "      tma.store.wait 2                                # the store", "E0726",
+     "the staging buffer is overwritten while the TMA store that reads it may still run"),
+    ("gemm_sm90", "barrier_count_block", "      barrier 1 + wg, 128                             # ... and",
+     "      barrier 1 + wg, 256                             # ... and", "E0751",
+     "a warpgroup barrier waits for 256 threads but only its 128 arrive: deadlock"),
+    ("gemm_sm90", "token_not_moved", "      prev = s\n", "", "E0702",
+     "the carried token is never advanced: the same stage is released every iteration, the others never"),
+    ("gemm_sm90", "group_ignores_partial", "let bn = block.x % width / gm * BN", "let bn = block.x % width / GROUP_M * BN",
+     "E0820", "the column of a tile ignores the partial last group: its tiles are skipped or stored twice"),
+    ("gemm_sm90", "b_tile_one_ahead", "tma Bs[s] <- B[bn, k * BK] on ring.full(s)",
+     "tma Bs[s] <- B[bn, k * BK + BK] on ring.full(s)", "dynamic",
+     "B is loaded one k-tile ahead: every product pairs A's k-tile with B's next one"),
+    ("gemm_sm90", "consumer_range_short", "role consumer: warpgroups 1 .. 3", "role consumer: warpgroups 1 .. 2",
+     "E0820", "the consumer role leaves warpgroup 2 out (the end is excluded): half of every tile's rows stay unwritten"),
+    # ---- gemm_sm90_persistent --------------------------------------------------------
+    ("gemm_sm90_persistent", "consumer_stride_literal",
+     "    for t in block.x .. NT step grid.x {              # this block's tiles",
+     "    for t in block.x .. NT step 132 {              # this block's tiles", "E0820",
+     "the consumer's tile loop steps by a literal SM count: on other SM counts it walks other tiles than the producer"),
+    ("gemm_sm90_persistent", "consumer_group_partial",
+     "      let gm = min(tm - first, GROUP_M)\n      let bm = (first + t % width % gm) * BM\n      let bn = t % width / gm * BN\n      acc = 0",
+     "      let gm = GROUP_M\n      let bm = (first + t % width % gm) * BM\n      let bn = t % width / gm * BN\n      acc = 0",
+     "E0820", "the consumer ignores the partial last group: tiles of the last group are stored in the wrong places"),
+    ("gemm_sm90_persistent", "no_store_drain", "    tma.store.wait 0                                  # shared memory must outlive", "",
+     "E0726", "the block exits with TMA stores still reading its shared memory"),
+    ("gemm_sm90_persistent", "store_wait_removed", "        tma.store.wait 1                              # the store", "",
+     "E0726", "the staging buffer is rewritten while an earlier tile's TMA store may still read it"),
+    ("gemm_sm90_persistent", "acc_not_cleared", "      acc = 0                                         # a new tile\n", "",
+     "E0764", "the accumulator is never cleared: the first tile adds to garbage, each later tile to the previous one"),
+    ("gemm_sm90_persistent", "carried_token_zero", "var prev: i32 = s0", "var prev: i32 = 0", "E0704",
+     "the carried token starts at stage 0, not the stage waited for: the wrong stage is released"),
+    # ---- gemm_bias_act ---------------------------------------------------------------
+    ("gemm_bias_act", "bias_unmasked", "bv[r, c] = load bias[c0 + c] mask c0 + c >= 0 && c0 + c < N",
+     "bv[r, c] = load bias[c0 + c]", "E0801", "the bias load has no mask: the ragged last tile reads past bias"),
+    ("gemm_bias_act", "silu_sign", "/ (1.0 + exp(-acc[:, j * 64 : +64]))", "/ (1.0 + exp(acc[:, j * 64 : +64]))",
+     "dynamic", "SiLU with the wrong sign: x * sigmoid(-x)"),
+    ("gemm_bias_act", "bias_column_zero", "let c0 = bn + j * 64", "let c0 = bn", "dynamic",
+     "every 64-column slice adds the bias of the tile's first 64 columns"),
+    ("gemm_bias_act", "second_barrier_dropped", "      barrier 1 + wg, 128                             # every writer", "",
+     "E0762", "the TMA store is issued before every thread's stmatrix and fence: it reads a half-written tile"),
+    # ---- gemm_fp8 --------------------------------------------------------------------
+    ("gemm_fp8", "scale_dropped", "stmatrix Cs[wg, j % 2] <- bf16(acc[:, j * 64 : +64] * scale)",
+     "stmatrix Cs[wg, j % 2] <- bf16(acc[:, j * 64 : +64])", "dynamic",
+     "the dequantization scales are never applied"),
+    ("gemm_fp8", "b_unswizzled", "shared Bs: e4m3[STAGES, BN, BK] swizzle 128", "shared Bs: e4m3[STAGES, BN, BK]",
+     "E0339", "the fp8 B tile is not swizzled: the wgmma descriptor and the TMA layout disagree"),
+    ("gemm_fp8", "release_current", "      ring.release(prev)                              # ... so",
+     "      ring.release(s)                              # ... so", "E0741",
+     "the stage under the running wgmma is released and refilled"),
+    ("gemm_fp8", "k_tiles_floor", "let KT = cdiv(K, BK)", "let KT = K / BK", "E0705",
+     "the k-tile count rounds down: a ragged K drops the last partial k-tile (for K < 128 the consumer waits for a stage nobody fills)"),
+    # ---- gemm_sm80 -------------------------------------------------------------------
+    ("gemm_sm80", "cp_wait_lax", "cp.async.wait STAGES - 2", "cp.async.wait STAGES - 1", "E0730",
+     "the wait lets the copies of the current tile stay in flight: the mma reads unwritten shared memory"),
+    ("gemm_sm80", "no_sync_after_wait", "    sync                                      # ... everyone's too", "",
+     "E0731", "no barrier after the wait: threads read other threads' copies before they land"),
+    ("gemm_sm80", "k_mask_dropped", "cp.async As[st, r, col : +8] <- A[bm + r, st * BK + col : +8] mask st * BK + col < K && bm + r < M",
+     "cp.async As[st, r, col : +8] <- A[bm + r, st * BK + col : +8] mask bm + r < M", "E0801",
+     "the prologue's A copies are not masked in K: a short K reads past A's rows"),
+    ("gemm_sm80", "epilogue_mask_n", "mask bm + wm + r < M && bn + wn + c < N", "mask bm + wm + r < M", "E0801",
+     "the edge epilogue does not mask N: the ragged last tile writes past C's rows"),
+    ("gemm_sm80", "refill_current_slot", "let ns = nk % STAGES", "let ns = kt % STAGES", "E0730",
+     "the refill goes into the slot the mma is about to read"),
+    ("gemm_sm80", "commit_dropped", "    cp.async.commit                           # always one group", "",
+     "E0730", "the loop's copies are never committed as their own group: the wait count covers the wrong copies"),
+    # ---- flash_attn_fwd --------------------------------------------------------------
+    ("flash_attn_fwd", "first_max_unscaled", "mi = rowmax(sacc) * scale                          # finite",
+     "mi = rowmax(sacc)                          # finite", "dynamic",
+     "the first block's row max is not scaled: the softmax is shifted by the wrong max (overflow for large scores)"),
+    ("flash_attn_fwd", "pv_wait_lax", "wgmma.wait 0                                     # PV_{j-1} retired",
+     "wgmma.wait 1                                     # PV_{j-1} retired", "E0740",
+     "o is rescaled and p overwritten while the P V wgmma may still read and write them"),
+    ("flash_attn_fwd", "release_current", "      kv.release(prev)\n      o = o * alpha",
+     "      kv.release(s)\n      o = o * alpha", "E0708",
+     "the stage whose V the next P V wgmma reads is released: the producer refills it first"),
+    ("flash_attn_fwd", "q_wait_parity", "mbarrier.wait qbar, 0", "mbarrier.wait qbar, 1", "E0765",
+     "the wait on the Q tile's barrier uses parity 1: it passes before the Q bytes land (or never)"),
+    ("flash_attn_fwd", "q_bytes_half", "mbarrier.expect_tx qbar, BM * 128 * 2", "mbarrier.expect_tx qbar, BM * 64 * 2",
+     "E0707", "the Q barrier expects half the bytes its TMA brings: it completes early or breaks the tx count"),
+    ("flash_attn_fwd", "causal_blocks_short", "let nb = select(CAUSAL == 1, cdiv(min(S, m0 + BM), BN), cdiv(S, BN))",
+     "let nb = select(CAUSAL == 1, cdiv(min(S, m0), BN), cdiv(S, BN))", "E0705",
+     "under CAUSAL=1 the diagonal KV block is skipped: every query row misses its nearest keys"),
+    # ---- flash_attn_fwd_d64 ----------------------------------------------------------
+    ("flash_attn_fwd_d64", "scale_not_log2", "let scale = sm_scale * 1.4426950408889634", "let scale = sm_scale",
+     "dynamic", "exp2 is fed natural-log scores: the softmax temperature is off by log2(e)"),
+    ("flash_attn_fwd_d64", "first_block_unmasked", "if BN > S || (CAUSAL == 1 && BN > r0) {", "if BN > S {",
+     "dynamic", "under CAUSAL=1 the first KV block is not masked: rows see keys from their future"),
+]
+
+
+def line_of(text, pos):
+    return text.count("\n", 0, pos) + 1
+
+
+def make(entry):
+    ex, name, find, repl, expected, what = entry
+    src = open(os.path.join(ROOT, "examples", ex + ".tir")).read()
+    at = src.find(find)
+    if at < 0:
+        sys.exit("bugs.py: %s/%s: the text to change is not in examples/%s.tir" % (ex, name, ex))
+    if repl == "":  # delete the whole lines the text touches
+        start = src.rfind("\n", 0, at) + 1
+        end = src.find("\n", at + len(find) - (1 if find.endswith("\n") else 0))
+        body = src[:start] + src[end + 1:]
+    else:
+        body = src[:at] + repl + src[at + len(find):]
+    # the changed line: the first that differs
+    a, b = src.split("\n"), body.split("\n")
+    bug = next((i for i in range(min(len(a), len(b))) if a[i] != b[i]), len(b) - 1)
+    if expected == "dynamic":
+        head = ["# corpus: dynamic"]
+    else:
+        head = ["# corpus: static %s at %d%s" % (expected, bug + 1 + 3, " deleted" if repl == "" else "")]
+    head.append("# bug: " + what)
+    head.append("# planted in examples/%s.tir, line %d (tests/corpus/bugs.py)" % (ex, bug + 1))
+    d = os.path.join(HERE, ex)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name + ".tir"), "w") as f:
+        f.write("\n".join(head) + "\n" + body)
+
+
+if __name__ == "__main__":
+    for e in B:
+        make(e)
+    print("%d planted bugs (%d static, %d dynamic)" % (len(B), sum(e[4] != "dynamic" for e in B),
+                                                       sum(e[4] == "dynamic" for e in B)))
