@@ -171,7 +171,7 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
         rc = 1;
     cJSON *extra = cJSON_CreateObject();
     int report = !o->no_report && !getenv("CAKE_NO_REPORT");   /* fuzzers and scripts opt out */
-    if (rc == 0 && what == CG_EMIT_PTX && report && resource_report(ctx, o, m, tg, out, len, extra))
+    if (rc == 0 && what == CG_EMIT_PTX && report && resource_report(ctx, o, &low, tg, out, len, extra))
         rc = EXIT_BUG;
     free(out);
     return drv_finish_with(ctx, o, rc, extra); /* cake_emit's codes are the exit codes */
@@ -418,18 +418,15 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
 }
 
 /* checks the parameter combination `set` (not the one rs->ck was compiled
-   with): a fresh parse of the file compiled with it (the compiled module is
-   lowered); the diagnostics of a compilation that succeeds are dropped
+   with): its instance of the run's verified module (which compiling left as
+   it was); the diagnostics of a compilation that succeeds are dropped
    (check reported them), those of one that fails are the run's */
 static void check_combo(CakeCtx *ctx, const Options *o, Target tg, RunState *rs, const char *set)
 {
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
-    Module *m;
     CakeKernel ck = {0};
     ShapeEnv base;
-    int rc = cake_verify_file(ctx, o->file, NULL, &m);
-    if (rc == 0)
-        rc = cake_compile_module(ctx, m, o->kernel, tg, set, &ck);
+    int rc = cake_compile_module(ctx, rs->ck.m, o->kernel, tg, set, &ck);
     if (rc == 0)
         rc = cake_load(ctx, rs->dev, &ck);
     if (rc) {

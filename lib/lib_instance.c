@@ -1,10 +1,9 @@
 /* lib_instance.c — the one seam between the library and kernel compilation:
  * a variant (file, kernel, bindings, target) becomes a compiled or lowered
- * kernel here and nowhere else, so moving the library onto kernel instances
- * (cached, cloned from a read-only module) is a change to this file only. */
+ * kernel here and nowhere else: a kernel instance (cake.h, cake_instance),
+ * cached in the context and built on a copy of the read-only module. */
 #include <string.h>
 #include "lib_priv.h"
-#include "passes.h"
 #include "protect.h"
 
 static int instance(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, int emit, CakeKernel *out)
@@ -15,23 +14,16 @@ static int instance(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, int e
     int rc = cake_verify_source(ctx, file, NULL, &m);
     if (rc)
         return rc;
+    const char *set = v->pub.set[0] ? v->pub.set : NULL;
     if (emit)
-        return cake_compile_module(ctx, m, v->pub.kernel, v->tg, v->pub.set[0] ? v->pub.set : NULL, out);
-    Kernel *k = NULL;
-    for (uint32_t i = 0; i < m->nkernels; i++)
-        if (!strcmp(ir_symstr(ctx, m->kernels[i]->name), v->pub.kernel))
-            k = m->kernels[i];
-    if (!k)
-        return 1;
-    ShapeEnv env;
-    if (!cake_parse_bindings(ctx, k, v->pub.set[0] ? v->pub.set : NULL, NULL, &env))
-        return 1;
-    CeEnv view = shape_env_view(&env);
-    if (pass_run_all(ctx, m, k, v->tg, &view))
-        return 1;
+        return cake_compile_module(ctx, m, v->pub.kernel, v->tg, set, out);
+    /* lowered only (TIR-L and its launch plan): the instance, not the module */
+    const CakeInstance *inst;
+    if ((rc = cake_instance(ctx, m, v->pub.kernel, v->tg, set, CAKE_INST_LOWERED, &inst)))
+        return rc;
     memset(out, 0, sizeof *out);
     out->m = m;
-    out->k = k;
+    out->k = inst->k;
     out->tg = v->tg;
     return 0;
 }
