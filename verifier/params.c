@@ -33,6 +33,7 @@ typedef struct {
     Axis ax[VER_MAX_AXES];
     uint32_t nax, nvariants;
     uint32_t off;                             /* run r checks variant off + r (off > 0: capped) */
+    int no_lits;                              /* only validating: make no literal nodes */
     ShapeDefault *shapes; uint32_t nshapes;   /* the --shape variant's shape clause */
     const char *shape_text;
 } Variants;
@@ -137,7 +138,7 @@ static int param_axis(Variants *vs, NodeId pid, const CeEnv *set, Axis *a)
         }
         a->n = 1;
         a->vals[0] = v;
-        a->lits[0] = has_dflt && dflt == v ? 0 : literal(ctx, k, pid, v);
+        a->lits[0] = vs->no_lits || (has_dflt && dflt == v) ? 0 : literal(ctx, k, pid, v);
         return 1;
     }
     if (!a->n)
@@ -162,13 +163,17 @@ static int param_axis(Variants *vs, NodeId pid, const CeEnv *set, Axis *a)
 int ver_set_allowed(CakeCtx *ctx, Kernel *k, const CeEnv *set)
 {
     uint32_t errors = ctx->nerrors;
-    Variants *vs = variants_new(ctx, k);
+    Variants vs;   /* on the stack, and no literal nodes: the kernel is left as it is */
+    memset(&vs, 0, sizeof vs);
+    vs.ctx = ctx;
+    vs.k = k;
+    vs.no_lits = 1;
     for (uint32_t i = 0; i < k->nparams; i++) {
         Axis a;
         int64_t v;
         memset(&a, 0, sizeof a);
         if (ce_env_get(set, k->nodes[k->params[i]].name, &v))
-            param_axis(vs, k->params[i], set, &a);
+            param_axis(&vs, k->params[i], set, &a);
     }
     return ctx->nerrors == errors;
 }

@@ -36,7 +36,7 @@ for c in $CASES; do
         continue
     fi
     per=$((left < 30 ? left - 2 : 30))
-    name=$ex${set:+_$set}; name=${name//[=,]/_}
+    name=$ex; [ "$set" != - ] && name=${ex}_${set//[=,]/_}
     args=(run "examples/$ex.tir" --check --timeout 10 --json)
     [ "$set" != - ] && args+=(--set "$set")
     a=$SECONDS
