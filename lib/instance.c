@@ -283,7 +283,9 @@ static int instance(CakeCtx *ctx, const Module *m, const Kernel *k, Target tg, c
     if (!params_of(ctx, k, set, &want.set))
         return 1;
     CeEnv view = shape_env_view(&want.set);
-    want.values = arena_alloc(&ctx->arena, (k->nparams + 1) * sizeof *want.values);
+    int64_t local[SHAPE_ENV_MAX];   /* a lookup allocates nothing; a new instance copies them */
+    want.values = k->nparams <= SHAPE_ENV_MAX ? local
+                                              : arena_alloc(&ctx->arena, k->nparams * sizeof *want.values);
     want.nvalues = k->nparams;
     int keyed = param_values(ctx, k, &view, want.values);
     want.source_hash = source_hash(ctx, m);
@@ -295,6 +297,8 @@ static int instance(CakeCtx *ctx, const Module *m, const Kernel *k, Target tg, c
     if (!inst) {
         inst = arena_alloc(&ctx->arena, sizeof *inst);
         *inst = want;
+        inst->values = arena_alloc(&ctx->arena, (want.nvalues + 1) * sizeof *inst->values);
+        memcpy(inst->values, want.values, want.nvalues * sizeof *inst->values);
         if (!(inst->k = bind(ctx, inst)))
             return 1;
         inst->stage = CAKE_INST_BOUND;

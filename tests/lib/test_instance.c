@@ -81,6 +81,12 @@ static void test_cache_key(void **state)
     assert_ptr_not_equal(a->k, m->kernels[0]);
     assert_ptr_equal(a->source, m->kernels[0]);
 
+    /* asking again costs a lookup: the context's arena does not grow */
+    size_t used = ctx->arena.used_total;
+    for (int i = 0; i < 100; i++)
+        inst(ctx, m, NULL, TG_SM90A, "STAGES=3,BN=128", CAKE_INST_LOWERED);
+    assert_int_equal(ctx->arena.used_total, used);
+
     /* the same source text parsed again in the same context: the same instance */
     Module *m2 = verified(ctx, EX("gemm_sm90"));
     assert_ptr_equal(inst(ctx, m2, NULL, TG_SM90A, "BN=128,STAGES=3", CAKE_INST_BOUND), b);
