@@ -11,6 +11,8 @@ const CgPlugin *lib_codegen(CakeCtx *ctx);
 
 /* cake_find_kernel without the protection (instance.c) */
 Kernel *lib_find_kernel(CakeCtx *ctx, const Module *m, const char *name, Target tg);
+/* the same lookup, quiet: NULL and no diagnostic when there is none (m may be NULL) */
+Kernel *lib_kernel(const CakeCtx *ctx, const Module *m, const char *name, Target tg);
 
 /* cake_prepare and cake_launch with the runtime's status (cake.c) */
 RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,

@@ -3,17 +3,9 @@
  * and the warnings they call for: W0901 when a kernel spills, W0902 when a
  * role's `regs` budget is not what the kernel got. */
 #include <string.h>
-#include "cake.h"
-#include "protect.h"
+#include "cake_priv.h"
 #include "targets.h"
 
-static Kernel *kernel_named(Module *m, const char *name, CakeCtx *ctx)
-{
-    for (uint32_t i = 0; i < m->nkernels; i++)
-        if (!strcmp(ir_symstr(ctx, m->kernels[i]->name), name))
-            return m->kernels[i];
-    return NULL;
-}
 
 /* the roles' register budgets: the lowered kernel's setmaxnreg statements (passes/roles.c) */
 static void role_warnings(CakeCtx *ctx, Kernel *k, const RtPtxRes *r)
@@ -53,7 +45,7 @@ static int report(CakeCtx *ctx, Module *m, Target tg, const char *ptx, size_t le
         return 0;
     }
     for (int i = 0; i < n; i++) {
-        Kernel *k = kernel_named(m, res[i].name, ctx);
+        Kernel *k = lib_kernel(ctx, m, res[i].name, TG__COUNT);
         if (!k)
             continue;
         if (res[i].spill_store_bytes + res[i].spill_load_bytes > 0) {

@@ -28,14 +28,22 @@ typedef struct LibInstances {
 
 /* ---- kernel lookup ------------------------------------------------------------ */
 
-static Kernel *find_kernel(CakeCtx *ctx, const Module *m, const char *name, Target tg)
+Kernel *lib_kernel(const CakeCtx *ctx, const Module *m, const char *name, Target tg)
 {
-    for (uint32_t i = 0; i < m->nkernels; i++) {
+    for (uint32_t i = 0; m && i < m->nkernels; i++) {
         Kernel *k = m->kernels[i];
         if (name ? !strcmp(ir_symstr(ctx, k->name), name)
                  : tg == TG__COUNT || ir_kernel_targets(k, tg))
             return k;
     }
+    return NULL;
+}
+
+static Kernel *find_kernel(CakeCtx *ctx, const Module *m, const char *name, Target tg)
+{
+    Kernel *k = lib_kernel(ctx, m, name, tg);
+    if (k)
+        return k;
     Diag *d;
     if (name) {
         d = diag_report(ctx, E0970, IR_NOSPAN, "no kernel named `%s` in the file", name);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "cake_priv.h"
 #include "lib_priv.h"
-#include "protect.h"
 
 typedef struct {
     CakeCtx *ctx;
@@ -439,12 +439,7 @@ int lib_cond_parse(const LibOp *op, const char *text, LibCond *out)
 
 static Kernel *kernel_of(CakeCtx *ctx, Module *m, const LibVariant *v)
 {
-    for (uint32_t i = 0; m && i < m->nkernels; i++) {
-        Kernel *k = m->kernels[i];
-        if (v->pub.kernel ? !strcmp(ir_symstr(ctx, k->name), v->pub.kernel) : ir_kernel_targets(k, v->tg))
-            return k;
-    }
-    return NULL;
+    return lib_kernel(ctx, m, v->pub.kernel, v->tg);   /* the one lookup (instance.c) */
 }
 
 /* the text of an extent expression of k: a dim's name, or its constant */
