@@ -6,7 +6,8 @@
 #   usage (on the device machine, from the repo root):
 #       bash bench/device/run_many.sh NAME[:SECONDS] ...     runs bench/device/run_NAME.sh
 #   expects .carry/ from bench/device/carry.sh. Output: $OUT/many.tgz holding NAME/stdout.txt and
-#   the files each script wrote under its own $OUT (NAME/); a summary on stdout.
+#   the files each script wrote under its own $OUT (NAME/), re-packed after each script; a
+#   summary on stdout.
 set -u
 export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
@@ -23,7 +24,7 @@ for spec in "$@"; do
     mkdir -p "$W/$name"
     s=$SECONDS
     if [ -f "bench/device/run_$name.sh" ]; then
-        OUT=$W/$name DEADLINE=$limit timeout -k 5 $((limit + 20)) bash "bench/device/run_$name.sh" \
+        OUT=$W/$name DEADLINE=$limit timeout -k 5 $((limit + 10)) bash "bench/device/run_$name.sh" \
             > "$W/$name/stdout.txt" 2>&1
         rc=$?
     else
@@ -35,7 +36,8 @@ for spec in "$@"; do
     tail -n 15 "$W/$name/stdout.txt"
     summary="$summary$line
 "
+    tar czf "$O/many.tgz" -C "$W" .   # after each script: a call cut short still brings the rest back
 done
-tar czf "$O/many.tgz" -C "$W" . && rm -rf "$W"
+rm -rf "$W"
 echo "== summary"
 printf '%s' "$summary"
