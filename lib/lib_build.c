@@ -25,7 +25,7 @@ static size_t blob_add(CakeCtx *ctx, CakeLib *lib, const void *data, size_t len)
 static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose)
 {
     CakeKernel ck;
-    int rc = lib_instance(ctx, lib, v, 1, &ck);
+    int rc = lib_instance(ctx, lib, v, CAKE_INST_COMPILED, &ck);
     if (rc) {
         Diag *d = diag_report(ctx, E1207, v->at, "variant `%s`: kernel `%s` does not compile for %s",
                               v->pub.name, v->pub.kernel, v->pub.target);
