@@ -223,7 +223,9 @@ static void read_range(Reader *r, LibOp *op, const cJSON *j)
         if (op->lo[i] < 1 || op->hi[i] < op->lo[i] || op->hi[i] > INT32_MAX)
             op->lo[i] = 1, op->hi[i] = 65536;
         op->glo[i] = (uint8_t)lib_bucket(op->lo[i]);
-        op->ghi[i] = (uint8_t)lib_bucket(op->hi[i]);
+        unsigned span = lib_bucket(op->hi[i]) - op->glo[i] + 1;
+        op->gstep[i] = (uint8_t)((span + LIB_GRID_POINTS - 1) / LIB_GRID_POINTS);
+        op->ghi[i] = (uint8_t)(op->glo[i] + (span - 1) / op->gstep[i] * op->gstep[i]);
     }
 }
 

@@ -9,6 +9,7 @@
 
 #define LIB_MAX_DIMS 8        /* dims of one op: the class key holds 8 bits each */
 #define LIB_MAX_RANK 15       /* variants one cell of the table ranks */
+#define LIB_GRID_POINTS 8     /* the cost model's grid: points per dim at most */
 #define LIB_FORMAT_VERSION 1u
 #define LIB_MAGIC "CAKELIB\n"
 
@@ -58,7 +59,8 @@ typedef struct {
     LibVariant *v;
     LibCell *tuned; uint32_t ntuned;   /* sorted by key */
     LibCell *model; uint32_t nmodel;   /* sorted by key (congruence bits zero) */
-    uint8_t glo[LIB_MAX_DIMS], ghi[LIB_MAX_DIMS];   /* the model grid's buckets */
+    uint8_t glo[LIB_MAX_DIMS], ghi[LIB_MAX_DIMS];   /* the model grid's buckets: glo, glo + gstep, */
+    uint8_t gstep[LIB_MAX_DIMS];                    /* ... up to ghi (at most LIB_GRID_POINTS) */
     int64_t lo[LIB_MAX_DIMS], hi[LIB_MAX_DIMS];     /* the op's `range` per dim */
 } LibOp;
 
