@@ -45,7 +45,6 @@ gemm M=3072,N=3072,K=3072
 gemm M=1000,N=1000,K=1000
 gemm_bias_act M=4096,N=4096,K=4096
 gemm_fp8 M=4096,N=4096,K=4096
-swiglu N=16777216
 attention_fwd BH=32,S=4096
 rmsnorm M=16384,N=1024
 rmsnorm M=4096,N=8192
