@@ -78,16 +78,16 @@ check() { # NAME COND...
     if "$@"; then echo "ok: $name"; else echo "FAIL: $name"; fail=1; fi
 }
 
-printf 'rmsnorm M=16384,N=1024\nsoftmax M=4096,N=2048   # two variants hold here\n' > "$D/shapes.txt"
-"$C" lib tune "$SRC/library" --shapes "$D/shapes.txt" --fake-measure h200 -o "$D/local.json" \
+printf 'rmsnorm M=16384,N=1024   # two variants of tests/lib/small hold here\nsoftmax M=4096,N=2048\n' > "$D/shapes.txt"
+"$C" lib tune "$SRC/tests/lib/small" --shapes "$D/shapes.txt" --fake-measure h200 -o "$D/local.json" \
     --slurm-dir "$D/local" > "$D/local.out" 2>&1
 check "lib tune, local runner" [ $? = 0 ]
-"$C" lib tune "$SRC/library" --shapes "$D/shapes.txt" --fake-measure h200 -o "$D/slurm.json" \
+"$C" lib tune "$SRC/tests/lib/small" --shapes "$D/shapes.txt" --fake-measure h200 -o "$D/slurm.json" \
     --runner slurm --slurm-dir "$D/work" > "$D/slurm.out" 2>&1
 rc=$?
 check "lib tune, slurm runner" [ $rc = 0 ]
 [ $rc = 0 ] || tail -5 "$D/slurm.out"
-check "the array ran one task per candidate" [ "$(ls "$D/work" | grep -c '^rc_')" = 6 ]
+check "the array ran one task per candidate" [ "$(ls "$D/work" | grep -c '^rc_')" = 3 ]
 check "the array's logs are there" [ -f "$D/work/slurm_0.log" ]
 python3 - "$D/local.json" "$D/slurm.json" << 'PY'
 import json, sys
@@ -96,8 +96,8 @@ assert b["runner"] == "slurm" and a["runner"] == "local", (a["runner"], b["runne
 assert b["device"] == "fake:h200", b["device"]
 assert a["entries"] == b["entries"], "the tables differ"
 n = sum(len(e["times_ms"]) for e in b["entries"])
-assert n == 6 and not any(e["failed"] for e in b["entries"]), b["entries"]
-print("ok: the gathered table is the local runner's (6 candidates timed)")
+assert n == 3 and not any(e["failed"] for e in b["entries"]), b["entries"]
+print("ok: the gathered table is the local runner's (3 candidates timed)")
 PY
 check "tables agree" [ $? = 0 ]
 "$C" lib tune "$D/work/tune.cakelib" --shapes "$D/shapes.txt" --fake-measure h200 -o "$D/batch.json" \
@@ -105,7 +105,7 @@ check "tables agree" [ $? = 0 ]
 check "lib tune, slurm runner, one task per shape" [ $? = 0 ]
 check "that array ran 2 tasks" [ "$(ls "$D/batch" | grep -c '^rc_')" = 2 ]
 check "and gathered the same table" cmp -s "$D/slurm.json" "$D/batch.json"
-"$C" lib build "$SRC/library" -o "$D/tuned.cakelib" --table "$D/slurm.json" --no-model > /dev/null 2>&1
+"$C" lib build "$SRC/tests/lib/small" -o "$D/tuned.cakelib" --table "$D/slurm.json" --no-model > /dev/null 2>&1
 check "lib build --table" [ $? = 0 ]
 sel=$("$C" lib select "$D/tuned.cakelib" --op rmsnorm --shape M=16384,N=1024 --json)
 best=$(python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['entries'][0]['times_ms']; print(min(t, key=t.get))" "$D/slurm.json")

@@ -270,7 +270,7 @@ class Library(unittest.TestCase):
             self.assertEqual(ops["gemm"]["args"][0]["dims"], ["M", "K"])
             self.assertEqual(ops["attention_fwd"]["args"][0]["dims"], ["BH", "S", 128])
             c = lib.select("rmsnorm", {"M": 64, "N": 1024})
-            self.assertEqual(c["kernel"], "rmsnorm")
+            self.assertTrue(c["kernel"].startswith("rmsnorm"), c)   # the variant the library picks
             self.assertIn(c["why"], ("tuned", "model", "order"))
             self.assertIn(c["name"], [v["name"] for v in ops["rmsnorm"]["variants"]])
 
