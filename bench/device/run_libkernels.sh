@@ -67,7 +67,7 @@ g_M16_N8192_K8192_sk8	gemm	M=16,N=8192,K=8192	gemm_splitk	gemm_splitk_partial|BN
 rms_M200000_N100	rmsnorm	M=200000,N=100	rmsnorm_warp	rmsnorm_warp|LPR=16,WARPS=4,ITERS=1||
 rms_M2_N65536_b	rmsnorm	M=2,N=65536	rmsnorm_smem	rmsnorm_smem|THREADS=1024,NMAX=65536||
 ln_M1024_N65536	layernorm	M=1024,N=65536	layernorm_smem	layernorm_smem|THREADS=1024,NMAX=65536||
-sm_M1100_N65536_s	softmax	M=1100,N=65536	softmax_smem	softmax_smem|THREADS=1024,NMAX=57344||
+sm_M1100_N65536_o256	softmax	M=1100,N=65536	softmax_online	softmax_online|THREADS=256,UNROLL=4||
 sm_M4_N262144	softmax	M=4,N=262144	softmax_split	softmax_split_stats|THREADS=256,ITERS=4||;softmax_split_apply|THREADS=256,ITERS=4||
 rms_M16384_N2048_w	rmsnorm	M=16384,N=2048	rmsnorm_warp	rmsnorm_warp|LPR=32,WARPS=4,ITERS=8||
 rms_M16384_N2048_b	rmsnorm	M=16384,N=2048	rmsnorm_block	rmsnorm_block|THREADS=256,ITERS=1||
