@@ -146,6 +146,11 @@ done; done
 ck gemm_persistent gemm_persistent BM=64,BN=256 M=130,N=1032,K=520
 ck gemm_persistent gemm_persistent BM=128,BN=192 M=1000,N=4000,K=136
 ck gemm_persistent gemm_persistent BM=64,BN=64 M=100,N=8200,K=72
+# long K (64 k-tiles: the ring wraps 8 to 16 times per tile; the examples' persistent GEMM at
+# BN = 128 hung at M = 128, K = 4096 through the library in round 1)
+for s in BM=128,BN=128 BM=64,BN=128 BM=128,BN=192; do
+    ck gemm_persistent gemm_persistent $s M=128,N=512,K=4096
+done
 for s in BN=64,SPLIT=2 BN=128,SPLIT=4 BN=256,SPLIT=8 BN=128,SPLIT=16; do
     ck gemm_splitk gemm_splitk_partial $s
 done
