@@ -5,8 +5,8 @@ the same device call as `cakec run --bench`, and the table that puts them side b
   table:  python3 libkernels_peers.py table CASES.tsv PEERS.json RAW_DIR
 
 CASES.tsv: one bench case per line, tab-separated: name, op, shape (D=V,...), the
-cakec documents of the case (comma-separated bench_*.json names: a two-launch op
-sums its launches). Ops: rmsnorm, layernorm (bf16), softmax (f32), cross_entropy
+cakec bench documents of the case (comma-separated bench_*.json names: a two-launch
+op sums its launches), and its check documents (check_*.json, the same launches). Ops: rmsnorm, layernorm (bf16), softmax (f32), cross_entropy
 (f32 logits, i32 targets), gemm (bf16, C = A B^T).
 
 Peers per case: torch eager, torch.compile (compiled once per shape, dynamic=False,
@@ -33,7 +33,8 @@ def read_cases(path):
             parts = line.rstrip("\n").split("\t")
             if len(parts) >= 4 and not line.startswith("#"):
                 cases.append({"name": parts[0], "op": parts[1], "shape": parts[2],
-                              "docs": [d for d in parts[3].split(",") if d]})
+                              "docs": [d for d in parts[3].split(",") if d],
+                              "checks": [d for d in (parts[4] if len(parts) > 4 else "").split(",") if d]})
     return cases
 
 
@@ -121,48 +122,40 @@ def peers(cases_path, out_path, go=None, deadline=94.0):
         json.dump(res, f, indent=1)
 
 
-def cake_ms(raw, docs):
-    """sum of the launches' median ms, and whether every check passed"""
+def cake_ms(raw, docs, checks=()):
+    """sum of the launches' median ms, and whether every check passed (those of the bench
+    documents, if they checked, and the separate check documents)"""
     total, ok, why = 0.0, True, ""
+    for name in checks:
+        try:
+            with open(os.path.join(raw, name)) as f:
+                j = json.load(f)
+        except (OSError, ValueError):
+            ok, why = False, "no check"
+            continue
+        runs = j.get("check", [])
+        if not runs:
+            ok, why = False, "check: " + "; ".join(d.get("code", "") for d in j.get("diagnostics", []))[:60]
+        for ch in runs:
+            if ch.get("status") != "pass":
+                ok, why = False, ch.get("status", "?")
+    timed = True
     for name in docs:
         try:
             with open(os.path.join(raw, name)) as f:
                 j = json.load(f)
         except (OSError, ValueError):
-            return None, False, "no result"
+            timed = False
+            continue
         b = j.get("bench")
         if not b:
-            return None, False, "no bench"
+            timed = False
+            continue
         total += b["median_ms"]
         for ch in j.get("check", []):
             if ch.get("status") != "pass":
                 ok, why = False, ch.get("status", "?")
-    return total, ok, why
-
-
-def check_summary(raw):
-    """one line per check run that did not pass: its exit, the shapes that failed, the
-    first diagnostic"""
-    try:
-        rcs = [l.split() for l in open(os.path.join(raw, "check_rc.txt")) if l.strip()]
-    except OSError:
-        print("checks: no results")
-        return
-    bad = [(r[0], r[1]) for r in rcs if r[0] != "0"]
-    print("checks: %d runs, %d passed (every shape of the run), %d not" % (len(rcs), len(rcs) - len(bad), len(bad)))
-    for rc, tag in bad:
-        why = ""
-        try:
-            with open(os.path.join(raw, "check_%s.json" % tag)) as f:
-                j = json.load(f)
-            shapes = [c.get("shape", "?") + ":" + c.get("status", "?") for c in j.get("check", [])
-                      if c.get("status") != "pass"]
-            diags = [d.get("code", "") + " " + d.get("message", "") for d in j.get("diagnostics", [])]
-            why = "; ".join(shapes[:3] + diags[:1])
-        except (OSError, ValueError):
-            why = "no JSON"
-        print("  %s (exit %s): %s" % (tag, rc, why[:300]))
-    print()
+    return (total if timed else None), ok, why
 
 
 def table(cases_path, peers_path, raw):
@@ -176,7 +169,7 @@ def table(cases_path, peers_path, raw):
     print("| case | op | shape | cake ms | check | peer | peer ms | ratio (peer / cake) |")
     print("|---|---|---|---|---|---|---|---|")
     for c in read_cases(cases_path):
-        ms, ok, why = cake_ms(raw, c["docs"])
+        ms, ok, why = cake_ms(raw, c["docs"], c["checks"])
         p = pj["cases"].get(c["name"], {})
         pms = p.get("best_ms")
         ratio = pms / ms if ms and pms else None
@@ -184,7 +177,7 @@ def table(cases_path, peers_path, raw):
             rows.append(ratio)
         print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
             c["name"], c["op"], c["shape"], "%.4f" % ms if ms else "-",
-            "pass" if ok else "FAIL " + why, p.get("best", p.get("error", "-")),
+            ("pass" if ok else "FAIL " + why) if c["checks"] or ms else "-", p.get("best", p.get("error", "-")),
             "%.4f" % pms if pms else "-", "%.2f" % ratio if ratio else "-"))
     if rows:
         import math
