@@ -171,7 +171,7 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
         rc = 1;
     cJSON *extra = cJSON_CreateObject();
     int report = !o->no_report && !getenv("CAKE_NO_REPORT");   /* fuzzers and scripts opt out */
-    if (rc == 0 && what == CG_EMIT_PTX && report && resource_report(ctx, o, m, tg, out, len, extra))
+    if (rc == 0 && what == CG_EMIT_PTX && report && resource_report(ctx, o, &low, tg, out, len, extra))
         rc = EXIT_BUG;
     free(out);
     return drv_finish_with(ctx, o, rc, extra); /* cake_emit's codes are the exit codes */
