@@ -173,6 +173,12 @@ static void nv_pred_load(Cg *cg, LLVMValueRef cond, LLVMValueRef ptr, unsigned b
     LLVMTypeRef ret = n > 1 ? LLVMStructTypeInContext(cg->lc, elts, n, 0) : rt;
     LLVMValueRef a[2] = {ptr, cond};
     LLVMValueRef r = cg_asm(cg, ret, text, cons, a, 2, 0);
+    /* it only reads memory: `memory(read)` (MemoryEffects: Ref for argmem, inaccessible
+       and other memory, 0b010101), so LLVM may schedule and combine it like a load */
+    unsigned mem = LLVMGetEnumAttributeKindForName("memory", 6);
+    LLVMAddCallSiteAttribute(r, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->lc, mem, 21));
+    unsigned nounwind = LLVMGetEnumAttributeKindForName("nounwind", 8);
+    LLVMAddCallSiteAttribute(r, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->lc, nounwind, 0));
     for (unsigned i = 0; i < n; i++)
         out[i] = n > 1 ? LLVMBuildExtractValue(cg->b, r, i, "") : r;
 }

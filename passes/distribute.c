@@ -222,16 +222,22 @@ static NodeId combine(Lw *w, Op op, NodeId a, NodeId b2)
     return irb_call(&w->b, op, args, 2, lw_node(w, a)->type);
 }
 
-/* x[0] . x[1] . ... . x[n-1] as a balanced tree of combines, or (chain) in order */
+/* x[0] . x[1] . ... . x[n-1]: four interleaved chains (x[j], x[j+4], ...), then a
+ * tree of the four: n/4 + 2 dependent steps with four partials live, where a full
+ * tree would keep n/2 of them in a register-tight tile kernel; (chain) in order */
 static NodeId tree(Lw *w, Op op, NodeId *x, int n, int chain)
 {
+    enum { WAYS = 4 };
     if (chain) {
         for (int i = 1; i < n; i++)
             x[0] = combine(w, op, x[0], x[i]);
         return x[0];
     }
-    for (int step = 1; step < n; step *= 2)
-        for (int i = 0; i + step < n; i += 2 * step)
+    for (int i = WAYS; i < n; i++)
+        x[i % WAYS] = combine(w, op, x[i % WAYS], x[i]);
+    int m = n < WAYS ? n : WAYS;
+    for (int step = 1; step < m; step *= 2)
+        for (int i = 0; i + step < m; i += 2 * step)
             x[i] = combine(w, op, x[i], x[i + step]);
     return x[0];
 }
@@ -262,8 +268,9 @@ static Red *reduce(Lw *w, NodeId rn)
     NodeId acc[256];
     int nslots = 0;
     int ne = ly_elems(&lt);
-    /* each slot's elements, then combined as a tree (log2 dependent steps; the
-       environment's CAKE_NO_TREE keeps the chain in element order, for measuring) */
+    /* each slot's elements, then combined in four interleaved chains and a tree
+       (tree() below; the environment's CAKE_NO_TREE keeps one chain in element
+       order, for measuring) */
     NodeId *elems = arena_alloc(&b->ctx->arena, (size_t)(ne ? ne : 1) * sizeof *elems);
     int *slot_of = arena_alloc(&b->ctx->arena, (size_t)(ne ? ne : 1) * sizeof *slot_of);
     for (int e = 0; e < ne; e++) {

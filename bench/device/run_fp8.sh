@@ -10,16 +10,18 @@
 #                (bench/device/fp8_peers.py)
 #   3. sass      cuobjdump -sass excerpts of fp8_quant, softmax, layernorm, rmsnorm,
 #                before and after (instruction counts and the masked-access code)
-#   4. examples  every example: run --bench with the code-generation changes of this
+#   4. ablation  flash_attn_fwd and gemm_bias_act with each switch alone (two passes)
+#   5. examples  every example: run --bench with the code-generation changes of this
 #                branch switched off (CAKE_NO_PREDICATE=1 CAKE_NO_CONTRACT=1
 #                CAKE_NO_PACKED=1 CAKE_NO_TREE=1: the "before") and on ("after"), and
 #                run --check after (as many as the deadline allows, most telling first)
-#   5. sanitize  compute-sanitizer memcheck and racecheck of fp8_quant (when time is left)
+#   6. sanitize  compute-sanitizer memcheck and racecheck of fp8_quant (when time is left)
 #   usage (on the device machine, from the repo root):  bash bench/device/run_fp8.sh
 #   expects .carry/ from bench/device/carry.sh. Output under $OUT: fp8_log.txt,
 #   fp8_bitexact.json/.txt, quant_*.json, fp8_peers.json, ex_*.json, sass/*.txt,
 #   fp8_summary.md (printed last). FP8_STEPS picks steps (default "bitexact quant
-#   sass examples sanitize").
+#   sass ablation examples sanitize"); FP8_ABLATE, FP8_EXAMPLES, FP8_VARIANTS (quant --set
+#   points) choose what those steps run.
 set -u
 export LD_LIBRARY_PATH=.carry:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
@@ -31,7 +33,7 @@ mkdir -p "$O/sass"
 LOG=$O/fp8_log.txt
 : > "$LOG"
 DEADLINE=${DEADLINE:-100}
-STEPS=${FP8_STEPS:-"bitexact quant sass examples sanitize"}
+STEPS=${FP8_STEPS:-"bitexact quant sass ablation examples sanitize"}
 T0=$SECONDS
 W=$(mktemp -d "${TMPDIR:-/tmp}/cake-fp8.XXXXXX")
 trap 'rm -rf "$W"' EXIT
@@ -72,7 +74,7 @@ if wants quant && [ -f $Q ]; then
     to 30 "$O/quant_check_big.json" "$C" run $Q --check --shape M=16384,N=8192 --json
     to 20 "$O/quant_bench.json" "$C" run $Q --bench --shape M=16384,N=8192 --json
     to 40 "$O/fp8_peers.json" python3 bench/device/fp8_peers.py 16384 8192
-    for v in THREADS=512,ITERS=2 THREADS=1024,ITERS=1 THREADS=128,ITERS=8; do
+    for v in ${FP8_VARIANTS:-}; do
         [ "$(left)" -lt 45 ] && break
         to 12 "$O/quant_variant_${v//[=,]/_}.json" "$C" run $Q --bench --shape M=16384,N=8192 --set $v --runs 20 --json
     done
@@ -89,13 +91,34 @@ if wants sass; then
             ptxas -arch=sm_90a -v "$W/$e.$mode.ptx" -o "$W/$e.$mode.cubin" > "$O/sass/${e}_$mode.ptxas.txt" 2>&1 &&
                 cuobjdump -sass "$W/$e.$mode.cubin" > "$W/$e.$mode.sass" 2>&1
             [ -f "$W/$e.$mode.sass" ] || continue
-            head -c 100000 "$W/$e.$mode.sass" > "$O/sass/${e}_$mode.sass.txt"
+            # the instructions without their encodings (half the bytes), at most 150 KB
+            sed -n 's#[[:space:]]*/\* 0x[0-9a-f]* \*/[[:space:]]*$##; /\/\*[0-9a-f]*\*\//p; /Function :/p' \
+                "$W/$e.$mode.sass" | head -c 150000 > "$O/sass/${e}_$mode.sass.txt"
+        done
+    done
+fi
+
+# the two examples round 1 found slower with everything on (flash_attn_fwd 1.030, gemm_bias_act
+# 1.014): each switch alone, two passes in opposite orders, 50 runs each
+ABLATE=${FP8_ABLATE:-"flash_attn_fwd:on,off,CONTRACT,TREE gemm_bias_act:on,off"}
+env_of() { case $1 in on) echo "" ;; off) echo "$BEFORE" ;; *) echo "CAKE_NO_$1=1" ;; esac; }
+if wants ablation; then
+    say "== ablation (at $((SECONDS - T0)) s)"
+    for pass in 1 2; do
+        for item in $ABLATE; do
+            e=${item%%:*}
+            cfgs=$(echo "${item#*:}" | tr ',' ' ')
+            [ $pass = 2 ] && cfgs=$(echo $cfgs | tr ' ' '\n' | tac | tr '\n' ' ')
+            for c in $cfgs; do
+                [ "$(left)" -lt 30 ] && break 3
+                to 12 "$O/abl_${e}_${c}_$pass.json" env $(env_of $c) "$C" run "examples/$e.tir" --bench --runs 50 --json
+            done
         done
     done
 fi
 
 # the examples, most telling first; the list stops when time runs out
-EXAMPLES="fp8_quant softmax layernorm rmsnorm cross_entropy vector_add gemm_bias_act flash_attn_fwd gemm_sm90 copy gemm_sm80 gemm_fp8 gemm_sm90_persistent flash_attn_fwd_d64"
+EXAMPLES=${FP8_EXAMPLES:-"gemm_sm90 gemm_sm90_persistent gemm_fp8 gemm_sm80 flash_attn_fwd_d64 copy fp8_quant softmax layernorm rmsnorm cross_entropy vector_add gemm_bias_act flash_attn_fwd"}
 if wants examples; then
     say "== examples before/after (at $((SECONDS - T0)) s)"
     for e in $EXAMPLES; do
@@ -173,6 +196,20 @@ for p in sorted(glob.glob(f"{o}/ex_*_after.json")):
     st = "ok" if ch and all(c.get("ok") for c in ch) else ("FAIL" if ch else "-")
     r = f"{a / bf:.3f}" if a and bf else "-"
     print(f"| {e} | {bf if bf is None else f'{bf:.4f}'} | {a if a is None else f'{a:.4f}'} | {r} | {st} |")
+abl = {}
+for p in sorted(glob.glob(f"{o}/abl_*.json")):
+    e, c, ps = os.path.basename(p)[4:-5].rsplit("_", 2)
+    ms = load(p).get("bench", {}).get("median_ms")
+    if ms:
+        abl.setdefault(e, {}).setdefault(c, []).append(ms)
+if abl:
+    print("\n| ablation (median ms, 50 runs; both passes) | config | ms | vs all off |\n|---|---|---|---|")
+    for e, cs in abl.items():
+        off = min(cs.get("off", [0])) or None
+        for c, v in cs.items():
+            m = min(v)
+            label = {"on": "all on", "off": "all off"}.get(c, f"all on but CAKE_NO_{c}")
+            print(f"| {e} | {label} | {' / '.join(f'{x:.4f}' for x in v)} | {m / off:.3f} |" if off else f"| {e} | {label} | {m:.4f} | - |")
 for t in ("memcheck", "racecheck"):
     p = f"{o}/quant_{t}.txt"
     if os.path.exists(p):
