@@ -75,6 +75,18 @@ class Build(unittest.TestCase):
         self.assertEqual(k2.params["ITERS"], 2)
         self.assertIn("rmsnorm(x: global bf16[M, N] align 16", repr(k2))
 
+    def test_target_for_a_device(self):
+        t = cake._cake.target_for_arch
+        self.assertEqual((t("sm_90"), t("sm_86"), t("gfx942")), ("sm_90a", "sm_80", "gfx942"))
+        with self.assertRaisesRegex(ValueError, "runs on sm_70"):
+            t("sm_70")
+        compile_ = cake._cake.compile
+        gemm80 = os.path.join(ROOT, "examples", "gemm_sm80.tir")
+        self.assertEqual(compile_(gemm80, True, None, None, None, "x", "sm_90").target, "sm_80")
+        self.assertEqual(compile_(RMS, True, None, None, None, "x", "sm_90").target, "sm_90a")
+        with self.assertRaisesRegex(ValueError, "no target of the kernel runs on sm_80"):
+            compile_(ATTN, True, None, None, None, "x", "sm_80")
+
     def test_load_errors(self):
         with self.assertRaises(FileNotFoundError):
             cake.load("no/such/file.tir", target="sm_90a")
