@@ -37,6 +37,19 @@ __all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attent
 PKG = os.path.dirname(os.path.abspath(__file__))
 stats = {"library": 0, "minimal": 0}
 errors = []        # the library's failures to prepare a variant (then the minimal selection ran)
+
+
+def _avoid_from_env():
+    """CAKE_OPS_AVOID="gemm/persistent_128x128,softmax/warp_rows": variants never picked"""
+    out = {}
+    for item in os.environ.get("CAKE_OPS_AVOID", "").split(","):
+        if "/" in item:
+            op, name = item.strip().split("/", 1)
+            out.setdefault(op, set()).add(name)
+    return out
+
+
+avoid = _avoid_from_env()   # {library op: {variant names}}: the dispatch skips them
 _lib = []          # [Library] once opened, [None] when there is none
 _chosen = {}       # (op, dims, device) -> Kernel
 
@@ -62,7 +75,7 @@ def kernel_for(op, dims, minimal):
         try:
             if lib is None:
                 raise ValueError("no library")
-            k = lib.kernel(op, dims, dev)
+            k = lib.kernel(op, dims, dev, tuple(avoid[op]) if op in avoid else None)
             stats["library"] += 1
         except (ValueError, _cake.CakeError) as e:   # no such op, no variant covers the shape
             if isinstance(e, _cake.CakeError):

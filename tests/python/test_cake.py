@@ -286,6 +286,16 @@ class Library(unittest.TestCase):
             self.assertIn(c["why"], ("tuned", "model", "order"))
             self.assertIn(c["name"], [v["name"] for v in ops["rmsnorm"]["variants"]])
 
+    def test_avoid(self):
+        for lib in self.libs():
+            d = {"M": 4096, "N": 4096, "K": 4096}
+            first = lib.select("gemm", d)["name"]
+            second = lib.select("gemm", d, (first,))["name"]
+            self.assertNotEqual(first, second)
+            everything = [v["name"] for v in lib.ops()["gemm"]["variants"]]
+            with self.assertRaisesRegex(ValueError, "not avoided"):
+                lib.select("gemm", d, everything)
+
     def test_select_errors(self):
         lib = next(self.libs())
         with self.assertRaisesRegex(ValueError, "E1201"):
