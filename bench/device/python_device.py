@@ -130,6 +130,7 @@ def check_op(name, cases, run, tol):
         progress(f"case {i}: {c}")
         watchdog(CASE_LIMIT)
         got, want = run(c)
+        progress(f"case {i}: {c}, variant {ops.last_pick[0]}")   # a hang shows in the sync
         err, ok = close(got, want, tol)
         n += 1
         worst = max(worst, err)
@@ -464,6 +465,9 @@ def killed(rc):
         record(key, titles.get(key, key), "FAIL",
                f"the process ended (exit {rc}) during it, at {where}: a hang (traceback in "
                f"python_log.txt) or a crash")
+    if " variant " in where and "/minimal" not in where:   # the next runs avoid that variant
+        with open(os.path.join(OUT, "avoid.txt"), "a") as f:
+            f.write(where.rsplit(" variant ", 1)[1].strip() + "\n")
 
 
 def main(argv):

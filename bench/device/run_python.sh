@@ -12,14 +12,14 @@
 #   usage (on the device machine, from the repo root):  bash bench/device/run_python.sh
 #   expects .carry/ from bench/device/carry.sh (.carry/python/cake: the module)
 #   environment: OUT (results), DEADLINE (seconds, default 95), CAKE_OPS_AVOID
-#   (library variants cake.ops must not pick, default: the gemm variant that hung in
-#   the library's round-1 check)
+#   (library variants cake.ops must not pick, "op/name,..."); a library variant that
+#   hung an op's check is added to it for the runs after (listed in $OUT/avoid.txt)
 # Output: $OUT/python_device.json, $OUT/results.jsonl, $OUT/python_log.txt
 set -u
 export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
 export PYTHONPATH=$PWD/.carry/python${PYTHONPATH:+:$PYTHONPATH}
 export PYTHONUNBUFFERED=1
-export CAKE_OPS_AVOID=${CAKE_OPS_AVOID-gemm/persistent_128x128}
+AVOID0=${CAKE_OPS_AVOID-}
 O=${OUT:-/tmp/cake-out}
 mkdir -p "$O"
 export OUT=$O RESULTS=$O/results.jsonl PROGRESS=$O/progress.txt
@@ -29,6 +29,7 @@ LOG=$O/python_log.txt
 P=bench/device/python_device.py
 : > "$RESULTS"
 : > "$LOG"
+: > "$O/avoid.txt"
 if [ ! -f .carry/python/cake/_cake.abi3.so ]; then
     echo "run_python.sh: .carry/python/cake/_cake.abi3.so is missing (bench/device/carry.sh)"
     exit 1
@@ -42,6 +43,8 @@ while [ $runs -lt 8 ]; do
     runs=$((runs + 1))
     echo "== run $runs: $todo ($left s left)" >> "$LOG"
     : > "$PROGRESS"
+    CAKE_OPS_AVOID=$(printf '%s\n' "$AVOID0" $(cat "$O/avoid.txt") | grep . | paste -sd, -)
+    export CAKE_OPS_AVOID
     PY_SECTIONS=$todo DEADLINE=$left timeout -k 3 "$left" python3 $P >> "$LOG" 2>&1
     rc=$?
     [ $rc -eq 0 ] && continue
@@ -49,5 +52,5 @@ while [ $runs -lt 8 ]; do
 done
 python3 $P --table
 rc=$?
-echo "run_python.sh: $runs runs, exit $rc"
+echo "run_python.sh: $runs runs, exit $rc; variants avoided after a hang: $(paste -sd' ' "$O/avoid.txt")"
 exit $rc

@@ -51,7 +51,8 @@ def _avoid_from_env():
 
 avoid = _avoid_from_env()   # {library op: {variant names}}: the dispatch skips them
 _lib = []          # [Library] once opened, [None] when there is none
-_chosen = {}       # (op, dims, device) -> Kernel
+_chosen = {}       # (op, dims, device) -> (Kernel, "op/variant")
+last_pick = [None]  # "op/variant" (or "op/minimal") of the latest op call
 
 
 def library():
@@ -69,13 +70,16 @@ def kernel_for(op, dims, minimal):
     minimal() (a Kernel). Kept per (op, dims, device)."""
     dev = torch.cuda.current_device()
     key = (op, tuple(sorted(dims.items())), dev)
-    k = _chosen.get(key)
-    if k is None:
+    hit = _chosen.get(key)
+    if hit is None:
         lib = library()
+        name = f"{op}/minimal"
         try:
             if lib is None:
                 raise ValueError("no library")
-            k = lib.kernel(op, dims, dev, tuple(avoid[op]) if op in avoid else None)
+            skip = tuple(avoid[op]) if op in avoid else None
+            k = lib.kernel(op, dims, dev, skip)
+            name = f"{op}/{lib.select(op, dims, skip)['name']}"
             stats["library"] += 1
         except (ValueError, _cake.CakeError) as e:   # no such op, no variant covers the shape
             if isinstance(e, _cake.CakeError):
@@ -84,8 +88,9 @@ def kernel_for(op, dims, minimal):
             stats["minimal"] += 1
         if len(_chosen) > 4096:
             _chosen.clear()
-        _chosen[key] = k
-    return k
+        hit = _chosen[key] = (k, name)
+    last_pick[0] = hit[1]
+    return hit[0]
 
 
 def _kernel(file, kernel=None, **params):
