@@ -2,11 +2,11 @@
  * (docs/library.md).
  *
  *   cakec lib check DIR                       the manifest and every variant check
- *   cakec lib build DIR -o FILE [--table T] [--ptx] [--no-model] [--device D] [-v]
+ *   cakec lib build DIR -o FILE [-j N] [--table T] [--ptx] [--no-model] [--device D] [-v]
  *   cakec lib build FILE -o OUT [--table T]   the artifact again with another table
  *   cakec lib ops FILE|DIR                    the ops, signatures and variants
  *   cakec lib select FILE|DIR --op OP --shape M=..,N=.. [--device NAME]
- *   cakec lib run FILE --op OP --shape ... [--check] [--seed S]
+ *   cakec lib run FILE --op OP --shape ... [--check] [--bench] [--seed S]
  *   cakec lib bench FILE --op OP --shape ... [--runs N]
  *   cakec lib tune DIR --shapes FILE [-o TABLE] [--runner local|slurm] ...
  * Every one takes --json (one document on stdout). Exit codes as cakec's. */
@@ -14,6 +14,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <dirent.h>
+#include <unistd.h>
+#include "agent.h"
 #include <cjson/cJSON.h>
 #include "cake_lib.h"
 #include "driver.h"
@@ -53,6 +56,7 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         const char *a = argv[i];
         if (!strcmp(a, "--json")) o->opt.json = 1;
         else if (!strcmp(a, "--check")) o->opt.check = 1;
+        else if (!strcmp(a, "--bench")) o->opt.bench = 1;
         else if (!strcmp(a, "--ptx")) o->ptx = 1;
         else if (!strcmp(a, "--no-model")) o->no_model = 1;
         else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) o->verbose = 1;
@@ -74,6 +78,9 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--timeout", &o->opt.timeout)) continue;
         else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;
         else if (take(argc, argv, &i, "--variant", &o->variant)) continue;
+        else if (take(argc, argv, &i, "-j", &o->jobs)) continue;
+        else if (take(argc, argv, &i, "--part", &o->part)) continue;
+        else if (take(argc, argv, &i, "--image-dir", &o->image_dir)) continue;
         else if (!strcmp(a, "--overhead")) o->overhead = 1;
         else if (!strcmp(a, "--all")) o->all = 1;
         else if (take(argc, argv, &i, "--per-task", &o->per_task)) continue;
@@ -397,6 +404,46 @@ static int cmd_check(CakeCtx *ctx, const LibOptions *o)
     return drv_finish(ctx, &o->opt, code_of(cake_lib_check_dir(ctx, o->opt.file)));
 }
 
+static void remove_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            char path[4096];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (d)
+        closedir(d);
+    rmdir(dir);
+}
+
+/* -j N: N child builds (`--part K/N --image-dir D`) compile the images in
+   parallel; this one then reads them (compiling any a child did not write) */
+static void build_parts(CakeCtx *ctx, const LibOptions *o, int n, const char *dir)
+{
+    char self_buf[4096];
+    const char *self = ag_cakec_path(self_buf, sizeof self_buf);
+    ArJob jobs[64];
+    ArResult res[64];
+    char parts[64][32];
+    const char *argv[64][14];
+    for (int k = 0; k < n; k++) {
+        snprintf(parts[k], sizeof parts[k], "%d/%d", k, n);
+        const char *a[] = {self, "lib", "build", o->opt.file, "-o", "/dev/null", "--part", parts[k],
+                           "--image-dir", dir, o->ptx ? "--ptx" : NULL, NULL};
+        memcpy(argv[k], a, sizeof a);
+        jobs[k] = (ArJob){.argv = argv[k], .timeout_s = 600};
+    }
+    ArBatchOpts bo = {.kind = AR_BATCH_LOCAL, .workers = n};
+    char err[256];
+    if (ar_batch(&bo, jobs, n, res, err, sizeof err) == 0)
+        for (int k = 0; k < n; k++)
+            ar_result_free(&res[k]);
+    (void)ctx;
+}
+
 static int cmd_build(CakeCtx *ctx, const LibOptions *o)
 {
     if (!o->opt.out) {
@@ -407,8 +454,29 @@ static int cmd_build(CakeCtx *ctx, const LibOptions *o)
     if (!is_dir(o->opt.file))   /* an artifact: only its table changes */
         return drv_finish(ctx, &o->opt, code_of(cake_lib_retable(ctx, o->opt.file, o->table, o->opt.out)));
     CakeLibBuildOptions bo = {.table = o->table, .no_model = o->no_model, .ptx_only = o->ptx,
-                              .device = o->opt.device, .verbose = o->verbose};
-    return drv_finish(ctx, &o->opt, code_of(cake_lib_build(ctx, o->opt.file, o->opt.out, &bo)));
+                              .device = o->opt.device, .verbose = o->verbose, .image_dir = o->image_dir};
+    int k = 0, n = 0, jn = o->jobs ? atoi(o->jobs) : 1;
+    if (o->part && (sscanf(o->part, "%d/%d", &k, &n) != 2 || n < 1 || k < 0 || k >= n || !o->image_dir)) {
+        diag_report(ctx, E0002, IR_NOSPAN, "--part K/N (0 <= K < N) needs --image-dir DIR");
+        return drv_finish(ctx, &o->opt, EXIT_USER);
+    }
+    bo.part = k;
+    bo.nparts = n;
+    char tmpl[512] = "";
+    if (!o->part && jn > 1) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(tmpl, sizeof tmpl, "%s/cake-build.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (mkdtemp(tmpl)) {
+            build_parts(ctx, o, jn > 64 ? 64 : jn, tmpl);
+            bo.image_dir = tmpl;
+        } else {
+            tmpl[0] = 0;
+        }
+    }
+    int rc = cake_lib_build(ctx, o->opt.file, o->opt.out, &bo);
+    if (tmpl[0])
+        remove_dir(tmpl);
+    return drv_finish(ctx, &o->opt, code_of(rc));
 }
 
 int drv_cmd_lib(CakeCtx *ctx, int argc, char **argv)

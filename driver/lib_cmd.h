@@ -12,6 +12,7 @@ typedef struct {
     const char *variant;      /* run/bench --variant V: that one, not the table's */
     const char *repeat;       /* select --repeat N: time N selects */
     const char *per_task;     /* tune --per-task candidate|shape */
+    const char *jobs, *part, *image_dir;   /* build -j N; a part build: --part K/N --image-dir D */
     int ptx, no_model, verbose, overhead, all;
 } LibOptions;
 

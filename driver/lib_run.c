@@ -1,6 +1,7 @@
 /* lib_run.c — `cakec lib run FILE --op OP --shape ... --check` (the chosen
  * variant through the oracle) and `cakec lib bench ...` (through the timer,
- * the output of `cakec run --bench`), on cake_lib.h. */
+ * the output of `cakec run --bench`; `lib run --check --bench` does both, in
+ * one process), on cake_lib.h. */
 #include <stdlib.h>
 #include <string.h>
 #include "lib_cmd.h"
@@ -286,10 +287,14 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
             printf("variant %s (%s %s)\n", v.name, v.kernel, v.set);
         ShapeEnv env;
         cake_lib_choice_env(ctx, lib, &ch, &env);
-        if (!strcmp(o->sub, "run") && (o->opt.check || !o->opt.runs))
+        int check = !strcmp(o->sub, "run") && (o->opt.check || !o->opt.bench);
+        int bench = !strcmp(o->sub, "bench") || o->opt.bench;
+        if (check)
             code = do_check(ctx, o, dev, ck, &env, extra);
-        else
-            code = do_bench(ctx, o, dev, ck, &env, extra, lib, &ch);
+        if (bench && code != EXIT_DEVICE && code != EXIT_BUG) {
+            int bc = do_bench(ctx, o, dev, ck, &env, extra, lib, &ch);
+            code = bc ? bc : code;
+        }
         if (!code && o->overhead)
             overhead(ctx, o, lib, dev, &ch, ck, &env, extra);
     }

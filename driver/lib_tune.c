@@ -171,6 +171,54 @@ static void record_batch(const CakeLib *lib, const TuneShape *sh, const ArResult
     cJSON_Delete(doc);
 }
 
+/* A shape batch ends at a variant that hangs or faults the device: the
+ * variants after it ("device broken by an earlier variant") run again, one
+ * task each, so that one bad variant costs only itself. */
+static void retry_broken(const LibOptions *o, const ArBatchOpts *bo, const char *cakec, const char *art,
+                         const TuneShape *sh, int nsh, cJSON **times, cJSON **failed, char *device,
+                         size_t devcap)
+{
+    int n = 0;
+    for (int i = 0; i < nsh; i++)
+        n += cJSON_GetArraySize(failed[i]);
+    Cand *c = calloc((size_t)n + 1, sizeof *c);
+    ArJob *jobs = calloc((size_t)n + 1, sizeof *jobs);
+    ArResult *res = calloc((size_t)n + 1, sizeof *res);
+    int k = 0;
+    for (int i = 0; c && jobs && res && i < nsh; i++) {
+        const cJSON *f;
+        cJSON_ArrayForEach(f, failed[i]) {
+            if (!cJSON_IsString(f) || strcmp(f->valuestring, "device broken by an earlier variant"))
+                continue;
+            c[k].shape = (uint32_t)i;
+            c[k].variant = f->string;
+            cand_argv(o, cakec, art, &sh[i], &c[k]);
+            jobs[k] = (ArJob){.argv = (const char *const *)c[k].argv,
+                              .timeout_s = o->child_timeout ? atof(o->child_timeout) : 120};
+            k++;
+        }
+    }
+    char err[600];
+    if (k) {
+        fprintf(stderr, "lib tune: %d variants again, one task each (their batch broke the device)\n", k);
+        if (ar_batch(bo, jobs, k, res, err, sizeof err) == 0)
+            for (int j = 0; j < k; j++) {
+                char *name = strdup(c[j].variant);   /* the key goes with its item */
+                if (!name)
+                    break;
+                cJSON_DeleteItemFromObjectCaseSensitive(failed[c[j].shape], name);
+                record(&res[j], times[c[j].shape], failed[c[j].shape], name, device, devcap);
+                fprintf(stderr, "lib tune: %s %s %-26s %s\n", sh[c[j].shape].op, sh[c[j].shape].shape,
+                        name, ar_status_name(res[j].status));
+                ar_result_free(&res[j]);
+                free(name);
+            }
+    }
+    free(c);
+    free(jobs);
+    free(res);
+}
+
 /* the artifact the candidates run: FILE itself, or DIR built into the work folder */
 static const char *artifact(CakeCtx *ctx, const LibOptions *o, char *buf, size_t cap)
 {
@@ -238,7 +286,8 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
         diag_report(ctx, E0002, IR_NOSPAN, "--per-task `%s`: candidate or shape", o->per_task);
         nsh = -1;
     }
-    int nc = nsh < 0 ? -1 : make_cands(o, lib, ag_cakec_path(cakec, sizeof cakec), art, sh, nsh, per_shape, &c);
+    const char *self = ag_cakec_path(cakec, sizeof cakec);   /* $CAKE_RUN_CMD, or this cakec */
+    int nc = nsh < 0 ? -1 : make_cands(o, lib, self, art, sh, nsh, per_shape, &c);
     if (nc < 0) {
         free(sh);
         free(c);
@@ -288,6 +337,8 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
                     c[i].variant ? c[i].variant : "(every variant)", ar_status_name(res[i].status));
             ar_result_free(&res[i]);
         }
+        if (per_shape)
+            retry_broken(o, &bo, self, art, sh, nsh, times, failed, device, sizeof device);
         cJSON_AddStringToObject(j, "device", device[0] ? device : "unknown");
         cJSON_AddStringToObject(j, "runner", bo.kind == AR_BATCH_SLURM ? "slurm" : "local");
         cJSON_AddItemToObject(j, "entries", entries);

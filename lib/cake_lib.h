@@ -189,6 +189,12 @@ typedef struct {
     int ptx_only;                /* store PTX even where nvJitLink could make cubins */
     const char *device;          /* the cost model's device for the grid (NULL: "h200") */
     int verbose;                 /* one line per variant on stderr */
+    /* A build in parts (`lib build -j N`): with nparts > 1, compile only the
+     * variants whose number (in manifest order) is part mod nparts and write
+     * each image to image_dir/NUMBER.KIND, no artifact; with nparts <= 1 and
+     * image_dir set, take the images found there instead of compiling them. */
+    int part, nparts;
+    const char *image_dir;
 } CakeLibBuildOptions;
 
 /* Reads DIR/manifest.json, checks every variant (its kernel checks, its

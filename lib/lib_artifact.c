@@ -283,6 +283,8 @@ static int resolve_variants(CakeCtx *ctx, CakeLib *lib)
         for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++) {
             LibVariant *v = &lib->ops[i].v[j];
             LibSource *s = &lib->srcs[v->src];
+            if (!v->pub.kernel)   /* an artifact names every variant's kernel */
+                return 0;
             if (s->file == UINT32_MAX)
                 s->file = ctx_add_file(ctx, s->path, s->text, s->len);
             if (!mods[v->src] && cake_verify_source(ctx, s->file, "resolve", &mods[v->src]))

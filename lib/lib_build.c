@@ -25,7 +25,7 @@ static size_t blob_add(CakeCtx *ctx, CakeLib *lib, const void *data, size_t len)
 static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose)
 {
     CakeKernel ck;
-    int rc = lib_instance(ctx, lib, v, 1, &ck);
+    int rc = lib_instance(ctx, lib, v, CAKE_INST_COMPILED, &ck);
     if (rc) {
         Diag *d = diag_report(ctx, E1207, v->at, "variant `%s`: kernel `%s` does not compile for %s",
                               v->pub.name, v->pub.kernel, v->pub.target);
@@ -105,12 +105,13 @@ static uint8_t rank_at(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, const 
     return (uint8_t)n;
 }
 
-/* every bucket combination of the op's range: one cell each, at the bucket's power of two */
+/* every grid point of the op's range (buckets glo, glo + gstep, ...): one cell each, at the
+   bucket's power of two */
 static void model_grid(CakeCtx *ctx, CakeLib *lib, LibOp *op, const char *device)
 {
     uint32_t total = 1;
     for (uint32_t i = 0; i < op->pub.ndims; i++)
-        total *= (uint32_t)(op->ghi[i] - op->glo[i] + 1);
+        total *= (uint32_t)((op->ghi[i] - op->glo[i]) / op->gstep[i] + 1);
     if (op->pub.nvariants < 2 || total > 20000)
         return;
     op->model = arena_alloc(&ctx->arena, total * sizeof *op->model);
@@ -118,8 +119,8 @@ static void model_grid(CakeCtx *ctx, CakeLib *lib, LibOp *op, const char *device
         uint32_t rest = c;
         int64_t dimv[LIB_MAX_DIMS];
         for (uint32_t i = 0; i < op->pub.ndims; i++) {
-            uint32_t span = (uint32_t)(op->ghi[i] - op->glo[i] + 1);
-            unsigned b = op->glo[i] + rest % span;
+            uint32_t span = (uint32_t)((op->ghi[i] - op->glo[i]) / op->gstep[i] + 1);
+            unsigned b = op->glo[i] + rest % span * op->gstep[i];
             rest /= span;
             int64_t x = (int64_t)1 << (b - 1);
             dimv[i] = x < op->lo[i] ? op->lo[i] : x > op->hi[i] ? op->hi[i] : x;
@@ -260,6 +261,81 @@ int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
 
 /* ---- the build ---------------------------------------------------------------------------- */
 
+/* the image of variant number idx written by a part build (`--part`), into the blob: 1, or 0 */
+static int image_from_dir(CakeCtx *ctx, CakeLib *lib, LibVariant *v, const char *dir, uint32_t idx)
+{
+    static const char *const kinds[] = {"cubin", "ptx", "hsaco"};
+    for (int i = 0; i < 3; i++) {
+        FILE *f = fopen(ir_fmt(ctx, "%s/%u.%s", dir, idx, kinds[i]), "rb");
+        if (!f)
+            continue;
+        size_t cap = 1 << 16, n = 0;
+        uint8_t *buf = malloc(cap);
+        while (buf) {
+            n += fread(buf + n, 1, cap - n, f);
+            if (n < cap)
+                break;
+            uint8_t *nb = realloc(buf, cap *= 2);
+            if (!nb) {
+                free(buf);
+                buf = NULL;
+            }
+            buf = nb;
+        }
+        fclose(f);
+        if (!buf || !n) {
+            free(buf);
+            return 0;
+        }
+        strcpy(v->image_kind, kinds[i]);
+        v->image_off = blob_add(ctx, lib, buf, n);
+        v->image_len = n;
+        free(buf);
+        return 1;
+    }
+    return 0;
+}
+
+static int image_to_dir(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, const char *dir, uint32_t idx)
+{
+    const char *path = ir_fmt(ctx, "%s/%u.%s", dir, idx, v->image_kind);
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(lib->blob + v->image_off, 1, v->image_len, f) == v->image_len;
+    if (f && fclose(f))
+        ok = 0;
+    if (!ok)
+        diag_report(ctx, E0001, IR_NOSPAN, "cannot write `%s`", path);
+    return ok;
+}
+
+/* every variant's image: compiled here, or (o->image_dir) read from a part build;
+   a part build (o->nparts) compiles its share and writes them there */
+static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
+{
+    int rc = 0;
+    RtJitLinker *jl = o && o->ptx_only ? NULL : rt_jitlink_open();
+    uint32_t idx = 0;
+    for (uint32_t i = 0; i < lib->nops && rc != 2; i++)
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants && rc != 2; j++, idx++) {
+            LibVariant *v = &lib->ops[i].v[j];
+            int part = o && o->nparts > 1;
+            if (part && idx % (uint32_t)o->nparts != (uint32_t)o->part)
+                continue;
+            if (!part && o && o->image_dir && image_from_dir(ctx, lib, v, o->image_dir, idx)) {
+                CakeKernel ck;   /* lowered here too: the cost model's grid reads the instance */
+                int r = lib_instance(ctx, lib, v, CAKE_INST_LOWERED, &ck);
+                rc = r > rc ? r : rc;
+                continue;
+            }
+            int r = compile_variant(ctx, lib, v, jl, o && o->verbose);
+            if (!r && part && !image_to_dir(ctx, lib, v, o->image_dir, idx))
+                r = 1;
+            rc = r > rc ? r : rc;
+        }
+    rt_jitlink_close(jl);
+    return rc;
+}
+
 static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBuildOptions *o)
 {
     CakeLib *lib;
@@ -269,18 +345,14 @@ static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBu
     for (uint32_t i = 0; i < lib->nsrcs; i++)
         lib->srcs[i].off = blob_add(ctx, lib, lib->srcs[i].text, lib->srcs[i].len);
     rc = lib_variants_check(ctx, lib);
-    RtJitLinker *jl = rc || (o && o->ptx_only) ? NULL : rt_jitlink_open();
-    for (uint32_t i = 0; i < lib->nops && !rc; i++)
-        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants && rc != 2; j++) {
-            int r = compile_variant(ctx, lib, &lib->ops[i].v[j], jl, o && o->verbose);
-            rc = r > rc ? r : rc;
-        }
-    rt_jitlink_close(jl);
-    for (uint32_t i = 0; i < lib->nops && !rc && !(o && o->no_model); i++)
-        model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
-    if (!rc && o && o->table)
-        rc = lib_table_fold(ctx, lib, o->table);
     if (!rc)
+        rc = images(ctx, lib, o);
+    int part = o && o->nparts > 1;
+    for (uint32_t i = 0; i < lib->nops && !rc && !part && !(o && o->no_model); i++)
+        model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
+    if (!rc && !part && o && o->table)
+        rc = lib_table_fold(ctx, lib, o->table);
+    if (!rc && !part)
         rc = lib_artifact_write(ctx, lib, out);
     free(lib->blob);
     lib->blob = NULL;

@@ -39,7 +39,7 @@ static int prepare(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, LibVariant *v)
     CakeKernel *ck = calloc(1, sizeof *ck);
     if (!ck)
         ir_bug(ctx, "out of memory preparing a library variant");
-    int rc = lib_instance(ctx, lib, v, v->image_len == 0, ck);
+    int rc = lib_instance(ctx, lib, v, v->image_len ? CAKE_INST_LOWERED : CAKE_INST_COMPILED, ck);
     if (!rc && v->image_len) {
         ck->image = malloc(v->image_len + 1);
         if (!ck->image)
@@ -142,10 +142,8 @@ static int predict(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *ch, co
 {
     const LibOp *op = &lib->ops[ch->op];
     const LibVariant *v = variant_of(ctx, (CakeLib *)lib, ch);
-    const LibSource *s = &lib->srcs[v->src];
     Module *m;
-    uint32_t file = ctx_add_file(ctx, s->path, s->text, s->len);
-    if (cake_check_source(ctx, file, v->pub.kernel, v->pub.set[0] ? v->pub.set : NULL, NULL, &m))
+    if (lib_source_module(ctx, lib, v->src, &m))
         return 1;
     *ms = lib_variant_cost(ctx, op, v, m, ch->dimv, device, res);
     if (*ms > 0)

@@ -145,7 +145,7 @@ static uint32_t source_of(Reader *r, const char *path, uint32_t at)
     }
     lib->srcs = arena_realloc(&r->ctx->arena, lib->srcs, lib->nsrcs * sizeof *lib->srcs,
                               (lib->nsrcs + 1) * sizeof *lib->srcs);
-    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, full, UINT32_MAX, 0};
+    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, full, UINT32_MAX, NULL, 0};
     return lib->nsrcs++;
 }
 
@@ -223,7 +223,9 @@ static void read_range(Reader *r, LibOp *op, const cJSON *j)
         if (op->lo[i] < 1 || op->hi[i] < op->lo[i] || op->hi[i] > INT32_MAX)
             op->lo[i] = 1, op->hi[i] = 65536;
         op->glo[i] = (uint8_t)lib_bucket(op->lo[i]);
-        op->ghi[i] = (uint8_t)lib_bucket(op->hi[i]);
+        unsigned span = lib_bucket(op->hi[i]) - op->glo[i] + 1;
+        op->gstep[i] = (uint8_t)((span + LIB_GRID_POINTS - 1) / LIB_GRID_POINTS);
+        op->ghi[i] = (uint8_t)(op->glo[i] + (span - 1) / op->gstep[i] * op->gstep[i]);
     }
 }
 
@@ -498,32 +500,35 @@ int lib_variant_bind(CakeCtx *ctx, LibVariant *v)
     return 1;
 }
 
-/* checks variant v of op: its kernel at its bindings, then its signature */
+/* checks variant v of op: its kernel at its bindings (an instance of the
+   source's verified module, bound), then its signature */
 static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, Span at)
 {
     LibSource *s = &lib->srcs[v->src];
-    if (s->file == UINT32_MAX)
-        s->file = ctx_add_file(ctx, s->shown ? s->shown : s->path, s->text, s->len);
+    const char *shown = s->shown ? s->shown : s->path;
     uint32_t before = ctx->nerrors;
     Module *m = NULL;
-    int rc = cake_check_source(ctx, s->file, v->pub.kernel, v->pub.set[0] ? v->pub.set : NULL, NULL, &m);
-    Kernel *k = rc == 2 ? NULL : kernel_of(ctx, m, v);
+    int rc = lib_source_module(ctx, lib, v->src, &m);
+    Kernel *k = rc ? NULL : kernel_of(ctx, m, v);
+    if (k && !rc) {
+        CakeKernel ck;
+        v->pub.kernel = ir_symstr(ctx, k->name);
+        rc = ir_kernel_targets(k, v->tg) ? lib_instance(ctx, lib, v, CAKE_INST_BOUND, &ck) : 0;
+    }
     if (rc || !k || ctx->nerrors != before) {
         Diag *d = diag_report(ctx, E1207, at, "variant `%s` of op `%s`: %s", v->pub.name, op->pub.name,
                               !k && rc != 2 && ctx->nerrors == before
-                                  ? ir_fmt(ctx, "`%s` has no kernel %s%s", s->shown ? s->shown : s->path,
+                                  ? ir_fmt(ctx, "`%s` has no kernel %s%s", shown,
                                            v->pub.kernel ? "named " : "for target ",
                                            v->pub.kernel ? v->pub.kernel : v->pub.target)
-                                  : ir_fmt(ctx, "its kernel in `%s` does not check",
-                                           s->shown ? s->shown : s->path));
-        diag_help(ctx, d, "`cakec check %s%s%s` shows why", s->shown ? s->shown : s->path,
-                  v->pub.set[0] ? " --set " : "",
+                                  : ir_fmt(ctx, "its kernel in `%s` does not check%s%s", shown,
+                                           v->pub.set[0] ? " at " : "", v->pub.set));
+        diag_help(ctx, d, "`cakec check %s%s%s` shows why", shown, v->pub.set[0] ? " --set " : "",
                   v->pub.set);
         return rc == 2 ? 2 : 1;
     }
     v->m = m;
     v->k = k;
-    v->pub.kernel = ir_symstr(ctx, k->name);
     v->pub.nconds = k->nassumes + v->nconds;
     if (!ir_kernel_targets(k, v->tg)) {
         Diag *d = diag_report(ctx, E1207, at, "variant `%s`: kernel `%s` does not list target %s",

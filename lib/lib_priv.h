@@ -9,6 +9,7 @@
 
 #define LIB_MAX_DIMS 8        /* dims of one op: the class key holds 8 bits each */
 #define LIB_MAX_RANK 15       /* variants one cell of the table ranks */
+#define LIB_GRID_POINTS 8     /* the cost model's grid: points per dim at most */
 #define LIB_FORMAT_VERSION 1u
 #define LIB_MAGIC "CAKELIB\n"
 
@@ -58,7 +59,8 @@ typedef struct {
     LibVariant *v;
     LibCell *tuned; uint32_t ntuned;   /* sorted by key */
     LibCell *model; uint32_t nmodel;   /* sorted by key (congruence bits zero) */
-    uint8_t glo[LIB_MAX_DIMS], ghi[LIB_MAX_DIMS];   /* the model grid's buckets */
+    uint8_t glo[LIB_MAX_DIMS], ghi[LIB_MAX_DIMS];   /* the model grid's buckets: glo, glo + gstep, */
+    uint8_t gstep[LIB_MAX_DIMS];                    /* ... up to ghi (at most LIB_GRID_POINTS) */
     int64_t lo[LIB_MAX_DIMS], hi[LIB_MAX_DIMS];     /* the op's `range` per dim */
 } LibOp;
 
@@ -66,6 +68,7 @@ typedef struct {
     const char *path; const char *text; uint32_t len;
     const char *shown;        /* the path diagnostics name: DIR/path from a folder */
     uint32_t file;            /* as a source file of the ctx, UINT32_MAX before */
+    Module *vm;               /* verified, once (lib_instance.c), or NULL */
     size_t off;               /* in the blob */
 } LibSource;
 typedef struct { const char *op, *why; } LibGap;
@@ -130,8 +133,12 @@ void lib_cells_sort(LibCell *c, uint32_t n);
 void lib_choice_env(const CakeLib *lib, const CakeLibChoice *ch, ShapeEnv *env);
 
 /* ---- lib_instance.c: the one seam to kernel instances ---- */
-/* Compiles (emit set: to its image) or only lowers (for the launch plan)
- * variant v of lib from its source, into a fresh module of ctx. 0, 1, 2, 3. */
-int lib_instance(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, int emit, CakeKernel *out);
+/* Variant v of lib as an instance built to `stage`: CAKE_INST_BOUND (its
+ * binding verified), CAKE_INST_LOWERED (out->k with the launch plan) or
+ * CAKE_INST_COMPILED (also out->image, malloc'd). 0, 1, 2, 3. */
+int lib_instance(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, CakeInstStage stage,
+                 CakeKernel *out);
+/* the verified module of source src, parsed and verified once */
+int lib_source_module(CakeCtx *ctx, const CakeLib *lib, uint32_t src, Module **out);
 
 #endif

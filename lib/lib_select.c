@@ -8,7 +8,8 @@
  * bits and its power-of-two divisibility (trailing zero bits, at most 7) in
  * the high three, dim 0 in the lowest byte. The tuned cells are keyed by the
  * whole class; the cost model's grid by the buckets alone (the divisibility
- * bits zero), clamped to the op's range. */
+ * bits zero), clamped to the op's range and rounded to the nearest grid point
+ * (at most LIB_GRID_POINTS buckets per dim, evenly spaced). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +44,10 @@ uint64_t lib_grid_key(const LibOp *op, const int64_t *dimv)
 {
     uint64_t key = 0;
     for (uint32_t i = 0; i < op->pub.ndims; i++) {
-        unsigned b = lib_bucket(dimv[i]);
+        unsigned b = lib_bucket(dimv[i]), st = op->gstep[i];
         b = b < op->glo[i] ? op->glo[i] : b > op->ghi[i] ? op->ghi[i] : b;
+        b = op->glo[i] + (b - op->glo[i] + st / 2) / st * st;   /* the nearest grid point */
+        b = b > op->ghi[i] ? op->ghi[i] : b;
         key |= (uint64_t)b << (8 * i);
     }
     return key;

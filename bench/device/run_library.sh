@@ -3,8 +3,10 @@
 #   build     `cakec lib build library` there (cubins through the machine's nvJitLink)
 #   tune      `lib tune` of the artifact at bench/device/lib_tune_shapes.txt (one task
 #             per shape), the table folded into the artifact (`lib build FILE --table`)
-#   cases     per case (op, shape): `lib select`, `lib run --check` (the oracle at that
-#             shape), `lib bench` (same timer as `run --bench`), one with --overhead
+#   overhead  `lib bench --overhead` (select + library launch against a raw launch, host
+#             time) and `lib select --repeat`
+#   cases     per case (op, shape): `lib select`, then `lib run --check --bench` (the oracle
+#             at that shape, then the timer of `run --bench`)
 #   peers     lib_peers.py (after the cases, not beside them: one GPU): cuBLAS (torch.matmul), torch._scaled_mm, SDPA, torch eager and
 #             torch.compile for norms, softmax and cross-entropy, at the same shapes
 # Prints the table last. Every command has a timeout; the whole script honours
@@ -40,32 +42,34 @@ CASES=$R/cases.txt
 cat > "$CASES" <<'CASES_EOF'
 gemm M=128,N=4096,K=4096
 gemm M=3072,N=3072,K=3072
-gemm M=8192,N=8192,K=8192
 gemm M=1000,N=1000,K=1000
 gemm_bias_act M=4096,N=4096,K=4096
 gemm_fp8 M=4096,N=4096,K=4096
+swiglu N=16777216
 attention_fwd BH=32,S=4096
 rmsnorm M=16384,N=1024
 rmsnorm M=4096,N=8192
-rmsnorm M=1024,N=16384
 layernorm M=16384,N=1024
-layernorm M=4096,N=8192
 softmax M=32768,N=1024
-softmax M=4096,N=8192
-softmax M=64,N=30000
+softmax M=4,N=65536
 cross_entropy B=4096,V=32000
 cross_entropy B=1,V=262144
+fp8_row_quantize M=16384,N=8192
+rmsnorm M=1024,N=16384
 CASES_EOF
 
 say "== build (at $((SECONDS - T0)) s)"
 b0=$SECONDS
-t 40 "$C" lib build library -o "$LIB" -v > "$R/build.txt" 2>&1
+t 45 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" -v > "$R/build.txt" 2>&1
 say "build: exit $? in $((SECONDS - b0)) s, $(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes"
-tail -3 "$R/build.txt" | tee -a "$LOG"
+
+say "== dispatch overhead (at $((SECONDS - T0)) s)"
+t 10 "$C" lib bench "$LIB" --op rmsnorm --shape M=4096,N=1024 --runs 5 --overhead --json > "$R/overhead.json" 2>> "$LOG"
+t 10 "$C" lib select "$LIB" --op gemm --shape M=1000,N=1000,K=1000 --repeat 200000 | tail -1 | tee -a "$LOG"
 
 say "== tune (at $((SECONDS - T0)) s)"
-t 20 "$C" lib tune "$LIB" --shapes bench/device/lib_tune_shapes.txt -o "$R/table.json" --runs 10 \
-    --per-task shape > "$R/tune.txt" 2>&1
+t 25 "$C" lib tune "$LIB" --shapes bench/device/lib_tune_shapes.txt -o "$R/table.json" --runs 5 \
+    --timeout 2 --child-timeout 20 --per-task shape > "$R/tune.txt" 2>&1
 trc=$?
 say "tune: exit $trc"
 tail -3 "$R/tune.txt" | tee -a "$LOG"
@@ -79,22 +83,19 @@ i=0
 while read -r op shape; do
     [ -z "$op" ] && continue
     i=$((i + 1))
-    if [ "$(left)" -lt 30 ]; then   # leave the peers their time
+    if [ "$(left)" -lt 25 ]; then   # leave the peers their time
         say "cases: out of time before case $i ($op $shape)"
         break
     fi
-    t 10 "$C" lib select "$LIB" --op "$op" --shape "$shape" --json > "$R/sel_$i.json" 2>> "$LOG"
-    t 12 "$C" lib run "$LIB" --op "$op" --shape "$shape" --check --json > "$R/check_$i.json" 2>> "$LOG"
-    echo "check $op $shape: exit $?" >> "$LOG"
-    extra=""
-    [ "$i" -eq 1 ] || [ "$op" = rmsnorm -a "$shape" = "M=16384,N=1024" ] && extra=--overhead
-    t 10 "$C" lib bench "$LIB" --op "$op" --shape "$shape" --runs 20 --json $extra > "$R/bench_$i.json" 2>> "$LOG"
-    echo "bench $op $shape: exit $?" >> "$LOG"
+    t 5 "$C" lib select "$LIB" --op "$op" --shape "$shape" --json > "$R/sel_$i.json" 2>> "$LOG"
+    t 12 "$C" lib run "$LIB" --op "$op" --shape "$shape" --check --bench --runs 20 --timeout 3 --json \
+        > "$R/run_$i.json" 2>> "$LOG"
+    echo "run $op $shape: exit $?" >> "$LOG"
 done < "$CASES"
 
 say "== peers (at $((SECONDS - T0)) s)"
-pl=$(left); pl=$((pl - 3)); [ "$pl" -gt 45 ] && pl=45
-LIB_PEERS_BUDGET=$((pl - 15)) t "$pl" python3 bench/device/lib_peers.py "$CASES" > "$R/peers.json" 2> "$R/peers.err"
+pl=$(left); pl=$((pl - 3)); [ "$pl" -gt 40 ] && pl=40
+LIB_PEERS_BUDGET=$((pl - 12)) t "$pl" python3 bench/device/lib_peers.py "$CASES" > "$R/peers.json" 2> "$R/peers.err"
 say "peers: exit $?"
 
 rm -f "$R/cake.cakelib"
@@ -118,8 +119,8 @@ for line in open(cases):
     i += 1
     op, shape = line.split()
     sel = (load(os.path.join(r, f"sel_{i}.json")) or {}).get("select", {})
-    chk = load(os.path.join(r, f"check_{i}.json")) or {}
-    bn = load(os.path.join(r, f"bench_{i}.json")) or {}
+    chk = load(os.path.join(r, f"run_{i}.json")) or {}
+    bn = chk
     ok = [c.get("ok") for c in chk.get("check", [])]
     check = "pass" if ok and all(ok) else ("FAIL" if ok else "-")
     ms = (bn.get("bench") or {}).get("median_ms")
@@ -128,8 +129,9 @@ for line in open(cases):
     ratio = f"{pm / ms:.2f}x" if ms and pm else "-"
     print(f"| {op} | {shape} | {sel.get('variant', '-')} | {sel.get('why', '-')} | {check} | "
           f"{ms if ms else '-'} | {p.get('peer', '-')} | {pm if pm else '-'} | {ratio} |")
-    if "dispatch" in bn:
-        over.append((op, shape, bn["dispatch"]))
+ov = load(os.path.join(r, "overhead.json")) or {}
+if "dispatch" in ov:
+    over.append(("rmsnorm", "M=4096,N=1024", ov["dispatch"]))
 for op, shape, d in over:
     print(f"\ndispatch at {op} {shape}: select {d['select_ns']:.0f} ns, launch host time "
           f"{d['lib_launch_us']:.2f} us via the library vs {d['raw_launch_us']:.2f} us raw "

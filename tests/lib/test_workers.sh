@@ -41,4 +41,16 @@ for a, b in zip(one["entries"][1:], bad["entries"][1:]):
 print("ok: the hang is `timeout`, the fault `fault`, the other shapes as without them")
 PY
 check "faults are entries" [ $? = 0 ]
+CAKE_RUN_CMD=$SRC/tests/lib/batch_wrapper.sh CAKEC=$C "$C" lib tune "$T/lib.cakelib" \
+    --shapes "$T/shapes.txt" --fake-measure h200 -o "$T/retry.json" --per-task shape > "$T/retry.out" 2>&1
+check "a shape batch that broke the device" [ $? = 0 ]
+python3 - "$T/one.json" "$T/retry.json" << 'PY'
+import json, sys
+one, got = (json.load(open(p)) for p in sys.argv[1:3])
+e = got["entries"][0]
+assert e["failed"] == {"block256": "fault"}, e
+assert e["times_ms"]["block64_short"] == one["entries"][0]["times_ms"]["block64_short"], e
+print("ok: the variants after the one that broke the device ran again, one task each")
+PY
+check "retried" [ $? = 0 ]
 exit $fail
