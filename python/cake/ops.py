@@ -4,9 +4,10 @@ is a torch.library custom op (torch.ops.cake.NAME, with a fake implementation),
 so torch.compile keeps it as one node and CUDA graphs capture it.
 
 Dispatch goes through the kernel library (lib/cake_lib.h, library/manifest.json):
-the package's artifact cake.cakelib (`cakec lib build`: prebuilt images, the
-dispatch table), else its library/ folder (variants compiled on first use, in
-the manifest's order), or the file or folder $CAKE_LIBRARY names. An op the
+the file or folder $CAKE_LIBRARY names, else the package's artifact cake.cakelib
+(`cakec lib build`: prebuilt images, the sources, the dispatch table), else the
+repository's library/ folder (variants compiled on first use, in the manifest's
+order) when the package sits in a build folder of the repository. An op the
 library does not have (swiglu) or a shape none of its variants covers goes to
 a MINIMAL selection over the example kernels instead (the select_* functions
 below); `stats` counts which path each new shape took. The kernel for one
@@ -59,7 +60,7 @@ def library():
     """The kernel library cake.ops dispatches through (a cake.Library), or None."""
     if not _lib:
         paths = [os.environ.get("CAKE_LIBRARY"), os.path.join(PKG, "cake.cakelib"),
-                 os.path.join(PKG, "library")]
+                 os.path.join(PKG, "..", "..", "..", "library")]   # the repository's folder
         path = next((p for p in paths if p and os.path.exists(p)), None)
         _lib.append(_cake.open_library(path) if path else None)
     return _lib[0]

@@ -267,12 +267,15 @@ class Binding(unittest.TestCase):
 class Library(unittest.TestCase):
     """the kernel library's dispatch (cake.ops goes through it), without a GPU"""
 
-    def libs(self):
-        pkg = os.path.dirname(cake.__file__)
-        yield cake._cake.open_library(os.path.join(pkg, "library"))     # the folder
-        art = os.path.join(pkg, "cake.cakelib")
+    @classmethod
+    def setUpClass(cls):
+        cls.opened = [cake._cake.open_library(os.path.join(ROOT, "library"))]   # the folder
+        art = os.path.join(os.path.dirname(cake.__file__), "cake.cakelib")
         if os.path.exists(art):
-            yield cake._cake.open_library(art)                         # the artifact
+            cls.opened.append(cake._cake.open_library(art))                   # the artifact
+
+    def libs(self):
+        return iter(self.opened)
 
     def test_ops_and_select(self):
         for lib in self.libs():
@@ -282,7 +285,7 @@ class Library(unittest.TestCase):
             self.assertEqual(ops["gemm"]["args"][0]["dims"], ["M", "K"])
             self.assertEqual(ops["attention_fwd"]["args"][0]["dims"], ["BH", "S", 128])
             c = lib.select("rmsnorm", {"M": 64, "N": 1024})
-            self.assertEqual(c["kernel"], "rmsnorm")
+            self.assertIn("rmsnorm", c["kernel"])
             self.assertIn(c["why"], ("tuned", "model", "order"))
             self.assertIn(c["name"], [v["name"] for v in ops["rmsnorm"]["variants"]])
 
