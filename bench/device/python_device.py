@@ -403,7 +403,7 @@ def _():
                                f"(+{call - bare:.1f}), torch.mul(out=) {t_add:.1f} us, "
                                f"cake.ops.swiglu {t_op:.1f} us, torch silu*mul {t_silu:.1f} us")
 
-@section("examples_python_llama_ml", "examples/python/llama_mlp.py", 15)
+@section("examples_python_llama_ml", "examples/python/llama_mlp.py", 30)
 def _():
     sys.path.insert(0, os.path.join(os.getcwd(), "examples", "python"))
     import llama_mlp
