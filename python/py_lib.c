@@ -4,8 +4,9 @@
  *   open_library(path) -> Library     an artifact (`cakec lib build`) or a library
  *                                     folder (manifest.json; variants compile on first use)
  *   lib.ops()                         the ops: signatures, dims, variants
- *   lib.select(op, dims)              the variant the dispatch picks for {dim: value}
- *   lib.kernel(op, dims, device)      that variant as a cake.Kernel, loaded on the device
+ *   lib.select(op, dims, avoid)       the variant the dispatch picks for {dim: value}
+ *                                     (the best ranked that is not named in avoid)
+ *   lib.kernel(op, dims, device, avoid)  that variant as a cake.Kernel, loaded on the device
  *
  * A variant's Kernel borrows the library's compiled kernel and context and is
  * made once per variant: calls go through the same checks and launch cache as
@@ -91,14 +92,30 @@ static int dims_of(PyObject *d, CakeLibDim *dims, uint32_t *n)
     return 0;
 }
 
-static int choose(PyLibrary *L, PyObject *opname, PyObject *dimsd, CakeLibChoice *ch)
+/* 1 when variant v of op is named in avoid (a sequence of names, or NULL) */
+static int avoided(PyLibrary *L, uint32_t op, uint32_t v, PyObject *avoid)
+{
+    CakeLibVariant var;
+    if (!avoid || cake_lib_variant(L->lib, op, v, &var))
+        return 0;
+    PyObject *name = PyUnicode_FromString(var.name);
+    int in = name ? PySequence_Contains(avoid, name) : -1;
+    Py_XDECREF(name);
+    return in;
+}
+
+/* the dispatch's choice, or with avoid the first variant in its ranking that
+ * holds and is not avoided */
+static int choose(PyLibrary *L, PyObject *opname, PyObject *dimsd, PyObject *avoid,
+                  CakeLibChoice *ch)
 {
     uint32_t op, n;
     CakeLibDim dims[16];
     if (find_op(L, opname, &op) < 0 || dims_of(dimsd, dims, &n) < 0)
         return -1;
     clear_diags(L->ctx);
-    int rc = cake_lib_select(L->ctx, L->lib, op, dims, n, ch);
+    int rc = avoid ? cake_lib_explain(L->ctx, L->lib, op, dims, n, ch)
+                   : cake_lib_select(L->ctx, L->lib, op, dims, n, ch);
     if (rc == 1) {
         value_error_from(L->ctx);
         return -1;
@@ -108,7 +125,21 @@ static int choose(PyLibrary *L, PyObject *opname, PyObject *dimsd, CakeLibChoice
         clear_diags(L->ctx);
         return -1;
     }
-    return 0;
+    if (!avoid)
+        return 0;
+    for (uint32_t i = 0; i < ch->ntested; i++) {
+        int a = ch->held[i] ? avoided(L, op, ch->tested[i], avoid) : 1;
+        if (a < 0)
+            return -1;
+        if (!a) {
+            ch->variant = ch->tested[i];
+            ch->rank = i;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "no variant of op `%U` that is not avoided (%R) covers the "
+                 "shape", opname, avoid);
+    return -1;
 }
 
 static const char *why_name(CakeLibWhy w)
@@ -128,13 +159,14 @@ static PyObject *variant_dict(PyLibrary *L, uint32_t op, uint32_t v)
                          var.set ? var.set : "", "target", var.target);
 }
 
-/* select(op, dims) -> {"index", "name", "file", "kernel", "set", "target", "why"} */
+/* select(op, dims, avoid=None) -> {"index", "name", "file", "kernel", "set", "target", "why"} */
 static PyObject *lib_select(PyObject *self, PyObject *args)
 {
     PyLibrary *L = (PyLibrary *)self;
-    PyObject *op, *dims;
+    PyObject *op, *dims, *avoid = Py_None;
     CakeLibChoice ch;
-    if (!PyArg_ParseTuple(args, "UO", &op, &dims) || choose(L, op, dims, &ch) < 0)
+    if (!PyArg_ParseTuple(args, "UO|O", &op, &dims, &avoid) ||
+        choose(L, op, dims, avoid == Py_None ? NULL : avoid, &ch) < 0)
         return NULL;
     PyObject *d = variant_dict(L, ch.op, ch.variant);
     PyObject *w = d ? PyUnicode_FromString(why_name(ch.why)) : NULL;
@@ -160,15 +192,16 @@ static void params_of(const CakeKernel *ck, const ShapeEnv *all, ShapeEnv *param
     }
 }
 
-/* kernel(op, dims, device) -> the chosen variant as a Kernel loaded on the device */
+/* kernel(op, dims, device, avoid=None) -> the chosen variant as a Kernel loaded on the device */
 static PyObject *lib_kernel(PyObject *self, PyObject *args)
 {
     PyLibrary *L = (PyLibrary *)self;
     PyState *st = lib_state(self);
-    PyObject *op, *dims;
+    PyObject *op, *dims, *avoid = Py_None;
     int ordinal;
     CakeLibChoice ch;
-    if (!PyArg_ParseTuple(args, "UOi", &op, &dims, &ordinal) || choose(L, op, dims, &ch) < 0)
+    if (!PyArg_ParseTuple(args, "UOi|O", &op, &dims, &ordinal, &avoid) ||
+        choose(L, op, dims, avoid == Py_None ? NULL : avoid, &ch) < 0)
         return NULL;
     uint32_t slot = L->first[ch.op] + ch.variant;
     if (slot >= L->nkernels) {
@@ -273,9 +306,10 @@ static PyObject *lib_tuned_device(PyObject *self, void *c)
 
 static PyMethodDef lib_methods[] = {
     {"ops", lib_ops, METH_NOARGS, "ops() -> {name: {doc, dims, args, variants}}"},
-    {"select", lib_select, METH_VARARGS, "select(op, dims) -> the variant dispatch picks"},
+    {"select", lib_select, METH_VARARGS,
+     "select(op, dims, avoid=None) -> the variant dispatch picks (the first not in avoid)"},
     {"kernel", lib_kernel, METH_VARARGS,
-     "kernel(op, dims, device) -> the picked variant as a Kernel loaded on the device"},
+     "kernel(op, dims, device, avoid=None) -> the picked variant as a Kernel loaded on the device"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -1,9 +1,11 @@
 /* py_module.c — the extension module cake._cake: its state, the devices,
  * compile and device_info. cake/__init__.py builds the public API on it.
  *
- *   compile(source, is_path, kernel, target, set, name) -> Kernel
+ *   compile(source, is_path, kernel, target, set, name, arch) -> Kernel
  *       parse, verify, lower and emit one kernel (the GIL released meanwhile);
- *       CakeError with the diagnostics when it fails
+ *       CakeError with the diagnostics when it fails; with target None, for
+ *       the kernel's target that runs best on a device of `arch`
+ *   target_for_arch(arch)            that choice for any kernel ("sm_90" -> "sm_90a")
  *   device_info(ordinal) -> dict     opens the device (its primary context)
  *   set_stream_getter(fn)            fn(device index) -> the stream to launch on
  *   open_library(path) -> Library    the kernel library (py_lib.c)
@@ -73,37 +75,77 @@ static PyObject *mod_set_stream_setup(PyObject *m, PyObject *fn)
     Py_RETURN_NONE;
 }
 
+/* the target for kernel k (NULL: any kernel) on a device of architecture arch */
+static int pick_target(const Kernel *k, const char *arch, Target *tg)
+{
+    if (tg_pick_for_arch(k, arch, tg))
+        return 0;
+    PyErr_Format(PyExc_ValueError, "no target of %s%s runs on %s: pass target=",
+                 k ? "the kernel" : "CAKE", k ? "" : "'s", arch);
+    return -1;
+}
+
+/* target_for_arch(arch) -> the target CAKE compiles for on that device ("sm_90" -> "sm_90a") */
+static PyObject *mod_target_for_arch(PyObject *m, PyObject *arg)
+{
+    const char *arch = PyUnicode_AsUTF8AndSize(arg, NULL);
+    Target tg;
+    if (!arch || pick_target(NULL, arch, &tg) < 0)
+        return NULL;
+    return PyUnicode_FromString(ir_target_names[tg]);
+}
+
+static int verify(CakeCtx *ctx, const char *src, Py_ssize_t srclen, int is_path, const char *name,
+                  Module **mod)
+{
+    if (is_path)
+        return cake_verify_file(ctx, src, NULL, mod);
+    return cake_verify_source(ctx, ctx_add_file(ctx, name, src, (uint32_t)srclen), NULL, mod);
+}
+
+/* compile(source, is_path, kernel, target, set=None, name="<string>", arch=None): with target
+ * None, the target tg_pick_for_arch chooses among the kernel's for a device of `arch` */
 static PyObject *mod_compile(PyObject *m, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"source", "is_path", "kernel", "target", "set", "name", NULL};
-    const char *src, *kernel = NULL, *target, *set = NULL, *name = "<string>";
+    static char *kwlist[] = {"source", "is_path", "kernel", "target", "set", "name", "arch", NULL};
+    const char *src, *kernel = NULL, *target, *set = NULL, *name = "<string>", *arch = NULL;
     Py_ssize_t srclen;
     int is_path;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "s#pzs|zs", kwlist, &src, &srclen, &is_path,
-                                     &kernel, &target, &set, &name))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s#pzz|zsz", kwlist, &src, &srclen, &is_path,
+                                     &kernel, &target, &set, &name, &arch))
         return NULL;
-    Target tg;
-    if (!ir_lookup_target(target, strlen(target), &tg)) {
+    Target tg = TG__COUNT;
+    if (target && !ir_lookup_target(target, strlen(target), &tg)) {
         PyErr_Format(PyExc_ValueError, "unknown target `%s` (sm_80, sm_90a, sm_100a, gfx90a, "
                      "gfx942)", target);
         return NULL;
     }
+    if (!target && !arch) {
+        PyErr_SetString(PyExc_ValueError, "no target: pass target= (or run where a GPU is)");
+        return NULL;
+    }
+    PyState *st = mod_state(m);
     CakeCtx *ctx = ctx_new();
     if (!ctx)
         return PyErr_NoMemory();
     CakeKernel ck;
     memset(&ck, 0, sizeof ck);
     Module *mod = NULL;
+    Kernel *k = NULL;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    if (is_path)
-        rc = cake_verify_file(ctx, src, NULL, &mod);
-    else
-        rc = cake_verify_source(ctx, ctx_add_file(ctx, name, src, (uint32_t)srclen), NULL, &mod);
+    rc = verify(ctx, src, srclen, is_path, name, &mod);
+    if (!rc && !target)
+        rc = cake_find_kernel(ctx, mod, kernel, TG__COUNT, &k);
+    Py_END_ALLOW_THREADS
+    if (!rc && !target && pick_target(k, arch, &tg) < 0) {
+        ctx_free(ctx);
+        return NULL;
+    }
+    Py_BEGIN_ALLOW_THREADS
     if (!rc)
         rc = cake_compile_module(ctx, mod, kernel, tg, set, &ck);
     Py_END_ALLOW_THREADS
-    PyState *st = mod_state(m);
     ShapeEnv params;
     if (!rc)
         rc = cake_parse_bindings(ctx, ck.k, set, NULL, &params) ? 0 : 1;
@@ -119,14 +161,16 @@ static PyObject *mod_compile(PyObject *m, PyObject *args, PyObject *kw)
         ctx_free(ctx);
         return NULL;
     }
-    PyObject *k = py_kernel_new(m, (PyTypeObject *)ktype, ctx, &ck, &params);
+    PyObject *kobj = py_kernel_new(m, (PyTypeObject *)ktype, ctx, &ck, &params);
     Py_DECREF(ktype);
-    return k;
+    return kobj;
 }
 
 static PyMethodDef mod_methods[] = {
     {"compile", (PyCFunction)(void (*)(void))mod_compile, METH_VARARGS | METH_KEYWORDS,
-     "compile(source, is_path, kernel, target, set=None, name='<string>') -> Kernel"},
+     "compile(source, is_path, kernel, target, set=None, name='<string>', arch=None) -> Kernel"},
+    {"target_for_arch", mod_target_for_arch, METH_O,
+     "target_for_arch(arch) -> the target CAKE compiles for on a device of that arch"},
     {"device_info", mod_device_info, METH_O, "device_info(ordinal) -> dict"},
     {"open_library", py_open_library, METH_O,
      "open_library(path) -> Library: an artifact (*.cakelib) or a library folder"},

@@ -21,7 +21,7 @@ cp -L "$lib" .carry/libcjson.so.1
 if [ -f "$B/python/cake/_cake.abi3.so" ]; then
     mkdir -p .carry/python
     cp -r "$B/python/cake" .carry/python/
-    rm -rf .carry/python/cake/__pycache__
+    rm -rf .carry/python/cake/__pycache__ .carry/python/cake/library
     strip .carry/python/cake/_cake.abi3.so
 fi
 strip .carry/cakec .carry/libcake-llvm.so

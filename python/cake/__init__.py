@@ -48,7 +48,7 @@ KERNELS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "kernels")   
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "examples")  # examples/*.tir
 
 _compiled = {}        # (source key, kernel, target, set) -> Kernel
-_targets = {}         # device ordinal -> target name
+_archs = {}           # device ordinal -> its arch ("sm_90")
 _torch_ready = False
 
 
@@ -91,21 +91,18 @@ def _ordinal(device):
     return int(text.split(":")[1]) if ":" in text else 0
 
 
+def _arch_of(device):
+    ordinal = _ordinal(device)
+    if ordinal not in _archs:
+        _archs[ordinal] = _cake.device_info(ordinal)["arch"]
+    return _archs[ordinal]
+
+
 def target_of(device=None):
     """The CAKE target for a device: sm_90a on Hopper, sm_100a on Blackwell,
-    sm_80 on other NVIDIA GPUs from Ampere on, the gfx name on AMD."""
-    ordinal = _ordinal(device)
-    if ordinal not in _targets:
-        info = _cake.device_info(ordinal)
-        if info["backend"] == "hip":
-            _targets[ordinal] = info["arch"]
-        elif info["cc_major"] == 9:
-            _targets[ordinal] = "sm_90a"
-        elif info["cc_major"] >= 10:
-            _targets[ordinal] = "sm_100a"
-        else:
-            _targets[ordinal] = "sm_80"
-    return _targets[ordinal]
+    sm_80 on other NVIDIA GPUs from Ampere on, the gfx name on AMD (the
+    runtime's choice, tg_pick_for_arch)."""
+    return _cake.target_for_arch(_arch_of(device))
 
 
 def _source_of(src):
@@ -121,18 +118,19 @@ def _source_of(src):
 def load(path_or_source, kernel=None, target=None, device=None, **params):
     """Compile a kernel of a .tir file (or of TIR source text) and return it as
     a callable cake.Kernel. kernel: its name (default: the first kernel that
-    lists the target); target: sm_90a, sm_80, ... (default: the device's);
+    lists the target); target: sm_90a, sm_80, ... (default: of the kernel's
+    targets, the one that runs best on the device);
     params: compile-time parameters (BM=64, CAUSAL=1). Compiled kernels are
     cached: the same arguments return the same Kernel."""
     _use_torch_streams()
-    tgt = target or target_of(device)
+    arch = None if target else _arch_of(device)
     is_path, text, key = _source_of(path_or_source)
     spec = ",".join(f"{k}={int(v)}" for k, v in sorted(params.items())) or None
-    full = (key, kernel, tgt, spec)
+    full = (key, kernel, target or arch, spec)
     k = _compiled.get(full)
     if k is None:
         name = text if is_path else "<string>"
-        k = _cake.compile(text, is_path, kernel, tgt, spec, name)
+        k = _cake.compile(text, is_path, kernel, target, spec, name, arch)
         _compiled[full] = k
     return k
 

@@ -4,9 +4,10 @@ is a torch.library custom op (torch.ops.cake.NAME, with a fake implementation),
 so torch.compile keeps it as one node and CUDA graphs capture it.
 
 Dispatch goes through the kernel library (lib/cake_lib.h, library/manifest.json):
-the package's artifact cake.cakelib (`cakec lib build`: prebuilt images, the
-dispatch table), else its library/ folder (variants compiled on first use, in
-the manifest's order), or the file or folder $CAKE_LIBRARY names. An op the
+the file or folder $CAKE_LIBRARY names, else the package's artifact cake.cakelib
+(`cakec lib build`: prebuilt images, the sources, the dispatch table), else the
+repository's library/ folder (variants compiled on first use, in the manifest's
+order) when the package sits in a build folder of the repository. An op the
 library does not have (swiglu) or a shape none of its variants covers goes to
 a MINIMAL selection over the example kernels instead (the select_* functions
 below); `stats` counts which path each new shape took. The kernel for one
@@ -37,15 +38,29 @@ __all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attent
 PKG = os.path.dirname(os.path.abspath(__file__))
 stats = {"library": 0, "minimal": 0}
 errors = []        # the library's failures to prepare a variant (then the minimal selection ran)
+
+
+def _avoid_from_env():
+    """CAKE_OPS_AVOID="gemm/persistent_128x128,softmax/warp_rows": variants never picked"""
+    out = {}
+    for item in os.environ.get("CAKE_OPS_AVOID", "").split(","):
+        if "/" in item:
+            op, name = item.strip().split("/", 1)
+            out.setdefault(op, set()).add(name)
+    return out
+
+
+avoid = _avoid_from_env()   # {library op: {variant names}}: the dispatch skips them
 _lib = []          # [Library] once opened, [None] when there is none
-_chosen = {}       # (op, dims, device) -> Kernel
+_chosen = {}       # (op, dims, device) -> (Kernel, "op/variant")
+last_pick = [None]  # "op/variant" (or "op/minimal") of the latest op call
 
 
 def library():
     """The kernel library cake.ops dispatches through (a cake.Library), or None."""
     if not _lib:
         paths = [os.environ.get("CAKE_LIBRARY"), os.path.join(PKG, "cake.cakelib"),
-                 os.path.join(PKG, "library")]
+                 os.path.join(PKG, "..", "..", "..", "library")]   # the repository's folder
         path = next((p for p in paths if p and os.path.exists(p)), None)
         _lib.append(_cake.open_library(path) if path else None)
     return _lib[0]
@@ -56,13 +71,16 @@ def kernel_for(op, dims, minimal):
     minimal() (a Kernel). Kept per (op, dims, device)."""
     dev = torch.cuda.current_device()
     key = (op, tuple(sorted(dims.items())), dev)
-    k = _chosen.get(key)
-    if k is None:
+    hit = _chosen.get(key)
+    if hit is None:
         lib = library()
+        name = f"{op}/minimal"
         try:
             if lib is None:
                 raise ValueError("no library")
-            k = lib.kernel(op, dims, dev)
+            skip = tuple(avoid[op]) if op in avoid else None
+            k = lib.kernel(op, dims, dev, skip)
+            name = f"{op}/{lib.select(op, dims, skip)['name']}"
             stats["library"] += 1
         except (ValueError, _cake.CakeError) as e:   # no such op, no variant covers the shape
             if isinstance(e, _cake.CakeError):
@@ -71,8 +89,9 @@ def kernel_for(op, dims, minimal):
             stats["minimal"] += 1
         if len(_chosen) > 4096:
             _chosen.clear()
-        _chosen[key] = k
-    return k
+        hit = _chosen[key] = (k, name)
+    last_pick[0] = hit[1]
+    return hit[0]
 
 
 def _kernel(file, kernel=None, **params):
