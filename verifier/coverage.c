@@ -904,7 +904,7 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             uint16_t op = sy_node(s, st)->op;
             if ((op == OP_STORE || op == OP_TMA_STORE || op == OP_STMATRIX) && s->pos[st] &&
                 sy_ref_decl(s, sy_node(s, st)->a) == o->arg) {
-                sy_note_lets(s, d, sy_node(s, st)->a, 3);
+                sy_note_lets(s, d, sy_node(s, st)->a, 5);
                 break;
             }
         }

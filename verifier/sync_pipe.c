@@ -202,6 +202,7 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
                           sy_text(s, n->a));
         }
         ps->st[to] = from >= 0 ? ps->st[from] : 0;
+        ps->done_at[to] = from >= 0 ? ps->done_at[from] : 0;
         for (uint32_t i = 0; i < p->ntok; i++) /* `to` names another stage now */
             if (ps->moved[i] == to + 1)
                 ps->moved[i] = 0;
