@@ -6,7 +6,7 @@
  * for what has no lowering yet, any user error) is not.
  *
  *   cake_fuzz_compile [--seconds S | --count N] [--seed X] [--ptxas PATH]
- *                     [--out DIR] [--progress EVERY] FILE...
+ *                     [--out DIR] [--progress EVERY] [--ptxas-every N] FILE...
  *
  * Mutations (1 or 2 per mutant, seeded): an integer literal replaced by an
  * interesting value, an operator by another of its class, a dtype by another,
@@ -15,7 +15,8 @@
  * input kept in DIR as crash-N.tir) and the campaign goes on; internal errors
  * and ptxas rejections are kept as bug-N.tir / ptxas-N.tir; a compile over a minute
  * (SIGALRM) is counted apart and kept as slow-N.tir. ptxas runs once per
- * distinct PTX text; a mutant drawn again is skipped. Prints the counts and the share that reached PTX; exit 1
+ * distinct PTX text (on every Nth one with --ptxas-every N: ptxas costs more
+ * than the rest of a mutant); a mutant drawn again is skipped. Prints the counts and the share that reached PTX; exit 1
  * when anything failed. */
 #include <errno.h>
 #include <signal.h>
@@ -312,7 +313,7 @@ static void keep(const char *dir, const char *what, unsigned long id, const char
 int main(int argc, char **argv)
 {
     double seconds = 0;
-    unsigned long count = 0, progress = 0;
+    unsigned long count = 0, progress = 0, ptxas_every = 1;
     uint64_t seed = 1;
     const char *ptxas = NULL, *dir = "fuzz-compile";
     Src src[64];
@@ -322,6 +323,8 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--count") && i + 1 < argc)
             count = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--ptxas-every") && i + 1 < argc)
+            ptxas_every = strtoul(argv[++i], NULL, 0) ? strtoul(argv[i], NULL, 0) : 1;
         else if (!strcmp(argv[i], "--progress") && i + 1 < argc)
             progress = strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -347,7 +350,7 @@ int main(int argc, char **argv)
     size_t hcap = 1 << 20;
     uint64_t *hs = calloc(hcap, sizeof *hs);
     unsigned long n = 0, rejected = 0, noptx = 0, ptx = 0, assembled = 0, crashes = 0, bugs = 0, ptxfail = 0;
-    unsigned long huge = 0, timeouts = 0;
+    unsigned long huge = 0, timeouts = 0, distinct = 0;
     time_t t0 = time(NULL);
     Buf a = {0}, b = {0};
     while ((count && n < count) || (!count && difftime(time(NULL), t0) < seconds)) {
@@ -386,7 +389,7 @@ int main(int argc, char **argv)
             char *p = ptxas ? slurp(ptx_path, &pn) : NULL;
             if (p && pn > ((size_t)1 << 20)) { /* more than 1 MB of PTX: not assembled, counted */
                 huge++;
-            } else if (p && !seen(hs, hcap, hash(p, pn))) {
+            } else if (p && !seen(hs, hcap, hash(p, pn)) && distinct++ % ptxas_every == 0) {
                 if (run_ptxas(ptxas, ptx_path, dir)) {
                     assembled++;
                 } else {
