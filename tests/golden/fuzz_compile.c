@@ -314,6 +314,7 @@ int main(int argc, char **argv)
 {
     double seconds = 0;
     unsigned long count = 0, progress = 0, ptxas_every = 1;
+    int keep_noptx = 0;
     uint64_t seed = 1;
     const char *ptxas = NULL, *dir = "fuzz-compile";
     Src src[64];
@@ -323,6 +324,8 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--count") && i + 1 < argc)
             count = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--keep-noptx"))
+            keep_noptx = 1; /* the mutants check accepts and code generation refuses: rules for check? */
         else if (!strcmp(argv[i], "--ptxas-every") && i + 1 < argc)
             ptxas_every = strtoul(argv[++i], NULL, 0) ? strtoul(argv[i], NULL, 0) : 1;
         else if (!strcmp(argv[i], "--progress") && i + 1 < argc)
@@ -383,6 +386,8 @@ int main(int argc, char **argv)
             rejected++;
         } else if (rc == R_NO_PTX) {
             noptx++;
+            if (keep_noptx)
+                keep(dir, "noptx", n, m->s, m->n);
         } else if (rc == R_PTX) {
             ptx++;
             size_t pn;
