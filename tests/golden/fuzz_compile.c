@@ -196,7 +196,10 @@ static Target nvidia_target(const Kernel *k)
         return TG_SM90A;
     if (k->targets[TG_SM80])
         return TG_SM80;
-    return TG__COUNT;
+    for (int t = 0; t < TG__COUNT; t++)
+        if (k->targets[t])
+            return TG__COUNT; /* AMD or sm_100a only */
+    return TG_SM90A;      /* no target clause: cakec's default */
 }
 
 /* check, then compile every kernel; PTX concatenated into ptx_path */
