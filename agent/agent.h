@@ -83,6 +83,26 @@ int ar_run(ArRunner *r, const ArJob *job, ArResult *res);
 void ar_result_free(ArResult *res);
 const char *ar_status_name(ArStatus s);
 
+/* Batches of jobs (agent_slurm.c): run here one after another, or as one Slurm
+ * job array (`sbatch --array`, one job per task, the results read back from
+ * the tasks' files). res[i] gets job i's result (free each with
+ * ar_result_free). 0, or -1 with err set when the batch as a whole failed (no
+ * sbatch, no task ran): then res is unset. */
+typedef enum { AR_BATCH_LOCAL, AR_BATCH_SLURM } ArBatchKind;
+typedef struct {
+    ArBatchKind kind;
+    const char *dir;            /* Slurm: the work folder (NULL: a fresh one under $TMPDIR) */
+    const char *partition;      /* Slurm: --partition (NULL: the cluster's default) */
+    const char *sbatch, *squeue; /* Slurm: the programs (NULL: "sbatch", "squeue") */
+    double timeout_s;           /* Slurm: how long to wait for the whole array; <= 0: forever */
+    int workers;                /* local: children at a time (<= 1: one); worker w runs with
+                                   CUDA_VISIBLE_DEVICES=devices[w % ndevices] */
+    const char *devices[16]; int ndevices;   /* local: the GPUs (none: all on "0") */
+} ArBatchOpts;
+int ar_batch(const ArBatchOpts *o, const ArJob *jobs, int n, ArResult *res, char *err, size_t errlen);
+/* "local" (or NULL) and "slurm": 1, else 0 */
+int ar_batch_kind(const char *name, ArBatchKind *out);
+
 /* ---- small helpers (agent_util.c) ------------------------------------------ */
 
 char *ag_read_file(const char *path, size_t *len);          /* malloc'd, NUL-terminated */

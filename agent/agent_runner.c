@@ -161,9 +161,11 @@ static int local_run(ArRunner *self, const ArJob *job, ArResult *res)
     (void)self;
     memset(res, 0, sizeof *res);
     int po[2], pe[2];
-    if (pipe(po) != 0)
+    /* close-on-exec: a child started by another thread at the same time must
+       not hold this child's pipes open (dup2 onto 1 and 2 clears the flag) */
+    if (pipe2(po, O_CLOEXEC) != 0)
         return -1;
-    if (pipe(pe) != 0) {
+    if (pipe2(pe, O_CLOEXEC) != 0) {
         close(po[0]);
         close(po[1]);
         return -1;

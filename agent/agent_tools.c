@@ -48,17 +48,27 @@ void ag_tools_free(AgTools *t)
 static const char tools_json[] =
     "["
     "{\"name\":\"check\",\"description\":\"Parse, resolve and verify a TIR kernel (cakec check "
-    "--json): every diagnostic with its code, place, help and fix-its.\",\"inputSchema\":{"
+    "--json): every diagnostic with its code, place, help and fix-its. Spans name `file` (also "
+    "when the text comes as `source`).\",\"inputSchema\":{"
     "\"type\":\"object\",\"properties\":{\"source\":{\"type\":\"string\",\"description\":\"the "
     "kernel's TIR text\"},\"file\":{\"type\":\"string\",\"description\":\"or the path of a .tir "
-    "file\"}}}},"
+    "file (with `source`: the name spans use)\"},\"shape\":{\"type\":\"string\",\"description\":"
+    "\"also evaluate the concrete checks at this shape, e.g. M=4096,N=4096\"},\"set\":{\"type\":"
+    "\"string\",\"description\":\"bind parameters, e.g. BM=128,STAGES=3 (unbound ones: every "
+    "declared value)\"},\"kernel\":{\"type\":\"string\"}}}},"
     "{\"name\":\"compile\",\"description\":\"Compile a kernel (cakec FILE --emit ptx|tirl --json) "
-    "and return an excerpt of the PTX or of the lowered TIR-L.\",\"inputSchema\":{\"type\":"
+    "and return an excerpt of the PTX or of the lowered TIR-L (the first 200 lines; `full` for "
+    "all of it), with each kernel's registers, spills and local memory (`kernels`, from ptxas or "
+    "nvJitLink; W0901/W0902 warn).\",\"inputSchema\":{\"type\":"
     "\"object\",\"properties\":{\"source\":{\"type\":\"string\"},\"file\":{\"type\":\"string\"},"
     "\"emit\":{\"type\":\"string\",\"enum\":[\"ptx\",\"tirl\"]},\"target\":{\"type\":\"string\"},"
     "\"set\":{\"type\":\"string\",\"description\":\"parameters, e.g. BM=128,STAGES=3\"},"
+    "\"shape\":{\"type\":\"string\",\"description\":\"check at this shape first (cakec check "
+    "--shape); a failing check is the answer\"},"
+    "\"full\":{\"type\":\"boolean\",\"description\":\"return the whole output as `output` "
+    "instead of an excerpt\"},"
     "\"grep\":{\"type\":\"string\",\"description\":\"keep only lines containing this\"},"
-    "\"max_lines\":{\"type\":\"integer\"}}}},"
+    "\"max_lines\":{\"type\":\"integer\",\"description\":\"the excerpt's length (200)\"}}}},"
     "{\"name\":\"cost\",\"description\":\"Predict time, bottleneck and roofline fraction with "
     "the cost model (cakec cost --json), no GPU; `sweep` (e.g. \\\"BM=64,128 STAGES=2,3\\\") "
     "evaluates every combination, sorted by predicted time.\",\"inputSchema\":{\"type\":"
@@ -177,9 +187,14 @@ static int add_opts(const char **argv, int n, const cJSON *args, const char *con
 
 /* ---- the tools ------------------------------------------------------------------ */
 
+static int doc_ok(const cJSON *j);
+
 static cJSON *tool_check(AgTools *t, const char *file, const cJSON *args)
 {
-    const char *argv[] = {"check", file, NULL};
+    const char *argv[12] = {"check", file};
+    static const char *const keys[] = {"shape", "--shape", "set", "--set", "kernel", "--kernel", NULL};
+    int n = add_opts(argv, 2, args, keys);
+    argv[n] = NULL;
     return ag_cakec_json(t, argv);
 }
 
@@ -210,6 +225,12 @@ static char *excerpt(const char *text, const char *grep, int max, int *total)
 
 static cJSON *tool_compile(AgTools *t, const char *file, const cJSON *args)
 {
+    if (arg_str(args, "shape")) { /* the concrete checks at the shape first */
+        cJSON *c = tool_check(t, file, args);
+        if (!doc_ok(c))
+            return c;
+        cJSON_Delete(c);
+    }
     const char *emit = arg_str(args, "emit") ? arg_str(args, "emit") : "ptx";
     char *outp = ag_printf("%s/cand_%d.out", t->workdir, t->ncand ? t->ncand : ++t->ncand);
     const char *argv[16] = {"compile", file, "--emit", emit, "-o", outp};
@@ -220,7 +241,14 @@ static cJSON *tool_compile(AgTools *t, const char *file, const cJSON *args)
     /* `cakec FILE` is the compile command: drop the word */
     cJSON *j = ag_cakec_json(t, argv + 1);
     char *text = ag_read_file(outp, NULL);
-    if (text && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok"))) {
+    if (text && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok")) && arg_bool(args, "full", 0)) {
+        int total = 0;
+        for (const char *p = text; *p; p++)
+            total += *p == '\n';
+        cJSON_AddStringToObject(j, "emit", emit);
+        cJSON_AddNumberToObject(j, "lines", total);
+        cJSON_AddStringToObject(j, "output", text);
+    } else if (text && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(j, "ok"))) {
         const cJSON *ml = cJSON_GetObjectItemCaseSensitive(args, "max_lines");
         int max = cJSON_IsNumber(ml) && ml->valueint > 0 ? ml->valueint : 200, total;
         char *ex = excerpt(text, arg_str(args, "grep"), max, &total);
@@ -249,8 +277,20 @@ static cJSON *cost_one(AgTools *t, const char *file, const cJSON *args, const ch
     return ag_cakec_json(t, argv);
 }
 
+/* no block of the point fits on an SM (cakec cost's occupancy.blocks_per_sm 0) */
+static int infeasible(const cJSON *cost)
+{
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(cost, "cost"), "occupancy");
+    const cJSON *b = cJSON_GetObjectItemCaseSensitive(o, "blocks_per_sm");
+    return cJSON_IsNumber(b) && b->valueint == 0;
+}
+
+/* feasible points by predicted time, then the infeasible ones */
 static int by_predicted(const void *a, const void *b)
 {
+    int ia = infeasible(*(cJSON *const *)a), ib = infeasible(*(cJSON *const *)b);
+    if (ia != ib)
+        return ia - ib;
     double x = ag_cost_ms(*(cJSON *const *)a), y = ag_cost_ms(*(cJSON *const *)b);
     if (isnan(x) || isnan(y))
         return isnan(x) - isnan(y);
@@ -310,6 +350,7 @@ static cJSON *tool_cost(AgTools *t, const char *file, const cJSON *args)
         snprintf(set, sizeof set, "%s%s%s", fixed ? fixed : "", fixed ? "," : "", point);
         pts[i] = cost_one(t, file, args, set);
         cJSON_AddStringToObject(pts[i], "set", point);
+        cJSON_AddBoolToObject(pts[i], "feasible", !infeasible(pts[i]));
     }
     qsort(pts, (size_t)npts, sizeof pts[0], by_predicted);
     cJSON *j = cJSON_CreateObject();
@@ -436,6 +477,35 @@ static cJSON *tool_submit(AgTools *t, const char *file, const cJSON *args)
     return j;
 }
 
+/* every string of j that names the temporary `tmp` names `shown` instead: the
+ * spans, snippets and messages of an answer name the user's file (or
+ * "<source>"), never the candidate file the text was written to */
+static void rename_file(cJSON *j, const char *tmp, const char *shown, int depth)
+{
+    size_t tl = strlen(tmp), sl = strlen(shown);
+    for (cJSON *c = j ? j->child : NULL; c && depth < 64; c = c->next) {
+        if (cJSON_IsString(c) && c->valuestring && strstr(c->valuestring, tmp)) {
+            size_t cap = strlen(c->valuestring) * (sl / (tl ? tl : 1) + 2) + sl + 1;
+            char *out = malloc(cap), *o = out;
+            for (const char *p = c->valuestring; out && *p;) {
+                if (!strncmp(p, tmp, tl)) {
+                    memcpy(o, shown, sl);
+                    o += sl;
+                    p += tl;
+                } else {
+                    *o++ = *p++;
+                }
+            }
+            if (out) {
+                *o = 0;
+                cJSON_SetValuestring(c, out);
+                free(out);
+            }
+        }
+        rename_file(c, tmp, shown, depth + 1);
+    }
+}
+
 cJSON *ag_tools_call(AgTools *t, const char *name, const cJSON *args)
 {
     if (!strcmp(name, "docs")) {
@@ -458,6 +528,8 @@ cJSON *ag_tools_call(AgTools *t, const char *name, const cJSON *args)
         if (!file)
             return error_doc(name, "give the kernel as `source` (TIR text) or `file` (a path)");
         cJSON *j = tools[i].fn(t, file, args);
+        if (arg_str(args, "source"))
+            rename_file(j, file, arg_str(args, "file") ? arg_str(args, "file") : "<source>", 0);
         free(file);
         return j;
     }

@@ -26,6 +26,7 @@ typedef struct {
 
 typedef struct {
     const char *file, *shape, *fixed, *target, *out, *runs;
+    const char *runner, *fake, *slurm_dir, *partition;   /* --runner local|slurm, --fake-measure D */
     double kernel_timeout, child_timeout;
     int top, cap, check, json;
     AgSpace space;
@@ -65,6 +66,10 @@ static int parse_opts(CakeCtx *ctx, int argc, char **argv, TuneOpts *o)
         else if (more && !strcmp(a, "--set")) o->fixed = argv[++i];
         else if (more && !strcmp(a, "--target")) o->target = argv[++i];
         else if (more && !strcmp(a, "--runs")) o->runs = argv[++i];
+        else if (more && !strcmp(a, "--runner")) o->runner = argv[++i];
+        else if (more && !strcmp(a, "--fake-measure")) o->fake = argv[++i];
+        else if (more && !strcmp(a, "--slurm-dir")) o->slurm_dir = argv[++i];
+        else if (more && !strcmp(a, "--partition")) o->partition = argv[++i];
         else if (more && (!strcmp(a, "-o") || !strcmp(a, "--out"))) o->out = argv[++i];
         else if (more && !strcmp(a, "--top")) o->top = atoi(argv[++i]);
         else if (more && !strcmp(a, "--cap")) o->cap = atoi(argv[++i]);
@@ -76,6 +81,12 @@ static int parse_opts(CakeCtx *ctx, int argc, char **argv, TuneOpts *o)
             diag_report(ctx, E0002, IR_NOSPAN, "tune: unexpected argument `%s`", a);
             return 0;
         }
+    }
+    ArBatchKind kind;
+    if (!ar_batch_kind(o->runner, &kind)) {
+        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "tune: --runner `%s`: local or slurm", o->runner);
+        diag_help(ctx, d, "the local runner is the default");
+        return 0;
     }
     if (!o->file || !o->space.nparams || o->top <= 0 || o->cap <= 0 || o->kernel_timeout <= 0) {
         Diag *d = diag_report(ctx, E1103, IR_NOSPAN, "tune needs a file and a --space%s",
@@ -231,66 +242,117 @@ static const char *failure_status(const cJSON *doc)
     return "error";
 }
 
-static cJSON *run_variant(AgTools *t, const TuneOpts *o, const char *set, int bench)
+/* the child command line that measures a variant: `run --bench` (with
+   --check first: `run --check --bench`), or with --fake-measure D the cost
+   model's prediction on D as the measurement (`cost`) */
+static int measure_args(const TuneOpts *o, const char *set, const char **argv, char *to, size_t tocap)
 {
-    char to[32];
-    snprintf(to, sizeof to, "%g", o->kernel_timeout);
-    const char *argv[20] = {"run", o->file, bench ? "--bench" : "--check", "--timeout", to};
-    int n = 5;
+    int n = 0;
+    snprintf(to, tocap, "%g", o->kernel_timeout);
+    if (o->fake) {
+        argv[n++] = "cost";
+        argv[n++] = o->file;
+        argv[n++] = "--device";
+        argv[n++] = o->fake;
+    } else {
+        argv[n++] = "run";
+        argv[n++] = o->file;
+        argv[n++] = "--bench";
+        if (o->check)
+            argv[n++] = "--check";
+        argv[n++] = "--timeout";
+        argv[n++] = to;
+        if (o->runs) { argv[n++] = "--runs"; argv[n++] = o->runs; }
+    }
     if (set[0]) { argv[n++] = "--set"; argv[n++] = set; }
-    if (bench && o->shape) { argv[n++] = "--shape"; argv[n++] = o->shape; }
-    if (bench && o->runs) { argv[n++] = "--runs"; argv[n++] = o->runs; }
+    if (o->shape) { argv[n++] = "--shape"; argv[n++] = o->shape; }
     if (o->target) { argv[n++] = "--target"; argv[n++] = o->target; }
     argv[n] = NULL;
-    return ag_cakec_json(t, argv);
+    return n;
 }
 
-static void measure_one(AgTools *t, const TuneOpts *o, Tune *tu, Variant *v)
+/* a child's document into the variant: its time, or why it failed */
+static void take_result(Tune *tu, Variant *v, cJSON *doc, int fake)
 {
-    char set[512];
-    full_set(o, v, set, sizeof set);
-    cJSON *doc = NULL;
-    if (o->check) {
-        doc = run_variant(t, o, set, 0);
-        if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok")))
-            goto failed;
-        cJSON_Delete(doc);
-    }
-    doc = run_variant(t, o, set, 1);
     static const char *const keys[] = {"median_ms", NULL};
-    v->measured = ag_json_find_number(cJSON_GetObjectItemCaseSensitive(doc, "bench"), keys);
-    if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok")) || isnan(v->measured))
-        goto failed;
-    v->status = "ok";
-    tu->measured++;
-    cJSON_Delete(doc);
-    return;
-failed:
+    static const char *const cost_keys[] = {"time_ms", NULL};
+    const cJSON *check = cJSON_GetObjectItemCaseSensitive(doc, "check"), *c;
+    int check_ok = 1;
+    cJSON_ArrayForEach(c, check)
+        check_ok &= cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "ok"));
+    v->measured = fake ? ag_json_find_number(cJSON_GetObjectItemCaseSensitive(doc, "cost"), cost_keys)
+                       : ag_json_find_number(cJSON_GetObjectItemCaseSensitive(doc, "bench"), keys);
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok")) && check_ok && !isnan(v->measured)) {
+        v->status = "ok";
+        tu->measured++;
+        return;
+    }
     v->measured = NAN;
-    v->status = failure_status(doc);
+    v->status = check_ok ? failure_status(doc) : "check-failed";
     first_error(doc, v->why, sizeof v->why);
     tu->failed++;
-    cJSON_Delete(doc);
 }
 
+static void log_variant(int k, int total, const Variant *v)
+{
+    fprintf(stderr, "tune: [%d/%d] %-40s %s", k, total, v->set[0] ? v->set : "(defaults)", v->status);
+    if (!isnan(v->measured))
+        fprintf(stderr, " %.4f ms", v->measured);
+    else
+        fprintf(stderr, " (%s)", v->why);
+    fputc('\n', stderr);
+}
+
+/* every variant not pruned, as one batch (local: one child after another; slurm: one array) */
 static void measure(AgTools *t, const TuneOpts *o, Tune *tu)
 {
-    int total = 0, k = 0;
+    ArBatchOpts bo = {.dir = o->slurm_dir, .partition = o->partition, .timeout_s = 0};
+    ar_batch_kind(o->runner, &bo.kind);
+    int total = 0;
     for (int i = 0; i < tu->n; i++)
         total += !tu->v[i].status;
-    for (int i = 0; i < tu->n; i++) {
-        Variant *v = &tu->v[i];
-        if (v->status)
+    typedef struct { const char *argv[40]; char set[512], to[32]; int v; } Cmd;
+    Cmd *cmds = calloc((size_t)total + 1, sizeof *cmds);
+    ArJob *jobs = calloc((size_t)total + 1, sizeof *jobs);
+    ArResult *res = calloc((size_t)total + 1, sizeof *res);
+    int k = 0;
+    for (int i = 0; cmds && jobs && res && i < tu->n; i++) {
+        if (tu->v[i].status)
             continue;
-        measure_one(t, o, tu, v);
-        fprintf(stderr, "tune: [%d/%d] %-40s %s", ++k, total, v->set[0] ? v->set : "(defaults)",
-                v->status);
-        if (!isnan(v->measured))
-            fprintf(stderr, " %.4f ms", v->measured);
-        else
-            fprintf(stderr, " (%s)", v->why);
-        fputc('\n', stderr);
+        Cmd *c = &cmds[k];
+        full_set(o, &tu->v[i], c->set, sizeof c->set);
+        c->argv[0] = t->cakec;
+        int n = 1 + measure_args(o, c->set, c->argv + 1, c->to, sizeof c->to);
+        c->argv[n++] = "--json";
+        c->argv[n] = NULL;
+        c->v = i;
+        jobs[k++] = (ArJob){.argv = c->argv, .timeout_s = t->timeout_s};
     }
+    char err[600] = "";
+    int rc = k == total ? ar_batch(&bo, jobs, k, res, err, sizeof err) : -1;
+    for (int j = 0; j < k; j++) {
+        Variant *v = &tu->v[cmds[j].v];
+        if (rc) {
+            v->status = "runner-failed";
+            snprintf(v->why, sizeof v->why, "%s", err[0] ? err : "out of memory");
+            tu->failed++;
+        } else {
+            cJSON *doc = cJSON_Parse(res[j].out);
+            if (!cJSON_IsObject(doc)) {
+                cJSON_Delete(doc);
+                doc = cJSON_CreateObject();
+                cJSON *run = cJSON_AddObjectToObject(doc, "runner");
+                cJSON_AddStringToObject(run, "status", ar_status_name(res[j].status));
+            }
+            take_result(tu, v, doc, o->fake != NULL);
+            cJSON_Delete(doc);
+            ar_result_free(&res[j]);
+        }
+        log_variant(j + 1, k, v);
+    }
+    free(cmds);
+    free(jobs);
+    free(res);
 }
 
 /* ---- the result ---------------------------------------------------------------- */

@@ -24,19 +24,33 @@ static void init_targets_once(void)
     LLVMInitializeAMDGPUTarget();
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
-    /* CAKE_LLVM_ARGS: options for LLVM itself, for investigating the code
-     * generator (e.g. "-time-passes", "-print-after=sroa"); read once */
+    /* LLVM's own options: ours first, then CAKE_LLVM_ARGS, for investigating
+     * the code generator (e.g. "-time-passes", "-print-after=sroa"); read once.
+     * -cgpp-huge-func=0: CodeGenPrepare re-visits only the blocks it changed,
+     * as it does for functions of more than 10000 blocks, instead of the whole
+     * function after every change: a tile kernel is one function of a few
+     * blocks with thousands of instructions, where the whole-function restarts
+     * were 45% of the back end (gemm_sm80: 45 ms of 100) for the same PTX
+     * (bench/RESULTS.md, "compile speed" of 2026-12-01).
+     * -vectorize-slp=false: vectors are explicit in TIR (`x[i : +VEC]`, f32x8,
+     * packed bf16x2); the SLP vectorizer's search over unrolled tile code (its
+     * horizontal reductions over every accumulator phi) was 9% of a
+     * flash-attention compile, for the same PTX and AMDGCN on every case of
+     * tests/instances/ptx_cases.txt. (The C API's
+     * LLVMPassBuilderOptionsSetSLPVectorization does not turn it off.) */
+    static char buf[1024];
+    static const char *argv[35];
+    int argc = 0;
+    argv[argc++] = "cakec";
+    argv[argc++] = "-cgpp-huge-func=0";
+    argv[argc++] = "-vectorize-slp=false";
     const char *extra = getenv("CAKE_LLVM_ARGS");
     if (extra && *extra) {
-        static char buf[1024];
-        static const char *argv[32];
-        int argc = 0;
         snprintf(buf, sizeof buf, "%s", extra);
-        argv[argc++] = "cakec";
-        for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
+        for (char *t = strtok(buf, " "); t && argc < 34; t = strtok(NULL, " "))
             argv[argc++] = t;
-        LLVMParseCommandLineOptions(argc, argv, NULL);
     }
+    LLVMParseCommandLineOptions(argc, argv, NULL);
 }
 
 static void init_targets(void)
@@ -200,6 +214,11 @@ static void lower_kernel(Cg *cg, Kernel *k)
     cg->block_threads = cg_threads_of(ctx, k, cg->tg);
     /* the ptxas workaround (cg_math.c) is for NVIDIA only; the variable shows the bug on a device */
     cg->no_minmax_fold = tg_vendor(cg->tg) != VENDOR_NVIDIA || getenv("CAKE_NO_MINMAX_FOLD") != NULL;
+    /* the code-quality switches, to measure before/after with one binary (bench/device/run_fp8.sh) */
+    cg->no_contract = getenv("CAKE_NO_CONTRACT") != NULL;
+    cg->no_packed = getenv("CAKE_NO_PACKED") != NULL;
+    cg->no_predicate = getenv("CAKE_NO_PREDICATE") != NULL;
+    cg->no_tree = getenv("CAKE_NO_TREE") != NULL;
     if (!cg->block_threads) {
         Diag *d = diag_report(ctx, E0904, k->block_span.hi ? k->block_span : k->span,
                               "the block size of kernel '%s' must be a compile-time constant "
@@ -209,29 +228,28 @@ static void lower_kernel(Cg *cg, Kernel *k)
         cg->block_threads = 32;
     }
 
-    LLVMTypeRef ps[64];
-    uint32_t np = 0;
-    uint32_t nmaps = k->plan ? k->plan->ntmaps : 0;
-    if (k->nargs + k->ndims + nmaps > 64) {
+    const KPlan *plan = k->plan;
+    if (!plan)
+        ir_bug(ctx, "code generation: kernel '%s' has no launch plan; run pass_run_all first",
+               ir_symstr(ctx, k->name));
+    if (plan->nparams > 64) {
         diag_report(ctx, E0902, k->span, "more than 64 kernel parameters");
         cg->failed = 1;
         return;
     }
-    for (uint32_t i = 0; i < k->nargs; i++) {
-        Node *a = ir_get(k, k->args[i]);
-        Node *t = ir_get(k, a->a);
-        if (t->op == OP_GTYPE)
-            ps[np++] = cg->tptr_g;
-        else if (cg_ty(cg, k->args[i]).dt == DT_BOOL)
-            ps[np++] = cg->ti8;
-        else
-            ps[np++] = cg_llvm_type(cg, cg_ty(cg, k->args[i]));
+    LLVMTypeRef ps[64];
+    for (uint32_t i = 0; i < plan->nparams; i++) { /* the ABI order (ir.h KParam) */
+        const KParam *kp = &plan->params[i];
+        if (kp->kind == KP_TENSOR)
+            ps[i] = cg->tptr_g;
+        else if (kp->kind == KP_SCALAR)
+            ps[i] = cg_ty(cg, kp->decl).dt == DT_BOOL ? cg->ti8 : cg_llvm_type(cg, cg_ty(cg, kp->decl));
+        else if (kp->kind == KP_DIM)
+            ps[i] = cg->ti32;
+        else /* a CUtensorMap, by value (__grid_constant__) */
+            ps[i] = cg->tptr;
     }
-    for (uint32_t i = 0; i < k->ndims; i++)
-        ps[np++] = cg->ti32;
-    for (uint32_t i = 0; i < nmaps; i++) /* CUtensorMap, by value (__grid_constant__) */
-        ps[np++] = cg->tptr;
-    LLVMTypeRef ft = LLVMFunctionType(cg->tvoid, ps, np, 0);
+    LLVMTypeRef ft = LLVMFunctionType(cg->tvoid, ps, plan->nparams, 0);
     const char *name = ir_symstr(ctx, k->name);
     cg->fn = LLVMAddFunction(cg->mod, name, ft);
     cg->t->mark_kernel(cg, cg->fn, cg->block_threads);
@@ -245,46 +263,34 @@ static void lower_kernel(Cg *cg, Kernel *k)
     unsigned kind_ro = LLVMGetEnumAttributeKindForName("readonly", 8);
     unsigned kind_nocap = LLVMGetEnumAttributeKindForName("nocapture", 9);
     unsigned kind_align = LLVMGetEnumAttributeKindForName("align", 5);
-    np = 0;
-    for (uint32_t i = 0; i < k->nargs; i++) {
-        NodeId aid = k->args[i];
-        Node *a = ir_get(k, aid);
-        Node *t = ir_get(k, a->a);
+    unsigned kind_byval = LLVMGetEnumAttributeKindForName("byval", 5);
+    LLVMTypeRef map_ty = LLVMArrayType2(cg->ti8, 128);
+    for (uint32_t np = 0; np < plan->nparams; np++) {
+        const KParam *kp = &plan->params[np];
+        NodeId id = kp->decl;
         LLVMValueRef p = LLVMGetParam(cg->fn, np);
-        LLVMSetValueName2(p, ir_symstr(ctx, a->name), strlen(ir_symstr(ctx, a->name)));
-        if (t->op == OP_GTYPE) {
-            unsigned idx = np + 1;
+        const char *pn = ir_symstr(ctx, ir_get(k, id)->name);
+        LLVMSetValueName2(p, pn, strlen(pn));
+        unsigned idx = np + 1;
+        if (kp->kind == KP_TENSOR) {
+            const Node *t = ir_get(k, ir_get(k, id)->a);
             LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_noalias, 0));
             LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_nocap, 0));
             uint64_t al = t->v.attr.align > 16 ? t->v.attr.align : 16;
             LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_align, al));
-            if (!arg_written(k, aid))
+            if (!arg_written(k, id))
                 LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_ro, 0));
-            cg->val[aid] = p;
-        } else if (t->dtype == DT_BOOL) {
-            cg->val[aid] = LLVMBuildTrunc(cg->b, p, cg->ti1, "");
+            cg->val[id] = p;
+        } else if (kp->kind == KP_SCALAR) {
+            cg->val[id] = ir_get(k, ir_get(k, id)->a)->dtype == DT_BOOL
+                              ? LLVMBuildTrunc(cg->b, p, cg->ti1, "") : p;
+        } else if (kp->kind == KP_DIM) { /* passed as i32, used in the dim's type (i64) */
+            cg->val[id] = cg_convert(cg, p, cg_scalar(DT_I32), cg_ty(cg, id));
         } else {
-            cg->val[aid] = p;
+            LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateTypeAttribute(cg->lc, kind_byval, map_ty));
+            LLVMAddAttributeAtIndex(cg->fn, idx, LLVMCreateEnumAttribute(cg->lc, kind_align, 64));
+            cg->val[id] = p;
         }
-        np++;
-    }
-    for (uint32_t i = 0; i < k->ndims; i++) { /* passed as i32, used in the dim's type (i64) */
-        LLVMValueRef p = LLVMGetParam(cg->fn, np++);
-        const char *dn = ir_symstr(ctx, ir_get(k, k->dims[i])->name);
-        LLVMSetValueName2(p, dn, strlen(dn));
-        cg->val[k->dims[i]] = cg_convert(cg, p, cg_scalar(DT_I32), cg_ty(cg, k->dims[i]));
-    }
-    unsigned kind_byval = LLVMGetEnumAttributeKindForName("byval", 5);
-    LLVMTypeRef map_ty = LLVMArrayType2(cg->ti8, 128);
-    for (uint32_t i = 0; i < nmaps; i++) {
-        NodeId m = k->plan->tmaps[i];
-        LLVMValueRef p = LLVMGetParam(cg->fn, np);
-        const char *mn = ir_symstr(ctx, ir_get(k, m)->name);
-        LLVMSetValueName2(p, mn, strlen(mn));
-        LLVMAddAttributeAtIndex(cg->fn, np + 1, LLVMCreateTypeAttribute(cg->lc, kind_byval, map_ty));
-        LLVMAddAttributeAtIndex(cg->fn, np + 1, LLVMCreateEnumAttribute(cg->lc, kind_align, 64));
-        cg->val[m] = p;
-        np++;
     }
     (void)in_reference;
 

@@ -16,13 +16,26 @@ static LLVMValueRef lit(Cg *cg, const Node *n, CgTy ty)
     CgTy s = cg_scalar((DType)ty.dt);
     LLVMTypeRef t = cg_llvm_type(cg, s);
     LLVMValueRef c;
-    if (cg_is_float(ty))
-        c = LLVMConstReal(t, n->op == OP_FLOAT ? n->v.f : (double)n->v.i);
+    double f = n->op == OP_FLOAT ? n->v.f : (double)n->v.i;
+    if (cg_is_fp8((DType)ty.dt)) /* an i8 bit pattern (ir/numfmt.c) */
+        c = LLVMConstInt(t, ir_float_bits((DType)ty.dt, f), 0);
+    else if (cg_is_float(ty))
+        c = LLVMConstReal(t, f);
     else if (ty.dt == DT_BOOL)
         c = LLVMConstInt(t, n->v.i != 0, 0);
     else
         c = LLVMConstInt(t, (unsigned long long)n->v.i, 1);
     return ty.lanes > 1 ? cg_splat(cg, c, ty.lanes) : c;
+}
+
+/* f32/f64 `a * b + c` may become one fma (tir.md 9.1): the `contract` flag on the
+ * multiply and the add lets LLVM and ptxas fuse them. 16-bit floats never get here
+ * (they compute in f32 and round after each operation, cg_binop below) */
+static LLVMValueRef contract(Cg *cg, LLVMValueRef v)
+{
+    if (!cg->no_contract && LLVMIsAInstruction(v))
+        LLVMSetFastMathFlags(v, LLVMFastMathAllowContract);
+    return v;
 }
 
 LLVMValueRef cg_binop(Cg *cg, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Span sp)
@@ -32,14 +45,17 @@ LLVMValueRef cg_binop(Cg *cg, Op op, LLVMValueRef a, LLVMValueRef b, CgTy ty, Sp
     if (ty.dt == DT_F16 || ty.dt == DT_BF16) { /* in f32, rounded once */
         CgTy w = ty;
         w.dt = DT_F32;
+        int nc = cg->no_contract;
+        cg->no_contract = 1;   /* rounded to 16 bits after each operation: never fused */
         LLVMValueRef r = cg_binop(cg, op, cg_convert(cg, a, ty, w), cg_convert(cg, b, ty, w), w, sp);
+        cg->no_contract = nc;
         return ir_ops[op].flags & OF_CMP ? r : cg_convert(cg, r, w, ty);
     }
     int f = cg_is_float(ty), s = cg_is_signed(ty);
     switch (op) {
-    case OP_ADD: return f ? LLVMBuildFAdd(B, a, b, "") : LLVMBuildAdd(B, a, b, "");
-    case OP_SUB: return f ? LLVMBuildFSub(B, a, b, "") : LLVMBuildSub(B, a, b, "");
-    case OP_MUL: return f ? LLVMBuildFMul(B, a, b, "") : LLVMBuildMul(B, a, b, "");
+    case OP_ADD: return f ? contract(cg, LLVMBuildFAdd(B, a, b, "")) : LLVMBuildAdd(B, a, b, "");
+    case OP_SUB: return f ? contract(cg, LLVMBuildFSub(B, a, b, "")) : LLVMBuildSub(B, a, b, "");
+    case OP_MUL: return f ? contract(cg, LLVMBuildFMul(B, a, b, "")) : LLVMBuildMul(B, a, b, "");
     case OP_DIV: return f ? cg_fdiv(cg, a, b, ty) : s ? LLVMBuildSDiv(B, a, b, "") : LLVMBuildUDiv(B, a, b, "");
     case OP_MOD: return f ? LLVMBuildFRem(B, a, b, "") : s ? LLVMBuildSRem(B, a, b, "") : LLVMBuildURem(B, a, b, "");
     case OP_SHL: return LLVMBuildShl(B, a, b, "");

@@ -36,6 +36,19 @@ typedef struct CgTarget {
     LLVMValueRef (*math_f32)(Cg *, Op op, LLVMValueRef x);
     LLVMValueRef (*fdiv_f32)(Cg *, LLVMValueRef a, LLVMValueRef b);
     void (*mark_kernel)(Cg *, LLVMValueRef fn, uint32_t threads);
+    /* OCP fp8 (cg_fp8.c): two f32 to an i16 holding e4m3/e5m2 lo (bits 0-7) and
+       hi, nearest even, saturating; an i16 of two fp8 to an i32 holding f16x2.
+       NULL where the target has no OCP fp8 conversions */
+    LLVMValueRef (*cvt_f32x2_fp8x2)(Cg *, DType to, LLVMValueRef lo, LLVMValueRef hi);
+    LLVMValueRef (*cvt_fp8x2_f16x2)(Cg *, DType from, LLVMValueRef pair);
+    /* two f32 to a <2 x bfloat> / <2 x half> (to: DT_BF16 / DT_F16), nearest even, in one
+       instruction (cvt.rn.bf16x2.f32); NULL: lane by lane */
+    LLVMValueRef (*cvt_f32x2_16x2)(Cg *, DType to, LLVMValueRef lo, LLVMValueRef hi);
+    /* a masked global access of `bytes` (1, 2, 4, 8, 16) as one predicated instruction
+       (cond i1; the load gives 0 where it is false): the value as `nregs` i32 (or one i16
+       for 1 and 2 bytes); NULL: a branch around the access (cg_mem.c) */
+    void (*pred_load)(Cg *, LLVMValueRef cond, LLVMValueRef ptr, unsigned bytes, int nc, LLVMValueRef *out);
+    void (*pred_store)(Cg *, LLVMValueRef cond, LLVMValueRef ptr, unsigned bytes, LLVMValueRef *in);
     /* TIR-L (docs/tirl.md): mbarriers, bulk tensor copies, async proxies and
      * tensor cores. NVIDIA only (nvptx_tc.c); NULL on AMD, where the
      * unsupported pass has reported them already. Shared addresses (bar,
@@ -80,6 +93,7 @@ typedef struct {
     LLVMValueRef stride;   /* i64 element stride of the last dim when not contiguous */
     uint32_t space;        /* Space */
     int inbounds;
+    int readonly;          /* a global tensor the kernel never stores to (ld.global.nc) */
 } CgRef;
 
 struct Cg {
@@ -102,6 +116,10 @@ struct Cg {
     int failed;
     int fast_div;
     int no_minmax_fold;         /* no ptxas workaround (cg_math.c): AMD, or CAKE_NO_MINMAX_FOLD set */
+    int no_contract;            /* CAKE_NO_CONTRACT: f32/f64 + - x without the `contract` flag (no fma fusion) */
+    int no_packed;              /* CAKE_NO_PACKED: f32 -> bf16/f16 vectors one lane at a time */
+    int no_predicate;           /* CAKE_NO_PREDICATE: masked accesses as a branch around the access */
+    int no_tree;                /* CAKE_NO_TREE: hsum/hmax/hmin as a chain in lane order */
     LLVMValueRef smem;          /* the kernel's shared-memory buffer (the plan's slots) */
     LLVMTypeRef tvoid, ti1, ti8, ti16, ti32, ti64, tf16, tbf16, tf32, tf64, tptr_g, tptr_s, tptr;
 };
@@ -145,6 +163,10 @@ LLVMValueRef cg_fdiv(Cg *, LLVMValueRef a, LLVMValueRef b, CgTy ty);
 LLVMValueRef cg_horizontal(Cg *, Op op, LLVMValueRef v, CgTy vty);
 LLVMValueRef cg_dot(Cg *, LLVMValueRef a, LLVMValueRef b, CgTy vty);
 LLVMValueRef cg_minmax(Cg *, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy ty);
+
+/* ---- cg_fp8.c ------------------------------------------------------------ */
+int cg_is_fp8(DType);
+LLVMValueRef cg_fp8_convert(Cg *, LLVMValueRef v, CgTy from, CgTy to);  /* one side e4m3/e5m2 */
 
 /* ---- cg_mem.c ------------------------------------------------------------ */
 /* the address of ref for an access of a `value`-typed value (its lanes: the slice) */

@@ -134,6 +134,19 @@ static LLVMValueRef saddr(Cg *cg, NodeId ref, int raw)
 
 /* ---- fragments --------------------------------------------------------------- */
 
+/* is pack n (of type ty) a pack of f32 values each narrowed to bf16/f16 (OP_CAST)? */
+static int pack_of_narrowed(Cg *cg, const Node *n, CgTy ty)
+{
+    if ((ty.dt != DT_BF16 && ty.dt != DT_F16) || n->n < 2 || n->n % 2 || n->n != ty.lanes)
+        return 0;
+    for (uint32_t i = 0; i < n->n; i++) {
+        const Node *c = ir_get(cg->k, ir_list_at(cg->k, n, i));
+        if (c->op != OP_CAST || !c->a || !cg_same(cg_ty(cg, c->a), cg_scalar(DT_F32)))
+            return 0;
+    }
+    return 1;
+}
+
 LLVMValueRef cg_pack_i32(Cg *cg, LLVMValueRef *v, unsigned n, DType dt)
 {
     LLVMTypeRef et = cg_scalar_type(cg, dt);
@@ -385,6 +398,14 @@ LLVMValueRef cg_lowered_expr(Cg *cg, NodeId e, CgTy ty)
         LLVMValueRef v = LLVMGetUndef(vt);
         CgTy et = ty;
         et.lanes = 1;
+        if (pack_of_narrowed(cg, n, ty)) { /* @pack(bf16(a), bf16(b)): one cvt.rn.bf16x2.f32 */
+            CgTy wide = {DT_F32, ty.lanes};
+            LLVMValueRef w = LLVMGetUndef(cg_llvm_type(cg, wide));
+            for (uint32_t i = 0; i < n->n; i++)
+                w = LLVMBuildInsertElement(b, w, cg_expr_of(cg, ir_get(cg->k, ir_list_at(cg->k, n, i))->a,
+                                                            cg_scalar(DT_F32)), cg_i32(cg, i), "");
+            return cg_convert(cg, w, wide, ty);
+        }
         for (uint32_t i = 0; i < n->n; i++)
             v = LLVMBuildInsertElement(b, v, cg_expr_of(cg, ir_list_at(cg->k, n, i), et), cg_i32(cg, i), "");
         return v;

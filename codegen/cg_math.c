@@ -19,9 +19,21 @@ static int is_small_float(uint8_t dt)
     return dt == DT_F16 || dt == DT_BF16;
 }
 
-static int unsupported_dtype(uint8_t dt)
+
+/* an f32 vector to bf16/f16 two lanes per instruction (cvt.rn.bf16x2.f32): LLVM 19
+ * narrows <N x float> lane by lane */
+static LLVMValueRef packed_narrow(Cg *cg, LLVMValueRef v, CgTy to)
 {
-    return dt == DT_E4M3 || dt == DT_E5M2 || dt == DT_TF32;
+    LLVMValueRef r = LLVMGetUndef(cg_llvm_type(cg, to));
+    for (unsigned i = 0; i < to.lanes; i += 2) {
+        LLVMValueRef lo = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, i), "");
+        LLVMValueRef hi = LLVMBuildExtractElement(cg->b, v, cg_i32(cg, i + 1), "");
+        LLVMValueRef p = cg->t->cvt_f32x2_16x2(cg, (DType)to.dt, lo, hi);
+        for (unsigned j = 0; j < 2; j++)
+            r = LLVMBuildInsertElement(cg->b, r, LLVMBuildExtractElement(cg->b, p, cg_i32(cg, j), ""),
+                                       cg_i32(cg, i + j), "");
+    }
+    return r;
 }
 
 LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, CgTy from, CgTy to)
@@ -41,7 +53,9 @@ LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, CgTy from, CgTy to)
     if (from.dt == to.dt)
         return v;
     LLVMTypeRef tt = cg_llvm_type(cg, to);
-    if ((unsupported_dtype(from.dt) || unsupported_dtype(to.dt)) && cg->at) {
+    if (cg_is_fp8((DType)from.dt) || cg_is_fp8((DType)to.dt))
+        return cg_fp8_convert(cg, v, from, to);
+    if ((from.dt == DT_TF32 || to.dt == DT_TF32) && cg->at) {
         cg_unsupported(cg, cg->at, ir_fmt(cg->ctx, "conversion from %s to %s",
                                           ir_dtypes[from.dt].spelling, ir_dtypes[to.dt].spelling));
         return LLVMGetUndef(tt);
@@ -59,6 +73,9 @@ LLVMValueRef cg_convert(Cg *cg, LLVMValueRef v, CgTy from, CgTy to)
             mid.dt = DT_F32;
             return cg_convert(cg, cg_convert(cg, v, from, mid), mid, to);
         }
+        if (fb > tb && from.dt == DT_F32 && to.lanes > 1 && to.lanes % 2 == 0 && cg->t->cvt_f32x2_16x2 &&
+            !cg->no_packed)
+            return packed_narrow(cg, v, to);
         return fb < tb ? LLVMBuildFPExt(b, v, tt, "") : LLVMBuildFPTrunc(b, v, tt, "");
     }
     if (ff) { /* float → int: saturating, NaN → 0 */
@@ -236,7 +253,8 @@ LLVMValueRef cg_math(Cg *cg, Op op, LLVMValueRef *args, unsigned n, CgTy ty, Nod
 }
 
 /* hsum / hmax / hmin of a vector, in its lane type (legalize casts 16-bit lanes
- * to f32 before hsum: that is hsum's f32 accumulation).
+ * to f32 before hsum: that is hsum's f32 accumulation), as a pairwise tree of
+ * log2(lanes) dependent steps (tir.md 3.2; CAKE_NO_TREE: lane order).
  *
  * Workaround for a ptxas miscompile (CUDA 13 ptxas and the r580 driver's JIT,
  * sm_90a): `-hmax(-v)` on i32x4 was emitted as four neg.s32, three max.s32 and
@@ -250,6 +268,13 @@ LLVMValueRef cg_math(Cg *cg, Op op, LLVMValueRef *args, unsigned n, CgTy ty, Nod
  * but the type's most negative one (its negation wraps to itself): a lane
  * holding INT_MIN gives INT_MIN where the wrapping `-` would have ranked it
  * last. cg_minmax folds two negated operands the same way. */
+static LLVMValueRef combine_lanes(Cg *cg, Op op, LLVMValueRef a, LLVMValueRef b, CgTy s)
+{
+    if (op == OP_HMAX || op == OP_HMIN)
+        return cg_minmax(cg, op == OP_HMAX, a, b, s);
+    return cg_binop(cg, OP_ADD, a, b, s, IR_NOSPAN);
+}
+
 LLVMValueRef cg_horizontal(Cg *cg, Op op, LLVMValueRef v, CgTy vty)
 {
     CgTy s = cg_scalar((DType)vty.dt);
@@ -259,17 +284,20 @@ LLVMValueRef cg_horizontal(Cg *cg, Op op, LLVMValueRef v, CgTy vty)
         LLVMValueRef r = cg_horizontal(cg, op == OP_HMAX ? OP_HMIN : OP_HMAX, inner, vty);
         return LLVMBuildNeg(cg->b, r, "");
     }
-    LLVMValueRef acc = NULL;
-    for (unsigned i = 0; i < vty.lanes; i++) {
-        LLVMValueRef x = vty.lanes > 1 ? LLVMBuildExtractElement(cg->b, v, cg_i32(cg, i), "") : v;
-        if (!acc)
-            acc = x;
-        else if (op == OP_HMAX || op == OP_HMIN)
-            acc = cg_minmax(cg, op == OP_HMAX, acc, x, s);
-        else
-            acc = cg_binop(cg, OP_ADD, acc, x, s, IR_NOSPAN);
+    LLVMValueRef x[16] = {0};
+    unsigned n = vty.lanes > 16 ? 16 : vty.lanes ? vty.lanes : 1;
+    for (unsigned i = 0; i < n; i++)
+        x[i] = vty.lanes > 1 ? LLVMBuildExtractElement(cg->b, v, cg_i32(cg, i), "") : v;
+    if (cg->no_tree) { /* CAKE_NO_TREE: the linear chain, lane by lane */
+        for (unsigned i = 1; i < n; i++)
+            x[0] = combine_lanes(cg, op, x[0], x[i], s);
+        return x[0];
     }
-    return acc;
+    /* a tree: log2(lanes) dependent steps, ((x0 . x1) . (x2 . x3)) . ... */
+    for (unsigned w = 1; w < n; w *= 2)
+        for (unsigned i = 0; i + w < n; i += 2 * w)
+            x[i] = combine_lanes(cg, op, x[i], x[i + w], s);
+    return x[0];
 }
 
 /* dot(a, b) of two vectors of type vty: the sum of lane products with fused

@@ -11,8 +11,11 @@
  * dim (stride 1) as one access aligned to its size (at most 16 bytes): the
  * language requires vector accesses to be naturally aligned (the verifier
  * proves it from `assume`s; a misaligned one faults). With a non-unit last
- * stride it becomes E scalar accesses. Masked accesses branch around the
- * access; a masked-off load yields 0. */
+ * stride it becomes E scalar accesses. A masked global access of 1 to 16
+ * bytes is one predicated instruction on NVPTX (`@p ld.global`, the value
+ * zeroed first; `@p st.global`); other masked accesses (shared, strided, AMD,
+ * or CAKE_NO_PREDICATE set) branch around the access. A masked-off load
+ * yields 0. */
 #include <string.h>
 #include "cg_int.h"
 
@@ -82,6 +85,16 @@ static int shared_ref(Cg *cg, NodeId refid, Node *r, NodeId decl, CgTy value, Cg
     return 1;
 }
 
+/* is v a pointer parameter marked readonly (builder.c: never stored to)? */
+static int param_readonly(Cg *cg, LLVMValueRef v)
+{
+    unsigned ro = LLVMGetEnumAttributeKindForName("readonly", 8);
+    for (unsigned i = 0, n = LLVMCountParams(cg->fn); i < n; i++)
+        if (LLVMGetParam(cg->fn, i) == v)
+            return LLVMGetEnumAttributeAtIndex(cg->fn, i + 1, ro) != NULL;
+    return 0;
+}
+
 int cg_ref(Cg *cg, NodeId refid, CgTy value, CgRef *out)
 {
     Kernel *k = cg->k;
@@ -105,6 +118,7 @@ int cg_ref(Cg *cg, NodeId refid, CgTy value, CgRef *out)
         strides_at = t->list + rank;
         base = cg->val[decl];
         out->space = SP_GLOBAL;
+        out->readonly = param_readonly(cg, base);
     } else if (d->op == OP_SHARED && bt->kind == TK_TILE) {
         return shared_ref(cg, refid, r, decl, value, out);
     } else if ((d->op == OP_VAR || d->op == OP_REG) && bt->kind == TK_TILE) {
@@ -242,12 +256,64 @@ static void store_plain(Cg *cg, const CgRef *r, LLVMValueRef v)
     }
 }
 
+/* the bytes of a masked access that can be one predicated instruction, else 0:
+ * a contiguous global access of 1, 2, 4, 8 or 16 bytes (not bool), on a target
+ * with the hooks, unless CAKE_NO_PREDICATE is set */
+static unsigned pred_bytes(Cg *cg, const CgRef *r)
+{
+    unsigned eb = (unsigned)(ir_dtypes[r->elem.dt].bits / 8) * r->elem.lanes;
+    if (cg->no_predicate || !cg->t->pred_load || r->space != SP_GLOBAL || !r->contiguous ||
+        r->elem.dt == DT_BOOL || r->align < (eb > 16 ? 16 : eb))
+        return 0;
+    return eb == 1 || eb == 2 || eb == 4 || eb == 8 || eb == 16 ? eb : 0;
+}
+
+/* v (the access's type) as the registers of a predicated access, or back */
+static LLVMTypeRef reg_type(Cg *cg, unsigned bytes)
+{
+    return bytes <= 2 ? cg->ti16 : bytes == 4 ? cg->ti32 : LLVMVectorType(cg->ti32, bytes / 4);
+}
+
+static LLVMValueRef from_regs(Cg *cg, const CgRef *r, unsigned bytes, LLVMValueRef *regs)
+{
+    LLVMTypeRef vt = cg_llvm_type(cg, r->elem);
+    if (bytes == 1)
+        return LLVMBuildBitCast(cg->b, LLVMBuildTrunc(cg->b, regs[0], cg->ti8, ""), vt, "");
+    if (bytes <= 4)
+        return LLVMBuildBitCast(cg->b, regs[0], vt, "");
+    LLVMValueRef w = LLVMGetUndef(reg_type(cg, bytes));
+    for (unsigned i = 0; i < bytes / 4; i++)
+        w = LLVMBuildInsertElement(cg->b, w, regs[i], cg_i32(cg, i), "");
+    return LLVMBuildBitCast(cg->b, w, vt, "");
+}
+
+static void to_regs(Cg *cg, LLVMValueRef v, unsigned bytes, LLVMValueRef *regs)
+{
+    if (bytes == 1) {
+        regs[0] = LLVMBuildZExt(cg->b, LLVMBuildBitCast(cg->b, v, cg->ti8, ""), cg->ti16, "");
+        return;
+    }
+    LLVMValueRef w = LLVMBuildBitCast(cg->b, v, reg_type(cg, bytes), "");
+    if (bytes <= 4) {
+        regs[0] = w;
+        return;
+    }
+    for (unsigned i = 0; i < bytes / 4; i++)
+        regs[i] = LLVMBuildExtractElement(cg->b, w, cg_i32(cg, i), "");
+}
+
 LLVMValueRef cg_load(Cg *cg, const CgRef *r, NodeId mask, Span sp)
 {
     (void)sp;
     if (!mask)
         return load_plain(cg, r);
     LLVMValueRef c = cg_cond(cg, mask);
+    unsigned pb = pred_bytes(cg, r);
+    if (pb) {
+        LLVMValueRef regs[4];
+        cg->t->pred_load(cg, c, r->ptr, pb, r->readonly, regs);
+        return from_regs(cg, r, pb, regs);
+    }
     LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
     LLVMBasicBlockRef then = cg_block(cg, "mload"), join = cg_block(cg, "mjoin");
     LLVMBuildCondBr(cg->b, c, then, join);
@@ -271,6 +337,13 @@ void cg_store(Cg *cg, const CgRef *r, LLVMValueRef v, NodeId mask, Span sp)
         return;
     }
     LLVMValueRef c = cg_cond(cg, mask);
+    unsigned pb = pred_bytes(cg, r);
+    if (pb) {
+        LLVMValueRef regs[4];
+        to_regs(cg, v, pb, regs);
+        cg->t->pred_store(cg, c, r->ptr, pb, regs);
+        return;
+    }
     LLVMBasicBlockRef then = cg_block(cg, "mstore"), join = cg_block(cg, "mjoin");
     LLVMBuildCondBr(cg->b, c, then, join);
     LLVMPositionBuilderAtEnd(cg->b, then);

@@ -108,6 +108,93 @@ static LLVMValueRef nv_fdiv(Cg *cg, LLVMValueRef a, LLVMValueRef b)
     return cg_call(cg, "llvm.nvvm.div.approx.f", cg->tf32, args, 2);
 }
 
+/* cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32 d, a, b (PTX ISA 9.7.9.21, sm_89+):
+ * d[15:8] = a, d[7:0] = b; LLVM 19 has no intrinsic for it */
+static LLVMValueRef nv_cvt_f32x2_fp8x2(Cg *cg, DType to, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMValueRef a[2] = {hi, lo};
+    return cg_asm(cg, cg->ti16, to == DT_E4M3 ? "cvt.rn.satfinite.e4m3x2.f32 $0, $1, $2;"
+                                              : "cvt.rn.satfinite.e5m2x2.f32 $0, $1, $2;",
+                  "=h,f,f", a, 2, 0);
+}
+
+/* cvt.rn.f16x2.{e4m3x2,e5m2x2} d, a (sm_89+): exact */
+static LLVMValueRef nv_cvt_fp8x2_f16x2(Cg *cg, DType from, LLVMValueRef pair)
+{
+    LLVMValueRef a[1] = {pair};
+    return cg_asm(cg, cg->ti32, from == DT_E4M3 ? "cvt.rn.f16x2.e4m3x2 $0, $1;" : "cvt.rn.f16x2.e5m2x2 $0, $1;",
+                  "=r,h", a, 1, 0);
+}
+
+/* cvt.rn.{bf16x2,f16x2}.f32 d, a, b (sm_80+; d.hi = a): llvm.nvvm.ff2{bf16,f16}x2.rn */
+static LLVMValueRef nv_cvt_f32x2_16x2(Cg *cg, DType to, LLVMValueRef lo, LLVMValueRef hi)
+{
+    LLVMValueRef a[2] = {hi, lo};
+    LLVMTypeRef t = LLVMVectorType(to == DT_BF16 ? cg->tbf16 : cg->tf16, 2);
+    return cg_call(cg, to == DT_BF16 ? "llvm.nvvm.ff2bf16x2.rn" : "llvm.nvvm.ff2f16x2.rn", t, a, 2);
+}
+
+/* the registers of a predicated access of `bytes`: 16 -> v4.b32, 8 -> v2.b32,
+ * 4 -> b32, 2 -> b16, 1 -> u8 in a 16-bit register */
+static unsigned pred_regs(unsigned bytes, const char **sfx, char *con)
+{
+    *sfx = bytes == 16 ? ".v4.b32" : bytes == 8 ? ".v2.b32" : bytes == 4 ? ".b32" : bytes == 2 ? ".b16" : ".u8";
+    *con = bytes >= 4 ? 'r' : 'h';
+    return bytes >= 4 ? bytes / 4 : 1;
+}
+
+static const char *reg_list(Cg *cg, unsigned first, unsigned n)
+{
+    char buf[64] = "";
+    size_t at = 0;
+    for (unsigned i = 0; i < n; i++)
+        at += (size_t)snprintf(buf + at, sizeof buf - at, "%s$%u", i ? ", " : "", first + i);
+    return n > 1 ? ir_fmt(cg->ctx, "{%s}", buf) : ir_fmt(cg->ctx, "%s", buf);
+}
+
+/* @p ld.global[.nc] (PTX ISA 9.7.9.8) under the mask, the destination zeroed first:
+ * a masked load without a branch */
+static void nv_pred_load(Cg *cg, LLVMValueRef cond, LLVMValueRef ptr, unsigned bytes, int nc, LLVMValueRef *out)
+{
+    const char *sfx;
+    char con;
+    unsigned n = pred_regs(bytes, &sfx, &con);
+    char zero[160] = "", cons[64] = "";
+    size_t at = 0, ca = 0;
+    for (unsigned i = 0; i < n; i++) {
+        at += (size_t)snprintf(zero + at, sizeof zero - at, "mov.b%d $%u, 0; ", con == 'r' ? 32 : 16, i);
+        ca += (size_t)snprintf(cons + ca, sizeof cons - ca, "=%c,", con);
+    }
+    snprintf(cons + ca, sizeof cons - ca, "l,b");
+    const char *text = ir_fmt(cg->ctx, "%s@$%u ld.global%s%s %s, [$%u];",
+                              zero, n + 1, nc ? ".nc" : "", sfx, reg_list(cg, 0, n), n);
+    LLVMTypeRef rt = con == 'r' ? cg->ti32 : cg->ti16;
+    LLVMTypeRef elts[4] = {rt, rt, rt, rt};
+    LLVMTypeRef ret = n > 1 ? LLVMStructTypeInContext(cg->lc, elts, n, 0) : rt;
+    LLVMValueRef a[2] = {ptr, cond};
+    LLVMValueRef r = cg_asm(cg, ret, text, cons, a, 2, 0);
+    for (unsigned i = 0; i < n; i++)
+        out[i] = n > 1 ? LLVMBuildExtractValue(cg->b, r, i, "") : r;
+}
+
+/* @p st.global: a masked store without a branch */
+static void nv_pred_store(Cg *cg, LLVMValueRef cond, LLVMValueRef ptr, unsigned bytes, LLVMValueRef *in)
+{
+    const char *sfx;
+    char con;
+    unsigned n = pred_regs(bytes, &sfx, &con);
+    char cons[64] = "b,l";
+    size_t ca = strlen(cons);
+    for (unsigned i = 0; i < n; i++)
+        ca += (size_t)snprintf(cons + ca, sizeof cons - ca, ",%c", con);
+    snprintf(cons + ca, sizeof cons - ca, ",~{memory}");
+    const char *text = ir_fmt(cg->ctx, "@$0 st.global%s [$1], %s;", sfx, reg_list(cg, 2, n));
+    LLVMValueRef a[6] = {cond, ptr};
+    for (unsigned i = 0; i < n; i++)
+        a[2 + i] = in[i];
+    cg_asm(cg, cg->tvoid, text, cons, a, 2 + n, 1);
+}
+
 static void annotate(Cg *cg, LLVMValueRef fn, const char *key, uint32_t v)
 {
     LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->lc, key, strlen(key)),
@@ -131,12 +218,13 @@ static void nv_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
     if (!p->ntmaps)
         return;
     LLVMMetadataRef idx[64];
-    uint32_t first = cg->k->nargs + cg->k->ndims;
-    for (uint32_t i = 0; i < p->ntmaps && i < 64; i++)
-        idx[i] = LLVMValueAsMetadata(cg_i32(cg, first + i + 1)); /* 1-based parameter numbers */
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->nparams && n < 64; i++) /* the ABI order (ir.h KParam) */
+        if (p->params[i].kind == KP_TMAP)
+            idx[n++] = LLVMValueAsMetadata(cg_i32(cg, i + 1)); /* 1-based parameter numbers */
     const char *key = "grid_constant";
     LLVMMetadataRef md[3] = {LLVMValueAsMetadata(fn), LLVMMDStringInContext2(cg->lc, key, strlen(key)),
-                             LLVMMDNodeInContext2(cg->lc, idx, p->ntmaps)};
+                             LLVMMDNodeInContext2(cg->lc, idx, n)};
     LLVMAddNamedMetadataOperand(cg->mod, "nvvm.annotations",
                                 LLVMMetadataAsValue(cg->lc, LLVMMDNodeInContext2(cg->lc, md, 3)));
 }
@@ -154,5 +242,10 @@ const CgTarget cg_nvptx = {
     .math_f32 = nv_math,
     .fdiv_f32 = nv_fdiv,
     .mark_kernel = nv_mark_kernel,
+    .cvt_f32x2_fp8x2 = nv_cvt_f32x2_fp8x2,
+    .cvt_fp8x2_f16x2 = nv_cvt_fp8x2_f16x2,
+    .cvt_f32x2_16x2 = nv_cvt_f32x2_16x2,
+    .pred_load = nv_pred_load,
+    .pred_store = nv_pred_store,
     NV_TC_HOOKS
 };

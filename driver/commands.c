@@ -8,23 +8,14 @@
 #include "passes.h"
 #include "verify.h"
 #include "driver.h"
+#include "lib_cmd.h"
 
 /* ---- target selection ------------------------------------------------------ */
-
-/* the first target the file's kernels list (sm_90a when none lists any) */
-static Target first_target(const Module *m)
-{
-    for (uint32_t i = 0; i < m->nkernels; i++)
-        for (int t = 0; t < TG__COUNT; t++)
-            if (m->kernels[i]->targets[t])
-                return (Target)t;
-    return TG_SM90A;
-}
 
 static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *tg)
 {
     if (!o->target) {
-        *tg = first_target(m);
+        *tg = tg_first_of(m);   /* the first target the file's kernels list */
         return 1;
     }
     if (ir_lookup_target(o->target, strlen(o->target), tg))
@@ -35,32 +26,14 @@ static int pick_target(CakeCtx *ctx, const Options *o, const Module *m, Target *
     return 0;
 }
 
-/* the best of the targets k lists (k NULL: of all) for a device of arch `arch`:
-   a target built for the device's family wins, then the newest that runs there;
-   0 when none runs there */
-static int best_fit(const Kernel *k, const char *arch, Target *tg)
-{
-    int best = 0;
-    for (int t = 0; t < TG__COUNT; t++) {
-        int fit = tg_device_fit((Target)t, arch);
-        if ((k && !ir_kernel_targets(k, (Target)t)) || !fit || fit < best ||
-            (fit == best && tg_info((Target)t)->sm <= tg_info(*tg)->sm))
-            continue;
-        *tg = (Target)t;
-        best = fit;
-    }
-    return best;
-}
-
-/* the device's arch picks among the kernel's targets (the table's tg_device_fit):
-   sm_90 runs sm_90a code, or sm_80 code. When none of them runs there, the
+/* the target for running kernel k on the device (tg_pick_for_arch): sm_90
+   runs sm_90a code, or sm_80 code. When none of k's targets runs there, the
    device's own target (then no kernel lists it: E0970 names it) */
-static Target device_target(const Module *m, const RtDeviceInfo *info)
+static Target device_target(const Kernel *k, const RtDeviceInfo *info)
 {
-    const Kernel *k = m->nkernels ? m->kernels[0] : NULL;
     Target tg = info->backend == RT_HIP ? TG_GFX942 : TG_SM80;
-    if (!best_fit(k, info->arch, &tg))
-        best_fit(NULL, info->arch, &tg);
+    if (!tg_pick_for_arch(k, info->arch, &tg))
+        tg_pick_for_arch(NULL, info->arch, &tg);
     return tg;
 }
 
@@ -102,10 +75,67 @@ static int write_output(CakeCtx *ctx, const char *path, const char *data, size_t
     return 1;
 }
 
+/* *low: m with every kernel that lists tg replaced by its lowered instance at
+   the bindings of env (each kernel takes those that name its params) */
+static int lower_all(CakeCtx *ctx, Module *m, Target tg, const ShapeEnv *env, Module *low)
+{
+    *low = *m;
+    low->kernels = arena_alloc(&ctx->arena, (m->nkernels + 1) * sizeof *low->kernels);
+    int rc = 0;
+    for (uint32_t i = 0; i < m->nkernels; i++) {
+        Kernel *k = m->kernels[i];
+        const CakeInstance *inst;
+        low->kernels[i] = k;
+        if (!ir_kernel_targets(k, tg))
+            continue;
+        int r = cake_instance_env(ctx, m, k, tg, env, CAKE_INST_LOWERED, &inst);
+        if (r == 0)
+            low->kernels[i] = inst->k;
+        else if (r != 1)
+            return r;   /* a bug, or the code generator plugin */
+        else
+            rc = EXIT_USER;   /* the next kernels' diagnostics too */
+    }
+    return rc;
+}
+
+/* registers, spills and local memory of each compiled kernel (nvJitLink or
+ * ptxas; lib/cake_res.c adds W0901/W0902): "kernels" in the JSON document, a
+ * line per kernel on stderr in text mode. Returns 2 on an internal error. */
+static int resource_report(CakeCtx *ctx, const Options *o, Module *m, Target tg, const char *ptx,
+                           size_t len, cJSON *extra)
+{
+    RtPtxRes res[32];
+    int n;
+    const char *tool;
+    if (cake_ptx_report(ctx, m, tg, ptx, len, res, 32, &n, &tool))
+        return 2;
+    cJSON *arr = cJSON_AddArrayToObject(extra, "kernels");
+    cJSON_AddStringToObject(extra, "resources_from", tool ? tool : "none (no nvJitLink or ptxas here)");
+    for (int i = 0; i < n; i++) {
+        cJSON *k = cJSON_CreateObject();
+        cJSON_AddStringToObject(k, "name", res[i].name);
+        cJSON_AddStringToObject(k, "target", ir_target_names[tg]);
+        cJSON_AddNumberToObject(k, "registers", res[i].regs);
+        cJSON_AddNumberToObject(k, "spill_store_bytes", res[i].spill_store_bytes);
+        cJSON_AddNumberToObject(k, "spill_load_bytes", res[i].spill_load_bytes);
+        cJSON_AddNumberToObject(k, "local_bytes", res[i].stack_bytes);
+        if (res[i].separate)
+            cJSON_AddStringToObject(k, "note", "assembled as a separate unit (nvJitLink): setmaxnreg ignored");
+        cJSON_AddItemToArray(arr, k);
+        if (!o->json)
+            fprintf(stderr, "%s: %s: %d registers, %d bytes spill stores, %d bytes spill loads, "
+                    "%d bytes local memory (%s, %s)\n", o->file, res[i].name, res[i].regs,
+                    res[i].spill_store_bytes, res[i].spill_load_bytes, res[i].stack_bytes, tool,
+                    ir_target_names[tg]);
+    }
+    return 0;
+}
+
 int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
 {
     Target tg;
-    CgEmit what;
+    CgEmit what = CG_EMIT_PTX;
     if (!pick_target(ctx, o, m, &tg))
         return drv_finish(ctx, o, EXIT_USER);
     int emit_ir = o->emit && (!strcmp(o->emit, "ir") || !strcmp(o->emit, "tirl"));
@@ -115,14 +145,15 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     shape_env_clear(&env);
     if (o->set && m->nkernels && !cake_parse_bindings(ctx, m->kernels[0], o->set, NULL, &env))
         return drv_finish(ctx, o, EXIT_USER);
-    CeEnv view = shape_env_view(&env);
-    if (pass_run_all(ctx, m, NULL, tg, &view))
-        return drv_finish(ctx, o, EXIT_USER);
+    Module low;
+    int rc = lower_all(ctx, m, tg, &env, &low);
+    if (rc)
+        return drv_finish(ctx, o, rc);
     if (emit_ir) {
         FILE *f = o->out ? fopen(o->out, "w") : stdout;
         if (!f)
             return drv_finish(ctx, o, EXIT_USER);
-        ir_print_module(ctx, m, f);
+        ir_print_module(ctx, &low, f);
         if (f != stdout)
             fclose(f);
         return drv_finish(ctx, o, EXIT_OK);
@@ -135,16 +166,20 @@ int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m)
     CgOptions opt = {.opt_level = 3};
     char *out = NULL;
     size_t len = 0;
-    int rc = cake_emit(ctx, m, NULL, tg, what, &opt, &out, &len);
+    rc = cake_emit(ctx, &low, NULL, tg, what, &opt, &out, &len);
     if (rc == 0 && !write_output(ctx, o->out, out, len))
         rc = 1;
+    cJSON *extra = cJSON_CreateObject();
+    int report = !o->no_report && !getenv("CAKE_NO_REPORT");   /* fuzzers and scripts opt out */
+    if (rc == 0 && what == CG_EMIT_PTX && report && resource_report(ctx, o, m, tg, out, len, extra))
+        rc = EXIT_BUG;
     free(out);
-    return drv_finish(ctx, o, rc); /* cake_emit's codes are the exit codes */
+    return drv_finish_with(ctx, o, rc, extra); /* cake_emit's codes are the exit codes */
 }
 
 /* ---- cakec run ------------------------------------------------------------------ */
 
-static cJSON *check_json(const CheckReport *r)
+cJSON *drv_check_json(const CheckReport *r)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "shape", r->shape);
@@ -184,7 +219,7 @@ static cJSON *check_json(const CheckReport *r)
     return j;
 }
 
-static cJSON *bench_json(const CakeBench *b)
+cJSON *drv_bench_json(const CakeBench *b)
 {
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "shape", b->shape);
@@ -209,7 +244,7 @@ static cJSON *bench_json(const CakeBench *b)
     return j;
 }
 
-static void check_text(const CheckReport *r)
+void drv_check_text(const CheckReport *r)
 {
     printf("check %-28s %-5s max_rel_err %.3g  bad %lld%s%s\n", r->shape,
            check_status_name(r->status), r->max_rel_err, (long long)r->n_bad,
@@ -225,7 +260,7 @@ static void check_text(const CheckReport *r)
         printf("      %s\n", r->message);
 }
 
-static void bench_text(const CakeBench *b, const CostResult *c)
+void drv_bench_text(const CakeBench *b, const CostResult *c)
 {
     /* the model's line first: scripts take the last line as the measurement */
     if (c)
@@ -308,18 +343,9 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         diag_report(ctx, E0002, IR_NOSPAN, "%s", bad);
         return 0;
     }
-    Kernel *k = m->nkernels ? m->kernels[0] : NULL;
-    if (o->kernel) {
-        k = NULL;
-        for (uint32_t i = 0; i < m->nkernels; i++)
-            if (!strcmp(ir_symstr(ctx, m->kernels[i]->name), o->kernel))
-                k = m->kernels[i];
-        if (!k) {
-            Diag *d = diag_report(ctx, E0970, IR_NOSPAN, "no kernel named `%s` in the file", o->kernel);
-            diag_help(ctx, d, "`--kernel` names one of the file's kernels");
-            return 0;
-        }
-    }
+    Kernel *k = NULL;
+    if ((o->kernel || m->nkernels) && cake_find_kernel(ctx, m, o->kernel, TG__COUNT, &k))
+        return 0;
     ShapeEnv env;
     return !k || (cake_parse_bindings(ctx, k, o->set, o->shape, &env) &&
                   shape_in_contract(ctx, o, k, &env));
@@ -380,9 +406,9 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
             size_t w = strlen(reps[i].shape);
             snprintf(reps[i].shape + w, sizeof reps[i].shape - w, "%s%s", w ? ", " : "", set);
         }
-        cJSON_AddItemToArray(arr, check_json(&reps[i]));
+        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
         if (!o->json)
-            check_text(&reps[i]);
+            drv_check_text(&reps[i]);
         ok &= reps[i].ok;
     }
     if (device_broken(ctx, rs, "failed during the check"))
@@ -447,18 +473,17 @@ static void check_all(CakeCtx *ctx, const Options *o, Module *m, Target tg, RunS
     }
 }
 
-/* the cost model's prediction for the benched launch, on a fresh parse of the
-   file (the compiled module is lowered); its diagnostics are not the run's */
+/* the cost model's prediction for the benched launch, on the verified module
+   (compiling left it as it was); its diagnostics are not the run's */
 static int bench_cost(CakeCtx *ctx, const Options *o, RunState *rs, CostResult *c)
 {
     const TgDevice *d = tg_device_match(rt_info(rs->dev)->name);
     if (!d || !tg_device_runs(d, rs->ck.tg))
         return 0;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
-    Module *m;
     CakeCostOptions co = {.kernel = ir_symstr(ctx, rs->ck.k->name), .target = rs->ck.tg, .has_target = 1,
                           .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs};
-    int ok = cake_verify_file(ctx, o->file, NULL, &m) == 0 && cake_cost(ctx, m, &co, c) == 0;
+    int ok = cake_cost(ctx, rs->ck.m, &co, c) == 0;
     ctx->ndiags = nd;
     ctx->nerrors = ne;
     ctx->nwarnings = nw;
@@ -488,7 +513,7 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     }
     CostResult c;
     int have = bench_cost(ctx, o, rs, &c);
-    cJSON *bj = bench_json(&b);
+    cJSON *bj = drv_bench_json(&b);
     if (have) {
         cJSON_AddNumberToObject(bj, "predicted_ms", c.time_ms);
         cJSON *iv = cJSON_AddArrayToObject(bj, "predicted_interval_ms");
@@ -500,7 +525,7 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     }
     cJSON_AddItemToObject(rs->extra, "bench", bj);
     if (!o->json)
-        bench_text(&b, have ? &c : NULL);
+        drv_bench_text(&b, have ? &c : NULL);
 }
 
 static void add_kernel_info(CakeCtx *ctx, RunState *rs)
@@ -511,6 +536,17 @@ static void add_kernel_info(CakeCtx *ctx, RunState *rs)
     cJSON_AddStringToObject(rs->extra, "target", ir_target_names[rs->ck.tg]);
     cJSON_AddNumberToObject(rs->extra, "registers", rs->ck.info.regs);
     cJSON_AddNumberToObject(rs->extra, "local_bytes", rs->ck.info.local_bytes);
+    const RtFuncInfo *fi = &rs->ck.info;
+    cJSON_AddNumberToObject(rs->extra, "spill_store_bytes", fi->spill_store_bytes);
+    cJSON_AddNumberToObject(rs->extra, "spill_load_bytes", fi->spill_load_bytes);
+    if (fi->spill_store_bytes > 0 || fi->spill_load_bytes > 0) {
+        Diag *d = diag_report(ctx, W0901, rs->ck.k->span, "kernel `%s` spills to local memory on %s: %d bytes "
+                              "of spill stores, %d of spill loads, %d registers (the driver's JIT)",
+                              ir_symstr(ctx, rs->ck.k->name), ir_target_names[rs->ck.tg],
+                              fi->spill_store_bytes, fi->spill_load_bytes, fi->regs);
+        diag_help(ctx, d, "every spill is a round trip to local memory: keep fewer values live, or give "
+                          "the kernel more registers (fewer threads, a larger role `regs`)");
+    }
 }
 
 int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
@@ -525,8 +561,12 @@ int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
         return drv_finish_with(ctx, o, rs.code == EXIT_BUG ? EXIT_BUG : EXIT_USER, rs.extra);
     if (!open_device(ctx, o, &rs))
         return drv_finish_with(ctx, o, EXIT_DEVICE, rs.extra);
-    if (!o->target)
-        tg = device_target(m, rt_info(rs.dev));
+    if (!o->target) {
+        Kernel *k = NULL;
+        if (m->nkernels)
+            cake_find_kernel(ctx, m, o->kernel, TG__COUNT, &k);   /* run_options_ok found it */
+        tg = device_target(k, rt_info(rs.dev));
+    }
     int rc = cake_compile_module(ctx, m, o->kernel, tg, o->set, &rs.ck);
     if (rc == 0)
         rc = cake_load(ctx, rs.dev, &rs.ck);

@@ -8,6 +8,7 @@
 #include <cjson/cJSON.h>
 #include "cake.h"
 #include "driver.h"
+#include "targets.h"
 
 static int cost_options(CakeCtx *ctx, const Options *o, const char *set, CakeCostOptions *co)
 {
@@ -111,11 +112,38 @@ static int write_svg(CakeCtx *ctx, const char *path, const CostResult *r)
 
 /* ---- --sweep ------------------------------------------------------------------------ */
 
-typedef struct { char set[256]; CostResult r; } SweepRow;
+typedef struct { char set[256]; CostResult r; char why[160]; } SweepRow;
 
+/* a point that cannot launch (no block fits on an SM: shared memory, registers
+ * or threads over the limit) is infeasible: why says which, else why is "" */
+static void feasibility(SweepRow *row)
+{
+    const CostResult *r = &row->r;
+    row->why[0] = 0;
+    if (r->blocks_per_sm > 0)
+        return;
+    Target tg = TG_SM90A;
+    ir_lookup_target(r->target, strlen(r->target), &tg);
+    const char *lim = r->occ_limiter ? r->occ_limiter : "";
+    if (!strcmp(lim, "shared memory"))
+        snprintf(row->why, sizeof row->why, "cannot launch: %lld bytes of shared memory per block, over "
+                 "the %lld of %s", (long long)r->smem_bytes, (long long)tg_info(tg)->max_smem_per_block,
+                 ir_target_names[tg]);
+    else if (!strcmp(lim, "registers"))
+        snprintf(row->why, sizeof row->why, "cannot launch: %d registers x %lld threads, over the %lld "
+                 "registers of an SM", r->regs, (long long)r->threads, (long long)tg_info(tg)->regs_per_sm);
+    else
+        snprintf(row->why, sizeof row->why, "cannot launch: no block fits on an SM (limit: %s)",
+                 *lim ? lim : "unknown");
+}
+
+/* feasible points by predicted time, then the infeasible ones */
 static int by_time(const void *a, const void *b)
 {
-    double x = ((const SweepRow *)a)->r.time_ms, y = ((const SweepRow *)b)->r.time_ms;
+    const SweepRow *p = a, *q = b;
+    if (!p->why[0] != !q->why[0])
+        return p->why[0] ? 1 : -1;
+    double x = p->r.time_ms, y = q->r.time_ms;
     return (x > y) - (x < y);
 }
 
@@ -137,6 +165,20 @@ static int sweep_item(const char *item, size_t *namelen, char vals[16][32], int 
         s += n + (s[n] == ',');
     }
     return *nv > 0 && !*s;
+}
+
+/* why a variant of the sweep is skipped, from the first diagnostic its cost
+   reported: an assume that does not hold at the shape (E0961), or a check of
+   the verifier (its codes are E0100 .. E0899) failing at those params; NULL
+   for any other error (a bad --set, an unknown device), which ends the sweep */
+static const char *skip_reason(CakeCtx *ctx, const Diag *d)
+{
+    const char *code = ir_diag_info[d->code].code;
+    if (d->code == E0961)
+        return "an assume does not hold";
+    if (strcmp(code, "E0100") >= 0 && strcmp(code, "E0900") < 0)
+        return ir_fmt(ctx, "it does not verify with these params (%s: %s)", code, d->msg);
+    return NULL;
 }
 
 static int do_sweep(CakeCtx *ctx, const Options *o, Module *m)
@@ -176,16 +218,20 @@ static int do_sweep(CakeCtx *ctx, const Options *o, Module *m)
         snprintf(rows[n].set, sizeof rows[n].set, "%s", set);
         uint32_t nd = ctx->ndiags, ne = ctx->nerrors;
         rc = cake_cost(ctx, m, &co, &rows[n].r);
-        if (rc == 1 && ctx->ndiags > nd && ctx->diags[nd].code == E0961) {
-            /* a variant its assumes exclude is no launch: listed, not an error */
+        const char *why = rc == 1 && ctx->ndiags > nd ? skip_reason(ctx, &ctx->diags[nd]) : NULL;
+        if (why) {
+            /* a variant its assumes exclude, or one that does not verify, is no
+               launch: listed, not an error */
             ctx->ndiags = nd;
             ctx->nerrors = ne;
             cJSON_AddItemToArray(skipped, cJSON_CreateString(set));
             if (!o->json)
-                fprintf(stderr, "skipped %s: an assume does not hold\n", set);
+                fprintf(stderr, "skipped %s: %s\n", set, why);
             rc = 0;
             continue;
         }
+        if (rc == 0)
+            feasibility(&rows[n]);
         n += rc == 0;
     }
     qsort(rows, (size_t)n, sizeof *rows, by_time);
@@ -197,11 +243,14 @@ static int do_sweep(CakeCtx *ctx, const Options *o, Module *m)
         const CostResult *r = &rows[i].r;
         cJSON *j = cake_cost_json(r);
         cJSON_AddStringToObject(j, "set", rows[i].set);
+        cJSON_AddBoolToObject(j, "feasible", !rows[i].why[0]);
+        if (rows[i].why[0])
+            cJSON_AddStringToObject(j, "infeasible", rows[i].why);
         cJSON_AddItemToArray(arr, j);
         if (!o->json)
             printf("%-40s %10.4f [%8.4f .. %8.4f] %9.1f %8.0f %-9s %s\n", rows[i].set, r->time_ms, r->lo_ms,
                    r->hi_ms, r->tflops, r->gbps, cost_resource_names[r->bottleneck],
-                   r->measure ? "measure" : "model");
+                   rows[i].why[0] ? rows[i].why : r->measure ? "measure" : "model");
     }
     free(rows);
     return drv_finish_with(ctx, o, rc == 2 ? EXIT_BUG : rc ? EXIT_USER : EXIT_OK, extra);

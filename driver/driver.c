@@ -17,10 +17,11 @@
 #include "protect.h"
 #include "driver.h"
 #include "agent.h"
+#include "lib_cmd.h"
 
 static const char usage[] =
     "usage: cakec FILE [-o OUT] [--target sm_90a|sm_80|gfx942|gfx90a] [--emit ptx|llvm|hsaco|obj|tirl]\n"
-    "                 [--set BM=64,...]\n"
+    "                 [--set BM=64,...] [--no-report]\n"
     "       cakec check FILE [--set P=V,...] [--shape M=4096,...] [--kernel NAME] [--json]\n"
     "       cakec print FILE\n"
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--target T] [--device D]\n"
@@ -28,6 +29,7 @@ static const char usage[] =
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
     "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
     "                 [--json]\n"
+    "       cakec lib check|build|ops|select|run|bench|tune ... (docs/library.md)\n"
     "       cakec --help | --version\n"
     "options:\n"
     "  --json               print one JSON document with every diagnostic to stdout\n"
@@ -160,6 +162,7 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         if (!strcmp(a, "--json")) continue;
         if (!strcmp(a, "--check")) { o->check = 1; continue; }
         if (!strcmp(a, "--bench")) { o->bench = 1; continue; }
+        if (!strcmp(a, "--no-report")) { o->no_report = 1; continue; }
         if (!strcmp(a, "-o")) dst = &o->out;
         else if (opt_is(a, "--target")) dst = &o->target;
         else if (opt_is(a, "--emit")) dst = &o->emit;
@@ -220,6 +223,11 @@ int drv_main(int argc, char **argv)
         return EXIT_BUG;
     }
     /* the agent commands (agent/agent_main.c) read their own options */
+    if (argc > 1 && !strcmp(argv[1], "lib")) {   /* the library's commands (lib_cmd.c) */
+        int rc = drv_cmd_lib(ctx, argc - 1, argv + 1);
+        ctx_free(ctx);
+        return rc;
+    }
     const AgCommand *agent = argc > 1 ? ag_command(argv[1]) : NULL;
     if (agent) {
         int rc = agent->run(ctx, argc - 1, argv + 1);

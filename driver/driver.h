@@ -11,6 +11,7 @@ typedef struct {
     const char *out, *target, *emit, *shape, *set, *reference;
     const char *kernel, *timeout, *runs, *seed;
     int json, check, bench;
+    int no_report;           /* --no-report: compile without the assembler's resource report */
     const char *dump_after;
     const char *device, *compare, *svg;   /* cost */
     const char *sweep[8]; int nsweep;      /* cost --sweep P=a,b,c Q=x,y */

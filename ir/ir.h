@@ -285,7 +285,23 @@ typedef struct {
     uint32_t bytes, align;
 } SmemSlot;
 
+/* One kernel parameter, in the order of the kernel ABI (codegen/cg.h): every
+ * `arg` in declaration order (a global tensor as a pointer, a scalar by
+ * value), then every dim of Kernel.dims as i32, then every tensor map of the
+ * plan. `index` counts within the kind: the tensor's place among the tensor
+ * arguments (the `tensors` of cake_launch), the scalar's among the scalars,
+ * the dim's in Kernel.dims, the map's in KPlan.tmaps. The abi pass
+ * (passes/abi.c) writes this list; codegen declares the function from it and
+ * the runtime fills it: the one home of the order. */
+typedef enum { KP_TENSOR, KP_SCALAR, KP_DIM, KP_TMAP } KParamKind;
+typedef struct {
+    uint8_t kind;         /* KParamKind */
+    uint32_t index;
+    NodeId decl;          /* the ARG, DIM or L_TMAP node */
+} KParam;
+
 typedef struct KPlan {
+    KParam *params; uint32_t nparams;   /* the ABI order (above) */
     SmemSlot *smem; uint32_t nsmem;
     uint32_t smem_bytes;      /* the buffer's size (dynamic shared memory on NVIDIA) */
     NodeId *tmaps; uint32_t ntmaps;   /* L_TMAP declarations, in parameter order */
@@ -314,6 +330,8 @@ typedef struct Kernel {
     NodeId *lists;    uint32_t nlists, caplists;
     Type *types;      uint32_t ntypes, captypes;
     uint8_t level;                        /* IR_LEVEL_* */
+    uint8_t types_bound;                  /* Node.type describes a `check --set` binding, not
+                                             the defaults (verifier/params.c) */
     KPlan *plan;                          /* the launch plan (TIR-L), or NULL */
     uint32_t *type_map; uint32_t type_cap, type_mapped; /* ir_type_intern's index */
 } Kernel;
@@ -395,6 +413,8 @@ typedef struct CakeCtx {
     const char *dump_after;      /* pass name to dump IR after ("all" for every pass) */
     FILE *dump_out;
     int lcheck;                  /* check the lowered IR after every pass (tests, debug) */
+    struct LibInstances *instances;   /* lib/instance.c's cache of kernel instances (in the
+                                         arena; NULL until the first) */
 } CakeCtx;
 
 CakeCtx *ctx_new(void);          /* NULL when out of memory */
@@ -429,6 +449,11 @@ _Noreturn void ir_bug(CakeCtx *ctx, const char *fmt, ...) __attribute__((format(
 /* 1 when kernel k lists target tg in its `target` clause, or lists none */
 int ir_kernel_targets(const Kernel *k, Target tg);
 Kernel *ir_kernel_new(CakeCtx *ctx);
+/* A deep copy of src in ctx's arena (nodes, lists, types, the header arrays;
+ * node ids stay the same), to bind and lower without touching src: what an
+ * instance (lib/cake.h) is built from. The launch plan is shared, not copied
+ * (a verified kernel has none). */
+Kernel *ir_kernel_clone(CakeCtx *ctx, const Kernel *src);
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span);   /* appends a zeroed node */
 static inline Node *ir_get(Kernel *k, NodeId id) { return &k->nodes[id]; }
 uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n); /* copies; returns start */
@@ -455,5 +480,15 @@ int ir_lookup_dtype(const char *s, size_t n, DType *dt, uint8_t *lanes); /* "bf1
 int ir_lookup_target(const char *s, size_t n, Target *t);
 int ir_lookup_layout(const char *s, size_t n, Layout *l);
 int ir_dtype_bytes(DType dt);   /* 0 for bool/none; fp8 = 1 */
+
+/* ---- numfmt.c: the small float formats ---------------------------------- */
+/* v rounded to dt (f32, tf32, bf16, f16, e4m3, e5m2) to nearest even; e4m3 and
+ * e5m2 saturate to ±448 and ±57344 (inf too), as cvt.rn.satfinite does; other
+ * dtypes: v */
+double ir_float_round(DType dt, double v);
+/* the bits of v rounded to dt (f16, e4m3, e5m2; 0 for other dtypes); a NaN is
+ * the format's positive canonical NaN */
+uint32_t ir_float_bits(DType dt, double v);
+double ir_float_value(DType dt, uint32_t bits);   /* the inverse (f16, e4m3, e5m2) */
 
 #endif

@@ -142,3 +142,44 @@ void ir_push_node_list(CakeCtx *ctx, NodeId **arr, uint32_t *n, NodeId id)
         *arr = arena_realloc(&ctx->arena, *arr, n0 * sizeof **arr, (n0 ? n0 * 2 : 4) * sizeof **arr);
     (*arr)[(*n)++] = id;
 }
+
+/* n ids in a fresh array with the capacity ir_push_node_list implies for n */
+static NodeId *copy_ids(CakeCtx *ctx, const NodeId *src, uint32_t n)
+{
+    uint32_t cap = 4;
+    while (cap < n)
+        cap *= 2;
+    NodeId *dst = arena_alloc(&ctx->arena, cap * sizeof *dst);
+    if (n)
+        memcpy(dst, src, n * sizeof *dst);
+    return dst;
+}
+
+static void *copy_bytes(CakeCtx *ctx, const void *src, size_t used, size_t cap)
+{
+    void *dst = arena_alloc(&ctx->arena, cap ? cap : 1);
+    if (used)
+        memcpy(dst, src, used);
+    return dst;
+}
+
+Kernel *ir_kernel_clone(CakeCtx *ctx, const Kernel *src)
+{
+    Kernel *k = arena_alloc(&ctx->arena, sizeof *k);
+    *k = *src;
+    k->params = copy_ids(ctx, src->params, src->nparams);
+    k->args = copy_ids(ctx, src->args, src->nargs);
+    k->dims = copy_ids(ctx, src->dims, src->ndims);
+    k->assumes = copy_ids(ctx, src->assumes, src->nassumes);
+    k->shapes = copy_bytes(ctx, src->shapes, src->nshapes * sizeof *k->shapes,
+                           (src->nshapes + 1) * sizeof *k->shapes);
+    k->nodes = copy_bytes(ctx, src->nodes, src->nnodes * sizeof *k->nodes,
+                          src->capnodes * sizeof *k->nodes);
+    k->lists = copy_bytes(ctx, src->lists, src->nlists * sizeof *k->lists,
+                          src->caplists * sizeof *k->lists);
+    k->types = copy_bytes(ctx, src->types, src->ntypes * sizeof *k->types,
+                          src->captypes * sizeof *k->types);
+    k->type_map = NULL;   /* rebuilt over the copied types on the next intern */
+    k->type_cap = k->type_mapped = 0;
+    return k;
+}

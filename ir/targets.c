@@ -62,7 +62,7 @@ static const TcShape mfma_gfx942[] = {
 #define NV_BASE (TF_MMA_SYNC | TF_LDMATRIX | TF_CP_ASYNC | TF_MBARRIER | TF_NAMED_BARRIER | \
                  TF_BF16 | TF_TF32 | TF_ROLES)
 #define NV_HOPPER (TF_STMATRIX | TF_MBARRIER_TX | TF_TMA | TF_FENCE_PROXY | TF_FP8 | TF_SETMAXNREG | \
-                   TF_WARPGROUPS)
+                   TF_WARPGROUPS | TF_FP8_CVT)
 #define NV_GRID {2147483647, 65535, 65535}
 #define AMD_GRID {2147483647, 2147483647, 2147483647}
 
@@ -122,6 +122,14 @@ Target tg_first(const Kernel *k)
     return TG_SM90A;
 }
 
+Target tg_first_of(const Module *m)
+{
+    for (uint32_t i = 0; i < m->nkernels; i++)
+        if (m->kernels[i]->ntargets)
+            return tg_first(m->kernels[i]);
+    return TG_SM90A;
+}
+
 int tg_device_fit(Target t, const char *arch)
 {
     const TargetInfo *ti = &tg_table[t];
@@ -133,6 +141,23 @@ int tg_device_fit(Target t, const char *arch)
     if (cc / 10 == ti->sm / 10)
         return 2;
     return cc > ti->sm && !ti->family_only ? 1 : 0;
+}
+
+int tg_pick_for_arch(const Kernel *k, const char *arch, Target *tg)
+{
+    int best = 0;
+    Target pick = *tg;
+    for (int t = 0; t < TG__COUNT; t++) {
+        int fit = tg_device_fit((Target)t, arch);
+        if ((k && !ir_kernel_targets(k, (Target)t)) || !fit || fit < best ||
+            (fit == best && tg_table[t].sm <= tg_table[pick].sm))
+            continue;
+        pick = (Target)t;
+        best = fit;
+    }
+    if (best)
+        *tg = pick;
+    return best != 0;
 }
 
 static const TcShape *tc_table(Target t, Op op, uint32_t *n)
@@ -257,6 +282,7 @@ const char *tg_feature_name(uint32_t feature)
     case TF_TCGEN05: return "tcgen05";
     case TF_ROLES: return "warp-specialized roles and pipelines (v1: NVIDIA only)";
     case TF_WARPGROUPS: return "warpgroups (sm_90a and later)";
+    case TF_FP8_CVT: return "OCP fp8 conversions in SIMT code";
     default: return "this feature";
     }
 }
@@ -328,15 +354,18 @@ const TgDevice *tg_device_match(const char *gpu_name)
     return NULL;
 }
 
-int tg_device_runs(const TgDevice *d, Target t)
+const char *tg_device_arch(const TgDevice *d, char *buf, size_t size)
 {
     const TargetInfo *own = &tg_table[d->target];
-    if (d->target == t)
-        return 1;
-    char arch[16];
     if (own->vendor == VENDOR_AMD)
-        snprintf(arch, sizeof arch, "%s", own->name);
+        snprintf(buf, size, "%s", own->name);
     else
-        snprintf(arch, sizeof arch, "sm_%d", own->sm);
-    return tg_device_fit(t, arch) > 0;
+        snprintf(buf, size, "sm_%d", own->sm);
+    return buf;
+}
+
+int tg_device_runs(const TgDevice *d, Target t)
+{
+    char arch[16];
+    return d->target == t || tg_device_fit(t, tg_device_arch(d, arch, sizeof arch)) > 0;
 }

@@ -28,7 +28,9 @@ typedef enum { /* feature bits (TargetInfo.features) */
     TF_TF32 = 1u << 14,         /* tf32 / xf32 tensor-core inputs */
     TF_TCGEN05 = 1u << 15,      /* tcgen05 + tensor memory (sm_100a; not in TIR v1) */
     TF_ROLES = 1u << 16,        /* warp-specialized roles and pipelines (NVIDIA in v1) */
-    TF_WARPGROUPS = 1u << 17    /* the `warpgroups G` block clause (sm_90a and later) */
+    TF_WARPGROUPS = 1u << 17,   /* the `warpgroups G` block clause (sm_90a and later) */
+    TF_FP8_CVT = 1u << 18       /* OCP fp8 (e4m3 = E4M3FN, e5m2) conversions in SIMT code: cvt.rn.satfinite
+                                   (sm_89+); gfx942's v_cvt_pk_fp8 is the FNUZ variant, not OCP */
 } TargetFeature;
 
 /* one tensor-core instruction shape: m x n x k with A/B element type `ab` and
@@ -102,11 +104,23 @@ int64_t tg_block_threads(Target t, Unit unit, int64_t n);
 /* The first target kernel k lists, in table order; sm_90a when it lists none
  * (what `cakec FILE` compiles such a kernel for). */
 Target tg_first(const Kernel *k);
+/* The same over a module: the first target any of its kernels lists, in
+ * table order of the kernels; sm_90a when none lists any (what `cakec FILE`
+ * compiles without --target). */
+Target tg_first_of(const Module *m);
 
 /* How well code built for target t fits a device whose architecture is
  * `arch` as the runtime reports it ("sm_90", "sm_86", "gfx942"): 2 built for
  * that family, 1 runs there (sm_80 code on a newer NVIDIA GPU), 0 does not run. */
 int tg_device_fit(Target t, const char *arch);
+
+/* The target to compile kernel k for on a device of architecture `arch` as
+ * the runtime reports it ("sm_90", "gfx942"): among k's targets (k NULL: all
+ * targets), one built for the device's family wins (tg_device_fit 2), then
+ * the newest that runs there. Returns 1 and sets *tg, or 0 (*tg unchanged)
+ * when none of them runs there. The one place that choice is made: `run`,
+ * the cost model's device and the library ask it. */
+int tg_pick_for_arch(const Kernel *k, const char *arch, Target *tg);
 
 /* Finds the tensor-core shape of `op` (OP_MMA, OP_WGMMA or OP_MFMA) on target t
  * for m x n x k with A/B dtype ab and accumulator dtype acc; NULL if the target
@@ -171,6 +185,9 @@ const TgDevice *tg_device_default(Target t);
 /* The device row whose model the runtime's device name contains ("NVIDIA H200"
  * -> h200, "AMD Instinct MI300X" -> mi300x), or NULL. */
 const TgDevice *tg_device_match(const char *gpu_name);
+/* The architecture of device d as the runtime names it ("sm_90", "gfx942"),
+ * written into buf. */
+const char *tg_device_arch(const TgDevice *d, char *buf, size_t size);
 /* 1 when code built for target t runs on device d (tg_device_fit on its arch). */
 int tg_device_runs(const TgDevice *d, Target t);
 

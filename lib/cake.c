@@ -1,48 +1,23 @@
-/* cake.c — libcake: compile, load and launch a TIR kernel (cake.h).
- * The CLI's `cakec FILE` and `cakec run` are built on it. */
+/* cake.c — libcake: compile (an instance, instance.c), load and launch a TIR
+ * kernel (cake.h). The CLI's `cakec run` is built on it. */
 #include <stdlib.h>
 #include <string.h>
 #include "cake_priv.h"
-#include "passes.h"
-
-static Kernel *find_kernel(CakeCtx *ctx, Module *m, const char *name, Target tg)
-{
-    for (uint32_t i = 0; i < m->nkernels; i++) {
-        Kernel *k = m->kernels[i];
-        if (name ? !strcmp(ir_symstr(ctx, k->name), name) : ir_kernel_targets(k, tg))
-            return k;
-    }
-    Diag *d = diag_report(ctx, E0970, IR_NOSPAN, name ? "no kernel named `%s` in the file"
-                                                      : "no kernel of the file lists target %s",
-                          name ? name : ir_target_names[tg]);
-    diag_help(ctx, d, "add the target to the kernel's `target` clause, or pass another --target");
-    return NULL;
-}
 
 static int compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
                           const char *set, CakeKernel *out)
 {
-    const CgPlugin *cg = lib_codegen(ctx);
-    if (!cg)
-        return 3;
-    Kernel *k = find_kernel(ctx, m, kernel, tg);
-    if (!k)
-        return 1;
-    ShapeEnv env;
-    if (!cake_parse_bindings(ctx, k, set, NULL, &env))
-        return 1;
-    CeEnv view = shape_env_view(&env);
-    if (pass_run_all(ctx, m, k, tg, &view))
-        return 1;
-    CgOptions opt = {.opt_level = 3};
-    int rc = cg->emit(ctx, m, k, tg, tg_vendor(tg) == VENDOR_NVIDIA ? CG_EMIT_PTX : CG_EMIT_HSACO, &opt,
-                      &out->image, &out->len);
-    if (rc == 2) /* cg_emit caught a bug itself, to free its LLVM objects */
-        cake_bug_caught(ctx);
+    const CakeInstance *inst;
+    int rc = cake_instance(ctx, m, kernel, tg, set, CAKE_INST_COMPILED, &inst);
     if (rc)
         return rc;
+    out->image = malloc(inst->len + 1);
+    if (!out->image)
+        ir_bug(ctx, "out of memory for a copy of the image of kernel '%s'", ir_symstr(ctx, inst->k->name));
+    memcpy(out->image, inst->image, inst->len + 1);
+    out->len = inst->len;
     out->m = m;
-    out->k = k;
+    out->k = inst->k;
     out->tg = tg;
     return 0;
 }
@@ -128,23 +103,23 @@ void cake_unload(CakeKernel *ck)
 
 /* ---- launching ------------------------------------------------------------ */
 
-/* fills the ABI parameter list of cg.h: args in order, then dims as i32 */
+/* fills the parameters in the ABI order of the plan (ir.h KParam); tensor
+ * maps are maps_fill's */
 static void params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tensors,
                         const void *const *scalars, CakePrepared *p)
 {
-    uint32_t ti = 0, si = 0;
-    for (uint32_t i = 0; i < k->nargs; i++) {
-        const Node *arg = &k->nodes[k->args[i]];
-        if (k->nodes[arg->a].op == OP_GTYPE) {
-            p->ptrs[i] = tensors[ti++];
-            p->params[i] = &p->ptrs[i];
-        } else {
-            p->params[i] = (void *)scalars[si++];
+    const KPlan *pl = k->plan;
+    for (uint32_t i = 0; i < pl->nparams; i++) {
+        const KParam *kp = &pl->params[i];
+        if (kp->kind == KP_TENSOR) {
+            p->ptrs[kp->index] = tensors[kp->index];
+            p->params[i] = &p->ptrs[kp->index];
+        } else if (kp->kind == KP_SCALAR) {
+            p->params[i] = (void *)scalars[kp->index];
+        } else if (kp->kind == KP_DIM) {
+            p->dims[kp->index] = (int32_t)dimv[kp->index];
+            p->params[i] = &p->dims[kp->index];
         }
-    }
-    for (uint32_t j = 0; j < k->ndims; j++) {
-        p->dims[j] = (int32_t)dimv[j];
-        p->params[k->nargs + j] = &p->dims[j];
     }
 }
 
@@ -202,18 +177,21 @@ static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const 
 {
     const Kernel *k = ck->k;
     const KPlan *pl = k->plan;
-    for (uint32_t i = 0; pl && i < pl->ntmaps; i++) {
+    for (uint32_t pi = 0; pi < pl->nparams; pi++) {
+        if (pl->params[pi].kind != KP_TMAP)
+            continue;
+        uint32_t i = pl->params[pi].index;
         const Node *m = &k->nodes[pl->tmaps[i]];
         NodeId arg = k->nodes[m->a].decl;
-        uint32_t ti = 0, ai = 0;
-        for (; ai < k->nargs && k->args[ai] != arg; ai++)
-            if (k->nodes[k->nodes[k->args[ai]].a].op == OP_GTYPE)
-                ti++;
+        const KParam *tp = NULL;   /* the tensor argument the map is of */
+        for (uint32_t j = 0; j < pl->nparams && !tp; j++)
+            if (pl->params[j].kind == KP_TENSOR && pl->params[j].decl == arg)
+                tp = &pl->params[j];
         RtTmaDesc d;
         memset(&d, 0, sizeof d);
-        if (ai == k->nargs || !tensor_geometry(ctx, k, arg, env, &d))
+        if (!tp || !tensor_geometry(ctx, k, arg, env, &d))
             return RT_INVALID;
-        d.base = tensors[ti];
+        d.base = tensors[tp->index];
         for (uint32_t j = 0; j < m->n && j < 5; j++)
             d.box[j] = (uint32_t)k->nodes[k->lists[m->list + j]].v.i;
         d.swizzle = m->v.attr.swizzle;
@@ -226,7 +204,7 @@ static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const 
                 diag_note(ctx, dg, IR_NOSPAN, "%s", rt_error(ck->dev));
             return st;
         }
-        p->params[k->nargs + k->ndims + i] = &p->maps[i];
+        p->params[pi] = &p->maps[i];
     }
     return RT_OK;
 }
@@ -254,8 +232,10 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
         cg->launch_dims(ctx, k, ck->tg, dimv, shape_env_sm_count(ctx, env) ? shape_env_sm_count(ctx, env)
                         : ck->dev ? rt_info(ck->dev)->sm_count : 0, &L))
         return RT_INVALID;
-    uint32_t nmaps = k->plan ? k->plan->ntmaps : 0;
-    p->params = calloc(k->nargs + k->ndims + nmaps + 1, sizeof *p->params);
+    if (!k->plan)
+        ir_bug(ctx, "launching kernel '%s' without its launch plan", ir_symstr(ctx, k->name));
+    uint32_t nmaps = k->plan->ntmaps;
+    p->params = calloc(k->plan->nparams + 1, sizeof *p->params);
     p->ptrs = calloc(k->nargs + 1, sizeof *p->ptrs);
     p->dims = calloc(k->ndims + 1, sizeof *p->dims);
     p->maps = nmaps ? aligned_alloc(64, nmaps * sizeof *p->maps) : NULL;

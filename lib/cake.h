@@ -81,11 +81,81 @@ int cake_parse_bindings(CakeCtx *ctx, Kernel *k, const char *set, const char *sh
 int cake_check_file(CakeCtx *ctx, const char *path, const char *kernel, const char *set,
                     const char *shape, Module **out);
 
+/* ---- kernels and instances ------------------------------------------- */
+
+/* The one home of kernel lookup: the kernel of m named `name`; with name
+ * NULL, the first kernel that lists target tg (a kernel listing no target
+ * lists them all), or with tg TG__COUNT the first kernel. 1 and *out NULL
+ * with E0970 when there is none (the help lists the file's kernels). */
+int cake_find_kernel(CakeCtx *ctx, const Module *m, const char *name, Target tg, Kernel **out);
+
+/* An instance: a kernel of a verified module, for one target, at one binding
+ * of its compile-time parameters (docs/tirl.md, "Instances"). Everything
+ * that compiles or runs a kernel builds one: `cakec FILE`, `run`, `cost`,
+ * the oracle's launches, `tune` (through the CLI), the library, Python.
+ *
+ * The module is read-only after `check`: an instance is built on its own copy
+ * of the kernel (ir_kernel_clone) in three stages, each done once:
+ *   CAKE_INST_BOUND     the copy's params bound (their declarations read as
+ *                       literals of the values) and typed there. A binding of
+ *                       declared values (`<CAUSAL = 0 in {0, 1}>`) that
+ *                       `check` verified is only typed, never verified again;
+ *                       any other (`--set BM=64` of a param that declares no
+ *                       values) is verified here once, at the source level,
+ *                       its diagnostics noted "with --set BM=64"
+ *   CAKE_INST_LOWERED   the pass pipeline (passes.h) on the copy: TIR-L, and
+ *                       the launch plan in k->plan (shared memory, tensor maps,
+ *                       the ABI parameter order KPlan.params)
+ *   CAKE_INST_COMPILED  PTX text (NVIDIA) or a code object (AMD) in image/len
+ * Instances are cached in ctx by their key (a hash of the source text, the
+ * kernel's name, the target and the value of every parameter, defaults
+ * included: `--set BM=128` where 128 is the default is the instance without
+ * --set): asking for one again returns the same instance, advanced to the
+ * stage asked for if it was built to an earlier one. The cache, the copies and
+ * the images live in ctx's arena and go with ctx_free; an instance that
+ * failed is not cached. */
+typedef enum { CAKE_INST_BOUND = 1, CAKE_INST_LOWERED, CAKE_INST_COMPILED } CakeInstStage;
+
+typedef struct CakeInstance {
+    const Module *m;          /* the verified module it comes from (never written) */
+    const Kernel *source;     /* the kernel in m */
+    Kernel *k;                /* its own copy: bound; lowered (TIR-L, k->plan) from LOWERED */
+    Target tg;
+    ShapeEnv set;             /* the bindings asked for, of params of the kernel only */
+    int64_t *values;          /* the value of every param (Kernel.params order) */
+    uint32_t nvalues;
+    uint64_t source_hash, key;
+    uint8_t stage;            /* the CakeInstStage reached */
+    const char *image;        /* after COMPILED: PTX (NUL-terminated) or a code object */
+    size_t len;
+} CakeInstance;
+
+/* The instance of kernel `kernel` of m (NULL: the first listing tg) for tg at
+ * bindings `set` ("BM=64,STAGES=3", parsed as cake_parse_bindings does; NULL:
+ * the defaults), built to `stage`. m must be verified without errors
+ * (cake_verify_file / cake_check_file). 0 and *out; 1 (diagnostics: E0970,
+ * E0002, E0006, the verifier's for an unchecked binding, E0902 where lowering
+ * or codegen has no rule yet), 2, or 3 (the code generator plugin, E0974). */
+int cake_instance(CakeCtx *ctx, const Module *m, const char *kernel, Target tg, const char *set,
+                  CakeInstStage stage, const CakeInstance **out);
+
+/* The same for kernel k of m with bindings already parsed; those that name no
+ * parameter of k (dims, scalar args, another kernel's params) are ignored. */
+int cake_instance_env(CakeCtx *ctx, const Module *m, const Kernel *k, Target tg, const ShapeEnv *set,
+                      CakeInstStage stage, const CakeInstance **out);
+
+/* How many instances ctx's cache holds (tests, statistics). */
+uint32_t cake_instance_count(const CakeCtx *ctx);
+/* cake_check_file on source file `file` of ctx (ctx_add_file): the library
+ * checks its variants' kernels, read from its artifact, this way. */
+int cake_check_source(CakeCtx *ctx, uint32_t file, const char *kernel, const char *set,
+                      const char *shape, Module **out);
+
 /* ---- compile ---------------------------------------------------------- */
 
 typedef struct CakeKernel {
-    Module *m;
-    Kernel *k;          /* the kernel compiled (the file's first one for the target) */
+    Module *m;          /* the verified module (not lowered: the instance has its own copy) */
+    Kernel *k;          /* the instance's lowered kernel (the file's first one for the target) */
     Target tg;
     char *image;        /* PTX text (NVPTX) or a code object (AMDGPU); malloc'd */
     size_t len;
@@ -97,11 +167,15 @@ typedef struct CakeKernel {
 
 /* Parses, resolves, verifies, lowers and emits the kernel named `kernel`
  * (NULL: the first kernel listing tg) of source file `path` for tg.
- * `set` binds compile-time params ("BM=64,STAGES=3"; NULL: defaults). */
+ * `set` binds compile-time params ("BM=64,STAGES=3"; NULL: defaults).
+ * A CakeKernel is a compiled instance (cake_instance, CAKE_INST_COMPILED)
+ * with a malloc'd copy of its image and, after cake_load, its device code. */
 int cake_compile_file(CakeCtx *ctx, const char *path, const char *kernel, Target tg,
                       const char *set, CakeKernel *out);
 
-/* The same from a module already parsed and verified in ctx. */
+/* The same from a module already parsed and verified in ctx (which it does
+ * not change: compiling the same kernel, target and bindings again is a
+ * lookup in ctx's instance cache). */
 int cake_compile_module(CakeCtx *ctx, Module *m, const char *kernel, Target tg,
                         const char *set, CakeKernel *out);
 
@@ -169,6 +243,18 @@ typedef struct CakePrepared {
 int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
                  const void *const *scalars, CakePrepared *p);
 void cake_prepared_free(CakePrepared *p);
+
+/* ---- resources of compiled PTX (lib/cake_res.c) ------------------------- */
+
+/* The registers, spills and local memory of every kernel of a compiled PTX
+ * module of m (lowered for tg), as nvJitLink or ptxas reports them (no GPU
+ * needed): into res (at most max), *tool the assembler's name. Adds W0901 at a
+ * kernel that spills and W0902 at a role whose `regs` budget is not what the
+ * kernel got (the entry cap differs from the plan's, or the kernel spills
+ * under a raised budget). *n: how many kernels, 0 when there is no assembler
+ * (*tool NULL) or the target is not NVIDIA. Returns 0, or 2 on an internal error. */
+int cake_ptx_report(CakeCtx *ctx, Module *m, Target tg, const char *ptx, size_t len,
+                    RtPtxRes *res, int max, int *n, const char **tool);
 
 /* ---- the cost model (docs/cost-model.md) ------------------------------ */
 

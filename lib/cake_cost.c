@@ -1,22 +1,12 @@
 /* cake_cost.c — libcake's cost model entry (cake.h, cake_cost): binds the
  * shape, picks the device and its calibration file, runs the model of
- * analysis/cost.h and reports what it cannot model as diagnostics. */
+ * analysis/cost.h on the kernel's instance (cake_instance, bound) and reports
+ * what it cannot model as diagnostics. */
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "cake_priv.h"
 #include "cost.h"
-
-static Kernel *cost_kernel(CakeCtx *ctx, Module *m, const char *name)
-{
-    for (uint32_t i = 0; i < m->nkernels; i++)
-        if (!name || !strcmp(ir_symstr(ctx, m->kernels[i]->name), name))
-            return m->kernels[i];
-    Diag *d = diag_report(ctx, E0970, IR_NOSPAN, name ? "no kernel named `%s` in the file"
-                                                      : "the file has no kernel", name ? name : "");
-    diag_help(ctx, d, "`--kernel NAME` names one of the file's kernels");
-    return NULL;
-}
 
 static const TgDevice *cost_device(CakeCtx *ctx, const char *name, Target tg)
 {
@@ -143,30 +133,23 @@ static int bind_shape(CakeCtx *ctx, Kernel *k, const CakeCostOptions *o, ShapeEn
     return ok;
 }
 
-/* the kernel's target a named device runs best, as `run` picks on that device: the
- * device's own target, else the newest listed one it runs; the first target when
- * the name is unknown (cost_device then reports it) or none runs there (E1002) */
+/* the kernel's target a named device runs best, as `run` picks on that device
+ * (tg_pick_for_arch); the first target when the name is unknown (cost_device
+ * then reports it) or none runs there (E1002) */
 static Target device_target(const Kernel *k, const char *name)
 {
     const TgDevice *d = tg_device_find(name);
-    Target best = tg_first(k);
-    int found = 0;
-    for (int t = 0; d && t < TG__COUNT; t++) {
-        if (!ir_kernel_targets(k, (Target)t) || !tg_device_runs(d, (Target)t))
-            continue;
-        if ((Target)t == d->target)
-            return (Target)t;
-        if (!found || tg_info((Target)t)->sm > tg_info(best)->sm)
-            best = (Target)t;
-        found = 1;
-    }
-    return best;
+    Target tg = tg_first(k);
+    char arch[16];
+    if (d)
+        tg_pick_for_arch(k, tg_device_arch(d, arch, sizeof arch), &tg);
+    return tg;
 }
 
 static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out)
 {
     memset(out, 0, sizeof *out);
-    Kernel *k = cost_kernel(ctx, m, o->kernel);
+    Kernel *k = lib_find_kernel(ctx, m, o->kernel, TG__COUNT);
     if (!k)
         return 1;
     const char *devname = o->device ? o->device : getenv("CAKE_COST_DEVICE");
@@ -188,6 +171,13 @@ static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResul
     NodeId failed;
     if (!shape_env_assumes_hold(ctx, k, &env, 1, &failed))
         return 1;   /* E0961 at the assume: the variant is not a valid launch */
+    /* the model counts the instance: the kernel typed (and, for a binding
+       `check` did not cover, verified) at the bindings */
+    const CakeInstance *inst;
+    int rc = cake_instance_env(ctx, m, k, tg, &env, CAKE_INST_BOUND, &inst);
+    if (rc)
+        return rc;
+    k = inst->k;
     CostCalib cal;
     if (o->calib)
         cal = *o->calib;

@@ -9,6 +9,9 @@
  * unloaded. NULL with E0974 reported when it is missing or from another build. */
 const CgPlugin *lib_codegen(CakeCtx *ctx);
 
+/* cake_find_kernel without the protection (instance.c) */
+Kernel *lib_find_kernel(CakeCtx *ctx, const Module *m, const char *name, Target tg);
+
 /* cake_prepare and cake_launch with the runtime's status (cake.c) */
 RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
                      const void *const *scalars, CakePrepared *p);

@@ -3,11 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cake.h"
+#include "cake_priv.h"
 #include "fe.h"
 #include "verify.h"
 #include "protect.h"
-#include "cake_priv.h"
 
 /* dumps the IR after `stage` if asked; returns 1 when the pipeline stops here */
 static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *last)
@@ -29,15 +28,9 @@ typedef struct {
 /* the VerBind of the bindings for kernel *which; 0 after E0002/E0006/E0970 */
 static int bind_kernel(CakeCtx *ctx, Module *m, const Bindings *bs, Kernel **which, VerBind *vb)
 {
-    Kernel *k = NULL;
-    for (uint32_t i = 0; i < m->nkernels && !k; i++)
-        if (!bs->kernel || !strcmp(ir_symstr(ctx, m->kernels[i]->name), bs->kernel))
-            k = m->kernels[i];
-    if (!k) {
-        Diag *d = diag_report(ctx, E0970, IR_NOSPAN, "no kernel named `%s` in the file", bs->kernel);
-        diag_help(ctx, d, "`--kernel` names one of the file's kernels");
+    Kernel *k = lib_find_kernel(ctx, m, bs->kernel, TG__COUNT);
+    if (!k)
         return 0;
-    }
     ShapeEnv *env = arena_alloc(&ctx->arena, sizeof *env);
     if (!cake_parse_bindings(ctx, k, bs->set, bs->shape, env) ||
         !shape_env_assumes_hold(ctx, k, env, 1, NULL))   /* as `run` refuses such a shape */
@@ -187,6 +180,24 @@ int cake_check_file(CakeCtx *ctx, const char *path, const char *kernel, const ch
     Bindings bs = {kernel, set, shape};
     *out = NULL;
     CAKE_PROTECTED(ctx, rc, check_file(ctx, path, &bs, out));
+    if (rc == 2)
+        *out = NULL;
+    return rc;
+}
+
+static int check_source(CakeCtx *ctx, uint32_t file, const Bindings *bs, Module **out)
+{
+    *out = pipeline(ctx, file, NULL, bs);
+    return ctx->nerrors != 0;
+}
+
+int cake_check_source(CakeCtx *ctx, uint32_t file, const char *kernel, const char *set,
+                      const char *shape, Module **out)
+{
+    int rc;
+    Bindings bs = {kernel, set, shape};
+    *out = NULL;
+    CAKE_PROTECTED(ctx, rc, check_source(ctx, file, &bs, out));
     if (rc == 2)
         *out = NULL;
     return rc;

@@ -46,6 +46,15 @@ static int scalar_int_arg(const Kernel *k, const Node *d)
             ir_dtypes[t->dtype].kind == 'b');
 }
 
+/* consteval's hook for an integer scalar argument inside an expression
+ * (`assume n <= N`): its value bound by name, as a dim's is */
+static int scalar_arg_value(const CeEnv *v, NodeId decl, int64_t *out)
+{
+    const Kernel *k = v->u;
+    return decl < k->nnodes && scalar_int_arg(k, &k->nodes[decl]) &&
+           ce_env_get(v, k->nodes[decl].name, out);
+}
+
 int shape_eval_int(const CakeCtx *ctx, const Kernel *k, NodeId e, const ShapeEnv *env,
                    int64_t *out)
 {
@@ -60,6 +69,8 @@ int shape_eval_int(const CakeCtx *ctx, const Kernel *k, NodeId e, const ShapeEnv
             return shape_env_get(env, d->name, out);
     }
     CeEnv v = shape_env_view(env);
+    v.decl = scalar_arg_value;
+    v.u = (void *)(uintptr_t)k;
     return ce_eval_int(ctx, k, e, &v, out);
 }
 

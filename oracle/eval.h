@@ -9,7 +9,8 @@
  * reference kernel (`--reference FILE`) when both were parsed into the same
  * CakeCtx. The evaluation itself is consteval.c's ce_eval_int (parameters
  * not bound take their defaults); shape_eval_int adds the cases a header
- * needs on top (a DIM declaration node, an integer scalar arg's name).
+ * needs on top (a DIM declaration node, an integer scalar arg by its name,
+ * also inside an expression: `assume n <= N`).
  */
 #ifndef CAKE_EVAL_H
 #define CAKE_EVAL_H

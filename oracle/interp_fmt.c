@@ -9,39 +9,6 @@
 
 /* ---- dtype conversions ------------------------------------------------- */
 
-static double round_fmt(double v, int p, int emin, double maxf, int sat)
-{
-    if (isnan(v) || v == 0)
-        return v;
-    double a = fabs(v);
-    if (isinf(a))
-        return sat ? copysign(maxf, v) : v;
-    uint64_t u;
-    memcpy(&u, &a, 8);
-    int e = (int)(u >> 52) - 1023;
-    if (e >= emin && e > -1022) {
-        /* a normal result: round the fraction to p - 1 bits in place, to nearest
-           even (a carry out of the fraction steps the exponent, as it should) */
-        int shift = 52 - (p - 1);
-        uint64_t half = UINT64_C(1) << (shift - 1), lsb = (u >> shift) & 1;
-        u = (u + half - 1 + lsb) & ~((UINT64_C(1) << shift) - 1);
-        double r;
-        memcpy(&r, &u, 8);
-        if (r > maxf)
-            r = sat ? maxf : INFINITY;
-        return copysign(r, v);
-    }
-    frexp(a, &e);
-    e -= 1;
-    if (e < emin)
-        e = emin;
-    double q = ldexp(1.0, e - (p - 1));
-    double r = nearbyint(a / q) * q;
-    if (r > maxf)
-        r = sat ? maxf : INFINITY;
-    return copysign(r, v);
-}
-
 static double wrap_int(DType dt, double v)
 {
     int bits = ir_dtypes[dt].bits;
@@ -78,12 +45,8 @@ double interp_round(DType dt, double v)
 {
     switch (dt) {
     case DT_F64: return v;
-    case DT_F32: return (double)(float)v;
-    case DT_TF32: return round_fmt(v, 11, -126, 0x1.ffcp127, 0);   /* (2 - 2^-10) 2^127 */
-    case DT_BF16: return round_fmt(v, 8, -126, 0x1.fep127, 0);     /* (2 - 2^-7) 2^127 */
-    case DT_F16: return round_fmt(v, 11, -14, 65504.0, 0);
-    case DT_E4M3: return round_fmt(v, 4, -6, 448.0, 1);
-    case DT_E5M2: return round_fmt(v, 3, -14, 57344.0, 1);
+    case DT_F32: case DT_TF32: case DT_BF16: case DT_F16: case DT_E4M3: case DT_E5M2:
+        return ir_float_round(dt, v);      /* ir/numfmt.c */
     case DT_BOOL: return v != 0;
     case DT_NONE: case DT__COUNT: return v;
     default: return wrap_int(dt, isnan(v) ? 0 : trunc(v));
@@ -111,42 +74,6 @@ double ip_conv_store(DType dt, int from, double v)
     return ip_conv(dt, from, v);
 }
 
-static uint32_t enc_small(double r, int eb, int mb, int bias, int has_inf)
-{
-    uint32_t sign = signbit(r) ? 1u << (eb + mb) : 0, emax = (1u << eb) - 1;
-    if (isnan(r))
-        return has_inf ? (emax << mb) | (1u << (mb - 1)) : sign | ((1u << (eb + mb)) - 1);
-    double a = fabs(r);
-    if (isinf(a))
-        return sign | (emax << mb);
-    if (a == 0)
-        return sign;
-    int e;
-    frexp(a, &e);
-    e -= 1;
-    int emin = 1 - bias;
-    if (e < emin)
-        return sign | (uint32_t)ldexp(a, mb - emin);
-    uint32_t m = (uint32_t)(ldexp(a, mb - e) - ldexp(1.0, mb));
-    return sign | ((uint32_t)(e + bias) << mb) | m;
-}
-
-static double dec_small(uint32_t bits, int eb, int mb, int bias, int has_inf)
-{
-    uint32_t s = (bits >> (eb + mb)) & 1, emax = (1u << eb) - 1, mmask = (1u << mb) - 1;
-    uint32_t ef = (bits >> mb) & emax, m = bits & mmask;
-    double v;
-    if (has_inf && ef == emax)
-        v = m ? NAN : INFINITY;
-    else if (!has_inf && ef == emax && m == mmask)
-        v = NAN;
-    else if (ef == 0)
-        v = ldexp((double)m, 1 - bias - mb);
-    else
-        v = ldexp((double)(mmask + 1 + m), (int)ef - bias - mb);
-    return s ? -v : v;
-}
-
 int interp_elem_bytes(DType dt)
 {
     return dt == DT_BOOL ? 1 : ir_dtype_bytes(dt);
@@ -166,9 +93,8 @@ void interp_encode(DType dt, double v, void *dst)
         memcpy(dst, &h, 2);
         return;
     }
-    case DT_F16: { uint16_t h = (uint16_t)enc_small(v, 5, 10, 15, 1); memcpy(dst, &h, 2); return; }
-    case DT_E4M3: *(uint8_t *)dst = (uint8_t)enc_small(v, 4, 3, 7, 0); return;
-    case DT_E5M2: *(uint8_t *)dst = (uint8_t)enc_small(v, 5, 2, 15, 1); return;
+    case DT_F16: { uint16_t h = (uint16_t)ir_float_bits(dt, v); memcpy(dst, &h, 2); return; }
+    case DT_E4M3: case DT_E5M2: *(uint8_t *)dst = (uint8_t)ir_float_bits(dt, v); return;
     case DT_BOOL: *(uint8_t *)dst = v != 0; return;
     default: {
         int n = ir_dtype_bytes(dt);
@@ -192,9 +118,8 @@ double interp_decode(DType dt, const void *src)
         memcpy(&f, &u, 4);
         return f;
     }
-    case DT_F16: { uint16_t h; memcpy(&h, src, 2); return dec_small(h, 5, 10, 15, 1); }
-    case DT_E4M3: return dec_small(*(const uint8_t *)src, 4, 3, 7, 0);
-    case DT_E5M2: return dec_small(*(const uint8_t *)src, 5, 2, 15, 1);
+    case DT_F16: { uint16_t h; memcpy(&h, src, 2); return ir_float_value(dt, h); }
+    case DT_E4M3: case DT_E5M2: return ir_float_value(dt, *(const uint8_t *)src);
     case DT_BOOL: return *(const uint8_t *)src;
     default: {
         int n = ir_dtype_bytes(dt);

@@ -5,7 +5,8 @@
  * memory plan of analysis/smem.h, the same count the resource check (E0501)
  * judged: every SHARED tile, every MBARRIER and every block reduction's
  * scratch gets a slot. Tensor maps (L_TMAP) become parameters after the
- * arguments and dims, in order of declaration. The register cap at entry
+ * arguments and dims, in order of declaration; the whole parameter order is
+ * written down once, as KPlan.params. The register cap at entry
  * comes from the roles pass. */
 #include <string.h>
 #include "lower.h"
@@ -30,6 +31,23 @@ static void tensor_maps(CakeCtx *ctx, const Kernel *k, NodeId id, NodeId **maps,
         tensor_maps(ctx, k, k->lists[x->list + i], maps, n, depth + 1);
 }
 
+/* the kernel ABI's parameter order (ir.h KParam): args, dims, tensor maps */
+static void abi_params(CakeCtx *ctx, const Kernel *k, KPlan *p)
+{
+    p->params = arena_alloc(&ctx->arena, (k->nargs + k->ndims + p->ntmaps + 1) * sizeof *p->params);
+    uint32_t n = 0, tensors = 0, scalars = 0;
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        int tensor = k->nodes[k->nodes[k->args[i]].a].op == OP_GTYPE;
+        p->params[n++] = (KParam){tensor ? KP_TENSOR : KP_SCALAR, tensor ? tensors++ : scalars++,
+                                  k->args[i]};
+    }
+    for (uint32_t i = 0; i < k->ndims; i++)
+        p->params[n++] = (KParam){KP_DIM, i, k->dims[i]};
+    for (uint32_t i = 0; i < p->ntmaps; i++)
+        p->params[n++] = (KParam){KP_TMAP, i, p->tmaps[i]};
+    p->nparams = n;
+}
+
 uint32_t pass_abi(CakeCtx *ctx, Kernel *k, Target tg, uint32_t maxnreg)
 {
     SmemPlan sp;
@@ -44,6 +62,7 @@ uint32_t pass_abi(CakeCtx *ctx, Kernel *k, Target tg, uint32_t maxnreg)
     p->nsmem = sp.n;
     p->smem_bytes = (uint32_t)sp.total;
     tensor_maps(ctx, k, k->body, &p->tmaps, &p->ntmaps, 0);
+    abi_params(ctx, k, p);
     p->block_threads = (uint32_t)ce_block_threads(ctx, k, tg);
     p->maxnreg = maxnreg;
     k->plan = p;

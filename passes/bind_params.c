@@ -1,28 +1,18 @@
 /* bind_params.c — the bind-params pass: every use of a compile-time param
  * becomes an integer literal holding its value, so later passes and codegen
- * see constants (and `--set BM=64` is applied in one place). The verifier
- * checked the kernel with the params' defaults; when a bound value differs
- * (a `--set`), the kernel is verified again with the bound values, so that its
- * types (tile shapes, vector lanes, array sizes, which codegen reads) and every
- * check hold for the instance that is compiled. */
+ * see constants (and `--set BM=64` is applied in one place). The kernel comes
+ * typed at these values: an instance (lib/instance.c) is a copy of the
+ * verified kernel whose bound params read as literals of their values, typed
+ * (and, for a combination `check` did not cover, verified) before this pass;
+ * the pass only rewrites the uses, it never verifies. */
 #include "passes.h"
 #include "consteval.h"
-#include "verify.h"
-
-/* verifies k again from scratch: types are recomputed from the bound literals */
-static void reverify(CakeCtx *ctx, Kernel *k)
-{
-    for (NodeId id = 1; id < k->nnodes; id++)
-        k->nodes[id].type = 0;
-    ver_kernel(ctx, k);
-}
 
 uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env)
 {
     uint32_t before = ctx->nerrors;
     int64_t *val = arena_alloc(&ctx->arena, (k->nparams + 1) * sizeof *val);
     uint8_t *ok = arena_alloc(&ctx->arena, k->nparams + 1);
-    int rebound = 0;
     for (uint32_t i = 0; i < k->nparams; i++) {
         Node *p = ir_get(k, k->params[i]);
         int found = 0;
@@ -33,9 +23,6 @@ uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env)
             }
         if (!found && ce_eval_int(ctx, k, p->a, env, &val[i]))
             ok[i] = 1;
-        int64_t dflt;
-        if (ok[i] && (!ce_const_int(ctx, k, p->a, &dflt) || dflt != val[i]))
-            rebound = 1;
         if (!ok[i]) {
             Diag *d = diag_report(ctx, E0904, p->span, "the value of param '%s' is not a "
                                   "compile-time integer", ir_symstr(ctx, p->name));
@@ -68,7 +55,49 @@ uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env)
             }
         }
     }
-    if (rebound && ctx->nerrors == before)
-        reverify(ctx, k);
     return ctx->nerrors - before;
+}
+
+/* an `if` whose condition the bound params make a constant keeps only the
+ * branch it takes, as `if true { taken }` (an empty block when nothing is
+ * taken), so no later pass, nor code generation, lowers (or reports E0902 for)
+ * code a parameter value makes dead; the kernel still prints as TIR */
+static void make_true(Kernel *k, NodeId cond)
+{
+    Node *c = ir_get(k, cond);
+    c->op = OP_BOOL;
+    c->v.i = 1;
+    c->a = c->b = c->c = c->d = 0;
+    c->list = c->n = 0;
+    c->decl = 0;
+}
+
+uint32_t pass_fold_dead(CakeCtx *ctx, Kernel *k)
+{
+    uint32_t folded = 0;
+    for (NodeId id = 1; id < k->nnodes; id++) {
+        Node *n = ir_get(k, id);
+        int64_t c;
+        while (n->op == OP_IF && n->a && ir_get(k, n->a)->op != OP_BOOL && ce_const_int(ctx, k, n->a, &c)) {
+            folded++;
+            if (c) {                               /* the then-block */
+                n->c = 0;
+                make_true(k, n->a);
+                break;
+            }
+            Node *e = n->c ? ir_get(k, n->c) : NULL;
+            if (e && e->op == OP_IF) {             /* else if: this `if` becomes that one */
+                n->a = e->a, n->b = e->b, n->c = e->c;
+                continue;
+            }
+            if (e)                                 /* the else-block */
+                n->b = n->c;
+            else                                   /* nothing */
+                ir_get(k, n->b)->n = 0;
+            n->c = 0;
+            make_true(k, n->a);
+            break;
+        }
+    }
+    return folded;
 }

@@ -17,6 +17,7 @@
  * Fragment slices (T[:, j * 64 : +64]) need constant offsets: loops over them
  * are unrolled first (passes/unroll.c). */
 #include <string.h>
+#include <stdlib.h>
 #include "distribute.h"
 
 void dist_error(Lw *w, NodeId at, const char *what)
@@ -221,6 +222,20 @@ static NodeId combine(Lw *w, Op op, NodeId a, NodeId b2)
     return irb_call(&w->b, op, args, 2, lw_node(w, a)->type);
 }
 
+/* x[0] . x[1] . ... . x[n-1] as a balanced tree of combines, or (chain) in order */
+static NodeId tree(Lw *w, Op op, NodeId *x, int n, int chain)
+{
+    if (chain) {
+        for (int i = 1; i < n; i++)
+            x[0] = combine(w, op, x[0], x[i]);
+        return x[0];
+    }
+    for (int step = 1; step < n; step *= 2)
+        for (int i = 0; i + step < n; i += 2 * step)
+            x[i] = combine(w, op, x[i], x[i + step]);
+    return x[0];
+}
+
 /* hoists reduction node rn (rowmax(T) ...) before the statement */
 static Red *reduce(Lw *w, NodeId rn)
 {
@@ -245,9 +260,12 @@ static Red *reduce(Lw *w, NodeId rn)
     r->node = rn;
     r->slot = arena_alloc(&b->ctx->arena, (size_t)len * sizeof *r->slot);
     NodeId acc[256];
-    int key_of[256];
     int nslots = 0;
     int ne = ly_elems(&lt);
+    /* each slot's elements, then combined as a tree (log2 dependent steps; the
+       environment's CAKE_NO_TREE keeps the chain in element order, for measuring) */
+    NodeId *elems = arena_alloc(&b->ctx->arena, (size_t)(ne ? ne : 1) * sizeof *elems);
+    int *slot_of = arena_alloc(&b->ctx->arena, (size_t)(ne ? ne : 1) * sizeof *slot_of);
     for (int e = 0; e < ne; e++) {
         int vr, vc;
         ly_elem_base(&lt, e, &vr, &vc);
@@ -261,13 +279,19 @@ static Red *reduce(Lw *w, NodeId rn)
             if (nslots == 256)
                 return NULL;
             r->slot[kk] = ++nslots;
-            key_of[nslots - 1] = kk;
-            acc[nslots - 1] = x;
-        } else {
-            acc[r->slot[kk] - 1] = combine(w, op, acc[r->slot[kk] - 1], x);
         }
+        elems[e] = x;
+        slot_of[e] = r->slot[kk] - 1;
     }
-    (void)key_of;
+    int chain = getenv("CAKE_NO_TREE") != NULL;
+    NodeId *mine = arena_alloc(&b->ctx->arena, (size_t)(ne ? ne : 1) * sizeof *mine);
+    for (int s = 0; s < nslots; s++) {
+        int m = 0;
+        for (int e = 0; e < ne; e++)
+            if (slot_of[e] == s)
+                mine[m++] = elems[e];
+        acc[s] = tree(w, op, mine, m, chain);
+    }
     /* lanes that share a row: the column thread part's lane bits (rows: the row's) */
     LyThreadPart tp;
     ly_thread_part(&lt, &tp);

@@ -208,6 +208,46 @@ static int fold_int_constant(Lg *l, NodeId e)
     return 1;
 }
 
+/* the value of a constant expression of literals (+ - * / and negation), exact in fp64 */
+static int float_constant(Lg *l, NodeId e, double *v, int depth)
+{
+    const Node *n = N(l, e);
+    double a, b;
+    if (n->op == OP_FLOAT || n->op == OP_INT)
+        return *v = n->op == OP_FLOAT ? n->v.f : (double)n->v.i, 1;
+    if (depth > 64 || !n->a || !float_constant(l, n->a, &a, depth + 1))
+        return 0;
+    if (n->op == OP_NEG)
+        return *v = -a, 1;
+    if (!n->b || !float_constant(l, n->b, &b, depth + 1))
+        return 0;
+    switch (n->op) {
+    case OP_ADD: *v = a + b; return 1;
+    case OP_SUB: *v = a - b; return 1;
+    case OP_MUL: *v = a * b; return 1;
+    case OP_DIV: *v = a / b; return 1;
+    default: return 0;
+    }
+}
+
+/* e4m3, e5m2 and tf32 have no arithmetic (tir.md 3.1): a constant expression
+ * of float literals typed as one of them (`e5m2(-2.0)`, `let c: e4m3 = 1.0 / 4.0`)
+ * is evaluated exactly and becomes one literal of the type, rounded once */
+static int fold_storage_constant(Lg *l, NodeId e)
+{
+    Node *n = N(l, e);
+    const Type *t = T(l, e);
+    DType dt = (DType)t->dtype;
+    double v;
+    if (t->kind != TK_SCALAR || (dt != DT_E4M3 && dt != DT_E5M2 && dt != DT_TF32) ||
+        n->op == OP_FLOAT || n->op == OP_INT || !float_constant(l, e, &v, 0))
+        return 0;
+    TypeId ty = n->type;
+    make_literal(l, e, ty, 0);
+    N(l, e)->v.f = v;
+    return 1;
+}
+
 /* a NAME takes its declaration's type; a constant `let` used at another type
  * (an untyped constant, tir.md 3.5) becomes a literal of that type */
 static NodeId name(Lg *l, NodeId e)
@@ -365,7 +405,7 @@ static NodeId expr(Lg *l, NodeId e)
     Node *n = N(l, e);
     if (!n->type && n->op != OP_FIELD && ir_ops[n->op].cls != OC_PIPE)
         return e;   /* an untyped node (COLON, SLICE) is its parent's business */
-    if (fold_int_constant(l, e))
+    if (fold_int_constant(l, e) || fold_storage_constant(l, e))
         return e;
     switch ((Op)n->op) {
     case OP_INT:

@@ -24,9 +24,13 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv
 
 /* bind-params: every use of a compile-time param becomes an integer literal
  * holding its value: its default, or its binding in env (`--set BM=64`; env
- * may be NULL). Reports E0904 when a param's value is not a compile-time
- * integer. */
+ * may be NULL). k must already be typed at those values: build instances
+ * (lib/cake.h, cake_instance) rather than calling the pipeline with a --set
+ * env on a kernel verified at its defaults. Reports E0904 when a param's
+ * value is not a compile-time integer. */
 uint32_t pass_bind_params(CakeCtx *ctx, Kernel *k, const CeEnv *env);
+/* after bind-params: an `if` on a constant becomes the block it takes (bind_params.c) */
+uint32_t pass_fold_dead(CakeCtx *ctx, Kernel *k);
 
 /* legalize: every expression of k's body gets its final type in Node.type
  * and every implicit conversion becomes an explicit OP_CAST (the invariant

@@ -33,6 +33,7 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv
         uint32_t maxnreg = 0;
         if (pass_bind_params(ctx, kk, env))
             continue;   /* a --set instance that does not verify: nothing to lower */
+        pass_fold_dead(ctx, kk);
         pass_dump(ctx, kk, "bind-params");
         PASS("legalize", pass_legalize(ctx, kk, tg));
         PASS("unroll", pass_unroll(ctx, kk, tg));

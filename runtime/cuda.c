@@ -517,7 +517,7 @@ static CUresult launch_cluster(CudaState *s, const RtLaunch *l, CUfunction f)
     cfg.blockDimY = rt__dim1(l->block[1]);
     cfg.blockDimZ = rt__dim1(l->block[2]);
     cfg.sharedMemBytes = l->shared_bytes;
-    cfg.hStream = s->stream;
+    cfg.hStream = l->stream ? (CUstream)l->stream : s->stream;
     cfg.attrs = &attr;
     cfg.numAttrs = 1;
     return s->api.LaunchKernelEx(&cfg, f, l->params, NULL);
@@ -535,7 +535,8 @@ static RtStatus cu_launch(RtDevice *dev, const RtLaunch *l, void *fn)
                          : s->api.LaunchKernel(fn, rt__dim1(l->grid[0]), rt__dim1(l->grid[1]),
                                                rt__dim1(l->grid[2]), rt__dim1(l->block[0]),
                                                rt__dim1(l->block[1]), rt__dim1(l->block[2]),
-                                               l->shared_bytes, s->stream, l->params, NULL);
+                                               l->shared_bytes, l->stream ? (CUstream)l->stream : s->stream,
+                                               l->params, NULL);
     if (r == CUDA_SUCCESS)
         return RT_OK;
     char what[200];

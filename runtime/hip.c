@@ -386,7 +386,8 @@ static RtStatus hip_launch(RtDevice *dev, const RtLaunch *l, void *fn)
     HipError e = s->api.ModuleLaunchKernel(fn, rt__dim1(l->grid[0]), rt__dim1(l->grid[1]),
                                            rt__dim1(l->grid[2]), rt__dim1(l->block[0]),
                                            rt__dim1(l->block[1]), rt__dim1(l->block[2]),
-                                           l->shared_bytes, s->stream, l->params, NULL);
+                                           l->shared_bytes, l->stream ? (HipStream)l->stream : s->stream,
+                                           l->params, NULL);
     if (e == HIP_OK)
         return RT_OK;
     char what[200];

@@ -157,6 +157,34 @@ typedef struct {
  * skipped. */
 bool rt_jit_log_next(const char **cursor, RtJitMsg *out);
 
+/* PTX to a cubin for `arch` ("sm_90a") in process, through libnvJitLink
+ * (dlopen'd once by rt_jitlink_open, nvjitlink.c; NULL when there is none).
+ * *out is malloc'd; RT_UNSUPPORTED without a linker, RT_LOAD_ERROR with its
+ * error log in `log` when it refuses. */
+typedef struct RtJitLinker RtJitLinker;
+RtJitLinker *rt_jitlink_open(void);
+void rt_jitlink_close(RtJitLinker *l);   /* NULL is fine */
+RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
+                        size_t *out_len, char *log, size_t loglen);
+/* ---- resources without a device (ptxinfo.c) ----------------------------- */
+
+/* One kernel's resources as the PTX assembler reports them. */
+typedef struct {
+    char name[128];
+    int regs;                 /* registers per thread */
+    int stack_bytes;          /* the stack frame: local memory per thread */
+    int spill_store_bytes, spill_load_bytes;
+    int separate;             /* nvJitLink compiled it as a separate unit: setmaxnreg ignored */
+} RtPtxRes;
+
+/* Assembles PTX text (len bytes) for arch ("sm_90a") with the ptxas program
+ * or, without it, nvJitLink in process, and reads each entry function's resources
+ * into out (at most max). Returns how many, or -1 when no assembler is there
+ * or it rejects the PTX; *tool names the one used ("nvJitLink", "ptxas"). Needs
+ * no GPU and no CUDA driver. */
+int rt_ptx_resources(const char *ptx, size_t len, const char *arch, RtPtxRes *out, int max,
+                     const char **tool);
+
 /* ---- buffers ---------------------------------------------------------- */
 
 RtStatus rt_alloc(RtDevice *dev, size_t bytes, RtPtr *out);
@@ -176,6 +204,9 @@ typedef struct {
     unsigned cluster[3];  /* thread-block cluster (sm_90+); all 0: none */
     unsigned shared_bytes; /* dynamic shared memory */
     void **params;        /* one pointer per kernel parameter, to its value */
+    void *stream;         /* a CUstream / hipStream_t of the caller in the device's primary
+                             context; NULL: the runtime's own. rt_wait and rt_time wait on
+                             the runtime's stream only: the caller syncs its own */
 } RtLaunch;
 
 RtStatus rt_launch(RtDevice *dev, const RtLaunch *l); /* asynchronous */

@@ -10,14 +10,18 @@
 # objects (lld-19), clang-19 with its sanitizer and libFuzzer runtimes
 # (libclang-rt-19-dev) for the ASan/UBSan build and the fuzzer, cJSON, libcurl,
 # cmocka for the unit tests, python3 (its standard library only) for the agent
-# tests' loopback HTTP server and MCP client, and zlib/zstd for linking LLVM statically
-# (-DCAKE_STATIC_LLVM=ON). The CUDA toolkit is optional: with it, cuda.h and
+# tests' loopback HTTP server and MCP client, python3-dev for the Python module
+# (`import cake`, docs/python.md), and zlib/zstd for linking LLVM statically
+# (-DCAKE_STATIC_LLVM=ON), and Slurm (slurm-wlm) for the test of the Slurm tuning
+# runner (tests/agent/test_slurm.sh, which starts a one-node cluster of its own with
+# auth/none: no munge daemon needed). The CUDA toolkit is optional: with it, cuda.h and
 # ptxas are used; without it, GPU and ptxas tests skip.
 set -eu
 cd "$(dirname "$0")/.."
 
 PACKAGES="cmake make gcc pkg-config llvm-19-dev lld-19 clang-19 libclang-rt-19-dev
-          libcjson-dev libcurl4-openssl-dev libcmocka-dev libzstd-dev zlib1g-dev python3"
+          libcjson-dev libcurl4-openssl-dev libcmocka-dev libzstd-dev zlib1g-dev python3
+          python3-dev slurm-wlm"
 
 install_missing() {
     missing=""
@@ -39,15 +43,33 @@ install_missing() {
 
 install_missing
 [ "${1:-}" = "--install" ] && exit 0
+failed=0
 
 echo "== build (build/)"
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+PY=$(command -v python3)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPython3_EXECUTABLE="$PY" >/dev/null
 cmake --build build -j "$(nproc)"
 CAKEC=build/cakec
 
+# `import cake` from any folder, for the python3 on PATH: a cake.pth in its user
+# site-packages (or its own site-packages inside a virtual environment) names
+# build/python, where the build puts the package
+echo
+echo "== the Python module for $PY"
+if [ -f build/python/cake/_cake.abi3.so ]; then
+    site=$("$PY" -c 'import site, sysconfig
+print(site.getusersitepackages() if site.ENABLE_USER_SITE else sysconfig.get_paths()["purelib"])')
+    mkdir -p "$site"
+    echo "$(pwd)/build/python" > "$site/cake.pth"
+    echo "wrote $site/cake.pth"
+    (cd / && "$PY" -c 'import cake; print("import cake: ok, version", cake.version)') ||
+        failed=1
+else
+    echo "no build/python/cake/_cake.abi3.so (python3-dev missing?)"
+fi
+
 echo
 echo "== cakec check on every example"
-failed=0
 for f in examples/*.tir; do
     if "$CAKEC" check "$f"; then
         echo "ok    $f"

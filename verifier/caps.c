@@ -228,21 +228,57 @@ static void check_lanes(Ver *v, NodeId n)
                          "numbers below %d", ti->warp_size);
 }
 
-static void check_fp8_cast(Ver *v, NodeId n)
+/* a conversion into or out of e4m3/e5m2: an explicit cast, or a converting
+ * `load ... as T` (the load's type against its memory's). Targets without fp8
+ * get E0407; a target with fp8 tensor cores but no OCP conversion instruction
+ * (gfx942: FNUZ fp8) gets E0902 here, at check time, naming it. A literal of
+ * an fp8 type is no conversion (its bits are a constant). */
+/* does node e convert into or out of fp8 (a cast or a converting load)? */
+static int fp8_conversion(Ver *v, NodeId e)
+{
+    const Node *x = N(v, e);
+    if ((x->op != OP_CAST && x->op != OP_LOAD) || !x->a || (x->op == OP_LOAD && x->dtype == DT_NONE))
+        return 0;
+    const Type *ft = ver_type(v->k, x->a), *tt = ver_type(v->k, e);
+    if (!ft || !tt || ft->dtype == tt->dtype)
+        return 0;
+    return ft->dtype == DT_E4M3 || ft->dtype == DT_E5M2 || tt->dtype == DT_E4M3 || tt->dtype == DT_E5M2;
+}
+
+static void check_fp8_cast(Ver *v, NodeId n, const uint8_t *dead)
 {
     const Node *x = N(v, n);
-    if (v_err(v, n))
+    if (v_err(v, n) || !x->a || (x->op == OP_LOAD && x->dtype == DT_NONE) || dead[n])
         return;
-    DType to = (DType)x->dtype, from = (DType)ver_type(v->k, x->a)->dtype;
+    const Node *a = N(v, x->a);
+    if (x->op == OP_CAST && (a->op == OP_INT || a->op == OP_FLOAT))
+        return;
+    if (x->op == OP_CAST && fp8_conversion(v, x->a))
+        return;   /* `bf16x8(load x[i : +8] as e4m3x8)`: the inner conversion is the one reported */
+    const Type *ft = ver_type(v->k, x->a), *tt = ver_type(v->k, n);
+    if (!ft || !tt)
+        return;
+    DType to = (DType)tt->dtype, from = (DType)ft->dtype;
     int fp8 = to == DT_E4M3 || to == DT_E5M2 || from == DT_E4M3 || from == DT_E5M2;
     int mask[TG__COUNT];
-    if (!fp8 || !lacking(v, TF_FP8, mask))
+    if (!fp8 || to == from)
         return;
-    Diag *d = v_report(v, E0407, n, "conversion between %s and %s needs fp8 support, which %s does "
-                       "not have", ir_dtypes[from].spelling, ir_dtypes[to].spelling,
-                       target_list(v, mask));
+    if (lacking(v, TF_FP8, mask)) {
+        Diag *d = v_report(v, E0407, n, "conversion between %s and %s needs fp8 support, which %s does "
+                           "not have", ir_dtypes[from].spelling, ir_dtypes[to].spelling,
+                           target_list(v, mask));
+        explain(v, d, OP_CAST, mask, NULL);
+        diag_help(v->ctx, d, "fp8 conversions exist on sm_90a and sm_100a; use bf16 elsewhere");
+        return;
+    }
+    if (!lacking(v, TF_FP8_CVT, mask))
+        return;
+    Diag *d = v_report(v, E0902, n, "not supported by code generation yet: conversion between %s and %s "
+                       "in SIMT code on %s (its fp8 conversion instructions are the FNUZ variant, "
+                       "not the OCP e4m3/e5m2 of TIR)", ir_dtypes[from].spelling,
+                       ir_dtypes[to].spelling, target_list(v, mask));
     explain(v, d, OP_CAST, mask, NULL);
-    diag_help(v->ctx, d, "fp8 conversions exist on sm_90a, sm_100a and gfx942; use bf16 elsewhere");
+    diag_help(v->ctx, d, "compile this kernel for sm_90a, or convert to bf16 on %s", target_list(v, mask));
 }
 
 static void check_block_unit(Ver *v)
@@ -258,10 +294,34 @@ static void check_block_unit(Ver *v)
     diag_help(v->ctx, d, "give the block size with `threads` (portable) or `warps`");
 }
 
+/* marks the nodes under a branch that the parameters' values make dead
+ * (`if FP8 == 1 { ... }` with FP8 = 0): code generation never sees them
+ * (passes/bind_params.c folds them), so the conversion checks skip them */
+static void mark_dead(Ver *v, NodeId id, int dead, uint8_t *out, int depth)
+{
+    const Kernel *k = v->k;
+    if (!id || id >= k->nnodes || depth > 4096)
+        return;
+    out[id] = (uint8_t)dead;
+    const Node *n = &k->nodes[id];
+    int64_t c;
+    int known = n->op == OP_IF && n->a && v_const(v, n->a, &c);
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++) {
+        int d = dead || (known && ((i == 1 && !c) || (i == 2 && c)));
+        mark_dead(v, kids[i], d, out, depth + 1);
+    }
+    for (uint32_t i = 0; i < n->n; i++)
+        mark_dead(v, k->lists[n->list + i], dead, out, depth + 1);
+}
+
 void ver_caps(Ver *v)
 {
     if (!v->k->ntargets)
         return;
+    uint8_t *dead = arena_alloc(&v->ctx->arena, v->k->nnodes + 1);
+    memset(dead, 0, v->k->nnodes + 1);
+    mark_dead(v, v->k->body, 0, dead, 0);
     check_block_unit(v);
     for (NodeId n = 1; n < v->k->nnodes; n++) {
         if (v->in_ref[n])
@@ -276,7 +336,8 @@ void ver_caps(Ver *v)
         case OP_SHFL_XOR: case OP_SHFL_DOWN: case OP_SHFL_UP: case OP_SHFL_IDX:
             check_lanes(v, n);
             break;
-        case OP_CAST: check_fp8_cast(v, n); break;
+        case OP_CAST: check_fp8_cast(v, n, dead); break;
+        case OP_LOAD: check_fp8_cast(v, n, dead); check_feature(v, n); break;
         default:
             check_feature(v, n);
             break;

@@ -6,6 +6,8 @@
  * reports gets a note saying under which values it occurs ("with CAUSAL=1").
  * A variant binds a parameter by pointing its declaration at a literal of the
  * value (ce_eval reads parameters through their default), then restores it.
+ * What no value changes (the tree's roles and reference marks, the reference
+ * block's check) is done once for all runs (VerTree, vpriv.h).
  *
  * E0006 a --set value outside the declared values; E0007 more combinations
  * than VER_MAX_VARIANTS (that many are checked, the defaults among them);
@@ -169,6 +171,36 @@ int ver_set_allowed(CakeCtx *ctx, Kernel *k, const CeEnv *set)
             param_axis(vs, k->params[i], set, &a);
     }
     return ctx->nerrors == errors;
+}
+
+int ver_binding_checked(CakeCtx *ctx, const Kernel *k, const CeEnv *set)
+{
+    uint64_t total = 1;
+    uint32_t axes = 0;
+    for (uint32_t i = 0; i < k->nparams; i++) {
+        const Node *p = &k->nodes[k->params[i]];
+        Axis a;
+        memset(&a, 0, sizeof a);
+        int64_t v, dflt;
+        int has_dflt = ce_const_int(ctx, k, p->a, &dflt);
+        if (p->b || p->n) { /* declared values: an axis of the combinations */
+            uint32_t nd = ctx->ndiags, ne = ctx->nerrors;
+            int ok = declared_values(ctx, (Kernel *)k, k->params[i], &a);
+            ctx->ndiags = nd;   /* check reported these already */
+            ctx->nerrors = ne;
+            if (!ok || !has_dflt || !has_value(&a, dflt))
+                return 0;
+            if (a.n > 1) {
+                total *= a.n;
+                axes++;
+            }
+        }
+        if (!ce_env_get(set, p->name, &v) || (has_dflt && v == dflt))
+            continue;
+        if (!a.n || !has_value(&a, v))
+            return 0;
+    }
+    return total <= VER_MAX_VARIANTS && axes < VER_MAX_AXES;
 }
 
 /* the shape clause with the --shape bindings of dims over it */
@@ -420,21 +452,28 @@ uint32_t ver_kernel_bound(CakeCtx *ctx, Kernel *k, const VerBind *bind)
     uint32_t nshapes0 = k->nshapes, first = ctx->ndiags;
     uint64_t *masks = NULL;
     uint32_t capmasks = 0;
+    /* what no value changes is done once (VerTree), before the runs merged */
+    VerTree tree;
+    ver_tree(ctx, k, &tree);
+    first = ctx->ndiags;
     /* the default combination is the last (each axis lists its default last) */
     for (uint32_t r = 0; r < vs->nvariants; r++) {
         uint32_t start = ctx->ndiags;
         if (r)
             reset_kernel(k);
         bind_variant(vs, vs->off + r, dflt, shapes0, nshapes0);
-        ver_kernel(ctx, k);
+        ver_kernel_tree(ctx, k, &tree);
         masks = arena_grow(&ctx->arena, masks, &capmasks, ctx->ndiags - first + 1, sizeof *masks);
         merge_run(ctx, first, start, masks, r);
     }
     note_variants(vs, first, masks);
     note_set(vs, first);
+    k->types_bound = 0;
     for (uint32_t i = 0; i < vs->nax; i++)
-        if (vs->ax[i].param)
+        if (vs->ax[i].param) {
+            k->types_bound |= vs->ax[i].n == 1 && vs->ax[i].lits[0];
             k->nodes[vs->ax[i].param].a = dflt[i];
+        }
     k->shapes = shapes0;
     k->nshapes = nshapes0;
     return ctx->nerrors - errors;

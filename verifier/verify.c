@@ -2,6 +2,7 @@
  * the role table, types and shapes, target capabilities, resources, TMA, then
  * the synchronization protocol, bounds and alignment (sync.c, bounds.c,
  * align.c). */
+#include <string.h>
 #include "vpriv.h"
 
 const Type *ver_type(const Kernel *k, NodeId n)
@@ -103,31 +104,90 @@ static void ver_reference(Ver *v)
     check_ref(v, v->k->reference, 0);   /* reported nodes are not reported twice */
 }
 
-uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
+/* the verifier's state for k: roles and reference code marked (or taken
+ * from the shared tree), block sizes */
+static void ver_begin(Ver *v, CakeCtx *ctx, Kernel *k, const VerTree *tree)
 {
-    uint32_t errors = ctx->nerrors;
-    Ver v = {0};
-    v.ctx = ctx;
-    v.k = k;
-    v.role_of = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *v.role_of);
-    v.in_ref = arena_alloc(&ctx->arena, k->nnodes + 1);
-    mark(&v, k->body, 0, 0, 0);
-    if (k->reference && !v.in_ref[k->reference])
-        mark(&v, k->reference, 0, 1, 0);
+    memset(v, 0, sizeof *v);
+    v->ctx = ctx;
+    v->k = k;
+    if (tree) {
+        v->role_of = tree->role_of;
+        v->in_ref = tree->in_ref;
+        for (uint32_t i = 0; i < tree->nmarked; i++)
+            k->nodes[tree->marked[i]].flags |= NF_ERROR;
+    } else {
+        v->role_of = arena_alloc(&ctx->arena, (k->nnodes + 1) * sizeof *v->role_of);
+        v->in_ref = arena_alloc(&ctx->arena, k->nnodes + 1);
+        mark(v, k->body, 0, 0, 0);
+        if (k->reference && !v->in_ref[k->reference])
+            mark(v, k->reference, 0, 1, 0);
+    }
     for (int t = 0; t < TG__COUNT; t++)
         if (k->targets[t])
-            v.block_threads[t] = ce_block_threads(ctx, k, (Target)t);
+            v->block_threads[t] = ce_block_threads(ctx, k, (Target)t);
+}
+
+void ver_tree(CakeCtx *ctx, Kernel *k, VerTree *t)
+{
+    Ver v;
+    uint32_t errors = ctx->nerrors;
+    ver_begin(&v, ctx, k, NULL);
     ver_reference(&v);
+    t->errors = ctx->nerrors - errors;
+    t->role_of = v.role_of;
+    t->in_ref = v.in_ref;
+    t->marked = NULL;
+    t->nmarked = 0;
+    for (NodeId n = 1; n < k->nnodes; n++)
+        if (k->nodes[n].flags & NF_ERROR)
+            ir_push_node_list(ctx, &t->marked, &t->nmarked, n);
+}
+
+uint32_t ver_kernel_types(CakeCtx *ctx, Kernel *k)
+{
+    uint32_t errors = ctx->nerrors;
+    Ver v;
+    ver_begin(&v, ctx, k, NULL);
     ver_roles(&v);
     ver_types(&v);
-    ver_caps(&v);
-    ver_resources(&v);
-    ver_tma_check(&v);
+    return ctx->nerrors - errors;
+}
+
+/* the checks of ver_kernel after the reference check, which found `before`
+ * errors (a broken kernel's coverage says nothing) */
+static uint32_t ver_checks(Ver *v, uint32_t before)
+{
+    CakeCtx *ctx = v->ctx;
+    Kernel *k = v->k;
+    uint32_t errors = ctx->nerrors;
+    ver_roles(v);
+    ver_types(v);
+    ver_caps(v);
+    ver_resources(v);
+    ver_tma_check(v);
     ver_sync(ctx, k);
     ver_bounds(ctx, k);
     ver_align(ctx, k);
-    if (ctx->nerrors == errors) /* a broken kernel's coverage says nothing */
+    if (ctx->nerrors == errors && !before)
         ver_coverage(ctx, k);
+    return ctx->nerrors - errors;
+}
+
+uint32_t ver_kernel_tree(CakeCtx *ctx, Kernel *k, const VerTree *t)
+{
+    Ver v;
+    ver_begin(&v, ctx, k, t);
+    return ver_checks(&v, t->errors);
+}
+
+uint32_t ver_kernel(CakeCtx *ctx, Kernel *k)
+{
+    uint32_t errors = ctx->nerrors;
+    Ver v;
+    ver_begin(&v, ctx, k, NULL);
+    ver_reference(&v);
+    ver_checks(&v, ctx->nerrors - errors);
     return ctx->nerrors - errors;
 }
 

@@ -52,6 +52,18 @@ typedef struct VerBind {
  * number of errors. ver_verify is this with bind NULL for every kernel. */
 uint32_t ver_kernel_bound(CakeCtx *ctx, Kernel *k, const VerBind *bind);
 
+/* Types k at its parameters' current values (Node.type, as ver_kernel
+ * leaves it) without running the checks: for a binding the checks already
+ * passed (ver_binding_checked). Returns the number of errors (none for such
+ * a binding). */
+uint32_t ver_kernel_types(CakeCtx *ctx, Kernel *k);
+
+/* 1 when ver_kernel_bound(k, NULL), what `check` runs, verifies the
+ * combination of parameter values that set gives (the others at their
+ * defaults): every parameter set binds away from its default declares the
+ * value (`in {..}`), and the combinations are not capped (E0007). */
+int ver_binding_checked(CakeCtx *ctx, const Kernel *k, const CeEnv *set);
+
 /* 1 when every parameter of k that set binds may take that value (its
  * declared values, when it declares some); 0 after E0006 (or E0009). */
 int ver_set_allowed(CakeCtx *ctx, Kernel *k, const CeEnv *set);

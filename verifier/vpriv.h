@@ -30,6 +30,23 @@ typedef struct Ver {
     int ref_seen;                    /* the body holds the OP_REFERENCE item */
 } Ver;
 
+/* The part of ver_kernel no parameter value changes, done once for all the
+ * combinations params.c checks: every node's role and whether it is
+ * reference code (the tree's shape: binding a combination only repoints
+ * parameter declarations, which lie outside the body), and the E0337 check of
+ * the reference block (it looks at ops, never at values), whose marked nodes
+ * (NF_ERROR) each run gets back after its reset. */
+typedef struct VerTree {
+    NodeId *role_of;
+    uint8_t *in_ref;
+    NodeId *marked; uint32_t nmarked;
+    uint32_t errors;                 /* E0337s it reported (no coverage check then) */
+} VerTree;
+
+void ver_tree(CakeCtx *ctx, Kernel *k, VerTree *t);
+/* ver_kernel on the shared part t (ver_tree of k, then k rebound and reset) */
+uint32_t ver_kernel_tree(CakeCtx *ctx, Kernel *k, const VerTree *t);
+
 /* calls fn on n and every node below it, parents first */
 void v_walk(Ver *v, NodeId n, void (*fn)(Ver *, NodeId, void *), void *arg);
 

@@ -84,14 +84,16 @@ expect(doc == {"command": "check", "ok": True, "errors": 0, "warnings": 0, "diag
        f"passing check: {doc}")
 
 # a cost sweep: `cakec cost --sweep`'s own document, the same as the CLI's; a
-# cakec without the cost model (E0004) gets one answer per point instead
-sweep_args = {"file": "examples/rmsnorm.tir", "shape": "M=4096,N=4096", "sweep": "VEC=4,8 ITERS=4,8"}
+# cakec without the cost model (E0004) gets one answer per point instead (every
+# point verifies: rmsnorm's VEC=4 does not, `as f32x8`, and would be skipped)
+sweep_args = {"file": "examples/rmsnorm.tir", "shape": "M=4096,N=4096", "sweep": "THREADS=128,256 ITERS=4,8"}
 res, doc = call(6, "cost", sweep_args)
 expect(doc["command"] == "cost" and len(doc["sweep"]) == 4, f"cost sweep: {doc}")
 expect(sorted(p["set"] for p in doc["sweep"]) ==
-       ["VEC=4,ITERS=4", "VEC=4,ITERS=8", "VEC=8,ITERS=4", "VEC=8,ITERS=8"], "sweep points")
+       ["THREADS=128,ITERS=4", "THREADS=128,ITERS=8", "THREADS=256,ITERS=4", "THREADS=256,ITERS=8"],
+       "sweep points")
 cli = json.loads(subprocess.run([cakec, "cost", "examples/rmsnorm.tir", "--shape", "M=4096,N=4096",
-                                 "--sweep", "VEC=4,8", "ITERS=4,8", "--json"], cwd=src,
+                                 "--sweep", "THREADS=128,256", "ITERS=4,8", "--json"], cwd=src,
                                 capture_output=True, text=True).stdout)
 if "sweep" in cli:
     expect(doc == cli, f"the sweep differs from the CLI's:\n{doc}\n{cli}")
@@ -105,6 +107,32 @@ expect(doc["ok"] is True and doc["emit"] == "tirl" and doc["excerpt"].count("\n"
        and doc["lines"] > 5, f"compile tirl: {doc}")
 res, doc = call(8, "compile", {"file": "examples/vector_add.tir", "target": "sm_80", "grep": ".entry"})
 expect(doc["ok"] is True and ".entry" in doc["excerpt"], f"compile ptx: {doc}")
+
+# compile: the whole output with `full`; the kernels' resources; check with shape/set;
+# spans of a `source` answer name the user's `file`, never the temporary
+res, doc = call(40, "compile", {"file": "examples/vector_add.tir", "target": "sm_90a", "full": True})
+expect(doc["ok"] is True and ".entry vector_add" in doc["output"] and "excerpt" not in doc
+       and doc["lines"] == doc["output"].count("\n"), f"compile full: {str(doc)[:400]}")
+expect("kernels" in doc and (doc["kernels"] == [] or doc["kernels"][0]["name"] == "vector_add"),
+       f"compile resources: {str(doc)[:400]}")
+res, doc = call(41, "check", {"file": "examples/rmsnorm.tir", "shape": "M=64,N=4096", "set": "ITERS=4"})
+expect(doc["ok"] is True, f"check with shape and set: {doc}")
+res, doc = call(42, "check", {"file": "examples/rmsnorm.tir", "shape": "M=64,N=100000"})
+expect(doc["ok"] is False and doc["diagnostics"][0]["code"] == "E0961", f"check at a shape an assume excludes: {doc}")
+res, doc = call(43, "check", {"source": bad, "file": "my_kernel.tir"})
+spans = [d["span"]["file"] for d in doc["diagnostics"] if d.get("span")]
+expect(doc["ok"] is False and spans and all(f == "my_kernel.tir" for f in spans)
+       and "cand_" not in json.dumps(doc), f"spans name the user's file: {doc}")
+res, doc = call(44, "check", {"source": bad})
+expect(all(d["span"]["file"] == "<source>" for d in doc["diagnostics"] if d.get("span")),
+       f"spans of a bare source: {doc}")
+res, doc = call(45, "compile", {"file": "examples/rmsnorm.tir", "shape": "M=64,N=100000", "target": "sm_90a"})
+expect(doc["ok"] is False and doc["command"] == "check", f"compile checks at its shape first: {str(doc)[:300]}")
+res, doc = call(46, "cost", {"file": "examples/gemm_sm90.tir", "sweep": "STAGES=2,8"})
+pts = doc["sweep"]
+expect(pts[-1]["set"].startswith("STAGES=8") and pts[-1]["feasible"] is False
+       and "shared memory" in pts[-1]["infeasible"] and pts[0]["feasible"] is True,
+       f"an unlaunchable point is infeasible and last: {str(doc)[:600]}")
 
 res, doc = call(9, "docs", {"topic": "E0801"})
 expect(doc["ok"] and doc["text"].startswith("### E0801"), f"docs: {doc}")

@@ -155,5 +155,12 @@ for f in "$HERE"/unsupported/*.tir; do
     else bad "$(basename "$f"): expected exit 1 with E0902, got $rc: $(head -c 300 "$TMP/err")"; fi
 done
 
+# code a parameter value makes dead is not lowered (cases/dead_branch.tir compiles
+# above); the value that makes it live gets E0902 at the op
+"$CAKEC" "$HERE/cases/dead_branch.tir" --target sm_90a --set MODE=1 -o "$TMP/x.ptx" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q 'dead_branch.tir:16:.*E0902' "$TMP/err"; then ok
+else bad "dead_branch MODE=1: expected E0902 at line 16, got $rc: $(head -c 300 "$TMP/err")"; fi
+
 echo "$pass passed, $fail failed ($skip skipped)"
 [ $fail -eq 0 ]

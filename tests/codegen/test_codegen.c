@@ -221,7 +221,7 @@ static void test_hsum_bf16(void **state)
     size_t len;
     assert_int_equal(cg_emit(ctx, m, NULL, TG_SM90A, CG_EMIT_LLVM, &o, &ll, &len), 0);
     assert_non_null(strstr(ll, "fpext <8 x bfloat>"));
-    assert_non_null(strstr(ll, "fadd float"));
+    assert_non_null(strstr(ll, "fadd contract float"));
     assert_null(strstr(ll, "fptrunc"));
     free(ll);
     ctx_free(ctx);
@@ -234,6 +234,7 @@ static void test_needs_legalize(void **state)
     (void)state;
     Fixture *f = build_with("  let h = load x[0] mask N > 0\n  let b = bf16(h) * h\n", 1);
     pass_bind_params(f->ctx, f->k, NULL);   /* but no legalize */
+    pass_abi(f->ctx, f->k, TG_SM90A, 0);    /* (the launch plan codegen reads) */
     int rc;
     size_t len;
     char *out = emit(f, TG_SM90A, CG_EMIT_PTX, &rc, &len);

@@ -12,7 +12,7 @@ SRC=${CAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 DOC=$SRC/docs/diagnostics.md
 pass=0
 fail=0
-for f in front verify sync back; do
+for f in front verify sync back lib; do
     if [ ! -f "$SRC/ir/diagcodes_$f.h" ]; then
         echo "test_diag_docs: missing $SRC/ir/diagcodes_$f.h" >&2
         exit 2
@@ -23,7 +23,7 @@ if [ ! -f "$DOC" ]; then
     exit 2
 fi
 codes=$(cat "$SRC/ir/diagcodes_front.h" "$SRC/ir/diagcodes_verify.h" \
-            "$SRC/ir/diagcodes_sync.h" "$SRC/ir/diagcodes_back.h" |
+            "$SRC/ir/diagcodes_sync.h" "$SRC/ir/diagcodes_back.h" "$SRC/ir/diagcodes_lib.h" |
         sed -n 's/^[[:space:]]*DIAG([[:space:]]*\([EW][0-9][0-9]*\)[[:space:]]*,.*/\1/p')
 heads=$(sed -n 's/^###[[:space:]][[:space:]]*\([EW][0-9][0-9]*\)\([^0-9].*\)\{0,1\}$/\1/p' "$DOC")
 if [ -z "$codes" ]; then

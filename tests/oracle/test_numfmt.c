@@ -83,6 +83,22 @@ static void test_fp8_and_tf32(void **state)
     assert_true(isnan(interp_decode(DT_E4M3, &n)));
     n = 0x7E;
     assert_true(interp_decode(DT_E4M3, &n) == 448.0);
+    /* the encodings cvt.rn.satfinite gives (tests/gpu/test_fp8_bitexact.sh compares them all) */
+    assert_int_equal(ir_float_bits(DT_E4M3, 1.5), 0x3C);
+    assert_int_equal(ir_float_bits(DT_E4M3, 464.0), 0x7E);        /* the tie above 448 saturates */
+    assert_int_equal(ir_float_bits(DT_E4M3, INFINITY), 0x7E);     /* satfinite: inf -> 448 */
+    assert_int_equal(ir_float_bits(DT_E4M3, -INFINITY), 0xFE);
+    assert_int_equal(ir_float_bits(DT_E4M3, NAN), 0x7F);
+    assert_int_equal(ir_float_bits(DT_E4M3, -0.0), 0x80);
+    assert_int_equal(ir_float_bits(DT_E4M3, 0x1p-10), 0x00);      /* half the smallest subnormal: to even */
+    assert_int_equal(ir_float_bits(DT_E4M3, 0x1.8p-10), 0x01);
+    assert_int_equal(ir_float_bits(DT_E5M2, INFINITY), 0x7B);     /* satfinite: inf -> 57344 */
+    assert_int_equal(ir_float_bits(DT_E5M2, 61440.0), 0x7B);
+    assert_int_equal(ir_float_bits(DT_E5M2, NAN), 0x7E);
+    assert_int_equal(ir_float_bits(DT_E5M2, -2.0), 0xC0);
+    assert_int_equal(ir_float_bits(DT_E5M2, 0x1p-17), 0x00);
+    assert_int_equal(ir_float_bits(DT_F16, 65520.0), 0x7C00);     /* f16 overflows to inf */
+    assert_true(ir_float_value(DT_E5M2, 0x01) == 0x1p-16);
     assert_true(interp_round(DT_TF32, 1.0 + 0x1p-11) == 1.0);
     assert_true(interp_round(DT_TF32, 1.0 + 0x1p-10) == 1.0 + 0x1p-10);
 }

@@ -313,47 +313,12 @@ static void test_examples(void **state)
     }
 }
 
-/* `--set`: the kernel is verified again with the bound values, so its types
- * (array sizes, vector lanes) are the instance's, and a bad instance is reported */
-static void test_set_reverifies(void **state)
-{
-    (void)state;
-    char path[512];
-    snprintf(path, sizeof path, "%s/examples/rmsnorm.tir", CAKE_SOURCE_DIR);
-    uint32_t len;
-    char *text = slurp(path, &len);
-    Fix *f = load_text(path, text, len);
-    Kernel *k = f->m->kernels[0];
-    CeBinding b = {ir_intern_cstr(f->ctx, "ITERS"), 8};
-    CeEnv env = {.b = &b, .n = 1};
-    assert_int_equal(pass_run_all(f->ctx, f->m, k, TG_SM90A, &env), 0);
-    int seen = 0;
-    for (NodeId n = 1; n < k->nnodes; n++)
-        if (k->nodes[n].op == OP_REG) {
-            assert_int_equal(ty(k, n)->shape[0], 8);   /* reg xs: f32x8[ITERS] */
-            seen = 1;
-        }
-    assert_true(seen);
-    assert_int_equal(broken(k), 0);
-    done(f);
-
-    f = load_text(path, text, len);
-    k = f->m->kernels[0];
-    CeBinding v4 = {ir_intern_cstr(f->ctx, "VEC"), 4};
-    CeEnv env4 = {.b = &v4, .n = 1};
-    assert_true(pass_run_all(f->ctx, f->m, k, TG_SM90A, &env4) > 0);
-    assert_int_equal(f->ctx->diags[0].code, E0312);    /* `as f32x8` of a 4-element slice */
-    done(f);
-    free(text);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rewrite),
         cmocka_unit_test(test_hsum_f32),
         cmocka_unit_test(test_examples),
-        cmocka_unit_test(test_set_reverifies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

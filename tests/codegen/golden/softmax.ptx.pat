@@ -1,7 +1,8 @@
 \.entry softmax\(
 \.entry softmax_warp\(
-ld\.global(\.nc)?\.v4\.f32
-st\.global\.v4\.f32
+# the masked 16-byte accesses are predicated (no branch): @%p ld/st of 4 x b32
+@%p[0-9]+ ld\.global(\.nc)?\.v4\.b32
+@%p[0-9]+ st\.global\.v4\.b32
 shfl\.sync\.bfly\.b32
 bar\.sync
 ex2\.approx\.ftz\.f32

@@ -1,0 +1,389 @@
+"""python_device.py — `import cake` on the GPU (run_python.sh runs it): every
+cake.ops op against torch on >= 50 shapes, two streams overlapping, ordering with
+torch's kernels on one stream, a CUDA graph of gemm + rms_norm, torch.compile
+(fullgraph) of an MLP of torch.ops.cake.*, the call overhead of a cached kernel,
+and the llama_mlp example. Each section reports ok/FAIL and goes on; the summary
+table is printed last. Environment: OUT (results folder), DEADLINE (seconds)."""
+import json
+import math
+import os
+import random
+import signal
+import sys
+import time
+import traceback
+
+T0 = time.time()
+DEADLINE = float(os.environ.get("DEADLINE", "95"))
+OUT = os.environ.get("OUT", "/tmp/cake-out")
+os.makedirs(OUT, exist_ok=True)
+rows = []   # (section, result, detail)
+details = {}
+
+
+def left():
+    return DEADLINE - (time.time() - T0)
+
+
+class OutOfTime(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise OutOfTime("the section ran out of the script's time")
+
+
+signal.signal(signal.SIGALRM, _alarm)
+
+
+def section(name, budget=None):
+    """decorator: runs fn, records ok/FAIL and its detail; skips when out of time,
+    and stops it (SIGALRM) when it would run past the deadline"""
+    def wrap(fn):
+        need = budget or 5
+        if left() < need:
+            rows.append((name, "skip", f"out of time ({left():.0f} s left)"))
+            return fn
+        t = time.time()
+        signal.alarm(max(1, int(left() - 2)))
+        try:
+            ok, detail = fn()
+            rows.append((name, "ok" if ok else "FAIL", f"{detail} [{time.time() - t:.1f} s]"))
+        except Exception as e:  # a failure of one section is reported, the next runs
+            traceback.print_exc()
+            rows.append((name, "FAIL", f"{type(e).__name__}: {str(e)[:300]}"))
+        finally:
+            signal.alarm(0)
+        print(f"-- {name}: {rows[-1][1]} {rows[-1][2]}", flush=True)
+        return fn
+    return wrap
+
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+try:
+    import cake
+    import cake.ops as ops
+    rows.append(("import cake", "ok", f"version {cake.version}, target {cake.target_of(0)}, "
+                 f"{torch.cuda.get_device_name(0)}, python {sys.version.split()[0]}"))
+except Exception as e:
+    traceback.print_exc()
+    rows.append(("import cake", "FAIL", f"{type(e).__name__}: {e}"))
+    cake = None
+
+dev = "cuda"
+bf = torch.bfloat16
+random.seed(1)
+torch.manual_seed(1)
+
+
+def close(got, want, tol):
+    """max relative error (to max |want|) and whether it is within tol"""
+    got, want = got.float(), want.float()
+    if not torch.isfinite(got).all():
+        return float("inf"), False
+    err = (got - want).abs().max().item() / max(want.abs().max().item(), 1e-6)
+    return err, err <= tol
+
+
+def check_op(name, cases, run, tol):
+    """run(case) -> (got, want); all cases must be within tol"""
+    worst, bad, n = 0.0, [], 0
+    for c in cases:
+        if left() < 8:
+            break
+        got, want = run(c)
+        err, ok = close(got, want, tol)
+        n += 1
+        worst = max(worst, err)
+        if not ok:
+            bad.append((c, err))
+    torch.cuda.synchronize()
+    details[name] = {"shapes": n, "worst_rel_err": worst, "failed": [str(b) for b in bad[:5]]}
+    return n >= 50 and not bad, f"{n} shapes, {len(bad)} wrong, worst rel err {worst:.2e}" + (
+        f", first bad {bad[0]}" if bad else "")
+
+
+if cake is not None:
+    @section("ops.gemm vs torch", 20)
+    def _():
+        cases = [(random.randint(1, 700), 8 * random.randint(1, 96), 8 * random.randint(1, 96))
+                 for _ in range(56)] + [(4096, 4096, 4096), (8192, 1024, 4096)]
+
+        def run(c):
+            M, N, K = c
+            a = torch.randn(M, K, device=dev, dtype=bf)
+            b = torch.randn(N, K, device=dev, dtype=bf)
+            return ops.gemm(a, b), (a.float() @ b.float().T)
+        return check_op("gemm", cases, run, 2e-2)
+
+    @section("ops.gemm_bias_silu vs torch", 10)
+    def _():
+        cases = [(random.randint(1, 600), 8 * random.randint(1, 64), 8 * random.randint(8, 64))
+                 for _ in range(52)]
+
+        def run(c):
+            M, N, K = c
+            a = torch.randn(M, K, device=dev, dtype=bf)
+            b = torch.randn(N, K, device=dev, dtype=bf) * K ** -0.5
+            bias = torch.randn(N, device=dev)
+            return ops.gemm_bias_silu(a, b, bias), F.silu(a.float() @ b.float().T + bias)
+        return check_op("gemm_bias_silu", cases, run, 2e-2)
+
+    @section("ops.gemm_fp8 vs torch", 10)
+    def _():
+        cases = [(random.randint(1, 600), 8 * random.randint(1, 64), 16 * random.randint(8, 32))
+                 for _ in range(52)]
+        e4m3 = torch.float8_e4m3fn
+
+        def run(c):
+            M, N, K = c
+            a = torch.randn(M, K, device=dev).to(e4m3)
+            b = torch.randn(N, K, device=dev).to(e4m3)
+            want = 0.5 * 0.25 * (a.float() @ b.float().T)
+            return ops.gemm_fp8(a, b, 0.5, 0.25), want
+        return check_op("gemm_fp8", cases, run, 2e-2)
+
+    @section("ops.rms_norm vs torch", 10)
+    def _():
+        cases = [(random.randint(1, 300), 8 * random.randint(1, 2048)) for _ in range(55)]
+
+        def run(c):
+            M, N = c
+            x = torch.randn(M, N, device=dev, dtype=bf)
+            w = torch.randn(N, device=dev, dtype=bf)
+            want = F.rms_norm(x.float(), (N,), w.float(), 1e-6)
+            return ops.rms_norm(x, w, 1e-6), want
+        return check_op("rms_norm", cases, run, 2e-2)
+
+    @section("ops.layer_norm vs torch", 10)
+    def _():
+        cases = [(random.randint(1, 300), 8 * random.randint(1, 1024)) for _ in range(52)]
+
+        def run(c):
+            M, N = c
+            x = torch.randn(M, N, device=dev, dtype=bf)
+            w = torch.randn(N, device=dev, dtype=bf)
+            b = torch.randn(N, device=dev, dtype=bf)
+            want = F.layer_norm(x.float(), (N,), w.float(), b.float(), 1e-5)
+            return ops.layer_norm(x, w, b, 1e-5), want
+        return check_op("layer_norm", cases, run, 2e-2)
+
+    @section("ops.softmax vs torch", 10)
+    def _():
+        cases = [(random.randint(1, 500), 4 * random.randint(1, 2048)) for _ in range(55)]
+
+        def run(c):
+            M, N = c
+            x = torch.randn(M, N, device=dev) * 4
+            return ops.softmax(x), torch.softmax(x, -1)
+        return check_op("softmax", cases, run, 1e-5)
+
+    @section("ops.cross_entropy vs torch", 10)
+    def _():
+        cases = [(random.randint(1, 300), random.randint(1, 40000)) for _ in range(52)]
+
+        def run(c):
+            B, V = c
+            x = torch.randn(B, V, device=dev) * 3
+            t = torch.randint(0, V, (B,), device=dev)
+            return ops.cross_entropy(x, t), F.cross_entropy(x, t, reduction="none")
+        return check_op("cross_entropy", cases, run, 1e-4)
+
+    @section("ops.swiglu vs torch", 5)
+    def _():
+        cases = [(random.randint(1, 300), 8 * random.randint(1, 1500)) for _ in range(55)]
+
+        def run(c):
+            g = torch.randn(*c, device=dev, dtype=bf)
+            u = torch.randn(*c, device=dev, dtype=bf)
+            return ops.swiglu(g, u), F.silu(g.float()) * u.float()
+        return check_op("swiglu", cases, run, 2e-2)
+
+    @section("ops.attention vs torch SDPA", 20)
+    def _():
+        cases = [(random.randint(1, 4), random.randint(1, 8), random.randint(1, 600),
+                  random.choice((64, 128)), random.random() < 0.5) for _ in range(52)]
+
+        def run(c):
+            B, H, S, D, causal = c
+            q, k, v = (torch.randn(B, H, S, D, device=dev, dtype=bf) for _ in range(3))
+            want = F.scaled_dot_product_attention(q.float(), k.float(), v.float(),
+                                                  is_causal=causal)
+            return ops.attention(q, k, v, causal=causal), want
+        return check_op("attention", cases, run, 2e-2)
+
+    @section("dispatch: library vs minimal selection", 1)
+    def _():
+        lib = ops.library()
+        picks = {}
+        for op, dims in (("gemm", {"M": 4096, "N": 4096, "K": 4096}), ("gemm", {"M": 64, "N": 4096, "K": 4096}),
+                         ("rmsnorm", {"M": 4096, "N": 8192}), ("softmax", {"M": 4096, "N": 512}),
+                         ("attention_fwd", {"BH": 32, "S": 4096})):
+            try:
+                c = lib.select(op, dims)
+                picks[f"{op}{tuple(dims.values())}"] = f"{c['name']} ({c['why']})"
+            except Exception as e:
+                picks[op] = f"{type(e).__name__}"
+        details["dispatch"] = {"stats": dict(ops.stats), "picks": picks, "errors": ops.errors[:10],
+                               "tuned_device": lib.tuned_device}
+        return lib is not None and not ops.errors, (
+            f"new shapes through the library {ops.stats['library']}, through the minimal selection "
+            f"{ops.stats['minimal']}, library errors {len(ops.errors)}; " +
+                                 ", ".join(f"{k}: {v}" for k, v in picks.items()))
+
+    @section("two streams overlap", 5)
+    def _():
+        k = cake.load(os.path.join(cake.EXAMPLES, "cross_entropy.tir"))
+        B, V = 60, 1 << 21          # 60 blocks each: both fit on the SMs at once
+        xs = [torch.randn(B, V, device=dev) for _ in range(2)]
+        ts = [torch.randint(0, V, (B,), device=dev, dtype=torch.int32) for _ in range(2)]
+        ls = [torch.empty(B, device=dev) for _ in range(2)]
+        ss = [torch.cuda.Stream() for _ in range(2)]
+        for i in range(2):
+            k(xs[i], ts[i], ls[i])
+        torch.cuda.synchronize()
+        ev = [[torch.cuda.Event(enable_timing=True) for _ in range(2)] for _ in range(2)]
+        t_one = None
+        e0, e1 = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        e0.record()
+        k(xs[0], ts[0], ls[0])
+        e1.record()
+        torch.cuda.synchronize()
+        t_one = e0.elapsed_time(e1)
+        start = torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda.synchronize()
+        for i in range(2):
+            with torch.cuda.stream(ss[i]):
+                ev[i][0].record()
+                k(xs[i], ts[i], ls[i])
+                ev[i][1].record()
+        torch.cuda.synchronize()
+        iv = [(start.elapsed_time(ev[i][0]), start.elapsed_time(ev[i][1])) for i in range(2)]
+        overlap = min(iv[0][1], iv[1][1]) - max(iv[0][0], iv[1][0])
+        both = max(iv[0][1], iv[1][1]) - min(iv[0][0], iv[1][0])
+        ok = overlap > 0.3 * t_one
+        want = F.cross_entropy(xs[1], ts[1].long(), reduction="none")
+        err, good = close(ls[1], want, 1e-4)
+        details["streams"] = {"one_ms": t_one, "intervals_ms": iv, "overlap_ms": overlap}
+        return ok and good, (f"one kernel {t_one:.3f} ms; on two streams {iv[0][0]:.3f}-"
+                             f"{iv[0][1]:.3f} and {iv[1][0]:.3f}-{iv[1][1]:.3f} ms: overlap "
+                             f"{overlap:.3f} ms, both done in {both:.3f} ms")
+
+    @section("ordering with torch on one stream", 5)
+    def _():
+        k = cake.load(os.path.join(cake.KERNELS, "swiglu.tir"))
+        n = 1 << 24
+        s = torch.cuda.Stream()
+        bad = 0
+        with torch.cuda.stream(s):
+            for r in range(20):
+                src = torch.full((n,), float(r % 7 + 1), device=dev, dtype=bf)
+                g = torch.empty(n, device=dev, dtype=bf)
+                u = torch.ones(n, device=dev, dtype=bf)
+                h = torch.empty(n, device=dev, dtype=bf)
+                g.copy_(src)            # torch writes g, cake reads it, torch reads h
+                k(g, u, h)
+                out = h * 2
+                want = F.silu(src.float()) * 2
+                bad += int(not close(out, want, 1e-2)[1])
+        torch.cuda.synchronize()
+        return bad == 0, f"20 rounds of torch copy -> cake swiglu -> torch mul on a side stream: {bad} wrong"
+
+    @section("CUDA graph: gemm + rms_norm", 8)
+    def _():
+        M, N, K = 512, 1024, 768
+        a = torch.randn(M, K, device=dev, dtype=bf)
+        b = torch.randn(N, K, device=dev, dtype=bf)
+        w = torch.randn(N, device=dev, dtype=bf)
+        s = torch.cuda.Stream()
+        s.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(s):
+            for _ in range(2):
+                ops.rms_norm(ops.gemm(a, b), w, 1e-6)
+        torch.cuda.current_stream().wait_stream(s)
+        g = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(g):
+            y = ops.rms_norm(ops.gemm(a, b), w, 1e-6)
+        worst, ok = 0.0, True
+        for r in range(5):
+            a.copy_(torch.randn(M, K, device=dev, dtype=bf))
+            g.replay()
+            torch.cuda.synchronize()
+            want = F.rms_norm((a.float() @ b.float().T).to(bf).float(), (N,), w.float(), 1e-6)
+            err, good = close(y, want, 3e-2)
+            worst, ok = max(worst, err), ok and good
+        return ok, f"5 replays with new inputs, worst rel err {worst:.2e}"
+
+    @section("torch.compile(fullgraph) MLP of torch.ops.cake", 30)
+    def _():
+        D, Hd, T = 1024, 2816, 256
+        w_n = torch.randn(D, device=dev, dtype=bf)
+        wg, wu = (torch.randn(Hd, D, device=dev, dtype=bf) * D ** -0.5 for _ in range(2))
+        wd = torch.randn(D, Hd, device=dev, dtype=bf) * Hd ** -0.5
+
+        def mlp(x):
+            h = torch.ops.cake.rms_norm(x, w_n, 1e-6)
+            a = torch.ops.cake.swiglu(torch.ops.cake.gemm(h, wg), torch.ops.cake.gemm(h, wu))
+            return x + torch.ops.cake.gemm(a, wd)
+        x = torch.randn(T, D, device=dev, dtype=bf)
+        eager = mlp(x)
+        compiled = torch.compile(mlp, fullgraph=True)
+        got = compiled(x)
+        got2 = compiled(torch.randn(T, D, device=dev, dtype=bf))
+        torch.cuda.synchronize()
+        err, ok = close(got, eager, 1e-2)
+        return ok and got2.shape == x.shape, f"matches eager, rel err {err:.2e}"
+
+    @section("call overhead of a cached kernel", 5)
+    def _():
+        k = cake.load(os.path.join(cake.KERNELS, "swiglu.tir"))
+        n = 8 * 256 * 4
+        g, u = (torch.randn(n, device=dev, dtype=bf) for _ in range(2))
+        h = torch.empty_like(g)
+        z = torch.empty_like(g)
+        reps = 600   # fewer than the launch queue holds: the host's time, not the GPU's
+
+        def per_call(fn):
+            for _ in range(100):
+                fn()
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(reps):
+                fn()
+            dt = (time.perf_counter() - t) / reps
+            torch.cuda.synchronize()
+            return dt * 1e6
+        bare = min(k.time_launches(reps, g, u, h) for _ in range(3)) * 1e6
+        call = min(per_call(lambda: k(g, u, h)) for _ in range(3))
+        t_add = min(per_call(lambda: torch.mul(g, u, out=z)) for _ in range(3))
+        t_op = min(per_call(lambda: ops.swiglu(g, u)) for _ in range(3))
+        t_silu = min(per_call(lambda: F.silu(g) * u) for _ in range(3))
+        details["overhead_us"] = {"bare_launch": bare, "kernel_call": call, "torch_mul_out": t_add,
+                                  "cake_ops_swiglu": t_op, "torch_silu_mul": t_silu}
+        return call - bare <= 10, (f"bare launch {bare:.1f} us, cake kernel call {call:.1f} us "
+                                   f"(+{call - bare:.1f}), torch.mul(out=) {t_add:.1f} us, "
+                                   f"cake.ops.swiglu {t_op:.1f} us, torch silu*mul {t_silu:.1f} us")
+
+    @section("examples/python/llama_mlp.py", 15)
+    def _():
+        sys.path.insert(0, os.path.join(os.getcwd(), "examples", "python"))
+        import llama_mlp
+        res = llama_mlp.main(quick=True)
+        details["llama_mlp"] = res
+        ok = all(r["ok"] for r in res)
+        return ok, "; ".join(f"T={r['tokens']}: cake {r['cake_ms']:.3f} ms, torch "
+                             f"{r['torch_ms']:.3f}, compile {r['compile_ms']:.3f}, err "
+                             f"{r['err']:.1e}" for r in res)
+
+with open(os.path.join(OUT, "python_device.json"), "w") as f:
+    json.dump({"rows": rows, "details": details}, f, indent=1, default=str)
+print()
+print(f"== import cake on the device ({time.time() - T0:.0f} s)")
+print(f"| {'check':<46} | {'result':<6} | detail")
+print(f"|{'-' * 48}|{'-' * 8}|{'-' * 40}")
+for name, res, detail in rows:
+    print(f"| {name:<46} | {res:<6} | {detail}")
+sys.exit(0 if all(r[1] == "ok" for r in rows) else 1)

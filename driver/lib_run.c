@@ -1,0 +1,304 @@
+/* lib_run.c — `cakec lib run FILE --op OP --shape ... --check` (the chosen
+ * variant through the oracle) and `cakec lib bench ...` (through the timer,
+ * the output of `cakec run --bench`), on cake_lib.h. */
+#include <stdlib.h>
+#include <string.h>
+#include "lib_cmd.h"
+
+static int open_dev(CakeCtx *ctx, const LibOptions *o, RtDevice **dev)
+{
+    char err[512];
+    if (rt_open(RT_AUTO, 0, dev, err, sizeof err) != RT_OK) {
+        Diag *d = diag_report(ctx, E0973, IR_NOSPAN, "no GPU to run on: %s", err);
+        diag_help(ctx, d, "`cakec lib select` works without a GPU");
+        return 0;
+    }
+    if (o->opt.timeout)
+        rt_set_timeout(*dev, atof(o->opt.timeout));
+    return 1;
+}
+
+static int broken(CakeCtx *ctx, RtDevice *dev, const char *what)
+{
+    if (rt_health(dev) == RT_OK)
+        return 0;
+    diag_report(ctx, E0972, IR_NOSPAN, "the library's kernel %s: %s", what, rt_error(dev));
+    return 1;
+}
+
+static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
+                    const ShapeEnv *env, cJSON *extra)
+{
+    CheckOptions copt = {0};
+    if (o->opt.seed)
+        copt.seed = strtoull(o->opt.seed, NULL, 0);
+    CheckReport reps[8];
+    uint32_t n = 0;
+    if (cake_check(ctx, dev, ck, env, 1, &copt, reps, 8, &n) == 2)
+        return EXIT_BUG;
+    cJSON *arr = cJSON_AddArrayToObject(extra, "check");
+    int ok = n > 0;
+    for (uint32_t i = 0; i < n; i++) {
+        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
+        if (!o->opt.json)
+            drv_check_text(&reps[i]);
+        ok &= reps[i].ok;
+    }
+    if (broken(ctx, dev, "failed during the check"))
+        return EXIT_DEVICE;
+    return ok ? EXIT_OK : EXIT_USER;
+}
+
+/* the cost model's prediction beside the measurement, as `run --bench` prints it;
+   its diagnostics are not the run's */
+static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDevice *dev, CakeKernel *ck,
+                      CostResult *c)
+{
+    const TgDevice *d = tg_device_match(rt_info(dev)->name);
+    if (!d || !tg_device_runs(d, ck->tg))
+        return 0;
+    uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+    int ok = cake_lib_cost(ctx, lib, ch, d->name, c) == 0;
+    ctx->ndiags = nd;
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    return ok;
+}
+
+static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
+                    const ShapeEnv *env, cJSON *extra, CakeLib *lib, const CakeLibChoice *ch)
+{
+    CakeBench b;
+    int rc = cake_bench(ctx, dev, ck, env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+    if (rc == 2)
+        return EXIT_BUG;
+    if (rc) {
+        if (!broken(ctx, dev, "failed during the bench"))
+            diag_report(ctx, E0972, ck->k->span, "bench failed: %s", b.message);
+        return EXIT_DEVICE;
+    }
+    CostResult c;
+    int have = bench_cost(ctx, lib, ch, dev, ck, &c);
+    cJSON *bj = drv_bench_json(&b);
+    if (have) {
+        cJSON_AddNumberToObject(bj, "predicted_ms", c.time_ms);
+        cJSON *iv = cJSON_AddArrayToObject(bj, "predicted_interval_ms");
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.lo_ms));
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.hi_ms));
+        cJSON_AddNumberToObject(bj, "model_roofline_ms", c.roofline_ms);
+        cJSON_AddNumberToObject(bj, "model_roofline_fraction", c.roofline_ms / b.t.median_ms);
+        cJSON_AddItemToObject(extra, "cost", cake_cost_json(&c));
+    }
+    cJSON_AddItemToObject(extra, "bench", bj);
+    if (!o->opt.json)
+        drv_bench_text(&b, have ? &c : NULL);
+    return EXIT_OK;
+}
+
+/* The host time a launch through the library adds: select + cake_lib_launch
+ * against rt_launch of the same launch prepared once, n launches each on the
+ * runtime's stream (queued, then waited for outside the timing). */
+static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
+                     const CakeLibChoice *ch, CakeKernel *ck, const ShapeEnv *env, cJSON *extra)
+{
+    enum { N = 200 };
+    CakeLibOp op;
+    cake_lib_op(lib, ch->op, &op);
+    RtPtr ptrs[16] = {0};
+    static const uint32_t zero[4];
+    const void *scalars[16];
+    uint32_t nt = 0, ns = 0;
+    int ok = 1;
+    for (uint32_t i = 0; i < op.nargs; i++) {
+        const CakeLibArg *a = &op.args[i];
+        if (a->kind == CAKE_ARG_SCALAR) {
+            scalars[ns++] = zero;
+            continue;
+        }
+        int64_t n = 1;
+        for (int d = 0; d < a->rank; d++) {
+            int64_t x = a->extent[d];
+            for (uint32_t k = 0; a->dims[d] && k < op.ndims; k++)
+                if (!strcmp(op.dims[k], a->dims[d]))
+                    x = ch->dimv[k];
+            n *= x;
+        }
+        ok &= rt_alloc(dev, (size_t)n * 4 + 256, &ptrs[nt]) == RT_OK;
+        ok &= rt_memset_d8(dev, ptrs[nt++], 0, (size_t)n * 4 + 256) == RT_OK;
+    }
+    CakePrepared p;
+    if (!ok || cake_prepare(ctx, ck, env, ptrs, scalars, &p)) {
+        for (uint32_t i = 0; i < nt; i++)
+            rt_free(dev, ptrs[i]);
+        return;
+    }
+    CakeLibDim dims[16];
+    for (uint32_t i = 0; i < op.ndims; i++)
+        dims[i] = (CakeLibDim){op.dims[i], ch->dimv[i]};
+    CakeLibChoice c;
+    rt_launch(dev, &p.rl);
+    rt_wait(dev);
+    double t0 = lib_now_ns();
+    for (int i = 0; i < N; i++)
+        rt_launch(dev, &p.rl);
+    double raw = (lib_now_ns() - t0) / N;
+    rt_wait(dev);
+    t0 = lib_now_ns();
+    for (int i = 0; i < N; i++)
+        if (cake_lib_select(ctx, lib, ch->op, dims, op.ndims, &c) ||
+            cake_lib_launch(ctx, lib, dev, &c, ptrs, scalars, NULL))
+            break;
+    double via = (lib_now_ns() - t0) / N;
+    rt_wait(dev);
+    cake_prepared_free(&p);
+    for (uint32_t i = 0; i < nt; i++)
+        rt_free(dev, ptrs[i]);
+    double sel = lib_select_ns(ctx, lib, ch, 20000);
+    cJSON *j = cJSON_AddObjectToObject(extra, "dispatch");
+    cJSON_AddNumberToObject(j, "select_ns", sel);
+    cJSON_AddNumberToObject(j, "raw_launch_us", raw / 1e3);
+    cJSON_AddNumberToObject(j, "lib_launch_us", via / 1e3);
+    cJSON_AddNumberToObject(j, "added_us", (via - raw) / 1e3);
+    if (!o->opt.json)
+        printf("dispatch: select %.0f ns; host time per launch %.2f us through the library, %.2f us "
+               "raw: %.2f us added\n", sel, via / 1e3, raw / 1e3, (via - raw) / 1e3);
+}
+
+/* --fake-measure DEVICE: the cost model's time on DEVICE, times a deterministic
+ * factor in [0.95, 1.05] drawn from the variant and the shape, as if measured
+ * (the Slurm test's candidates, on machines without a GPU) */
+static int fake_ms(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const CakeLibChoice *ch,
+                   double *ms)
+{
+    if (cake_lib_predict(ctx, lib, ch, o->fake, ms))
+        return 0;
+    CakeLibVariant v;
+    cake_lib_variant(lib, ch->op, ch->variant, &v);
+    uint64_t h = 1469598103934665603ull;
+    for (const char *p = v.name; *p; p++)
+        h = (h ^ (uint8_t)*p) * 1099511628211ull;
+    for (uint32_t i = 0; i < 16; i++)
+        h = (h ^ (uint64_t)ch->dimv[i]) * 1099511628211ull;
+    *ms *= 0.95 + 0.1 * (double)(h >> 11) / (double)(1ull << 53);
+    return 1;
+}
+
+static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const CakeLibChoice *ch,
+                      cJSON *extra)
+{
+    double ms;
+    if (!fake_ms(ctx, o, lib, ch, &ms))
+        return EXIT_USER;
+    CakeLibVariant v;
+    cake_lib_variant(lib, ch->op, ch->variant, &v);
+    cJSON_AddStringToObject(extra, "variant", v.name);
+    cJSON_AddStringToObject(extra, "device", ir_fmt(ctx, "fake:%s", o->fake));
+    cJSON *b = cJSON_AddObjectToObject(extra, "bench");
+    cJSON_AddNumberToObject(b, "median_ms", ms);
+    cJSON_AddBoolToObject(b, "fake", 1);
+    if (!o->opt.json)
+        printf("bench %-28s median %.4f ms (fake: the cost model on %s)\n", v.name, ms, o->fake);
+    return EXIT_OK;
+}
+
+/* `lib bench --all`: every variant whose domain holds at the shape, in this
+ * process (a shape batch of `lib tune --per-task shape`): "bench_all" maps
+ * each to its median, "failed_all" to why it could not be timed. A device
+ * that breaks ends the batch. */
+static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
+                     CakeLibChoice *ch, cJSON *extra)
+{
+    cJSON *times = cJSON_AddObjectToObject(extra, "bench_all");
+    cJSON *failed = cJSON_AddObjectToObject(extra, "failed_all");
+    int timed = 0;
+    for (uint32_t i = 0; i < ch->ntested; i++) {
+        if (!ch->held[i])
+            continue;
+        CakeLibVariant v;
+        cake_lib_variant(lib, ch->op, ch->tested[i], &v);
+        ch->variant = ch->tested[i];
+        double ms = -1;
+        const char *why = NULL;
+        if (o->fake) {
+            why = fake_ms(ctx, o, lib, ch, &ms) ? NULL : "no prediction";
+        } else if (dev && rt_health(dev) != RT_OK) {
+            why = "device broken by an earlier variant";
+        } else {
+            CakeKernel *ck;
+            ShapeEnv env;
+            CakeBench b;
+            cake_lib_choice_env(ctx, lib, ch, &env);
+            int rc = cake_lib_kernel(ctx, lib, dev, ch, &ck);
+            if (!rc)
+                rc = cake_bench(ctx, dev, ck, &env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+            if (rc)
+                why = rc == 1 ? "user_error" : rc == 2 ? "internal_error" : "fault";
+            else
+                ms = b.t.median_ms;
+        }
+        if (why) {
+            cJSON_AddStringToObject(failed, v.name, why);
+        } else {
+            cJSON_AddNumberToObject(times, v.name, ms);
+            timed++;
+        }
+        if (!o->opt.json)
+            printf("bench %-28s %s%.4f%s\n", v.name, why ? why : "median ", why ? 0.0 : ms, why ? "" : " ms");
+    }
+    cJSON_AddStringToObject(extra, "device", o->fake ? ir_fmt(ctx, "fake:%s", o->fake) : rt_info(dev)->name);
+    return timed ? EXIT_OK : EXIT_DEVICE;
+}
+
+int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
+{
+    CakeLib *lib = NULL;
+    RtDevice *dev = NULL;
+    cJSON *extra = cJSON_CreateObject();
+    CakeLibChoice ch;
+    int code = lib_open_any(ctx, o->opt.file, &lib);
+    code = code == 2 ? EXIT_BUG : code ? EXIT_USER : lib_choose(ctx, o, lib, &ch);
+    if (!code && o->fake && !strcmp(o->sub, "bench")) {
+        if (o->all)
+            code = bench_all(ctx, o, lib, NULL, &ch, extra);
+        else
+            code = fake_bench(ctx, o, lib, &ch, extra);
+        cake_lib_close(lib);
+        return drv_finish_with(ctx, &o->opt, code, extra);
+    }
+    if (!code && !open_dev(ctx, o, &dev))
+        code = EXIT_DEVICE;
+    CakeKernel *ck = NULL;
+    int all = o->all && !strcmp(o->sub, "bench");
+    if (!code && all) {
+        code = bench_all(ctx, o, lib, dev, &ch, extra);
+    } else if (!code) {
+        int rc = cake_lib_kernel(ctx, lib, dev, &ch, &ck);
+        code = rc == 2 ? EXIT_BUG : rc == 3 ? EXIT_DEVICE : rc ? EXIT_USER : EXIT_OK;
+    }
+    if (!code && !all) {
+        CakeLibVariant v;
+        cake_lib_variant(lib, ch.op, ch.variant, &v);
+        cJSON_AddStringToObject(extra, "variant", v.name);
+        cJSON_AddStringToObject(extra, "kernel", v.kernel);
+        cJSON_AddStringToObject(extra, "target", v.target);
+        cJSON_AddStringToObject(extra, "device", rt_info(dev)->name);
+        if (!o->opt.json)
+            printf("variant %s (%s %s)\n", v.name, v.kernel, v.set);
+        ShapeEnv env;
+        cake_lib_choice_env(ctx, lib, &ch, &env);
+        if (!strcmp(o->sub, "run") && (o->opt.check || !o->opt.runs))
+            code = do_check(ctx, o, dev, ck, &env, extra);
+        else
+            code = do_bench(ctx, o, dev, ck, &env, extra, lib, &ch);
+        if (!code && o->overhead)
+            overhead(ctx, o, lib, dev, &ch, ck, &env, extra);
+    }
+    if (dev && rt_health(dev) == RT_TIMEOUT) {
+        drv_finish_with(ctx, &o->opt, EXIT_DEVICE, extra);
+        rt_exit_now(EXIT_DEVICE);
+    }
+    if (!dev || rt_health(dev) == RT_OK)   /* a broken device: its modules cannot be unloaded */
+        cake_lib_close(lib);
+    rt_close(dev);
+    return drv_finish_with(ctx, &o->opt, code, extra);
+}

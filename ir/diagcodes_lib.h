@@ -1,0 +1,13 @@
+/* E1201–E1239: the kernel library (`cakec lib`, lib/lib_*.c, docs/library.md) */
+DIAG(E1201, SEV_ERROR, "no such op in the library")
+DIAG(E1202, SEV_ERROR, "shape does not bind the op's dims")
+DIAG(E1203, SEV_ERROR, "no variant covers the shape")
+DIAG(E1204, SEV_ERROR, "variant cannot run on this device")
+DIAG(E1205, SEV_ERROR, "corrupted or truncated library file")
+DIAG(E1206, SEV_ERROR, "table tuned on another device")
+DIAG(E1207, SEV_ERROR, "variant's kernel does not check")
+DIAG(E1208, SEV_ERROR, "variant's signature differs from the op's")
+DIAG(E1209, SEV_ERROR, "malformed library manifest")
+DIAG(E1210, SEV_ERROR, "bad variant condition")
+DIAG(E1211, SEV_ERROR, "malformed tuning shapes or table")
+DIAG(E1212, SEV_ERROR, "tuning runner failed")

@@ -1,0 +1,344 @@
+/* lib_build.c — `cakec lib build DIR -o FILE` (cake_lib_build): reads and
+ * checks the manifest and every variant, compiles each variant (a cubin
+ * through nvJitLink where it is present, PTX otherwise), ranks the variants
+ * with the cost model on a grid of shape classes, folds in a tuned table,
+ * and writes the artifact (lib_artifact.c). */
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "lib_priv.h"
+#include "protect.h"
+
+static size_t blob_add(CakeCtx *ctx, CakeLib *lib, const void *data, size_t len)
+{
+    size_t off = lib->blob_len;
+    uint8_t *nb = realloc(lib->blob, off + len + 1);
+    if (!nb)
+        ir_bug(ctx, "out of memory building the library");
+    lib->blob = nb;
+    memcpy(nb + off, data, len);
+    lib->blob_len += len;
+    return off;
+}
+
+/* compiles variant v into the blob */
+static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose)
+{
+    CakeKernel ck;
+    int rc = lib_instance(ctx, lib, v, 1, &ck);
+    if (rc) {
+        Diag *d = diag_report(ctx, E1207, v->at, "variant `%s`: kernel `%s` does not compile for %s",
+                              v->pub.name, v->pub.kernel, v->pub.target);
+        diag_help(ctx, d, "`cakec %s --target %s%s%s` shows why", v->pub.file, v->pub.target,
+                  v->pub.set[0] ? " --set " : "", v->pub.set);
+        return rc;
+    }
+    void *cubin = NULL;
+    size_t clen = 0;
+    char log[2048];
+    if (tg_vendor(v->tg) == VENDOR_NVIDIA && jl &&
+        rt_jitlink_ptx(jl, v->pub.target, ck.image, ck.len, &cubin, &clen, log, sizeof log) == RT_OK) {
+        strcpy(v->image_kind, "cubin");
+        v->image_off = blob_add(ctx, lib, cubin, clen);
+        v->image_len = clen;
+    } else {
+        strcpy(v->image_kind, tg_vendor(v->tg) == VENDOR_NVIDIA ? "ptx" : "hsaco");
+        v->image_off = blob_add(ctx, lib, ck.image, ck.len);
+        v->image_len = ck.len;
+    }
+    if (verbose)
+        fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
+                v->image_len, v->image_kind);
+    free(cubin);
+    free(ck.image);
+    return 0;
+}
+
+/* ---- the cost model's grid ------------------------------------------------------- */
+
+typedef struct { double ms; uint8_t v; } Ranked;
+
+static int ranked_cmp(const void *a, const void *b)
+{
+    double x = ((const Ranked *)a)->ms, y = ((const Ranked *)b)->ms;
+    return x < y ? -1 : x > y;
+}
+
+double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Module *m,
+                        const int64_t *dimv, const char *device, CostResult *res)
+{
+    char shape[256];
+    size_t at = 0;
+    for (uint32_t i = 0; i < op->pub.ndims; i++)
+        at += (size_t)snprintf(shape + at, sizeof shape - at, "%s%s=%lld", i ? "," : "", op->dims[i],
+                               (long long)dimv[i]);
+    CakeCostOptions co = {.kernel = v->pub.kernel, .target = v->tg, .has_target = 1, .device = device,
+                          .shape = shape, .set = v->pub.set[0] ? v->pub.set : NULL};
+    CostResult own, *r = res ? res : &own;
+    uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+    int rc = cake_cost(ctx, m ? m : v->m, &co, r);
+    ctx->ndiags = nd;
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    return rc == 0 && r->time_ms > 0 ? r->time_ms : -1;
+}
+
+/* the ranking of op's variants at dimv by predicted time (domains holding only) */
+static uint8_t rank_at(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, const int64_t *dimv,
+                       const char *device, uint8_t *rank)
+{
+    Ranked r[CAKE_LIB_MAX_VARIANTS];
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < op->pub.nvariants; i++) {
+        const LibVariant *v = &op->v[i];
+        if (!lib_domain_holds(lib, op, v, dimv, NULL, NULL))
+            continue;
+        double ms = lib_variant_cost(ctx, op, v, NULL, dimv, device, NULL);
+        if (ms > 0)
+            r[n++] = (Ranked){ms, (uint8_t)i};
+    }
+    qsort(r, n, sizeof *r, ranked_cmp);
+    if (n > LIB_MAX_RANK)
+        n = LIB_MAX_RANK;
+    for (uint32_t i = 0; i < n; i++)
+        rank[i] = r[i].v;
+    return (uint8_t)n;
+}
+
+/* every bucket combination of the op's range: one cell each, at the bucket's power of two */
+static void model_grid(CakeCtx *ctx, CakeLib *lib, LibOp *op, const char *device)
+{
+    uint32_t total = 1;
+    for (uint32_t i = 0; i < op->pub.ndims; i++)
+        total *= (uint32_t)(op->ghi[i] - op->glo[i] + 1);
+    if (op->pub.nvariants < 2 || total > 20000)
+        return;
+    op->model = arena_alloc(&ctx->arena, total * sizeof *op->model);
+    for (uint32_t c = 0; c < total; c++) {
+        uint32_t rest = c;
+        int64_t dimv[LIB_MAX_DIMS];
+        for (uint32_t i = 0; i < op->pub.ndims; i++) {
+            uint32_t span = (uint32_t)(op->ghi[i] - op->glo[i] + 1);
+            unsigned b = op->glo[i] + rest % span;
+            rest /= span;
+            int64_t x = (int64_t)1 << (b - 1);
+            dimv[i] = x < op->lo[i] ? op->lo[i] : x > op->hi[i] ? op->hi[i] : x;
+        }
+        LibCell *cell = &op->model[op->nmodel];
+        cell->key = lib_grid_key(op, dimv);
+        cell->n = rank_at(ctx, lib, op, dimv, device, cell->rank);
+        if (cell->n)
+            op->nmodel++;
+    }
+    lib_cells_sort(op->model, op->nmodel);
+}
+
+/* ---- the tuned table (`lib tune -o TABLE`) -------------------------------------------- */
+
+typedef struct { uint64_t key; double sum[CAKE_LIB_MAX_VARIANTS]; uint32_t cnt[CAKE_LIB_MAX_VARIANTS]; } Acc;
+
+static int table_bad(CakeCtx *ctx, const char *path, const char *why)
+{
+    Diag *d = diag_report(ctx, E1211, IR_NOSPAN, "tuned table `%s`: %s", path, why);
+    diag_help(ctx, d, "write it with `cakec lib tune DIR --shapes FILE -o TABLE` (docs/library.md)");
+    return 1;
+}
+
+static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, uint32_t *nacc)
+{
+    const cJSON *opn = cJSON_GetObjectItemCaseSensitive(e, "op");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
+    const cJSON *times = cJSON_GetObjectItemCaseSensitive(e, "times_ms"), *t;
+    uint32_t o = 0;
+    while (cJSON_IsString(opn) && o < lib->nops && strcmp(lib->ops[o].pub.name, opn->valuestring))
+        o++;
+    if (!cJSON_IsString(opn) || o == lib->nops || !cJSON_IsObject(times))
+        return 0;   /* an op this library no longer has: skipped */
+    LibOp *op = &lib->ops[o];
+    int64_t dimv[LIB_MAX_DIMS];
+    for (uint32_t i = 0; i < op->pub.ndims; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(shape, op->dims[i]);
+        if (!cJSON_IsNumber(x) || x->valuedouble < 1)
+            return -1;
+        dimv[i] = (int64_t)x->valuedouble;
+    }
+    uint64_t key = lib_class_key(op, dimv);
+    Acc *a = NULL;
+    for (uint32_t i = 0; i < nacc[o] && !a; i++)
+        if (accs[o][i].key == key)
+            a = &accs[o][i];
+    if (!a) {
+        accs[o] = realloc(accs[o], (nacc[o] + 1) * sizeof *accs[o]);
+        if (!accs[o])
+            ir_bug(ctx, "out of memory reading the tuned table");
+        a = &accs[o][nacc[o]++];
+        memset(a, 0, sizeof *a);
+        a->key = key;
+    }
+    cJSON_ArrayForEach(t, times) {
+        uint32_t v = 0;
+        while (v < op->pub.nvariants && strcmp(op->v[v].pub.name, t->string))
+            v++;
+        if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0) {
+            a->sum[v] += t->valuedouble;
+            a->cnt[v]++;
+        }
+    }
+    return 0;
+}
+
+static void acc_cells(CakeCtx *ctx, LibOp *op, const Acc *a, uint32_t n)
+{
+    op->tuned = arena_alloc(&ctx->arena, (n + 1) * sizeof *op->tuned);
+    for (uint32_t i = 0; i < n; i++) {
+        Ranked r[CAKE_LIB_MAX_VARIANTS];
+        uint32_t m = 0;
+        for (uint32_t v = 0; v < op->pub.nvariants; v++)
+            if (a[i].cnt[v])
+                r[m++] = (Ranked){a[i].sum[v] / a[i].cnt[v], (uint8_t)v};
+        qsort(r, m, sizeof *r, ranked_cmp);
+        LibCell *c = &op->tuned[op->ntuned];
+        c->key = a[i].key;
+        for (uint32_t j = 0; j < m && j < LIB_MAX_RANK; j++)
+            c->rank[c->n++] = r[j].v;
+        op->ntuned += c->n > 0;
+    }
+    lib_cells_sort(op->tuned, op->ntuned);
+}
+
+int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return table_bad(ctx, path, "cannot be read");
+    char *text = NULL;
+    size_t len = 0, cap = 0;
+    for (;;) {
+        if (len + 4096 > cap) {
+            char *nb = realloc(text, cap = cap * 2 + 65536);
+            if (!nb)
+                break;
+            text = nb;
+        }
+        size_t got = fread(text + len, 1, cap - len, f);
+        len += got;
+        if (!got)
+            break;
+    }
+    fclose(f);
+    cJSON *root = text ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    const cJSON *dev = cJSON_GetObjectItemCaseSensitive(root, "device");
+    const cJSON *entries = cJSON_GetObjectItemCaseSensitive(root, "entries"), *e;
+    if (!cJSON_IsString(dev) || !cJSON_IsArray(entries)) {
+        cJSON_Delete(root);
+        return table_bad(ctx, path, root ? "it needs `device` and `entries`" : "not valid JSON");
+    }
+    if (lib->tuned_device && lib->tuned_device[0] && strcmp(lib->tuned_device, dev->valuestring)) {
+        Diag *d = diag_report(ctx, E1206, IR_NOSPAN, "tuned table `%s` was measured on %s, the "
+                              "library's table on %s", path, dev->valuestring, lib->tuned_device);
+        diag_help(ctx, d, "tune every table of one library on one kind of device");
+        cJSON_Delete(root);
+        return 1;
+    }
+    lib->tuned_device = arena_strndup(&ctx->arena, dev->valuestring, strlen(dev->valuestring));
+    Acc **accs = calloc(lib->nops + 1, sizeof *accs);
+    uint32_t *nacc = calloc(lib->nops + 1, sizeof *nacc);
+    int bad = !accs || !nacc;
+    cJSON_ArrayForEach(e, entries)
+        if (!bad && fold_entry(ctx, lib, e, accs, nacc) < 0)
+            bad = 1;
+    for (uint32_t o = 0; !bad && o < lib->nops; o++)
+        acc_cells(ctx, &lib->ops[o], accs[o], nacc[o]);
+    for (uint32_t o = 0; accs && o < lib->nops; o++)
+        free(accs[o]);
+    free(accs);
+    free(nacc);
+    cJSON_Delete(root);
+    return bad ? table_bad(ctx, path, "an entry's shape does not bind its op's dims") : 0;
+}
+
+/* ---- the build ---------------------------------------------------------------------------- */
+
+static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBuildOptions *o)
+{
+    CakeLib *lib;
+    int rc = lib_manifest_read(ctx, dir, &lib);
+    if (rc)
+        return rc;
+    for (uint32_t i = 0; i < lib->nsrcs; i++)
+        lib->srcs[i].off = blob_add(ctx, lib, lib->srcs[i].text, lib->srcs[i].len);
+    rc = lib_variants_check(ctx, lib);
+    RtJitLinker *jl = rc || (o && o->ptx_only) ? NULL : rt_jitlink_open();
+    for (uint32_t i = 0; i < lib->nops && !rc; i++)
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants && rc != 2; j++) {
+            int r = compile_variant(ctx, lib, &lib->ops[i].v[j], jl, o && o->verbose);
+            rc = r > rc ? r : rc;
+        }
+    rt_jitlink_close(jl);
+    for (uint32_t i = 0; i < lib->nops && !rc && !(o && o->no_model); i++)
+        model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
+    if (!rc && o && o->table)
+        rc = lib_table_fold(ctx, lib, o->table);
+    if (!rc)
+        rc = lib_artifact_write(ctx, lib, out);
+    free(lib->blob);
+    lib->blob = NULL;
+    return rc;
+}
+
+int cake_lib_build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBuildOptions *o)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, build(ctx, dir, out, o));
+    return rc;
+}
+
+/* an artifact with another tuned table: the images, sources and the cost
+   model's grid as they are */
+static int retable(CakeCtx *ctx, const char *in, const char *table, const char *out)
+{
+    CakeLib *lib;
+    int rc = cake_lib_open(ctx, in, &lib);
+    if (rc)
+        return rc;
+    lib->tuned_device = "";
+    for (uint32_t i = 0; i < lib->nops; i++)
+        lib->ops[i].ntuned = 0;
+    rc = table ? lib_table_fold(ctx, lib, table) : 0;
+    if (!rc)
+        rc = lib_artifact_write(ctx, lib, out);
+    cake_lib_close(lib);
+    return rc;
+}
+
+int cake_lib_retable(CakeCtx *ctx, const char *in, const char *table, const char *out)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, retable(ctx, in, table, out));
+    return rc;
+}
+
+static int check_dir(CakeCtx *ctx, const char *dir, CakeLib **out)
+{
+    int rc = lib_manifest_read(ctx, dir, out);
+    return rc ? rc : lib_variants_check(ctx, *out);
+}
+
+int cake_lib_check_dir(CakeCtx *ctx, const char *dir)
+{
+    int rc;
+    CakeLib *lib = NULL;
+    CAKE_PROTECTED(ctx, rc, check_dir(ctx, dir, &lib));
+    return rc;
+}
+
+int cake_lib_read_dir(CakeCtx *ctx, const char *dir, CakeLib **out)
+{
+    int rc;
+    *out = NULL;
+    CAKE_PROTECTED(ctx, rc, check_dir(ctx, dir, out));
+    if (rc)
+        *out = NULL;
+    return rc;
+}

@@ -1,0 +1,561 @@
+/* lib_manifest.c — reads a library folder's manifest.json (docs/library.md)
+ * into the in-memory library, and checks each variant like a kernel: its
+ * kernel must check at its bindings and its arguments must be the op's
+ * signature. Diagnostics point at the manifest's line: cJSON keeps no
+ * positions, so the place of an op or variant is found again in the text
+ * by its `"name": "value"` pair (names are unique, which is checked). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "lib_priv.h"
+#include "protect.h"
+
+typedef struct {
+    CakeCtx *ctx;
+    CakeLib *lib;
+    const char *dir;
+    const char *text; uint32_t len;
+    uint32_t file;            /* the manifest as a source file of ctx */
+    int bad;
+    uint32_t op_pos;          /* the place of the op being read (its "op" pair) */
+} Reader;
+
+/* ---- places in the text ------------------------------------------------------ */
+
+static uint32_t skip_ws(const char *t, uint32_t len, uint32_t i)
+{
+    while (i < len && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* the offset of the first `"key": "value"` (value NULL: any) at or after from,
+   or UINT32_MAX */
+static uint32_t find_pair(const Reader *r, uint32_t from, const char *key, const char *value)
+{
+    size_t kl = strlen(key), vl = value ? strlen(value) : 0;
+    for (uint32_t i = from; i + kl + 2 <= r->len; i++) {
+        if (r->text[i] != '"' || memcmp(r->text + i + 1, key, kl) || r->text[i + 1 + kl] != '"')
+            continue;
+        uint32_t j = skip_ws(r->text, r->len, i + (uint32_t)kl + 2);
+        if (j >= r->len || r->text[j] != ':')
+            continue;
+        j = skip_ws(r->text, r->len, j + 1);
+        if (!value || (j + vl + 2 <= r->len && r->text[j] == '"' &&
+                       !memcmp(r->text + j + 1, value, vl) && r->text[j + 1 + vl] == '"'))
+            return i;
+    }
+    return UINT32_MAX;
+}
+
+static Span pair_span(const Reader *r, uint32_t at)
+{
+    if (at == UINT32_MAX)
+        return (Span){r->file, 0, 0};
+    uint32_t end = at;
+    while (end < r->len && r->text[end] != '\n' && r->text[end] != ',')
+        end++;
+    return (Span){r->file, at, end};
+}
+
+/* the place of op `op` (its "op" pair), and of its variant `v` after it */
+static uint32_t op_at(const Reader *r, const char *op)
+{
+    uint32_t at = find_pair(r, 0, "op", op);
+    return at == UINT32_MAX ? 0 : at;
+}
+
+/* the place of variant v of the op being read (after its "op" pair) */
+static uint32_t variant_at(const Reader *r, const char *v)
+{
+    uint32_t at = find_pair(r, r->op_pos, "name", v);
+    return at == UINT32_MAX ? r->op_pos : at;
+}
+
+static Diag *bad(Reader *r, uint32_t at, const char *msg)
+{
+    r->bad = 1;
+    return diag_report(r->ctx, E1209, pair_span(r, at), "%s", msg);
+}
+
+/* ---- fields ------------------------------------------------------------------- */
+
+static const char *str_field(Reader *r, const cJSON *obj, const char *key, int required,
+                             uint32_t at)
+{
+    const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (cJSON_IsString(it))
+        return arena_strndup(&r->ctx->arena, it->valuestring, strlen(it->valuestring));
+    if (it || required) {
+        Diag *d = bad(r, at, ir_fmt(r->ctx, "field `%s` %s", key, it ? "must be a string" : "is missing"));
+        diag_help(r->ctx, d, "docs/library.md, \"The manifest\", lists every field");
+    }
+    return NULL;
+}
+
+static char *read_text(CakeCtx *ctx, const char *path, uint32_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) {
+            break;
+        }
+        char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    fclose(f);
+    if (!buf)
+        return NULL;
+    char *out = arena_strndup(&ctx->arena, buf, n);
+    free(buf);
+    *len = (uint32_t)n;
+    return out;
+}
+
+/* the index of source `path` (relative to the folder), read on first use; UINT32_MAX */
+static uint32_t source_of(Reader *r, const char *path, uint32_t at)
+{
+    CakeLib *lib = r->lib;
+    for (uint32_t i = 0; i < lib->nsrcs; i++)
+        if (!strcmp(lib->srcs[i].path, path))
+            return i;
+    char *full = ir_fmt(r->ctx, "%s/%s", r->dir ? r->dir : "?", path);
+    uint32_t len = 0;
+    char *text = r->dir ? read_text(r->ctx, full, &len) : NULL;
+    if (!text) {
+        Diag *d = diag_report(r->ctx, E0001, pair_span(r, find_pair(r, at, "file", NULL)),
+                              "cannot read `%s`: %s", full,
+                              strerror(errno ? errno : ENOENT));
+        diag_help(r->ctx, d, "a variant's `file` is relative to the library folder");
+        r->bad = 1;
+        return UINT32_MAX;
+    }
+    lib->srcs = arena_realloc(&r->ctx->arena, lib->srcs, lib->nsrcs * sizeof *lib->srcs,
+                              (lib->nsrcs + 1) * sizeof *lib->srcs);
+    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, full, UINT32_MAX, 0};
+    return lib->nsrcs++;
+}
+
+static int dtype_ok(const char *s)
+{
+    DType dt;
+    uint8_t lanes;
+    return s && ir_lookup_dtype(s, strlen(s), &dt, &lanes) && lanes == 1;
+}
+
+/* one argument of the signature: {"name", "tensor": DT, "dims": [...]} or {"name", "scalar": DT} */
+static int read_arg(Reader *r, LibOp *op, const cJSON *j, CakeLibArg *a, uint32_t at)
+{
+    a->name = str_field(r, j, "name", 1, at);
+    const char *tensor = str_field(r, j, "tensor", 0, at);
+    const char *scalar = str_field(r, j, "scalar", 0, at);
+    a->kind = tensor ? CAKE_ARG_TENSOR : CAKE_ARG_SCALAR;
+    a->dtype = tensor ? tensor : scalar;
+    if (!a->name || !dtype_ok(a->dtype)) {
+        bad(r, at, ir_fmt(r->ctx, "op `%s`: argument %s needs `\"tensor\": DTYPE` or "
+                                  "`\"scalar\": DTYPE` with a known dtype",
+                          op->pub.name, a->name ? a->name : "?"));
+        return 0;
+    }
+    if (!tensor)
+        return 1;
+    const cJSON *dims = cJSON_GetObjectItemCaseSensitive(j, "dims"), *d;
+    int n = cJSON_GetArraySize(dims);
+    if (!cJSON_IsArray(dims) || n < 1 || n > 8) {
+        bad(r, at, ir_fmt(r->ctx, "op `%s`: tensor %s needs `dims`, 1 to 8 dim names or sizes",
+                          op->pub.name, a->name));
+        return 0;
+    }
+    cJSON_ArrayForEach(d, dims) {
+        int i = a->rank++;
+        if (cJSON_IsNumber(d) && d->valuedouble >= 1) {
+            a->extent[i] = (int64_t)d->valuedouble;
+            continue;
+        }
+        if (!cJSON_IsString(d)) {
+            bad(r, at, ir_fmt(r->ctx, "op `%s`: a dim of %s is neither a name nor a size",
+                              op->pub.name, a->name));
+            return 0;
+        }
+        a->dims[i] = arena_strndup(&r->ctx->arena, d->valuestring, strlen(d->valuestring));
+        uint32_t k = 0;
+        while (k < op->pub.ndims && strcmp(op->dims[k], a->dims[i]))
+            k++;
+        if (k == op->pub.ndims) {
+            if (k == LIB_MAX_DIMS) {
+                bad(r, at, ir_fmt(r->ctx, "op `%s` has more than %d dims", op->pub.name, LIB_MAX_DIMS));
+                return 0;
+            }
+            op->dims[op->pub.ndims++] = a->dims[i];
+        }
+    }
+    return 1;
+}
+
+static void read_range(Reader *r, LibOp *op, const cJSON *j)
+{
+    const cJSON *range = cJSON_GetObjectItemCaseSensitive(j, "range");
+    for (uint32_t i = 0; i < op->pub.ndims; i++) {
+        op->lo[i] = 1;
+        op->hi[i] = 65536;
+        const cJSON *lh = cJSON_GetObjectItemCaseSensitive(range, op->dims[i]);
+        if (cJSON_GetArraySize(lh) == 2 && cJSON_IsNumber(cJSON_GetArrayItem(lh, 0)) &&
+            cJSON_IsNumber(cJSON_GetArrayItem(lh, 1))) {
+            op->lo[i] = (int64_t)cJSON_GetArrayItem(lh, 0)->valuedouble;
+            op->hi[i] = (int64_t)cJSON_GetArrayItem(lh, 1)->valuedouble;
+        } else if (lh) {
+            bad(r, op_at(r, op->pub.name),
+                ir_fmt(r->ctx, "op `%s`: range of %s must be [LO, HI]", op->pub.name, op->dims[i]));
+        }
+        if (op->lo[i] < 1 || op->hi[i] < op->lo[i] || op->hi[i] > INT32_MAX)
+            op->lo[i] = 1, op->hi[i] = 65536;
+        op->glo[i] = (uint8_t)lib_bucket(op->lo[i]);
+        op->ghi[i] = (uint8_t)lib_bucket(op->hi[i]);
+    }
+}
+
+static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
+{
+    memset(v, 0, sizeof *v);
+    CakeLibVariant *p = &v->pub;
+    p->name = str_field(r, j, "name", 1, r->op_pos);
+    if (!p->name)
+        return 0;
+    uint32_t at = variant_at(r, p->name);
+    v->at = pair_span(r, at);
+    p->file = str_field(r, j, "file", 1, at);
+    p->kernel = str_field(r, j, "kernel", 0, at);
+    p->set = str_field(r, j, "set", 0, at);
+    p->target = str_field(r, j, "target", 1, at);
+    if (!p->set)
+        p->set = "";
+    if (!p->file || !p->target)
+        return 0;
+    if (!ir_lookup_target(p->target, strlen(p->target), &v->tg) ||
+        strlen(ir_target_names[v->tg]) != strlen(p->target)) {
+        Diag *d = bad(r, find_pair(r, at, "target", NULL), ir_fmt(r->ctx, "unknown target `%s`", p->target));
+        diag_help(r->ctx, d, "targets: sm_80, sm_90a, gfx90a, gfx942");
+        return 0;
+    }
+    v->src = source_of(r, p->file, at);
+    const cJSON *when = cJSON_GetObjectItemCaseSensitive(j, "when"), *c;
+    v->nconds = 0;
+    v->conds = arena_alloc(&r->ctx->arena, (size_t)(cJSON_GetArraySize(when) + 1) * sizeof *v->conds);
+    cJSON_ArrayForEach(c, when) {
+        LibCond *lc = &v->conds[v->nconds];
+        if (!cJSON_IsString(c) || !lib_cond_parse(op, c->valuestring, lc)) {
+            uint32_t w = find_pair(r, at, "when", NULL);
+            Diag *d = diag_report(r->ctx, E1210, pair_span(r, w),
+                                  "variant `%s`: cannot read condition `%s`", p->name,
+                                  cJSON_IsString(c) ? c->valuestring : "?");
+            diag_help(r->ctx, d, "a condition is `DIM < N` (<, <=, >, >=, ==, !=) or "
+                                 "`DIM %% N == R`, over the op's dims");
+            r->bad = 1;
+            continue;
+        }
+        lc->text = arena_strndup(&r->ctx->arena, c->valuestring, strlen(c->valuestring));
+        v->nconds++;
+    }
+    return v->src != UINT32_MAX;
+}
+
+static int read_op(Reader *r, const cJSON *j, LibOp *op)
+{
+    memset(op, 0, sizeof *op);   /* the slot of an op that failed before is reused */
+    op->pub.name = str_field(r, j, "op", 1, 0);
+    if (!op->pub.name)
+        return 0;
+    uint32_t at = op_at(r, op->pub.name);
+    r->op_pos = at;
+    op->pub.doc = str_field(r, j, "doc", 0, at);
+    if (!op->pub.doc)
+        op->pub.doc = "";
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(j, "args"), *a;
+    const cJSON *vars = cJSON_GetObjectItemCaseSensitive(j, "variants"), *v;
+    if (!cJSON_IsArray(args) || !cJSON_GetArraySize(args) || !cJSON_IsArray(vars) ||
+        !cJSON_GetArraySize(vars)) {
+        bad(r, at, ir_fmt(r->ctx, "op `%s` needs `args` and `variants`, non-empty arrays",
+                          op->pub.name));
+        return 0;
+    }
+    Arena *ar = &r->ctx->arena;
+    op->args = arena_alloc(ar, (size_t)cJSON_GetArraySize(args) * sizeof *op->args);
+    op->dims = arena_alloc(ar, LIB_MAX_DIMS * sizeof *op->dims);
+    op->dsym = arena_alloc(ar, LIB_MAX_DIMS * sizeof *op->dsym);
+    cJSON_ArrayForEach(a, args)
+        if (!read_arg(r, op, a, &op->args[op->pub.nargs++], at))
+            return 0;
+    for (uint32_t i = 0; i < op->pub.ndims; i++)
+        op->dsym[i] = ir_intern_cstr(r->ctx, op->dims[i]);
+    op->pub.args = op->args;
+    op->pub.dims = op->dims;
+    read_range(r, op, j);
+    uint32_t nv = (uint32_t)cJSON_GetArraySize(vars);
+    if (nv > CAKE_LIB_MAX_VARIANTS) {
+        bad(r, at, ir_fmt(r->ctx, "op `%s` has more than %d variants", op->pub.name,
+                          CAKE_LIB_MAX_VARIANTS));
+        return 0;
+    }
+    op->v = arena_alloc(ar, nv * sizeof *op->v);
+    cJSON_ArrayForEach(v, vars) {
+        LibVariant *lv = &op->v[op->pub.nvariants];
+        if (!read_variant(r, op, v, lv))
+            continue;
+        for (uint32_t i = 0; i < op->pub.nvariants; i++)
+            if (!strcmp(op->v[i].pub.name, lv->pub.name))
+                bad(r, variant_at(r, lv->pub.name),
+                    ir_fmt(r->ctx, "op `%s` has two variants named `%s`", op->pub.name, lv->pub.name));
+        op->pub.nvariants++;
+    }
+    return !r->bad;
+}
+
+static void read_gaps(Reader *r, const cJSON *root)
+{
+    const cJSON *gaps = cJSON_GetObjectItemCaseSensitive(root, "gaps"), *g;
+    CakeLib *lib = r->lib;
+    lib->gaps = arena_alloc(&r->ctx->arena, (size_t)(cJSON_GetArraySize(gaps) + 1) * sizeof *lib->gaps);
+    cJSON_ArrayForEach(g, gaps) {
+        const char *op = str_field(r, g, "op", 1, find_pair(r, 0, "gaps", NULL));
+        const char *why = str_field(r, g, "why", 0, find_pair(r, 0, "gaps", NULL));
+        if (op)
+            lib->gaps[lib->ngaps++] = (LibGap){op, why ? why : ""};
+    }
+}
+
+static int read_manifest(Reader *r)
+{
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(r->text, r->len, &end, 0);
+    if (!root) {
+        uint32_t at = end ? (uint32_t)(end - r->text) : 0;
+        Diag *d = diag_report(r->ctx, E1209, (Span){r->file, at, at + (at < r->len)},
+                              "manifest.json is not valid JSON here");
+        diag_help(r->ctx, d, "a missing comma or quote is the usual cause");
+        return 1;
+    }
+    CakeLib *lib = r->lib;
+    lib->name = str_field(r, root, "library", 1, 0);
+    const cJSON *ops = cJSON_GetObjectItemCaseSensitive(root, "ops"), *o;
+    if (!cJSON_IsArray(ops)) {
+        bad(r, 0, "the manifest needs `ops`, an array of ops");
+        cJSON_Delete(root);
+        return 1;
+    }
+    lib->ops = arena_alloc(&r->ctx->arena, (size_t)(cJSON_GetArraySize(ops) + 1) * sizeof *lib->ops);
+    cJSON_ArrayForEach(o, ops) {
+        LibOp *op = &lib->ops[lib->nops];
+        if (!read_op(r, o, op))
+            continue;
+        for (uint32_t i = 0; i < lib->nops; i++)
+            if (!strcmp(lib->ops[i].pub.name, op->pub.name))
+                bad(r, op_at(r, op->pub.name), ir_fmt(r->ctx, "two ops named `%s`", op->pub.name));
+        lib->nops++;
+    }
+    read_gaps(r, root);
+    cJSON_Delete(root);
+    return r->bad || r->ctx->nerrors;
+}
+
+static int manifest_read(CakeCtx *ctx, const char *dir, CakeLib **out)
+{
+    CakeLib *lib = arena_alloc(&ctx->arena, sizeof *lib);
+    lib->ctx = ctx;
+    lib->tuned_device = "";
+    *out = lib;
+    const char *path = ir_fmt(ctx, "%s/manifest.json", dir);
+    uint32_t len = 0;
+    const char *text = read_text(ctx, path, &len);
+    if (!text) {
+        Diag *d = diag_report(ctx, E0001, IR_NOSPAN, "cannot read `%s`: %s", path, strerror(errno));
+        diag_help(ctx, d, "a library folder holds manifest.json and the .tir files it names");
+        return 1;
+    }
+    return lib_manifest_parse(ctx, lib, dir, path, text, len);
+}
+
+int lib_manifest_parse(CakeCtx *ctx, CakeLib *lib, const char *dir, const char *path,
+                       const char *text, uint32_t len)
+{
+    Reader r = {ctx, lib, dir, text, len, 0, 0, 0};
+    r.file = ctx_add_file(ctx, path, text, len);
+    return read_manifest(&r);
+}
+
+int lib_manifest_read(CakeCtx *ctx, const char *dir, CakeLib **out)
+{
+    return manifest_read(ctx, dir, out);
+}
+
+/* ---- conditions -------------------------------------------------------------------- */
+
+/* DIM REL N, or DIM % N == R */
+int lib_cond_parse(const LibOp *op, const char *text, LibCond *out)
+{
+    char name[64], rel[3] = {0};
+    long long a = 0, b = 0;
+    int n = 0;
+    memset(out, 0, sizeof *out);
+    if (sscanf(text, " %63[A-Za-z0-9_] %% %lld == %lld %n", name, &a, &b, &n) == 3 && !text[n]) {
+        if (a < 1 || b < 0 || b >= a)
+            return 0;
+        out->rel = LC_MOD;
+        out->mod = a;
+        out->value = b;
+    } else if (sscanf(text, " %63[A-Za-z0-9_] %2[<>=!] %lld %n", name, rel, &a, &n) == 3 && !text[n]) {
+        static const char *const rels[] = {"<", "<=", ">", ">=", "==", "!="};
+        int r = 0;
+        while (r < 6 && strcmp(rels[r], rel))
+            r++;
+        if (r == 6)
+            return 0;
+        out->rel = (uint8_t)r;
+        out->value = a;
+    } else {
+        return 0;
+    }
+    for (uint32_t i = 0; i < op->pub.ndims; i++)
+        if (!strcmp(op->dims[i], name)) {
+            out->dim = (uint8_t)i;
+            return 1;
+        }
+    return 0;
+}
+
+/* ---- checking the variants ---------------------------------------------------------- */
+
+static Kernel *kernel_of(CakeCtx *ctx, Module *m, const LibVariant *v)
+{
+    for (uint32_t i = 0; m && i < m->nkernels; i++) {
+        Kernel *k = m->kernels[i];
+        if (v->pub.kernel ? !strcmp(ir_symstr(ctx, k->name), v->pub.kernel) : ir_kernel_targets(k, v->tg))
+            return k;
+    }
+    return NULL;
+}
+
+/* the text of an extent expression of k: a dim's name, or its constant */
+static int axis_matches(CakeCtx *ctx, const Kernel *k, NodeId e, const CakeLibArg *a, int i)
+{
+    const Node *n = &k->nodes[e];
+    if (a->dims[i])
+        return n->op == OP_NAME && !strcmp(ir_symstr(ctx, n->name), a->dims[i]);
+    int64_t c;
+    return ce_const_int(ctx, k, e, &c) && c == a->extent[i];
+}
+
+static const char *arg_mismatch(CakeCtx *ctx, const LibOp *op, const Kernel *k)
+{
+    if (k->nargs != op->pub.nargs)
+        return ir_fmt(ctx, "the kernel has %u arguments, the op %u", k->nargs, op->pub.nargs);
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        const CakeLibArg *a = &op->args[i];
+        const Node *arg = &k->nodes[k->args[i]];
+        const Node *t = &k->nodes[arg->a];
+        const char *name = ir_symstr(ctx, arg->name);
+        int tensor = t->op == OP_GTYPE;
+        if (strcmp(name, a->name))
+            return ir_fmt(ctx, "argument %u is `%s` in the kernel, `%s` in the op", i + 1, name, a->name);
+        if (tensor != (a->kind == CAKE_ARG_TENSOR))
+            return ir_fmt(ctx, "`%s` is a %s in the kernel, a %s in the op", name,
+                          tensor ? "tensor" : "scalar", tensor ? "scalar" : "tensor");
+        if (strcmp(ir_dtypes[t->dtype].spelling, a->dtype))
+            return ir_fmt(ctx, "`%s` is %s in the kernel, %s in the op", name,
+                          ir_dtypes[t->dtype].spelling, a->dtype);
+        if (!tensor)
+            continue;
+        if ((int)t->sub != a->rank)
+            return ir_fmt(ctx, "`%s` has rank %u in the kernel, %d in the op", name, t->sub, a->rank);
+        for (int d = 0; d < a->rank; d++)
+            if (!axis_matches(ctx, k, k->lists[t->list + d], a, d))
+                return ir_fmt(ctx, "axis %d of `%s` is not `%s` in the kernel", d + 1, name,
+                              a->dims[d] ? a->dims[d] : ir_fmt(ctx, "%lld", (long long)a->extent[d]));
+    }
+    return NULL;
+}
+
+int lib_variant_bind(CakeCtx *ctx, LibVariant *v)
+{
+    ShapeEnv env;
+    if (!cake_parse_bindings(ctx, v->k, v->pub.set[0] ? v->pub.set : NULL, NULL, &env))
+        return 0;
+    v->pb = arena_alloc(&ctx->arena, (env.n + 1) * sizeof *v->pb);
+    v->npb = env.n;
+    memcpy(v->pb, env.b, env.n * sizeof *v->pb);
+    return 1;
+}
+
+/* checks variant v of op: its kernel at its bindings, then its signature */
+static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, Span at)
+{
+    LibSource *s = &lib->srcs[v->src];
+    if (s->file == UINT32_MAX)
+        s->file = ctx_add_file(ctx, s->shown ? s->shown : s->path, s->text, s->len);
+    uint32_t before = ctx->nerrors;
+    Module *m = NULL;
+    int rc = cake_check_source(ctx, s->file, v->pub.kernel, v->pub.set[0] ? v->pub.set : NULL, NULL, &m);
+    Kernel *k = rc == 2 ? NULL : kernel_of(ctx, m, v);
+    if (rc || !k || ctx->nerrors != before) {
+        Diag *d = diag_report(ctx, E1207, at, "variant `%s` of op `%s`: %s", v->pub.name, op->pub.name,
+                              !k && rc != 2 && ctx->nerrors == before
+                                  ? ir_fmt(ctx, "`%s` has no kernel %s%s", s->shown ? s->shown : s->path,
+                                           v->pub.kernel ? "named " : "for target ",
+                                           v->pub.kernel ? v->pub.kernel : v->pub.target)
+                                  : ir_fmt(ctx, "its kernel in `%s` does not check",
+                                           s->shown ? s->shown : s->path));
+        diag_help(ctx, d, "`cakec check %s%s%s` shows why", s->shown ? s->shown : s->path,
+                  v->pub.set[0] ? " --set " : "",
+                  v->pub.set);
+        return rc == 2 ? 2 : 1;
+    }
+    v->m = m;
+    v->k = k;
+    v->pub.kernel = ir_symstr(ctx, k->name);
+    v->pub.nconds = k->nassumes + v->nconds;
+    if (!ir_kernel_targets(k, v->tg)) {
+        Diag *d = diag_report(ctx, E1207, at, "variant `%s`: kernel `%s` does not list target %s",
+                              v->pub.name, v->pub.kernel, v->pub.target);
+        diag_note(ctx, d, k->target_span, "its targets");
+        return 1;
+    }
+    const char *why = arg_mismatch(ctx, op, k);
+    if (why) {
+        Diag *d = diag_report(ctx, E1208, at, "variant `%s`: kernel `%s` does not have the signature "
+                                              "of op `%s`: %s", v->pub.name, v->pub.kernel,
+                              op->pub.name, why);
+        diag_note(ctx, d, k->span, "the kernel");
+        diag_help(ctx, d, "every variant takes the op's arguments in the op's order, with the "
+                          "same names, dtypes and dims");
+        return 1;
+    }
+    if (!lib_variant_bind(ctx, v))
+        return 1;
+    lib_domain_compile(ctx, op, v);
+    return 0;
+}
+
+int lib_variants_check(CakeCtx *ctx, CakeLib *lib)
+{
+    int worst = 0;
+    for (uint32_t i = 0; i < lib->nops; i++)
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++) {
+            LibVariant *v = &lib->ops[i].v[j];
+            int rc = check_variant(ctx, lib, &lib->ops[i], v, v->at);
+            if (rc > worst)
+                worst = rc;
+        }
+    return worst;
+}

@@ -1,0 +1,137 @@
+/* lib_priv.h — the kernel library's in-memory form (cake_lib.h), shared by the
+ * manifest reader, the artifact reader and writer, select, build and launch.
+ * Everything lives in the arena of the context the library was opened in,
+ * except the artifact's blob and the prepared kernels (freed by close). */
+#ifndef CAKE_LIB_PRIV_H_LIB
+#define CAKE_LIB_PRIV_H_LIB
+#include "cake_lib.h"
+#include "eval.h"
+
+#define LIB_MAX_DIMS 8        /* dims of one op: the class key holds 8 bits each */
+#define LIB_MAX_RANK 15       /* variants one cell of the table ranks */
+#define LIB_FORMAT_VERSION 1u
+#define LIB_MAGIC "CAKELIB\n"
+
+/* an explicit condition of a variant: `DIM REL VALUE` or `DIM % MOD == VALUE` */
+typedef enum { LC_LT, LC_LE, LC_GT, LC_GE, LC_EQ, LC_NE, LC_MOD } LibRel;
+
+typedef struct {
+    uint8_t dim;              /* index into the op's dims */
+    uint8_t rel;              /* LibRel */
+    int64_t mod, value;
+    const char *text;         /* as written: "M <= 64" */
+} LibCond;
+
+/* an assume compiled over the op's dims (lib_domain.c) */
+typedef struct {
+    uint16_t op; uint8_t kind, dim;
+    int32_t a, b, c;          /* children */
+    int64_t v;
+} LibX;
+typedef struct { NodeId node; int32_t root; } LibAssume;   /* root -1: use ce_eval_int */
+
+typedef struct {
+    CakeLibVariant pub;
+    Target tg;
+    uint32_t src;             /* its source in CakeLib.srcs */
+    Span at;                  /* its name in the manifest (IR_NOSPAN from an artifact) */
+    LibCond *conds; uint32_t nconds;
+    Module *m; Kernel *k;     /* parsed and verified: the domain's assumes */
+    CeBinding *pb; uint32_t npb;  /* its parameter bindings (the `set`), Syms of the ctx */
+    LibX *xs; LibAssume *as; uint32_t nas;   /* its assumes, compiled (lib_domain.c) */
+    char image_kind[8];       /* "cubin", "ptx" or "hsaco" */
+    size_t image_off, image_len;  /* in the artifact's blob */
+    CakeKernel *ck;           /* prepared for a launch (lib_launch.c), or NULL */
+    RtDevice *ck_dev;
+} LibVariant;
+
+typedef struct {
+    uint64_t key;             /* the shape class (lib_select.c) */
+    uint8_t n;
+    uint8_t rank[LIB_MAX_RANK];   /* variant indices, fastest first */
+} LibCell;
+
+typedef struct {
+    CakeLibOp pub;
+    CakeLibArg *args;
+    const char **dims; Sym *dsym;
+    LibVariant *v;
+    LibCell *tuned; uint32_t ntuned;   /* sorted by key */
+    LibCell *model; uint32_t nmodel;   /* sorted by key (congruence bits zero) */
+    uint8_t glo[LIB_MAX_DIMS], ghi[LIB_MAX_DIMS];   /* the model grid's buckets */
+    int64_t lo[LIB_MAX_DIMS], hi[LIB_MAX_DIMS];     /* the op's `range` per dim */
+} LibOp;
+
+typedef struct {
+    const char *path; const char *text; uint32_t len;
+    const char *shown;        /* the path diagnostics name: DIR/path from a folder */
+    uint32_t file;            /* as a source file of the ctx, UINT32_MAX before */
+    size_t off;               /* in the blob */
+} LibSource;
+typedef struct { const char *op, *why; } LibGap;
+
+struct CakeLib {
+    CakeCtx *ctx;             /* the context it was opened in */
+    const char *name, *tuned_device, *built_with;
+    LibSource *srcs; uint32_t nsrcs;
+    LibOp *ops; uint32_t nops;
+    LibGap *gaps; uint32_t ngaps;
+    uint8_t *blob; size_t blob_len;   /* malloc'd: sources and images */
+};
+
+/* ---- lib_manifest.c ---- */
+/* Reads DIR/manifest.json and the sources it names into a fresh library (no
+ * images yet): diagnostics at the manifest's lines. 0, or 1. */
+int lib_manifest_read(CakeCtx *ctx, const char *dir, CakeLib **out);
+/* The same from the text of a manifest (or an artifact's meta document, a
+ * superset) into lib; dir NULL: the sources are in lib->srcs already. */
+int lib_manifest_parse(CakeCtx *ctx, CakeLib *lib, const char *dir, const char *path,
+                       const char *text, uint32_t len);
+/* Parses and verifies each variant's kernel from its source and checks its
+ * signature against the op's (E1207, E1208). 0, or 1. */
+int lib_variants_check(CakeCtx *ctx, CakeLib *lib);
+/* parses a `when` condition against op's dims: 1, or 0 */
+int lib_cond_parse(const LibOp *op, const char *text, LibCond *out);
+/* Binds variant v's `set` into its CeBinding list: 1, or 0 with diagnostics */
+int lib_variant_bind(CakeCtx *ctx, LibVariant *v);
+
+/* ---- lib_build.c ---- */
+/* Folds a tuned table (JSON of `lib tune`) into lib's tuned cells: 0, or 1 (E1211, E1206). */
+int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path);
+/* The cost model's time (ms) of variant v of op at dimv on `device`, on module m
+   (NULL: v->m, which must be verified); -1 when the model has no answer */
+double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Module *m,
+                        const int64_t *dimv, const char *device, CostResult *res);
+
+/* ---- lib_artifact.c ---- */
+/* The meta document and the blob, written as the artifact file. 0, or 1. */
+int lib_artifact_write(CakeCtx *ctx, const CakeLib *lib, const char *path);
+
+/* ---- lib_domain.c ---- */
+/* compiles v's assumes at its bindings (after lib_variant_bind) */
+void lib_domain_compile(CakeCtx *ctx, const LibOp *op, LibVariant *v);
+/* assume i of v at dimv: 1 when it holds or does not evaluate, 0 when it fails */
+int lib_assume_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v, uint32_t i,
+                     const int64_t *dimv);
+
+/* ---- lib_select.c ---- */
+uint64_t lib_class_key(const LibOp *op, const int64_t *dimv);
+uint64_t lib_grid_key(const LibOp *op, const int64_t *dimv);
+unsigned lib_bucket(int64_t v);   /* bits of v: 0 for v <= 0, 1 for 1, 2 for 2..3 ... */
+/* 1 when variant v's domain holds at dimv; *failed: the failing assume, or 0 for a cond
+   (*cond set) */
+int lib_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
+                     const int64_t *dimv, NodeId *failed, const LibCond **cond);
+/* sorts cells by key */
+void lib_cells_sort(LibCell *c, uint32_t n);
+
+/* ---- lib_launch.c ---- */
+/* the dims of a choice and its variant's parameters, as a ShapeEnv of lib's ctx */
+void lib_choice_env(const CakeLib *lib, const CakeLibChoice *ch, ShapeEnv *env);
+
+/* ---- lib_instance.c: the one seam to kernel instances ---- */
+/* Compiles (emit set: to its image) or only lowers (for the launch plan)
+ * variant v of lib from its source, into a fresh module of ctx. 0, 1, 2, 3. */
+int lib_instance(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, int emit, CakeKernel *out);
+
+#endif

@@ -1,0 +1,369 @@
+/* lib_select.c — dispatch: the shape class of a call, the table lookup, and
+ * the exact domain test of the variants the table ranks (docs/library.md,
+ * "Dispatch"). Nothing here parses, compiles or allocates: a select is a
+ * binary search in a sorted array and a few integer evaluations.
+ *
+ * The shape class of dims d0..dn-1 is one byte per dim: the dim's bucket
+ * (its bit length, 1 for 1, 2 for 2..3, 3 for 4..7, ...) in the low five
+ * bits and its power-of-two divisibility (trailing zero bits, at most 7) in
+ * the high three, dim 0 in the lowest byte. The tuned cells are keyed by the
+ * whole class; the cost model's grid by the buckets alone (the divisibility
+ * bits zero), clamped to the op's range. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib_priv.h"
+#include "protect.h"
+
+unsigned lib_bucket(int64_t v)
+{
+    if (v <= 0)
+        return 0;
+    unsigned b = 64u - (unsigned)__builtin_clzll((unsigned long long)v);
+    return b < 31 ? b : 31;
+}
+
+static unsigned twos(int64_t v)
+{
+    if (v <= 0)
+        return 0;
+    unsigned t = (unsigned)__builtin_ctzll((unsigned long long)v);
+    return t < 7 ? t : 7;
+}
+
+uint64_t lib_class_key(const LibOp *op, const int64_t *dimv)
+{
+    uint64_t key = 0;
+    for (uint32_t i = 0; i < op->pub.ndims; i++)
+        key |= (uint64_t)(lib_bucket(dimv[i]) | twos(dimv[i]) << 5) << (8 * i);
+    return key;
+}
+
+uint64_t lib_grid_key(const LibOp *op, const int64_t *dimv)
+{
+    uint64_t key = 0;
+    for (uint32_t i = 0; i < op->pub.ndims; i++) {
+        unsigned b = lib_bucket(dimv[i]);
+        b = b < op->glo[i] ? op->glo[i] : b > op->ghi[i] ? op->ghi[i] : b;
+        key |= (uint64_t)b << (8 * i);
+    }
+    return key;
+}
+
+static const LibCell *cell_find(const LibCell *c, uint32_t n, uint64_t key)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (c[mid].key == key)
+            return &c[mid];
+        if (c[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+static int cell_cmp(const void *a, const void *b)
+{
+    uint64_t x = ((const LibCell *)a)->key, y = ((const LibCell *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+void lib_cells_sort(LibCell *c, uint32_t n)
+{
+    qsort(c, n, sizeof *c, cell_cmp);
+}
+
+/* ---- domains ------------------------------------------------------------------- */
+
+static int cond_holds(const LibCond *c, const int64_t *dimv)
+{
+    int64_t x = dimv[c->dim];
+    switch ((LibRel)c->rel) {
+    case LC_LT: return x < c->value;
+    case LC_LE: return x <= c->value;
+    case LC_GT: return x > c->value;
+    case LC_GE: return x >= c->value;
+    case LC_EQ: return x == c->value;
+    case LC_NE: return x != c->value;
+    case LC_MOD: return x % c->mod == c->value;
+    }
+    return 0;
+}
+
+int lib_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
+                     const int64_t *dimv, NodeId *failed, const LibCond **cond)
+{
+    for (uint32_t i = 0; i < v->nconds; i++)
+        if (!cond_holds(&v->conds[i], dimv)) {
+            if (cond)
+                *cond = &v->conds[i];
+            if (failed)
+                *failed = 0;
+            return 0;
+        }
+    for (uint32_t i = 0; i < v->nas; i++)
+        if (!lib_assume_holds(lib, op, v, i, dimv)) {
+            if (failed)
+                *failed = v->as[i].node;
+            if (cond)
+                *cond = NULL;
+            return 0;
+        }
+    return 1;
+}
+
+static const char *failed_cond_at(const CakeLib *lib, const LibOp *op, const LibVariant *v,
+                                  const int64_t *dimv);
+
+/* ---- select -------------------------------------------------------------------- */
+
+/* the dims of the call in the op's order: 1, or 0 with E1202 */
+static int dims_of(CakeCtx *ctx, const LibOp *op, const CakeLibDim *dims, uint32_t n, int64_t *dimv)
+{
+    uint32_t seen = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = 0;
+        while (j < op->pub.ndims && strcmp(op->dims[j], dims[i].name))
+            j++;
+        const char *why = j == op->pub.ndims ? "is not a dim of the op"
+                          : dims[i].value < 1 || dims[i].value > INT32_MAX ? "must be 1 .. 2^31-1"
+                                                                          : NULL;
+        if (why) {
+            Diag *d = diag_report(ctx, E1202, IR_NOSPAN, "op `%s`: `%s` %s", op->pub.name,
+                                  dims[i].name, why);
+            char list[256];
+            size_t at = 0;
+            for (uint32_t k = 0; k < op->pub.ndims && at < sizeof list; k++)
+                at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", k ? ", " : "", op->dims[k]);
+            diag_help(ctx, d, "the dims of `%s`: %s", op->pub.name, list);
+            return 0;
+        }
+        dimv[j] = dims[i].value;
+        seen |= 1u << j;
+    }
+    for (uint32_t j = 0; j < op->pub.ndims; j++)
+        if (!(seen & 1u << j)) {
+            Diag *d = diag_report(ctx, E1202, IR_NOSPAN, "op `%s`: no value for dim `%s`", op->pub.name,
+                                  op->dims[j]);
+            diag_help(ctx, d, "give every dim of the op: --shape %s=...", op->dims[j]);
+            return 0;
+        }
+    return 1;
+}
+
+static void try_variant(const CakeLib *lib, const LibOp *op, uint32_t v, CakeLibChoice *out,
+                        int *found, uint32_t r)
+{
+    for (uint32_t i = 0; i < out->ntested; i++)
+        if (out->tested[i] == v)
+            return;
+    int held = lib_domain_holds(lib, op, &op->v[v], out->dimv, NULL, NULL);
+    out->tested[out->ntested] = (uint8_t)v;
+    out->held[out->ntested++] = (uint8_t)held;
+    if (held && !*found) {
+        *found = 1;
+        out->variant = v;
+        out->rank = r;
+    }
+}
+
+/* how many of variant v's conditions fail at dimv */
+static uint32_t failures(const CakeLib *lib, const LibOp *op, const LibVariant *v, const int64_t *dimv)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < v->nconds; i++)
+        n += !cond_holds(&v->conds[i], dimv);
+    for (uint32_t i = 0; i < v->nas; i++)
+        n += !lib_assume_holds(lib, op, v, i, dimv);
+    return n;
+}
+
+/* E1203, naming the nearest variant (the fewest conditions failing) and what it requires */
+static void report_uncovered(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, const int64_t *dimv)
+{
+    char shape[256];
+    size_t at = 0;
+    for (uint32_t i = 0; i < op->pub.ndims && at < sizeof shape; i++)
+        at += (size_t)snprintf(shape + at, sizeof shape - at, "%s%s=%lld", i ? ", " : "",
+                               op->dims[i], (long long)dimv[i]);
+    uint32_t best = 0, fewest = UINT32_MAX;
+    for (uint32_t i = 0; i < op->pub.nvariants; i++) {
+        uint32_t n = failures(lib, op, &op->v[i], dimv);
+        if (n < fewest)
+            fewest = n, best = i;
+    }
+    const LibVariant *v = &op->v[best];
+    NodeId failed = 0;
+    const LibCond *cond = NULL;
+    lib_domain_holds(lib, op, v, dimv, &failed, &cond);
+    Diag *d = diag_report(ctx, E1203, IR_NOSPAN, "no variant of op `%s` covers %s", op->pub.name, shape);
+    if (cond)
+        diag_note(ctx, d, IR_NOSPAN, "the nearest variant, `%s`, requires `%s` (its `when`)",
+                  v->pub.name, cond->text);
+    else if (failed)
+        diag_note(ctx, d, v->k->nodes[failed].span, "the nearest variant, `%s` (kernel `%s`%s%s), "
+                  "assumes this, which fails there", v->pub.name, v->pub.kernel,
+                  v->pub.set[0] ? " at " : "", v->pub.set);
+    for (uint32_t i = 0; i < op->pub.nvariants; i++) {
+        const char *why = i == best ? NULL : failed_cond_at(lib, op, &op->v[i], dimv);
+        if (why)
+            diag_note(ctx, d, IR_NOSPAN, "variant `%s`%s%s%s requires `%s`", op->v[i].pub.name,
+                      op->v[i].pub.set[0] ? " (" : "", op->v[i].pub.set, op->v[i].pub.set[0] ? ")" : "", why);
+    }
+    diag_help(ctx, d, "add a variant for this shape to the library's manifest (docs/library.md), "
+                      "or pad the problem to a shape a variant covers");
+}
+
+static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int64_t *dimv,
+                       int all, CakeLibChoice *out)
+{
+    const LibOp *op = &lib->ops[opi];
+    memset(out->dimv, 0, sizeof out->dimv);
+    memcpy(out->dimv, dimv, op->pub.ndims * sizeof *dimv);
+    out->op = opi;
+    out->ntested = 0;
+    out->class_key = lib_class_key(op, dimv);
+    const LibCell *c = cell_find(op->tuned, op->ntuned, out->class_key);
+    out->why = CAKE_SEL_TUNED;
+    if (!c) {
+        c = cell_find(op->model, op->nmodel, lib_grid_key(op, dimv));
+        out->why = CAKE_SEL_MODEL;
+    }
+    int found = 0;
+    for (uint32_t r = 0; c && r < c->n && (all || !found); r++)
+        if (c->rank[r] < op->pub.nvariants)
+            try_variant(lib, op, c->rank[r], out, &found, r);
+    int ranked = found;
+    for (uint32_t v = 0; v < op->pub.nvariants && (all || !found); v++)
+        try_variant(lib, op, v, out, &found, out->ntested);
+    if (!ranked)
+        out->why = CAKE_SEL_ORDER;
+    if (!found) {
+        report_uncovered(ctx, lib, op, dimv);
+        return 1;
+    }
+    return 0;
+}
+
+static int select_dims(CakeCtx *ctx, const CakeLib *lib, uint32_t op, const CakeLibDim *dims,
+                       uint32_t n, int all, CakeLibChoice *out)
+{
+    int64_t dimv[LIB_MAX_DIMS];
+    if (op >= lib->nops) {
+        diag_report(ctx, E1201, IR_NOSPAN, "op index %u: the library has %u ops", op, lib->nops);
+        return 1;
+    }
+    if (!dims_of(ctx, &lib->ops[op], dims, n, dimv))
+        return 1;
+    return select_impl(ctx, lib, op, dimv, all, out);
+}
+
+int cake_lib_select(CakeCtx *ctx, const CakeLib *lib, uint32_t op, const CakeLibDim *dims,
+                    uint32_t ndims, CakeLibChoice *out)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, select_dims(ctx, lib, op, dims, ndims, 0, out));
+    return rc;
+}
+
+int cake_lib_explain(CakeCtx *ctx, const CakeLib *lib, uint32_t op, const CakeLibDim *dims,
+                     uint32_t ndims, CakeLibChoice *out)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, select_dims(ctx, lib, op, dims, ndims, 1, out));
+    return rc;
+}
+
+static int select_env(CakeCtx *ctx, const CakeLib *lib, uint32_t op, const ShapeEnv *env,
+                      CakeLibChoice *out)
+{
+    CakeLibDim dims[SHAPE_ENV_MAX];
+    for (uint32_t i = 0; i < env->n; i++)
+        dims[i] = (CakeLibDim){ir_symstr(ctx, env->b[i].name), env->b[i].value};
+    return select_dims(ctx, lib, op, dims, env->n, 0, out);
+}
+
+int cake_lib_select_env(CakeCtx *ctx, const CakeLib *lib, uint32_t op, const ShapeEnv *env,
+                        CakeLibChoice *out)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, select_env(ctx, lib, op, env, out));
+    return rc;
+}
+
+static const char *failed_cond_at(const CakeLib *lib, const LibOp *op, const LibVariant *v,
+                                  const int64_t *dimv)
+{
+    NodeId failed = 0;
+    const LibCond *cond = NULL;
+    if (lib_domain_holds(lib, op, v, dimv, &failed, &cond))
+        return NULL;
+    if (cond)
+        return cond->text;
+    Span s = v->k->nodes[failed].span;
+    return ir_fmt(lib->ctx, "%.*s", (int)(s.hi - s.lo), lib->ctx->files[s.file].text + s.lo);
+}
+
+const char *cake_lib_failed_cond(const CakeLib *lib, const CakeLibChoice *ch, uint32_t v)
+{
+    const LibOp *op = &lib->ops[ch->op];
+    return v < op->pub.nvariants ? failed_cond_at(lib, op, &op->v[v], ch->dimv) : NULL;
+}
+
+/* ---- ops ---------------------------------------------------------------------------- */
+
+uint32_t cake_lib_nops(const CakeLib *lib)
+{
+    return lib ? lib->nops : 0;
+}
+
+int cake_lib_op(const CakeLib *lib, uint32_t i, CakeLibOp *out)
+{
+    if (!lib || i >= lib->nops)
+        return 1;
+    *out = lib->ops[i].pub;
+    return 0;
+}
+
+int cake_lib_variant(const CakeLib *lib, uint32_t op, uint32_t v, CakeLibVariant *out)
+{
+    if (!lib || op >= lib->nops || v >= lib->ops[op].pub.nvariants)
+        return 1;
+    *out = lib->ops[op].v[v].pub;
+    return 0;
+}
+
+const char *cake_lib_tuned_device(const CakeLib *lib)
+{
+    return lib && lib->tuned_device ? lib->tuned_device : "";
+}
+
+static int find_op(CakeCtx *ctx, const CakeLib *lib, const char *name, uint32_t *op)
+{
+    for (uint32_t i = 0; i < lib->nops; i++)
+        if (!strcmp(lib->ops[i].pub.name, name)) {
+            *op = i;
+            return 0;
+        }
+    Diag *d = diag_report(ctx, E1201, IR_NOSPAN, "the library has no op `%s`", name);
+    for (uint32_t i = 0; i < lib->ngaps; i++)
+        if (!strcmp(lib->gaps[i].op, name))
+            diag_note(ctx, d, IR_NOSPAN, "`%s` is a documented gap of this library: %s", name,
+                      lib->gaps[i].why);
+    char list[512];
+    size_t at = 0;
+    for (uint32_t i = 0; i < lib->nops && at < sizeof list; i++)
+        at += (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", lib->ops[i].pub.name);
+    diag_help(ctx, d, "its ops: %s", lib->nops ? list : "(none)");
+    return 1;
+}
+
+int cake_lib_find_op(CakeCtx *ctx, const CakeLib *lib, const char *name, uint32_t *op)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, find_op(ctx, lib, name, op));
+    return rc;
+}

@@ -1,0 +1,1 @@
+lib tune T/lib.cakelib --shapes T/shapes.txt --fake-measure h200

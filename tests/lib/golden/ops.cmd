@@ -1,0 +1,1 @@
+lib ops T/lib.cakelib

@@ -1,0 +1,1 @@
+lib select T/lib.cakelib --op gemm --shape M=512,N=4096,K=4000

@@ -1,0 +1,55 @@
+#!/bin/sh
+# test_golden.sh — the golden diagnostics of `cakec lib`: every golden/NAME.cmd holds
+# the arguments of one cakec command (T is the test's temp folder, where the runner
+# first builds the library and the broken files below), golden/NAME.out its expected
+# exit status and stderr (T for the temp folder). Bad input must be a diagnostic and
+# exit 1, never a crash. `sh test_golden.sh --update` rewrites the .out files.
+#   T/lib.cakelib      tests/lib/small built (PTX, no cost-model grid)
+#   T/trunc.cakelib    its first 1000 bytes
+#   T/flipped.cakelib  one byte of its blob changed
+#   T/tuned.cakelib    built with T/table.json, a table measured on "fake:h200"
+set -u
+C=${CAKEC:?CAKEC not set}
+SRC=${CAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+cd "$SRC" || exit 2
+G=tests/lib/golden
+T=$(mktemp -d "${TMPDIR:-/tmp}/cake-lib-golden.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+update=0
+[ "${1:-}" = --update ] && update=1
+"$C" lib build tests/lib/small -o "$T/lib.cakelib" --ptx --no-model > "$T/build.txt" 2>&1 ||
+    { echo "FAIL: lib build"; cat "$T/build.txt"; exit 1; }
+head -c 1000 "$T/lib.cakelib" > "$T/trunc.cakelib"
+size=$(wc -c < "$T/lib.cakelib")
+cp "$T/lib.cakelib" "$T/flipped.cakelib"
+printf 'Z' | dd of="$T/flipped.cakelib" bs=1 seek=$((size - 100)) conv=notrunc 2> /dev/null
+cat > "$T/table.json" << 'JSON'
+{"device": "fake:h200", "runner": "local", "entries": [
+  {"op": "rmsnorm", "shape": {"M": 16384, "N": 1024},
+   "times_ms": {"block256": 0.03, "block64_short": 0.02}, "failed": {}}]}
+JSON
+printf 'rmsnorm M=16384,N=1024\nnosuch M=1\nsoftmax M=1\n' > "$T/shapes.txt"
+"$C" lib build tests/lib/small -o "$T/tuned.cakelib" --ptx --no-model --table "$T/table.json" > /dev/null 2>&1 ||
+    { echo "FAIL: lib build --table"; exit 1; }
+pass=0
+fail=0
+for cmd in "$G"/*.cmd; do
+    name=${cmd%.cmd}
+    args=$(sed "s|T/|$T/|g" "$cmd")
+    # shellcheck disable=SC2086 # the arguments are words
+    eval "\"$C\" $args" > "$T/out" 2> "$T/err"
+    rc=$?
+    { echo "exit $rc"; sed "s|$T/|T/|g" "$T/out"; [ -s "$T/err" ] && echo "--- stderr";
+      sed "s|$T/|T/|g" "$T/err"; } > "$T/got"
+    if [ $update = 1 ]; then
+        cp "$T/got" "$name.out"
+    elif diff -u "$name.out" "$T/got" > "$T/diff"; then
+        pass=$((pass + 1))
+    else
+        echo "FAIL: $name"
+        cat "$T/diff"
+        fail=$((fail + 1))
+    fi
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]
