@@ -421,12 +421,13 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
    with): its instance of the run's verified module (which compiling left as
    it was); the diagnostics of a compilation that succeeds are dropped
    (check reported them), those of one that fails are the run's */
-static void check_combo(CakeCtx *ctx, const Options *o, Target tg, RunState *rs, const char *set)
+static void check_combo(CakeCtx *ctx, const Options *o, Target tg, RunState *rs, const char *kernel,
+                        const char *set)
 {
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     CakeKernel ck = {0};
     ShapeEnv base;
-    int rc = cake_compile_module(ctx, rs->ck.m, o->kernel, tg, set, &ck);
+    int rc = cake_compile_module(ctx, rs->ck.m, kernel, tg, set, &ck);
     if (rc == 0)
         rc = cake_load(ctx, rs->dev, &ck);
     if (rc) {
@@ -438,8 +439,9 @@ static void check_combo(CakeCtx *ctx, const Options *o, Target tg, RunState *rs,
     ctx->ndiags = nd;
     ctx->nerrors = ne;
     ctx->nwarnings = nw;
+    const char *label = kernel && set ? ir_fmt(ctx, "%s, %s", kernel, set) : kernel ? kernel : set;
     if (cake_parse_bindings(ctx, ck.k, set, NULL, &base))
-        do_check(ctx, o, rs, &ck, &base, set);
+        do_check(ctx, o, rs, &ck, &base, label);
     if (rt_health(rs->dev) == RT_OK)
         cake_unload(&ck);
     else
@@ -447,14 +449,25 @@ static void check_combo(CakeCtx *ctx, const Options *o, Target tg, RunState *rs,
 }
 
 /* `run --check`: without --set and --shape every combination of the declared
-   parameter values (`CAUSAL = 0 in {0, 1}`), the default's first */
-static void check_all(CakeCtx *ctx, const Options *o, Target tg, RunState *rs, const ShapeEnv *base)
+   parameter values (`CAUSAL = 0 in {0, 1}`), the default's first; without
+   --kernel also the file's other kernels for the target (each at its combinations) */
+static void check_all(CakeCtx *ctx, const Options *o, Module *m, Target tg, RunState *rs, const ShapeEnv *base)
 {
     const char *sets[16];
-    uint32_t n = o->set || o->shape ? 0 : ver_param_combos(ctx, rs->ck.k, sets, 16);
+    int all = !o->set && !o->shape;
+    uint32_t n = all ? ver_param_combos(ctx, rs->ck.k, sets, 16) : 0;
     do_check(ctx, o, rs, &rs->ck, base, n ? sets[n - 1] : NULL);
     for (uint32_t i = 0; i + 1 < n && rs->code != EXIT_DEVICE && rs->code != EXIT_BUG; i++)
-        check_combo(ctx, o, tg, rs, sets[i]);
+        check_combo(ctx, o, tg, rs, o->kernel, sets[i]);
+    for (uint32_t j = 0; all && !o->kernel && j < m->nkernels; j++) {
+        Kernel *k = m->kernels[j];
+        if (k == rs->ck.k || k->name == rs->ck.k->name || !k->targets[tg] || !k->reference)
+            continue;
+        const char *name = ir_symstr(ctx, k->name);
+        uint32_t nk = ver_param_combos(ctx, k, sets, 16);
+        for (uint32_t i = 0; i < (nk ? nk : 1) && rs->code != EXIT_DEVICE && rs->code != EXIT_BUG; i++)
+            check_combo(ctx, o, tg, rs, name, nk ? sets[nk - 1 - i] : NULL);
+    }
 }
 
 /* the cost model's prediction for the benched launch, on the verified module
@@ -565,7 +578,7 @@ int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
         goto done;
     }
     if (o->check || !o->bench)
-        check_all(ctx, o, tg, &rs, &base);
+        check_all(ctx, o, m, tg, &rs, &base);
     if (o->bench && rs.code != EXIT_DEVICE && rs.code != EXIT_BUG)
         do_bench(ctx, o, &rs, &base);
 done:

@@ -75,6 +75,7 @@ typedef struct {
     int undecided;               /* a store box the interpreter could not evaluate */
     int64_t max_elems;           /* per output at the current sample */
     NodeId max_at;               /* the max sample: an assume that bounds a dim (0: another sample) */
+    int quiet;                   /* an extra sample (run_at_scale): no E0822 when it cannot run */
     NodeId undecided_at;
 } Cov;
 
@@ -820,7 +821,7 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
     }
     x->u = c;
     ref_walk(s, c->ref_block, x);
-    x->budget = COV_BUDGET;
+    x->budget = c->quiet ? COV_BUDGET / 4 : COV_BUDGET; /* extra samples: a quarter, or nothing */
     x->stmt = store_box;
     x->skip = store_slice(c);
     c->unit = arena_alloc(&s->ctx->arena, s->k->nnodes * sizeof *c->unit);
@@ -837,6 +838,8 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             for (int64_t t = first; t < first + count; t += step[r] == 1 ? count : step[r]) {
                 int ok = step[r] == 1 ? run_role_threads(c, x, t, first + count) : run_thread(c, x, t, NULL);
                 if (!ok) {
+                    if (c->quiet) /* an extra sample that cannot run: nothing learnt, nothing said */
+                        return;
                     note_undecided(s, c->undecided ? c->undecided_at : s->k->body,
                                    c->undecided ? "the interpreter cannot evaluate the box this store writes"
                                    : x->unknown ? "a condition or loop bound the interpreter cannot evaluate"
@@ -866,6 +869,8 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
                 }
         }
         if (!o->ref_known) {
+            if (c->quiet)
+                continue;
             note_undecided(s, o->arg, ir_fmt(s->ctx, "the reference writes `%s` through an index the checker "
                                               "cannot follow", ir_symstr(s->ctx, sy_node(s, o->arg)->name)));
             continue;
@@ -904,7 +909,7 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             uint16_t op = sy_node(s, st)->op;
             if ((op == OP_STORE || op == OP_TMA_STORE || op == OP_STMATRIX) && s->pos[st] &&
                 sy_ref_decl(s, sy_node(s, st)->a) == o->arg) {
-                sy_note_lets(s, d, sy_node(s, st)->a, 3);
+                sy_note_lets(s, d, sy_node(s, st)->a, 5);
                 break;
             }
         }
@@ -969,12 +974,12 @@ static int reads_sm_count(SyK *s, NodeId e, int depth)
 }
 
 /* The scale sample, after sample `base`: what only runs at scale. The first
- * dim divided by a tile size at about SCALE_TILES - 0.5 tiles (a grouped
+ * dim divided by a tile size at about `tiles` - 0.5 tiles (a grouped
  * rasterization of 2 .. 16 row tiles per group gets a partial last group; a
  * role that leaves a warpgroup out leaves rows of every tile unwritten), the
  * other tiled dims at about 1.5 tiles (two tiles, the second ragged). 0 when
  * the assumes reject it or no dim is tiled. */
-static int scale_sample(SyExec *x, int base)
+static int scale_sample(SyExec *x, int base, int tiles)
 {
     SyK *s = x->s;
     if (!sample(x, base))
@@ -986,7 +991,7 @@ static int scale_sample(SyExec *x, int base)
         if (t <= 1)
             continue;
         sy_dim_facts(s, d, &mod, &lo, &hi);
-        int64_t v = (first ? SCALE_TILES - 1 : 1) * t + t / 2;
+        int64_t v = (first ? tiles - 1 : 1) * t + t / 2;
         v = (v + mod - 1) / mod * mod;
         if (v < lo || v > hi)
             continue;
@@ -1034,16 +1039,32 @@ static int max_sample(SyExec *x, int base, NodeId *max_at)
     return any;
 }
 
+/* SCALE_TILES row tiles are for what only shows with many tiles: warp-specialized
+ * roles, a persistent kernel, or a tile map with a `min` (a grouped
+ * rasterization's partial last group); a plain SIMT kernel gets 4 (several
+ * blocks: a grid sized too small shows), many tiles of it cost a lot to simulate */
+static int scale_worth(SyK *s, int persistent)
+{
+    if (persistent || s->nroles)
+        return 1;
+    for (NodeId e = 1; e < s->k->nnodes; e++)
+        if (sy_node(s, e)->op == OP_MIN && s->stmt_of[e] && s->pos[s->stmt_of[e]])
+            return 1;
+    return 0;
+}
+
 /* a persistent kernel (its grid reads sm.count) at sample i with 2 blocks
  * resident: each walks several tiles, so a stride that is not the grid size
  * (`step 132`) leaves tiles unwritten; then the scale sample with 3 */
 static void run_at_scale(Cov *c, SyExec *x, int best, uint32_t before)
 {
     SyK *s = c->s;
+
     Plan p;
     int persistent = 0;
     for (uint32_t i = 0; i < s->k->ngrid; i++)
         persistent |= reads_sm_count(s, s->k->grid[i], 0);
+    c->quiet = 1;
     if (persistent && s->ctx->nerrors == before) {
         x->sm_count = 2;
         if (sample(x, best) && plan_sample(c, x, &p))
@@ -1051,7 +1072,8 @@ static void run_at_scale(Cov *c, SyExec *x, int best, uint32_t before)
     }
     c->max_elems = COV_SCALE_ELEMS;
     x->sm_count = persistent ? 3 : 0;
-    if (s->ctx->nerrors == before && scale_sample(x, best) && plan_sample(c, x, &p))
+    if (s->ctx->nerrors == before && scale_sample(x, best, scale_worth(s, persistent) ? SCALE_TILES : 4) &&
+        plan_sample(c, x, &p))
         run_sample(c, x, &p);
     x->sm_count = 0;
     if (s->ctx->nerrors == before && max_sample(x, best, &c->max_at) && plan_sample(c, x, &p))
@@ -1059,6 +1081,7 @@ static void run_at_scale(Cov *c, SyExec *x, int best, uint32_t before)
     c->max_at = 0;
     c->max_elems = COV_MAX_ELEMS;
     x->sm_count = 0;
+    c->quiet = 0;
 }
 
 static uint32_t check_coverage(SyK *s)

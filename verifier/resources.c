@@ -375,8 +375,9 @@ static void check_regs(Ver *v)
     for (uint32_t i = 0; i < v->nroles; i++) {
         VRole *r = &v->roles[i];
         const Node *x = N(v, r->node);
-        if (!x->c || v_err(v, x->c) || !r->regs)
-            continue;
+        int64_t written;
+        if (!x->c || v_err(v, x->c) || (!r->regs && !(v_const(v, x->c, &written) && written == 0)))
+            continue; /* `regs 0` is checked too (the fuzzer found setmaxnreg 0 reaching ptxas) */
         any_regs = 1;
         if (r->regs < 24 || r->regs > 256 || r->regs % 8) {
             int64_t fix = r->regs < 24 ? 24 : r->regs > 256 ? 256 : r->regs / 8 * 8;

@@ -202,6 +202,7 @@ static void pipe_stmt(SyFlow *f, NodeId st, void *state)
                           sy_text(s, n->a));
         }
         ps->st[to] = from >= 0 ? ps->st[from] : 0;
+        ps->done_at[to] = from >= 0 ? ps->done_at[from] : 0;
         for (uint32_t i = 0; i < p->ntok; i++) /* `to` names another stage now */
             if (ps->moved[i] == to + 1)
                 ps->moved[i] = 0;
@@ -326,6 +327,14 @@ static void report_held(Pipes *p, int t, NodeId where, uint8_t bits)
                 diag_note(s->ctx, d, sy_span(s, a), "the producer waits for a released stage here");
             diag_help(s->ctx, d, "call `%s.release(%s)` on every path once the stage's data is consumed",
                       pname(s, pipe), name);
+            for (uint32_t i = 0; i < p->ntok; i++) { /* a carried token that starts from no stage */
+                NodeId tv = p->tok[i];
+                Node *vn = sy_node(s, tv);
+                if (vn->op == OP_VAR && vn->b && !sy_token_let(s, vn->b))
+                    diag_note(s->ctx, d, sy_span(s, tv), "`%s` starts from `%s`, not from a stage token: "
+                              "the stage of `%s` is never handed to it", ir_symstr(s->ctx, vn->name),
+                              sy_text(s, vn->b), name);
+            }
         }
     }
     if (d && where)

@@ -316,6 +316,11 @@ static void simulate_bulk(SyK *s, NodeId role)
                                 "%s): the block's shared memory may be handed to the next block under it",
                                 sy_role_name(s, role), ir_symstr(s->ctx, sy_node(s, s->tiles[p->tile])->name),
                                 sy_sample_text(&x));
+            if (d && role) { /* where the role ends: the wait goes there */
+                Span end = sy_span(s, role);
+                end.lo = end.hi > end.lo ? end.hi - 1 : end.lo;
+                diag_note(s->ctx, d, end, "%s ends here", sy_role_name(s, role));
+            }
             if (d)
                 diag_help(s->ctx, d, "wait for every bulk store to read its source before the end: "
                           "`tma.store.wait 0` after the last `tma.store`");

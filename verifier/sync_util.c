@@ -252,7 +252,7 @@ const char *sy_text(SyK *s, NodeId id)
 
 /* ---- notes at the lets an expression reads ----------------------------------- */
 
-typedef struct { SyK *s; Diag *d; int left; NodeId seen[8]; int nseen; } LetNotes;
+typedef struct { SyK *s; Diag *d; int left, deep; NodeId seen[8]; int nseen; NodeId next[8]; int nnext; } LetNotes;
 
 static void note_let(SyK *s, NodeId e, void *u)
 {
@@ -265,6 +265,8 @@ static void note_let(SyK *s, NodeId e, void *u)
             return;
     if (ln->nseen < 8)
         ln->seen[ln->nseen++] = d;
+    if (ln->nnext < 8)
+        ln->next[ln->nnext++] = d;
     ln->left--;
     diag_note(s->ctx, ln->d, sy_span(s, d), "`%s` is computed here", ir_symstr(s->ctx, sy_node(s, d)->name));
 }
@@ -275,6 +277,12 @@ void sy_note_lets(SyK *s, Diag *d, NodeId e, int max)
         return;
     LetNotes ln = {.s = s, .d = d, .left = max};
     sy_each_expr(s, e, note_let, &ln);
+    /* then the lets those lets read (a tile map: bm from first and gm) */
+    int n = ln.nnext;
+    NodeId lets[8];
+    memcpy(lets, ln.next, sizeof lets);
+    for (int i = 0; i < n && ln.left; i++)
+        sy_each_expr(s, sy_node(s, lets[i])->b, note_let, &ln);
 }
 
 /* ---- names and references ---------------------------------------------- */

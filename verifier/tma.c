@@ -5,6 +5,7 @@
  * shared destination, completion on an mbarrier or a pipeline's full(s); the
  * per-thread sizes of cp.async. Reports E06xx. */
 #include "vpriv.h"
+#include "layout.h"
 
 static Node *N(Ver *v, NodeId n) { return &v->k->nodes[n]; }
 
@@ -233,6 +234,21 @@ static void check_tma(Ver *v, NodeId s)
                            "%u-byte swizzle panel nor a whole number of them", (long long)ib, sw);
         v_note_decl(v, d, sdecl, NULL);
         diag_help(v->ctx, d, "use an inner extent of %lld elements (one panel) or a multiple",
+                  (long long)(sw / esz));
+        return;
+    }
+    /* the layout code generation issues the box with (ir/layout ly_tma_box): a box of
+     * several panels must be one matrix, no leading dims above it */
+    int known = 1;
+    for (int i = 0; i < r; i++)
+        known &= S->shape[i] > 0;
+    int64_t box[IR_MAX_RANK], panel_bytes;
+    if (known && sw && !ly_tma_box(S->shape, r, (DType)S->dtype, sw, box, &panel_bytes)) {
+        Diag *d = v_report(v, E0603, sref, "the TMA box is %lld bytes wide in rows of a %u-byte swizzle: "
+                           "it takes several panels, which TMA copies one box each, and that needs the box "
+                           "to be a single matrix (its leading dims 1)", (long long)ib, sw);
+        v_note_decl(v, d, sdecl, NULL);
+        diag_help(v->ctx, d, "copy one [rows, %lld] panel at a time, or make the leading dims of the box 1",
                   (long long)(sw / esz));
         return;
     }

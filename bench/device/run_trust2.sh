@@ -5,7 +5,8 @@
 #      must fail the check (exit 1 with a check report that is not ok);
 #   2. every example's default `run --check`: each must pass, in <= 30 s;
 #   3. the large-GEMM sampled check: `run --check --shape M=N=K=3072` and 16384 on
-#      gemm_sm90.tir, each a sampled verdict (pass) in <= 60 s.
+#      gemm_sm90.tir (16384 also on the persistent and the fp8 GEMM), each a sampled
+#      verdict (pass) in <= 60 s.
 # The jobs run in parallel (TRUST2_JOBS, default 8), the heaviest first; each is timed
 # on its own. usage (device machine, repo root): bash bench/device/run_trust2.sh
 # expects .carry/ from bench/device/carry.sh. Honours $DEADLINE (seconds, default 95).
@@ -24,6 +25,8 @@ T0=$(date +%s)
 # NAME EXPECT LIMIT_S FILE [ARGS...] — one line per job, heaviest first
 jobs_list() {
     echo "gemm16384 pass 60 examples/gemm_sm90.tir --shape M=16384,N=16384,K=16384"
+    echo "gemm16384_persistent pass 60 examples/gemm_sm90_persistent.tir --shape M=16384,N=16384,K=16384"
+    echo "gemm16384_fp8 pass 60 examples/gemm_fp8.tir --shape M=16384,N=16384,K=16384"
     local bugs=$( (ls tests/corpus/dynamic/*.tir; grep -l '^# corpus: dynamic' tests/corpus/*/*.tir) 2>/dev/null | sort -u)
     # attention first (its references cost the most), then the rest
     for f in examples/flash_attn_fwd*.tir; do echo "ex_$(basename "$f" .tir) pass 30 $f"; done

@@ -178,9 +178,8 @@ B = [
     ("gemm_sm80", "commit_dropped", "    cp.async.commit                           # always one group", "",
      "E0730", "the loop's copies are never committed as their own group: the wait count covers the wrong copies"),
     # ---- flash_attn_fwd --------------------------------------------------------------
-    ("flash_attn_fwd", "first_max_unscaled", "mi = rowmax(sacc) * scale                          # finite",
-     "mi = rowmax(sacc)                          # finite", "dynamic",
-     "the first block's row max is not scaled: the softmax is shifted by the wrong max (overflow for large scores)"),
+    ("flash_attn_fwd", "sum_not_rescaled", "li = li * alpha + rowsum(sacc)", "li = li + rowsum(sacc)", "dynamic",
+     "the running row sum is not rescaled when the row max grows: rows are divided by too large a sum"),
     ("flash_attn_fwd", "pv_wait_lax", "wgmma.wait 0                                     # PV_{j-1} retired",
      "wgmma.wait 1                                     # PV_{j-1} retired", "E0740",
      "o is rescaled and p overwritten while the P V wgmma may still read and write them"),

@@ -6,20 +6,24 @@
  * for what has no lowering yet, any user error) is not.
  *
  *   cake_fuzz_compile [--seconds S | --count N] [--seed X] [--ptxas PATH]
- *                     [--out DIR] [--progress EVERY] FILE...
+ *                     [--out DIR] [--progress EVERY] [--ptxas-every N] FILE...
  *
  * Mutations (1 or 2 per mutant, seeded): an integer literal replaced by an
  * interesting value, an operator by another of its class, a dtype by another,
  * an identifier by another of the file's, a line deleted, duplicated or moved
  * down one. Each mutant runs in a forked child, so a crash is counted (and its
  * input kept in DIR as crash-N.tir) and the campaign goes on; internal errors
- * and ptxas rejections are kept as bug-N.tir / ptxas-N.tir. ptxas runs once per
- * distinct PTX text; a mutant drawn again is skipped. Prints the counts and the share that reached PTX; exit 1
+ * and ptxas rejections are kept as bug-N.tir / ptxas-N.tir; a compile over a minute
+ * (SIGALRM) is counted apart and kept as slow-N.tir. ptxas runs once per
+ * distinct PTX text (on every Nth one with --ptxas-every N: ptxas costs more
+ * than the rest of a mutant); a mutant drawn again is skipped. Prints the counts and the share that reached PTX; exit 1
  * when anything failed. */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -192,7 +196,10 @@ static Target nvidia_target(const Kernel *k)
         return TG_SM90A;
     if (k->targets[TG_SM80])
         return TG_SM80;
-    return TG__COUNT;
+    for (int t = 0; t < TG__COUNT; t++)
+        if (k->targets[t])
+            return TG__COUNT; /* AMD or sm_100a only */
+    return TG_SM90A;      /* no target clause: cakec's default */
 }
 
 /* check, then compile every kernel; PTX concatenated into ptx_path */
@@ -283,8 +290,11 @@ static int run_ptxas(const char *ptxas, const char *ptx_path, const char *dir)
         if (f) {
             fwrite(at, 1, len, f);
             fclose(f);
-            snprintf(cmd, sizeof cmd, "%s -arch=%s %s -o /dev/null > %s/ptxas.log 2>&1", ptxas, arch, one, dir);
-            ok = system(cmd) == 0;
+            /* bounded: a huge mutant (a 4096-way unroll) can keep ptxas for an hour in 6 GB */
+            snprintf(cmd, sizeof cmd, "ulimit -v 4000000; timeout 120 %s -arch=%s %s -o /dev/null > %s/ptxas.log 2>&1",
+                     ptxas, arch, one, dir);
+            int rc = system(cmd);
+            ok = rc == 0 || (WIFEXITED(rc) && WEXITSTATUS(rc) == 124); /* a timeout: not a rejection */
         }
         at = next;
     }
@@ -306,7 +316,8 @@ static void keep(const char *dir, const char *what, unsigned long id, const char
 int main(int argc, char **argv)
 {
     double seconds = 0;
-    unsigned long count = 0, progress = 0;
+    unsigned long count = 0, progress = 0, ptxas_every = 1;
+    int keep_noptx = 0;
     uint64_t seed = 1;
     const char *ptxas = NULL, *dir = "fuzz-compile";
     Src src[64];
@@ -316,6 +327,10 @@ int main(int argc, char **argv)
             seconds = atof(argv[++i]);
         else if (!strcmp(argv[i], "--count") && i + 1 < argc)
             count = strtoul(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--keep-noptx"))
+            keep_noptx = 1; /* the mutants check accepts and code generation refuses: rules for check? */
+        else if (!strcmp(argv[i], "--ptxas-every") && i + 1 < argc)
+            ptxas_every = strtoul(argv[++i], NULL, 0) ? strtoul(argv[i], NULL, 0) : 1;
         else if (!strcmp(argv[i], "--progress") && i + 1 < argc)
             progress = strtoul(argv[++i], NULL, 0);
         else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -341,6 +356,7 @@ int main(int argc, char **argv)
     size_t hcap = 1 << 20;
     uint64_t *hs = calloc(hcap, sizeof *hs);
     unsigned long n = 0, rejected = 0, noptx = 0, ptx = 0, assembled = 0, crashes = 0, bugs = 0, ptxfail = 0;
+    unsigned long huge = 0, timeouts = 0, distinct = 0;
     time_t t0 = time(NULL);
     Buf a = {0}, b = {0};
     while ((count && n < count) || (!count && difftime(time(NULL), t0) < seconds)) {
@@ -357,6 +373,8 @@ int main(int argc, char **argv)
         fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
+            struct rlimit mem = {(rlim_t)4 << 30, (rlim_t)4 << 30}; /* a shared machine: 4 GB at most */
+            setrlimit(RLIMIT_AS, &mem);
             alarm(60);
             _exit(compile_one(m->s, m->n, ptx_path));
         }
@@ -371,11 +389,15 @@ int main(int argc, char **argv)
             rejected++;
         } else if (rc == R_NO_PTX) {
             noptx++;
+            if (keep_noptx)
+                keep(dir, "noptx", n, m->s, m->n);
         } else if (rc == R_PTX) {
             ptx++;
             size_t pn;
             char *p = ptxas ? slurp(ptx_path, &pn) : NULL;
-            if (p && !seen(hs, hcap, hash(p, pn))) {
+            if (p && pn > ((size_t)1 << 20)) { /* more than 1 MB of PTX: not assembled, counted */
+                huge++;
+            } else if (p && !seen(hs, hcap, hash(p, pn)) && distinct++ % ptxas_every == 0) {
                 if (run_ptxas(ptxas, ptx_path, dir)) {
                     assembled++;
                 } else {
@@ -389,6 +411,9 @@ int main(int argc, char **argv)
             bugs++;
             keep(dir, "bug", n, m->s, m->n);
             fprintf(stderr, "internal error on mutant %lu of %s (kept in %s)\n", n, s->path, dir);
+        } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+            timeouts++; /* compiling took more than a minute: kept, counted apart */
+            keep(dir, "slow", n, m->s, m->n);
         } else {
             crashes++;
             keep(dir, "crash", n, m->s, m->n);
@@ -397,10 +422,11 @@ int main(int argc, char **argv)
         }
     }
     printf("fuzz_compile: %lu mutants in %.0f s: %lu rejected by check, %lu accepted without PTX "
-           "(a diagnostic), %lu reached PTX (%.1f%%), %lu distinct PTX assembled by ptxas%s; failures: "
-           "%lu crashes, %lu internal errors, %lu ptxas rejections\n",
+           "(a diagnostic), %lu reached PTX (%.1f%%), %lu distinct PTX assembled by ptxas%s (%lu over 1 MB "
+           "not assembled); %lu compiles over a minute; failures: %lu crashes, %lu internal errors, %lu ptxas "
+           "rejections\n",
            n, difftime(time(NULL), t0), rejected, noptx, ptx, n ? 100.0 * (double)ptx / (double)n : 0.0,
-           assembled, ptxas ? "" : " (no ptxas)", crashes, bugs, ptxfail);
+           assembled, ptxas ? "" : " (no ptxas)", huge, timeouts, crashes, bugs, ptxfail);
     free(hs);
     free(a.s);
     free(b.s);

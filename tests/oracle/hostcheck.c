@@ -4,8 +4,8 @@
  * evaluates the reference on each with a device that runs nothing (the outputs stay
  * poisoned), printing one line per shape: the shape, the sm.count the launch would
  * get, whether it was sampled, the reference's estimated flops and its host time.
- * Without --set, every combination of declared parameter values is checked, as
- * `run --check` does. The check-speed and oracle-reach tests read it. Exit 1 when a
+ * Without --set, every combination of declared parameter values is checked, and
+ * without --set and --shape every kernel of the file, as `run --check` does. The check-speed and oracle-reach tests read it. Exit 1 when a
  * reference does not evaluate (a report with status error) or no shape fits. */
 #include <stdio.h>
 #include <string.h>
@@ -81,12 +81,16 @@ int main(int argc, char **argv)
     Module *m = NULL;
     double t0 = now();
     int bad = cake_verify_file(ctx, file, NULL, &m) != 0 || ctx->nerrors || !m || !m->nkernels;
-    if (!bad) {
-        Kernel *k = m->kernels[0];
+    for (uint32_t j = 0; !bad && j < m->nkernels; j++) { /* every kernel with a reference, as run --check */
+        Kernel *k = m->kernels[j];
+        if (j && (!k->reference || set || shape))
+            continue;
+        if (m->nkernels > 1)
+            printf("kernel %s\n", ir_symstr(ctx, k->name));
         const char *sets[64];
         uint32_t ns = set ? 0 : ver_param_combos(ctx, k, sets, 64);
         if (!ns)
-            bad = one_set(ctx, k, set, shape, only);
+            bad |= one_set(ctx, k, set, shape, only);
         for (uint32_t i = 0; i < ns; i++)
             bad |= one_set(ctx, k, sets[i], shape, only);
     }
