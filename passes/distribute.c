@@ -268,9 +268,10 @@ static Red *reduce(Lw *w, NodeId rn)
     NodeId acc[256];
     int nslots = 0;
     int ne = ly_elems(&lt);
-    /* each slot's elements, then combined in four interleaved chains and a tree
-       (tree() below; the environment's CAKE_NO_TREE keeps one chain in element
-       order, for measuring) */
+    /* each slot's elements, combined in one chain in element order; with
+       CAKE_ROW_TREE set, in four interleaved chains and a tree (tree() below),
+       which measured 3.5% slower on flash_attn_fwd on the H200 (more partials
+       live in a register-tight kernel: bench/RESULTS.md), so it is opt-in */
     NodeId *elems = arena_alloc(&b->ctx->arena, (size_t)(ne ? ne : 1) * sizeof *elems);
     int *slot_of = arena_alloc(&b->ctx->arena, (size_t)(ne ? ne : 1) * sizeof *slot_of);
     for (int e = 0; e < ne; e++) {
@@ -290,7 +291,7 @@ static Red *reduce(Lw *w, NodeId rn)
         elems[e] = x;
         slot_of[e] = r->slot[kk] - 1;
     }
-    int chain = getenv("CAKE_NO_TREE") != NULL;
+    int chain = getenv("CAKE_ROW_TREE") == NULL || getenv("CAKE_NO_TREE") != NULL;
     NodeId *mine = arena_alloc(&b->ctx->arena, (size_t)(ne ? ne : 1) * sizeof *mine);
     for (int s = 0; s < nslots; s++) {
         int m = 0;
