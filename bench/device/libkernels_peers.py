@@ -158,6 +158,24 @@ def cake_ms(raw, docs, checks=()):
     return (total if timed else None), ok, why
 
 
+def check_summary(raw):
+    """the separate checks' verdicts, one line: how many passed of how many"""
+    n = bad = 0
+    for name in sorted(os.listdir(raw)):
+        if not (name.startswith("check_") and name.endswith(".json")):
+            continue
+        n += 1
+        try:
+            with open(os.path.join(raw, name)) as f:
+                runs = json.load(f).get("check", [])
+        except (OSError, ValueError):
+            runs = []
+        if not runs or any(r.get("status") != "pass" for r in runs):
+            bad += 1
+    print("checks: %d of %d documents pass" % (n - bad, n))
+    print()
+
+
 def table(cases_path, peers_path, raw):
     check_summary(raw)
     try:
