@@ -430,5 +430,7 @@ int main(int argc, char **argv)
     free(hs);
     free(a.s);
     free(b.s);
+    for (int i = 0; i < nsrc; i++)
+        free(src[i].text);
     return crashes || bugs || ptxfail ? 1 : 0;
 }
