@@ -42,6 +42,22 @@ static uint64_t rng(uint64_t *s)
     return z ^ (z >> 31);
 }
 
+/* 1 in a build with AddressSanitizer, where an address-space limit fails every mmap */
+static int sanitized(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return 1;
+#else
+    return 0;
+#endif
+#else
+    return 0;
+#endif
+}
+
 static char *slurp(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -342,7 +358,7 @@ int main(int argc, char **argv)
         else if (nsrc < 64 && (src[nsrc].text = slurp(argv[i], &src[nsrc].len)))
             src[nsrc++].path = argv[i];
     }
-    if (!nsrc || (!seconds && !count)) {
+    if (!nsrc || (seconds <= 0 && !count)) {
         fprintf(stderr, "usage: cake_fuzz_compile [--seconds S | --count N] [--seed X] [--ptxas PATH] "
                         "[--out DIR] FILE...\n");
         return 2;
@@ -373,8 +389,10 @@ int main(int argc, char **argv)
         fflush(stdout);
         pid_t pid = fork();
         if (pid == 0) {
-            struct rlimit mem = {(rlim_t)4 << 30, (rlim_t)4 << 30}; /* a shared machine: 4 GB at most */
-            setrlimit(RLIMIT_AS, &mem);
+            if (!sanitized()) { /* ASan reserves terabytes of shadow address space */
+                struct rlimit mem = {(rlim_t)4 << 30, (rlim_t)4 << 30}; /* a shared machine: 4 GB at most */
+                setrlimit(RLIMIT_AS, &mem);
+            }
             alarm(60);
             _exit(compile_one(m->s, m->n, ptx_path));
         }
