@@ -237,19 +237,6 @@ def _():
         return ops.swiglu(g, u), F.silu(g.float()) * u.float()
     return check_op("swiglu", cases, run, 2e-2)
 
-@section("ops_fp8_row_quantize_vs", "ops.fp8_row_quantize vs torch", 8)
-def _():
-    cases = [(random.randint(1, 400), random.randint(1, 12000)) for _ in range(52)]
-
-    def run(c):
-        x = torch.randn(*c, device=dev, dtype=bf) * 3
-        y, s = ops.fp8_row_quantize(x)
-        sw = x.float().abs().amax(-1).clamp_min(1e-12) / 448.0
-        yw = (x.float() / sw[:, None]).to(torch.float8_e4m3fn)
-        # dequantized, so that the values and the scales are both compared
-        return y.float() * s[:, None], yw.float() * sw[:, None]
-    return check_op("fp8_row_quantize", cases, run, 1e-2)
-
 @section("ops_attention_vs_torch_s", "ops.attention vs torch SDPA", 20)
 def _():
     cases = [(random.randint(1, 4), random.randint(1, 8), random.randint(1, 600),
@@ -433,7 +420,7 @@ ORDER = ["import", "ops_gemm_vs_torch", "ops_rms_norm_vs_torch", "ops_swiglu_vs_
          "call_overhead_of_a_cache", "two_streams_overlap", "ordering_with_torch_on_o",
          "cuda_graph_gemm_rms_norm", "ops_softmax_vs_torch", "ops_cross_entropy_vs_tor",
          "ops_layer_norm_vs_torch", "ops_attention_vs_torch_s", "torch_compile_fullgraph_",
-         "examples_python_llama_ml", "ops_gemm_bias_silu_vs_to", "ops_gemm_fp8_vs_torch", "ops_fp8_row_quantize_vs",
+         "examples_python_llama_ml", "ops_gemm_bias_silu_vs_to", "ops_gemm_fp8_vs_torch",
          "dispatch_library_vs_mini"]
 SECTIONS.sort(key=lambda s: ORDER.index(s[0]) if s[0] in ORDER else len(ORDER))
 
