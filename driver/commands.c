@@ -510,19 +510,26 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     }
     CostResult c;
     int have = bench_cost(ctx, o, rs, &c);
-    cJSON *bj = drv_bench_json(&b);
-    if (have) {
-        cJSON_AddNumberToObject(bj, "predicted_ms", c.time_ms);
+    drv_bench_report(&b, have ? &c : NULL, rs->extra, o->json);
+}
+
+/* the bench document of b into extra ("bench", with the prediction c beside it
+   when there is one: "cost"), and its text on stdout unless json */
+void drv_bench_report(const CakeBench *b, const CostResult *c, cJSON *extra, int json)
+{
+    cJSON *bj = drv_bench_json(b);
+    if (c) {
+        cJSON_AddNumberToObject(bj, "predicted_ms", c->time_ms);
         cJSON *iv = cJSON_AddArrayToObject(bj, "predicted_interval_ms");
-        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.lo_ms));
-        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.hi_ms));
-        cJSON_AddNumberToObject(bj, "model_roofline_ms", c.roofline_ms);
-        cJSON_AddNumberToObject(bj, "model_roofline_fraction", c.roofline_ms / b.t.median_ms);
-        cJSON_AddItemToObject(rs->extra, "cost", cake_cost_json(&c));
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c->lo_ms));
+        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c->hi_ms));
+        cJSON_AddNumberToObject(bj, "model_roofline_ms", c->roofline_ms);
+        cJSON_AddNumberToObject(bj, "model_roofline_fraction", c->roofline_ms / b->t.median_ms);
+        cJSON_AddItemToObject(extra, "cost", cake_cost_json(c));
     }
-    cJSON_AddItemToObject(rs->extra, "bench", bj);
-    if (!o->json)
-        drv_bench_text(&b, have ? &c : NULL);
+    cJSON_AddItemToObject(extra, "bench", bj);
+    if (!json)
+        drv_bench_text(b, c);
 }
 
 static void add_kernel_info(CakeCtx *ctx, RunState *rs)

@@ -29,6 +29,9 @@ cJSON *drv_check_json(const CheckReport *r);
 cJSON *drv_bench_json(const CakeBench *b);
 void drv_check_text(const CheckReport *r);
 void drv_bench_text(const CakeBench *b, const CostResult *c);
+/* b as "bench" in extra, the prediction c (NULL: none) beside it as "cost" and in
+   the bench document, and the text on stdout unless json: `run --bench` and `lib bench` */
+void drv_bench_report(const CakeBench *b, const CostResult *c, cJSON *extra, int json);
 
 double lib_now_ns(void);
 double lib_select_ns(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *ch, int n);

@@ -80,19 +80,7 @@ static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel
     }
     CostResult c;
     int have = bench_cost(ctx, lib, ch, dev, ck, &c);
-    cJSON *bj = drv_bench_json(&b);
-    if (have) {
-        cJSON_AddNumberToObject(bj, "predicted_ms", c.time_ms);
-        cJSON *iv = cJSON_AddArrayToObject(bj, "predicted_interval_ms");
-        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.lo_ms));
-        cJSON_AddItemToArray(iv, cJSON_CreateNumber(c.hi_ms));
-        cJSON_AddNumberToObject(bj, "model_roofline_ms", c.roofline_ms);
-        cJSON_AddNumberToObject(bj, "model_roofline_fraction", c.roofline_ms / b.t.median_ms);
-        cJSON_AddItemToObject(extra, "cost", cake_cost_json(&c));
-    }
-    cJSON_AddItemToObject(extra, "bench", bj);
-    if (!o->opt.json)
-        drv_bench_text(&b, have ? &c : NULL);
+    drv_bench_report(&b, have ? &c : NULL, extra, o->opt.json);
     return EXIT_OK;
 }
 
