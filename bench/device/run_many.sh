@@ -9,6 +9,10 @@
 #   the files each script wrote under its own $OUT (NAME/), re-packed after each script; a
 #   summary on stdout.
 set -u
+# carry.sh packs the code-generator plugin (gzip); unpack it once
+if [ -f .carry/libcake-llvm.so.gz ] && [ ! -f .carry/libcake-llvm.so ]; then
+    gzip -dc .carry/libcake-llvm.so.gz > .carry/libcake-llvm.so
+fi
 export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
 O=${OUT:-/tmp/cake-out}
