@@ -391,6 +391,7 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
     copt.reference = rs->reference;
     if (o->seed)
         copt.seed = strtoull(o->seed, NULL, 0);
+    copt.dump_dir = o->dump_outputs;
     CheckReport reps[8];
     uint32_t n;
     if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {

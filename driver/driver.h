@@ -10,6 +10,7 @@ typedef struct {
     const char *file;
     const char *out, *target, *emit, *shape, *set, *reference;
     const char *kernel, *timeout, *runs, *seed;
+    const char *dump_outputs; /* run: the written tensors of each checked shape into this folder */
     int json, check, bench;
     int no_report;           /* --no-report: compile without the assembler's resource report */
     const char *dump_after;

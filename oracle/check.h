@@ -92,6 +92,11 @@ typedef struct CheckOptions {
                                  shape is sampled; 0: CHECK_FULL_FLOPS */
     double sample_flops;      /* the reference's work on the sample; 0: 2^28 */
     double max_host_bytes;    /* sampled: the host buffers' limit (E0960); 0: 2^36 */
+    /* after the device run, every written tensor's bytes (its device encoding)
+     * into DIR/ARG.SHAPE.bin, SHAPE the report's shape with ", " as "_"
+     * (`run --dump-outputs DIR`: the same seed's outputs of two runs compared
+     * byte for byte or within a tolerance); NULL: none */
+    const char *dump_dir;
     /* scalar float arguments: drawn uniform in [0.1, 1) unless given here by name */
     uint32_t nscalars;
     struct { Sym name; double value; } scalars[8];

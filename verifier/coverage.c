@@ -113,13 +113,13 @@ static void find_outputs(SyK *s, NodeId e, void *u)
 
 static int out_shape(SyExec *x, Out *o, int64_t max_elems)
 {
-    Node *g = sy_node(x->s, sy_node(x->s, o->arg)->a);
+    Node *g = sy_node(sy_xk(x), sy_node(sy_xk(x), o->arg)->a);
     o->rank = g->sub;
     o->n = 1;
     if (o->rank < 1 || o->rank > IR_MAX_RANK)
         return 0;
     for (int i = 0; i < o->rank; i++) {
-        if (!sy_eval(x, ir_list_at(x->s->k, g, (uint32_t)i), &o->ext[i]) || o->ext[i] < 1)
+        if (!sy_eval(x, ir_list_at(sy_xk(x)->k, g, (uint32_t)i), &o->ext[i]) || o->ext[i] < 1)
             return 0;
         o->n *= o->ext[i];
         if (o->n > max_elems)
@@ -246,7 +246,7 @@ static NodeId ref_loop_of(SyK *s, NodeId e, int depth)
  * step st: the loop's values, evaluated at its first two iterations) */
 static int ref_index(SyExec *x, NodeId e, int64_t ext, RefDim *r, NodeId *loop)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     Node *n = sy_node(s, e);
     *loop = 0;
     r->stride = 1;
@@ -922,7 +922,7 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
  * invisible when M == N. 0 when the assumes reject it. */
 static int sample(SyExec *x, int i)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     if (!sy_sample_dims(x, i % SY_NSAMPLES))
         return 0;
     if (i < SY_NSAMPLES)
@@ -981,7 +981,7 @@ static int reads_sm_count(SyK *s, NodeId e, int depth)
  * the assumes reject it or no dim is tiled. */
 static int scale_sample(SyExec *x, int base, int tiles)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     if (!sample(x, base))
         return 0;
     int first = 1, any = 0;
@@ -1012,7 +1012,7 @@ static int scale_sample(SyExec *x, int base, int tiles)
  * shorter than the largest shape it admits shows. 0 when no dim is bounded. */
 static int max_sample(SyExec *x, int base, NodeId *max_at)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     *max_at = 0;
     if (!sample(x, base))
         return 0;
