@@ -359,11 +359,19 @@ static void dump_outputs(const char *dir, const char *shape, const CheckBuffer *
         if (*c != ' ')
             sh[j++] = *c == ',' ? '_' : *c;
     sh[j] = 0;
-    mkdir(dir, 0777);
+    char path[512];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char *p = path + 1; *p; p++) /* mkdir -p */
+        if (*p == '/') {
+            *p = 0;
+            mkdir(path, 0777);
+            *p = '/';
+        }
+    mkdir(path, 0777);
     for (uint32_t i = 0; i < n; i++) {
         if (!(b[i].role & INTERP_WRITTEN) || !b[i].is_tensor)
             continue;
-        snprintf(name, sizeof name, "%s/%s.%s.bin", dir, b[i].name, sh);
+        snprintf(name, sizeof name, "%s/%s.%s.%s.bin", dir, b[i].name, sh, ir_dtypes[b[i].dtype].spelling);
         FILE *f = fopen(name, "wb");
         if (!f)
             continue;

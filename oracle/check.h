@@ -93,7 +93,7 @@ typedef struct CheckOptions {
     double sample_flops;      /* the reference's work on the sample; 0: 2^28 */
     double max_host_bytes;    /* sampled: the host buffers' limit (E0960); 0: 2^36 */
     /* after the device run, every written tensor's bytes (its device encoding)
-     * into DIR/ARG.SHAPE.bin, SHAPE the report's shape with ", " as "_"
+     * into DIR/ARG.SHAPE.DTYPE.bin, SHAPE the report's shape with ", " as "_"
      * (`run --dump-outputs DIR`: the same seed's outputs of two runs compared
      * byte for byte or within a tolerance); NULL: none */
     const char *dump_dir;

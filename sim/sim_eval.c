@@ -294,8 +294,8 @@ static void check_shared(Sim *s, SimThread *t, const SimRef *r, int write, NodeI
     }
     for (uint32_t i = 0; i < n; i++)
         if (s->async_w[r->soff + i] || (write && s->async_r[r->soff + i])) {
-            sim_fail(s, 1, E0981, at, "thread %d %s shared byte %u while %s (no wait orders them)",
-                     t->tid, write ? "writes" : "reads", r->soff + i,
+            sim_fail(s, 1, E0981, at, "thread %d %s %s while %s (no wait orders them)",
+                     t->tid, write ? "writes" : "reads", sim_smem_name(s, r->soff + i),
                      s->async_w[r->soff + i] ? "a TMA load still writes it"
                                              : "a wgmma or TMA store still reads it");
             return;

@@ -135,6 +135,8 @@ void sim_barrier(Sim *s, SimThread *t, int id, int64_t count, int wait, NodeId a
 void sim_vc_join(Sim *s, uint32_t *dst, const uint32_t *src);
 void sim_race_access(Sim *s, SimThread *t, uint32_t off, uint32_t n, int write, NodeId at);
 void sim_async_drain(Sim *s);
+/* "shared byte 4096 of `As`" (the plan slot holding byte off) */
+const char *sim_smem_name(Sim *s, uint32_t off);
 
 /* sim_tc.c: tensor cores, fragments, TMA, bulk copies */
 void sim_wgmma_issue(Sim *s, SimThread *t, NodeId st);

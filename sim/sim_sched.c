@@ -31,6 +31,29 @@ void sim_fail(Sim *s, int how, DiagCode code, NodeId at, const char *fmt, ...)
     snprintf(s->L->err, s->L->errlen, "%s: %s", ir_diag_info[code].code, msg);
 }
 
+const char *sim_smem_name(Sim *s, uint32_t off)
+{
+    const KPlan *p = s->k->plan;
+    for (uint32_t i = 0; i < p->nsmem; i++)
+        if (off >= p->smem[i].offset && off < p->smem[i].offset + p->smem[i].bytes)
+            return ir_fmt(s->ctx, "shared byte %u of `%s`", off - p->smem[i].offset,
+                          ir_symstr(s->ctx, sim_node(s, p->smem[i].decl)->name));
+    return ir_fmt(s->ctx, "shared byte %u", off);
+}
+
+/* "mbarrier `ring.full[2]`" */
+static const char *mbar_name(Sim *s, uint32_t addr)
+{
+    const KPlan *p = s->k->plan;
+    for (uint32_t i = 0; i < p->nsmem; i++) {
+        const Node *d = sim_node(s, p->smem[i].decl);
+        if (d->op == OP_MBARRIER && addr >= p->smem[i].offset && addr < p->smem[i].offset + p->smem[i].bytes)
+            return d->a ? ir_fmt(s->ctx, "mbarrier `%s[%u]`", ir_symstr(s->ctx, d->name), (addr - p->smem[i].offset) / 8)
+                        : ir_fmt(s->ctx, "mbarrier `%s`", ir_symstr(s->ctx, d->name));
+    }
+    return ir_fmt(s->ctx, "the mbarrier at shared byte %u", addr);
+}
+
 /* ---- vector clocks ------------------------------------------------------------ */
 
 void sim_vc_join(Sim *s, uint32_t *dst, const uint32_t *src)
@@ -64,13 +87,13 @@ void sim_race_access(Sim *s, SimThread *t, uint32_t off, uint32_t n, int write, 
     for (uint32_t b = off; b < off + n && b < s->smem_bytes; b++) {
         uint32_t w = s->sh_wt[b], r = s->sh_rt[b];
         if (w && w != me && s->sh_wc[b] > t->vc[w - 1]) {
-            sim_fail(s, 1, E0981, at, "thread %d %s shared byte %u that thread %u wrote: %s",
-                     t->tid, write ? "writes" : "reads", b, w - 1, ordered_by());
+            sim_fail(s, 1, E0981, at, "thread %d %s %s that thread %u wrote: %s",
+                     t->tid, write ? "writes" : "reads", sim_smem_name(s, b), w - 1, ordered_by());
             return;
         }
         if (write && r && r != me && s->sh_rc[b] > t->vc[r - 1]) {
-            sim_fail(s, 1, E0981, at, "thread %d writes shared byte %u that thread %u read: %s",
-                     t->tid, b, r - 1, ordered_by());
+            sim_fail(s, 1, E0981, at, "thread %d writes %s that thread %u read: %s",
+                     t->tid, sim_smem_name(s, b), r - 1, ordered_by());
             return;
         }
         if (write) {
@@ -189,7 +212,7 @@ SimMbar *sim_mbar(Sim *s, uint32_t addr, NodeId at, int create)
         if (s->mbars[i].addr == addr)
             return &s->mbars[i];
     if (!create) {
-        sim_fail(s, 1, E0982, at, "mbarrier at shared byte %u is used before @mbar_init", addr);
+        sim_fail(s, 1, E0982, at, "%s is used before @mbar_init", mbar_name(s, addr));
         return NULL;
     }
     s->mbars = arena_grow(&s->ctx->arena, s->mbars, &s->capmbars, s->nmbars + 1, sizeof *s->mbars);
@@ -204,8 +227,8 @@ SimMbar *sim_mbar(Sim *s, uint32_t addr, NodeId at, int create)
 static void mbar_check(Sim *s, SimMbar *m, NodeId at)
 {
     if (m->pending < 0) {
-        sim_fail(s, 1, E0981, at, "mbarrier at shared byte %u gets more arrivals than its count %lld in "
-                 "phase %u", m->addr, (long long)m->count, m->phase);
+        sim_fail(s, 1, E0981, at, "%s gets more arrivals than its count %lld in "
+                 "phase %u", mbar_name(s, m->addr), (long long)m->count, m->phase);
         return;
     }
     if (m->pending == 0 && m->tx == 0) {
@@ -221,8 +244,8 @@ static void mbar_check(Sim *s, SimMbar *m, NodeId at)
 void sim_mbar_arrive(Sim *s, SimThread *t, SimMbar *m, int64_t tx)
 {
     if (!m->init) {
-        sim_fail(s, 1, E0982, t->wnode, "thread %d arrives on the mbarrier at shared byte %u before "
-                 "@mbar_init", t->tid, m->addr);
+        sim_fail(s, 1, E0982, t->wnode, "thread %d arrives on %s before "
+                 "@mbar_init", t->tid, mbar_name(s, m->addr));
         return;
     }
     m->tx += tx;
@@ -262,9 +285,9 @@ static const char *wait_text(Sim *s, SimThread *t)
     const Node *n = sim_node(s, t->wnode);
     if (n->op == OP_L_MBAR_WAIT) {
         const SimMbar *m = t->wobj;
-        return ir_fmt(s->ctx, "an mbarrier at shared byte %u, parity %lld: %u phases completed, "
+        return ir_fmt(s->ctx, "%s, parity %lld: %u phases completed, "
                       "%lld of %lld arrivals and %lld transaction bytes still missing in phase %u",
-                      m->addr, (long long)t->warg, m->phase, (long long)m->pending, (long long)m->count,
+                      mbar_name(s, m->addr), (long long)t->warg, m->phase, (long long)m->pending, (long long)m->count,
                       (long long)m->tx, m->phase);
     }
     if (n->op == OP_BAR_SYNC || n->op == OP_SYNC) {

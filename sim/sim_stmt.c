@@ -185,7 +185,7 @@ static void mbar_wait(Sim *s, SimThread *t, NodeId st)
     if (!m)
         return;
     if (!m->init) {
-        sim_fail(s, 1, E0982, st, "thread %d waits on the mbarrier at shared byte %u before @mbar_init",
+        sim_fail(s, 1, E0982, st, "thread %d waits on an mbarrier (shared byte %u) before @mbar_init",
                  t->tid, m->addr);
         return;
     }

@@ -108,8 +108,8 @@ static int wg_bytes(Sim *s, const SimWg *x, IrTc tc, int delta, SimThread *t)
                 }
                 for (int b = 0; b < e; b++) {
                     if (delta > 0 && s->async_w[a + (uint32_t)b]) {
-                        sim_fail(s, 1, E0981, x->node, "a wgmma reads shared byte %u while a TMA load still "
-                                 "writes it (no mbarrier wait orders them)", a + (uint32_t)b);
+                        sim_fail(s, 1, E0981, x->node, "a wgmma reads %s while a TMA load still "
+                                 "writes it (no mbarrier wait orders them)", sim_smem_name(s, a + (uint32_t)b));
                         return 0;
                     }
                     s->async_r[a + (uint32_t)b] = (uint8_t)(s->async_r[a + (uint32_t)b] + delta);
@@ -364,8 +364,8 @@ void sim_ldmatrix(Sim *s, SimThread *t, NodeId st, int store)
                     return;
                 }
                 if (s->async_w[a] || (store && s->async_r[a])) {
-                    sim_fail(s, 1, E0981, st, "lane %d's %s of shared byte %u races with an asynchronous "
-                             "copy or wgmma still in flight", l, store ? "stmatrix" : "ldmatrix", a);
+                    sim_fail(s, 1, E0981, st, "lane %d's %s of %s races with an asynchronous "
+                             "copy or wgmma still in flight", l, store ? "stmatrix" : "ldmatrix", sim_smem_name(s, a));
                     return;
                 }
                 sim_race_access(s, u, a, 2, store, st);
@@ -469,8 +469,8 @@ void sim_tma_load(Sim *s, SimThread *t, NodeId st)
         }
         for (int b = 0; b < g.e; b++) {
             if (s->async_r[sb + (uint32_t)b]) {
-                sim_fail(s, 1, E0981, st, "a TMA load overwrites shared byte %u that a wgmma or TMA store "
-                         "in flight still reads (a stage released before its reader's wait)", sb + (uint32_t)b);
+                sim_fail(s, 1, E0981, st, "a TMA load overwrites %s that a wgmma or TMA store "
+                         "in flight still reads (a stage released before its reader's wait)", sim_smem_name(s, sb + (uint32_t)b));
                 return;
             }
             s->async_w[sb + (uint32_t)b]++;
@@ -530,8 +530,8 @@ void sim_tma_store(Sim *s, SimThread *t, NodeId st)
         }
         for (int b = 0; b < g.e; b++) {
             if (s->async_w[sb + (uint32_t)b]) {
-                sim_fail(s, 1, E0981, st, "a TMA store reads shared byte %u that a TMA load still writes",
-                         sb + (uint32_t)b);
+                sim_fail(s, 1, E0981, st, "a TMA store reads %s that a TMA load still writes",
+                         sim_smem_name(s, sb + (uint32_t)b));
                 return;
             }
             s->async_r[sb + (uint32_t)b]++;
@@ -594,8 +594,8 @@ void sim_cp_async(Sim *s, SimThread *t, NodeId st)
     }
     for (uint32_t b = 0; b < bytes; b++) {
         if (s->async_r[dst.soff + b]) {
-            sim_fail(s, 1, E0981, st, "cp.async overwrites shared byte %u that an asynchronous reader "
-                     "still reads", dst.soff + b);
+            sim_fail(s, 1, E0981, st, "cp.async overwrites %s that an asynchronous reader "
+                     "still reads", sim_smem_name(s, dst.soff + b));
             return;
         }
         s->async_w[dst.soff + b]++;
