@@ -110,7 +110,7 @@ static void lowered(Printer *p, const Node *n)
     FILE *out = p->out;
     fprintf(out, "@%s", ir_ops[n->op].spelling);
     switch ((Op)n->op) {
-    case OP_L_MMA: case OP_L_WGMMA: {
+    case OP_L_MMA: case OP_L_WGMMA: case OP_L_MFMA: {
         IrTc t = ir_tc_unpack(n->v.i);
         fprintf(out, ".m%un%uk%u.%s.%s", t.m, t.n, t.k, ir_dtypes[t.acc].spelling,
                 ir_dtypes[t.ab].spelling);

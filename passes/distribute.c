@@ -43,7 +43,7 @@ LyTile dist_ly_of(Lw *w, NodeId n)
     memset(&ly, 0, sizeof ly);
     ly.layout = (Layout)t->layout;
     ly.dtype = (DType)t->dtype;
-    ly.warp_size = 32;
+    ly.warp_size = tg_warp(w->tg);
     if (t->rank == 1) {
         ly.rows = (int)t->shape[0];
         ly.cols = 0;
@@ -313,7 +313,7 @@ static Red *reduce(Lw *w, NodeId rn)
         NodeId v = irb_name(b, part);
         for (int i = 0; i < nt; i++) {
             LyTerm tm = by_col ? tp.row[i] : tp.col[i];
-            if (tm.div * tm.mod > 32)
+            if (tm.div * tm.mod > tg_warp(w->tg))
                 return NULL; /* across warps: needs shared memory */
             for (int m = tm.div; m < tm.div * tm.mod; m *= 2) {
                 NodeId sargs[2] = {v, irb_i32(b, m)};
@@ -668,12 +668,14 @@ static void stmt(Lw *w, NodeId s, IrList *out)
             return;
         }
         break;
-    case OP_MMA:
-        dist_mma(w, s, out);
-        return;
-    case OP_WGMMA:
-        dist_wgmma(w, s, out);
-        return;
+    case OP_MMA: case OP_WGMMA: case OP_MFMA: {
+        DistTcFn fn = dist_tc[tc_family_of((Op)n->op)];
+        if (fn) {
+            fn(w, s, out);
+            return;
+        }
+        break;
+    }
     case OP_STMATRIX:
         dist_stmatrix(w, s, out);
         return;

@@ -50,7 +50,7 @@ uint32_t pass_unsupported(CakeCtx *ctx, Kernel *k, Target tg);
 /* the lowered-level checker (lcheck.c): after `pass`, a violated invariant
  * is a compiler bug (ir_bug) */
 int pass_lcheck_enabled(const CakeCtx *ctx);
-void pass_lcheck(CakeCtx *ctx, Kernel *k, const char *pass);
+void pass_lcheck(CakeCtx *ctx, Kernel *k, Target tg, const char *pass);
 
 /* dumps k after `pass` when ctx->dump_after asks for it */
 void pass_dump(CakeCtx *ctx, const Kernel *k, const char *pass);
