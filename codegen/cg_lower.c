@@ -320,6 +320,14 @@ void cg_lowered_stmt(Cg *cg, NodeId s)
 {
     Node *n = ir_get(cg->k, s);
     const CgTarget *t = cg->t;
+    TcFamily fam = tc_family_of((Op)n->op);
+    if (fam && n->op == tc_family(fam)->lowered && tc_family(fam)->a_src == TCO_REG) {
+        if (!t->mma || !tg_has(cg->tg, tc_family(fam)->feature))   /* the family's codegen hook */
+            cg_unsupported(cg, s, ir_fmt(cg->ctx, "'%s' on this target", ir_ops[n->op].spelling));
+        else
+            mma(cg, n);
+        return;
+    }
     if (!t->mbar_init) {
         cg_unsupported(cg, s, ir_fmt(cg->ctx, "'%s' on this target", ir_ops[n->op].spelling));
         return;
@@ -340,7 +348,6 @@ void cg_lowered_stmt(Cg *cg, NodeId s)
     case OP_L_WG_COMMIT: t->wg_commit(cg); return;
     case OP_L_WG_WAIT: t->wg_wait(cg, op_const(cg, n, 0)); return;
     case OP_L_WGMMA: wgmma(cg, n); return;
-    case OP_L_MMA: case OP_L_MFMA: mma(cg, n); return;
     case OP_L_LDMATRIX: ldmatrix(cg, n); return;
     case OP_L_STMATRIX: stmatrix(cg, n); return;
     case OP_L_SETMAXNREG: t->setmaxnreg(cg, n->sub, (int)n->v.i); return;
@@ -398,6 +405,10 @@ LLVMValueRef cg_lowered_expr(Cg *cg, NodeId e, CgTy ty)
         LLVMValueRef start = LLVMBuildLShr(b, LLVMBuildAnd(b, a, cg_i64(cg, 0x3ffff), ""), cg_i64(cg, 4), "");
         uint64_t rest = ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 | mode << 62;
         return LLVMBuildOr(b, start, LLVMConstInt(cg->ti64, rest, 0), "");
+    }
+    case OP_L_LANE: {
+        NodeId v = ir_list_at(cg->k, n, 0);
+        return LLVMBuildExtractElement(b, cg_expr_of(cg, v, cg_ty(cg, v)), cg_i32(cg, n->v.i), "");
     }
     case OP_L_PACK: {
         LLVMTypeRef vt = cg_llvm_type(cg, ty);

@@ -194,6 +194,7 @@ OP(L_SADDR,       "saddr",          OC_LOW, -1, 0,                CC_INT)    /* 
                                                                                 sub 1: (NAME, byte offset) unswizzled from the base */
 OP(L_WGDESC,      "wgmma_desc",     OC_LOW, 1, 0,                 CC_INT)    /* u64 descriptor of (saddr): v.i = lbo | sbo << 20 | swizzle << 40 */
 OP(L_PACK,        "pack",           OC_LOW, -1, 0,                CC_FREE)   /* a vector of its scalar operands */
+OP(L_LANE,        "lane",           OC_LOW, 1, 0,                 CC_FREE)   /* (vector): its lane v.i, a scalar */
 /* ---- declarations ------------------------------------------------------ */
 OP(L_TMAP,        "tensormap",      OC_LOW, -1, OF_LSTMT,         CC_FREE)   /* name; a = NAME of the tensor arg; list = box
                                                                                 (innermost first); v.attr.swizzle */

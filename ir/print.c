@@ -127,6 +127,9 @@ static void lowered(Printer *p, const Node *n)
     case OP_L_LDMATRIX: case OP_L_STMATRIX:
         fprintf(out, ".x%u%s", n->sub, n->v.i ? ".trans" : "");
         break;
+    case OP_L_LANE:
+        fprintf(out, ".%lld", (long long)n->v.i);
+        break;
     case OP_L_SETMAXNREG:
         fprintf(out, ".%s.%lld", n->sub ? "inc" : "dec", (long long)n->v.i);
         break;

@@ -181,9 +181,62 @@ static void dist_wgmma(Lw *w, NodeId s, IrList *out)
             }
 }
 
+/* ---- MFMA ------------------------------------------------------------------------ */
+
+/* mfma D += A * B: the instruction is the accumulator's MFMA atom (m x m, ir/layout:
+ * 32 when both dims are multiples of 32, else 16) with K the A atom's columns (16-bit:
+ * 8 for 32x32, 16 for 16x16; f32: 2 or 4); one @mfma per (k-step, row block, column
+ * block), k-step outermost, so consecutive instructions use different accumulators */
+static void dist_mfma(Lw *w, NodeId s, IrList *out)
+{
+    IrB *b = &w->b;
+    Node *n = lw_node(w, s);
+    FView d, a, bb;
+    if (!dist_view(w, n->a, &d) || !dist_view(w, n->b, &a) || !dist_view(w, n->c, &bb)) {
+        dist_error(w, s, "mfma operands that are not register tile views");
+        return;
+    }
+    const TcFamilyInfo *fam = tc_family(TCF_MFMA);
+    DType ab = a.f->ly.dtype, acc = d.f->ly.dtype;
+    int m, m2, am, k, bk, bn;
+    if (!ly_atom(&d.f->ly, &m, &m2) || !ly_atom(&a.f->ly, &am, &k) || !ly_atom(&bb.f->ly, &bk, &bn) ||
+        m != m2 || am != m || bn != m || bk != k) {
+        dist_error(w, s, "mfma operands whose MFMA atoms differ (the accumulator's rows and columns, "
+                         "A's rows and B's columns must all be multiples of 32, or all use 16)");
+        return;
+    }
+    if (!tg_tc_find(w->tg, OP_MFMA, m, m, k, ab, acc)) {
+        char have[256];
+        tg_tc_describe(w->tg, OP_MFMA, ab, have, sizeof have);
+        dist_error(w, s, ir_fmt(b->ctx, "an MFMA %dx%dx%d %s->%s on %s (it has: %s)", m, m, k,
+                                ir_dtypes[ab].spelling, ir_dtypes[acc].spelling, ir_target_names[w->tg],
+                                have[0] ? have : "none for these inputs"));
+        return;
+    }
+    LyTile fd = frag_tile(w, fam->c, acc, m, m), fa = frag_tile(w, fam->a, ab, m, k),
+           fb = frag_tile(w, fam->b, ab, k, m);
+    IrTc tc = {(uint16_t)m, (uint16_t)m, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE};
+    for (int ki = 0; ki < a.cols / k; ki++)
+        for (int mi = 0; mi < d.rows / m; mi++)
+            for (int ni = 0; ni < d.cols / m; ni++) {
+                NodeId ops[64];
+                uint32_t no = 0;
+                if (!operands(w, &d, &fd, m * mi, m * ni, ops, &no) ||
+                    !operands(w, &a, &fa, m * mi, k * ki, ops, &no) ||
+                    !operands(w, &bb, &fb, k * ki, m * ni, ops, &no)) {
+                    dist_error(w, s, "mfma operands whose fragments do not line up with the instruction");
+                    return;
+                }
+                NodeId x = irb_stmt(b, fam->lowered, ops, no);
+                lw_node(w, x)->v.i = ir_tc_pack(tc);
+                irb_push(b, out, x);
+            }
+}
+
 const DistTcFn dist_tc[TCF__COUNT] = {
     [TCF_MMA_SYNC] = dist_mma,
     [TCF_WGMMA] = dist_wgmma,
+    [TCF_MFMA] = dist_mfma,
 };
 
 /* ---- ldmatrix / stmatrix ----------------------------------------------------------- */
