@@ -76,7 +76,7 @@ static const TcShape mfma_gfx942[] = {
     .llvm_features = "+ptx85"
 #define AMD .vendor = VENDOR_AMD, .warp_size = 64, .warp_word = "wavefront", \
     .max_threads_per_block = 1024, .max_smem_per_block = 65536, .regs_per_sm = 131072, \
-    .max_regs_per_thread = 512, .group_warps = 4, .max_grid = AMD_GRID, .llvm_triple = "amdgcn-amd-amdhsa", \
+    .max_regs_per_thread = 512, .max_agprs = 256, .group_warps = 4, .max_grid = AMD_GRID, .llvm_triple = "amdgcn-amd-amdhsa", \
     .llvm_features = ""
 #define SETMAXNREG .reg_alloc_unit = 8, .setmaxnreg_min = 24, .setmaxnreg_max = 256
 #define TC(fam, table) [fam] = {table, N_(table)}

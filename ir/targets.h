@@ -58,6 +58,8 @@ typedef struct {
     int64_t max_smem_per_block;    /* bytes, with opt-in (NVIDIA) or LDS per workgroup (AMD) */
     int64_t regs_per_sm;           /* 32-bit registers per SM (per CU on AMD) */
     int max_regs_per_thread;       /* 255 NVIDIA; 512 AMD (VGPR + AGPR) */
+    int max_agprs;                 /* AMD: of those, the accumulation VGPRs (AGPRs) only MFMA
+                                      accumulators use: 256 (the other 256 are VGPRs); 0 NVIDIA */
     int reg_alloc_unit;            /* setmaxnreg granularity (8), 0 if no setmaxnreg */
     int setmaxnreg_min, setmaxnreg_max;
     int max_named_barriers;        /* 16 on NVIDIA, 0 on AMD */
