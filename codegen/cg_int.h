@@ -71,6 +71,9 @@ typedef struct CgTarget {
     /* d: nd accumulator values in, results out; a_regs: packed A registers or NULL */
     void (*wgmma)(Cg *, IrTc t, LLVMValueRef desc_a, LLVMValueRef desc_b, LLVMValueRef *a_regs,
                   unsigned na, LLVMValueRef *d, unsigned nd);
+    /* the register-operand tensor-core instruction of the target's family
+     * (ir/tcfamily.h): mma.sync on NVIDIA, MFMA on AMD; a, b: packed 32-bit
+     * registers of A and B; d: nd accumulator values in, results out */
     void (*mma)(Cg *, IrTc t, LLVMValueRef *a, unsigned na, LLVMValueRef *b, unsigned nb,
                 LLVMValueRef *d, unsigned nd);
     void (*ldmatrix)(Cg *, int n, int trans, LLVMValueRef addr, LLVMValueRef *out); /* n i32 */

@@ -58,6 +58,7 @@ DIAG(E0508, SEV_ERROR, "invalid grid extent")
 DIAG(E0509, SEV_ERROR, "a role without regs next to roles with regs")
 DIAG(E0510, SEV_ERROR, "block size not a multiple of the warp width")
 DIAG(E0511, SEV_ERROR, "per-thread register array larger than a thread's registers")
+DIAG(E0512, SEV_ERROR, "register tiles exceed the VGPR or AGPR file on AMD")
 DIAG(W0501, SEV_WARNING, "block size not a multiple of the warp size")
 DIAG(W0502, SEV_WARNING, "role register budget ignored on a target without setmaxnreg")
 /* TMA and async copies */

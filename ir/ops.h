@@ -184,6 +184,7 @@ OP(L_WG_WAIT,     "wgmma_wait",     OC_LOW, 1, OF_LSTMT|OF_TC|OF_SYNC, CC_BAR) /
 OP(L_WGMMA,       "wgmma",          OC_LOW, -1, OF_LSTMT|OF_TC,   CC_WGMMA)  /* (descA | 0, descB, d.., a..): v.i IrTc */
 /* ---- warp MMA and fragment moves ------------------------------------ */
 OP(L_MMA,         "mma",            OC_LOW, -1, OF_LSTMT|OF_TC,   CC_MMA)    /* (d.., a.., b..): v.i IrTc */
+OP(L_MFMA,        "mfma",           OC_LOW, -1, OF_LSTMT|OF_TC,   CC_MFMA)   /* (d.., a.., b..): v.i IrTc; one wavefront */
 OP(L_LDMATRIX,    "ldmatrix",       OC_LOW, -1, OF_LSTMT|OF_MEM,  CC_SLOAD)  /* (addr, dst..): sub = x1/x2/x4, v.i 1 = .trans */
 OP(L_STMATRIX,    "stmatrix",       OC_LOW, -1, OF_LSTMT|OF_MEM,  CC_SSTORE) /* (addr, src..): sub = x1/x2/x4, v.i 1 = .trans */
 /* ---- registers --------------------------------------------------------- */
@@ -193,6 +194,7 @@ OP(L_SADDR,       "saddr",          OC_LOW, -1, 0,                CC_INT)    /* 
                                                                                 sub 1: (NAME, byte offset) unswizzled from the base */
 OP(L_WGDESC,      "wgmma_desc",     OC_LOW, 1, 0,                 CC_INT)    /* u64 descriptor of (saddr): v.i = lbo | sbo << 20 | swizzle << 40 */
 OP(L_PACK,        "pack",           OC_LOW, -1, 0,                CC_FREE)   /* a vector of its scalar operands */
+OP(L_LANE,        "lane",           OC_LOW, 1, 0,                 CC_FREE)   /* (vector): its lane v.i, a scalar */
 /* ---- declarations ------------------------------------------------------ */
 OP(L_TMAP,        "tensormap",      OC_LOW, -1, OF_LSTMT,         CC_FREE)   /* name; a = NAME of the tensor arg; list = box
                                                                                 (innermost first); v.attr.swizzle */

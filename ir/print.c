@@ -110,7 +110,7 @@ static void lowered(Printer *p, const Node *n)
     FILE *out = p->out;
     fprintf(out, "@%s", ir_ops[n->op].spelling);
     switch ((Op)n->op) {
-    case OP_L_MMA: case OP_L_WGMMA: {
+    case OP_L_MMA: case OP_L_WGMMA: case OP_L_MFMA: {
         IrTc t = ir_tc_unpack(n->v.i);
         fprintf(out, ".m%un%uk%u.%s.%s", t.m, t.n, t.k, ir_dtypes[t.acc].spelling,
                 ir_dtypes[t.ab].spelling);
@@ -126,6 +126,9 @@ static void lowered(Printer *p, const Node *n)
     }
     case OP_L_LDMATRIX: case OP_L_STMATRIX:
         fprintf(out, ".x%u%s", n->sub, n->v.i ? ".trans" : "");
+        break;
+    case OP_L_LANE:
+        fprintf(out, ".%lld", (long long)n->v.i);
         break;
     case OP_L_SETMAXNREG:
         fprintf(out, ".%s.%lld", n->sub ? "inc" : "dec", (long long)n->v.i);
