@@ -215,6 +215,8 @@ cJSON *drv_check_json(const CheckReport *r)
         }
         cJSON_AddNumberToObject(sm, "seed", (double)r->sample.seed);
     }
+    cJSON_AddNumberToObject(j, "ref_seconds", r->ref_seconds);       /* host: the fp64 reference */
+    cJSON_AddNumberToObject(j, "device_seconds", r->device_seconds); /* the launch, copies included */
     cJSON_AddStringToObject(j, "message", r->message);
     return j;
 }

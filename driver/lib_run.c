@@ -66,11 +66,38 @@ static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDev
     return ok;
 }
 
+/* what a measurement ran on (docs/library.md, "Tuning on every GPU"): the
+ * device's name, its PCI address, the CUDA_VISIBLE_DEVICES it was given, and
+ * the SM clock before and after (0: unknown, left out); dev NULL: --fake-measure */
+static cJSON *measured_on(CakeCtx *ctx, const LibOptions *o, const RtDevice *dev, int mhz0, int mhz1)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "device", dev ? rt_info(dev)->name : ir_fmt(ctx, "fake:%s", o->fake));
+    if (dev) {
+        char bus[32];
+        rt_pci_bus_id(dev, bus, sizeof bus);
+        cJSON_AddStringToObject(m, "pci_bus_id", bus);
+    }
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis)
+        cJSON_AddStringToObject(m, "visible_devices", vis);
+    if (mhz0 > 0 && mhz1 > 0) {
+        int both[2] = {mhz0, mhz1};
+        cJSON_AddItemToObject(m, "sm_clock_mhz", cJSON_CreateIntArray(both, 2));
+    }
+    return m;
+}
+
 static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
                     const ShapeEnv *env, cJSON *extra, CakeLib *lib, const CakeLibChoice *ch)
 {
     CakeBench b;
+    RtClock *clk = rt_clock_open(dev);
+    int mhz0 = rt_clock_sm_mhz(clk);
     int rc = cake_bench(ctx, dev, ck, env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+    int mhz1 = rt_clock_sm_mhz(clk);
+    rt_clock_close(clk);
+    cJSON_AddItemToObject(extra, "measured_on", measured_on(ctx, o, dev, mhz0, mhz1));
     if (rc == 2)
         return EXIT_BUG;
     if (rc) {
@@ -182,6 +209,7 @@ static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const Cak
     cake_lib_variant(lib, ch->op, ch->variant, &v);
     cJSON_AddStringToObject(extra, "variant", v.name);
     cJSON_AddStringToObject(extra, "device", ir_fmt(ctx, "fake:%s", o->fake));
+    cJSON_AddItemToObject(extra, "measured_on", measured_on(ctx, o, NULL, 0, 0));
     cJSON *b = cJSON_AddObjectToObject(extra, "bench");
     cJSON_AddNumberToObject(b, "median_ms", ms);
     cJSON_AddBoolToObject(b, "fake", 1);
@@ -199,6 +227,8 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
 {
     cJSON *times = cJSON_AddObjectToObject(extra, "bench_all");
     cJSON *failed = cJSON_AddObjectToObject(extra, "failed_all");
+    cJSON *on = cJSON_AddObjectToObject(extra, "measured_on_all");
+    RtClock *clk = o->fake ? NULL : rt_clock_open(dev);
     int timed = 0;
     for (uint32_t i = 0; i < ch->ntested; i++) {
         if (!ch->held[i])
@@ -217,14 +247,18 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
             ShapeEnv env;
             CakeBench b;
             cake_lib_choice_env(ctx, lib, ch, &env);
-            int rc = cake_lib_kernel(ctx, lib, dev, ch, &ck);
+            int rc = cake_lib_kernel(ctx, lib, dev, ch, &ck), mhz0 = rt_clock_sm_mhz(clk);
             if (!rc)
                 rc = cake_bench(ctx, dev, ck, &env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+            if (!rc)
+                cJSON_AddItemToObject(on, v.name, measured_on(ctx, o, dev, mhz0, rt_clock_sm_mhz(clk)));
             if (rc)
                 why = rc == 1 ? "user_error" : rc == 2 ? "internal_error" : "fault";
             else
                 ms = b.t.median_ms;
         }
+        if (!why && o->fake)
+            cJSON_AddItemToObject(on, v.name, measured_on(ctx, o, NULL, 0, 0));
         if (why) {
             cJSON_AddStringToObject(failed, v.name, why);
         } else {
@@ -234,6 +268,7 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
         if (!o->opt.json)
             printf("bench %-28s %s%.4f%s\n", v.name, why ? why : "median ", why ? 0.0 : ms, why ? "" : " ms");
     }
+    rt_clock_close(clk);
     cJSON_AddStringToObject(extra, "device", o->fake ? ir_fmt(ctx, "fake:%s", o->fake) : rt_info(dev)->name);
     return timed ? EXIT_OK : EXIT_DEVICE;
 }
