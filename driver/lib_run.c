@@ -66,28 +66,6 @@ static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDev
     return ok;
 }
 
-/* what a measurement ran on (docs/library.md, "Tuning on every GPU"): the
- * device's name, its PCI address, the CUDA_VISIBLE_DEVICES it was given, and
- * the SM clock before and after (0: unknown, left out); dev NULL: --fake-measure */
-static cJSON *measured_on(CakeCtx *ctx, const LibOptions *o, const RtDevice *dev, int mhz0, int mhz1)
-{
-    cJSON *m = cJSON_CreateObject();
-    cJSON_AddStringToObject(m, "device", dev ? rt_info(dev)->name : ir_fmt(ctx, "fake:%s", o->fake));
-    if (dev) {
-        char bus[32];
-        rt_pci_bus_id(dev, bus, sizeof bus);
-        cJSON_AddStringToObject(m, "pci_bus_id", bus);
-    }
-    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-    if (vis)
-        cJSON_AddStringToObject(m, "visible_devices", vis);
-    if (mhz0 > 0 && mhz1 > 0) {
-        int both[2] = {mhz0, mhz1};
-        cJSON_AddItemToObject(m, "sm_clock_mhz", cJSON_CreateIntArray(both, 2));
-    }
-    return m;
-}
-
 static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
                     const ShapeEnv *env, cJSON *extra, CakeLib *lib, const CakeLibChoice *ch)
 {
@@ -97,7 +75,7 @@ static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel
     int rc = cake_bench(ctx, dev, ck, env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
     int mhz1 = rt_clock_sm_mhz(clk);
     rt_clock_close(clk);
-    cJSON_AddItemToObject(extra, "measured_on", measured_on(ctx, o, dev, mhz0, mhz1));
+    cJSON_AddItemToObject(extra, "measured_on", drv_measured_on(ctx, dev, o->fake, mhz0, mhz1));
     if (rc == 2)
         return EXIT_BUG;
     if (rc) {
@@ -209,7 +187,7 @@ static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const Cak
     cake_lib_variant(lib, ch->op, ch->variant, &v);
     cJSON_AddStringToObject(extra, "variant", v.name);
     cJSON_AddStringToObject(extra, "device", ir_fmt(ctx, "fake:%s", o->fake));
-    cJSON_AddItemToObject(extra, "measured_on", measured_on(ctx, o, NULL, 0, 0));
+    cJSON_AddItemToObject(extra, "measured_on", drv_measured_on(ctx, NULL, o->fake, 0, 0));
     cJSON *b = cJSON_AddObjectToObject(extra, "bench");
     cJSON_AddNumberToObject(b, "median_ms", ms);
     cJSON_AddBoolToObject(b, "fake", 1);
@@ -251,14 +229,14 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
             if (!rc)
                 rc = cake_bench(ctx, dev, ck, &env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
             if (!rc)
-                cJSON_AddItemToObject(on, v.name, measured_on(ctx, o, dev, mhz0, rt_clock_sm_mhz(clk)));
+                cJSON_AddItemToObject(on, v.name, drv_measured_on(ctx, dev, o->fake, mhz0, rt_clock_sm_mhz(clk)));
             if (rc)
                 why = rc == 1 ? "user_error" : rc == 2 ? "internal_error" : "fault";
             else
                 ms = b.t.median_ms;
         }
         if (!why && o->fake)
-            cJSON_AddItemToObject(on, v.name, measured_on(ctx, o, NULL, 0, 0));
+            cJSON_AddItemToObject(on, v.name, drv_measured_on(ctx, NULL, o->fake, 0, 0));
         if (why) {
             cJSON_AddStringToObject(failed, v.name, why);
         } else {

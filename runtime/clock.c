@@ -1,4 +1,5 @@
-/* clock.c — where a device sits and how fast its SMs run now (rt.h): the
+/* clock.c — how many GPUs there are, where a device sits and how fast its
+ * SMs run now (rt.h): the count from the driver (no context), the
  * PCI address from the driver's attributes, the SM clock from NVML, loaded
  * with dlopen like the drivers (cakec links nothing of NVIDIA's). A tuning
  * measurement records both, so that a table says which GPU measured what
@@ -20,6 +21,22 @@ struct RtClock {
     NvmlShutdown shutdown;
     NvmlClock clock;
 };
+
+int rt_gpu_count(void)
+{
+    const char *env = getenv("CAKE_LIBCUDA");
+    void *lib = dlopen(env && *env ? env : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib)
+        return 0;
+    typedef int (*CuInit)(unsigned);
+    typedef int (*CuCount)(int *);
+    CuInit init = (CuInit)dlsym(lib, "cuInit");
+    CuCount count = (CuCount)dlsym(lib, "cuDeviceGetCount");
+    int n = 0;
+    if (!init || !count || init(0) != 0 || count(&n) != 0)
+        n = 0;
+    return n; /* libcuda stays loaded: unloading an initialized driver is not safe */
+}
 
 void rt_pci_bus_id(const RtDevice *dev, char *buf, size_t cap)
 {

@@ -96,6 +96,12 @@ void rt_pci_bus_id(const RtDevice *dev, char *buf, size_t cap);
  * by rt_clock_open; clock.c): 0 where there is no NVML, the device is not
  * NVIDIA or NVML does not know it. A timing records it before and after its
  * runs (a clock that dropped between the two says the GPU throttled). */
+/* How many CUDA devices the driver sees (under this process's
+ * CUDA_VISIBLE_DEVICES), without creating a context: cuInit and
+ * cuDeviceGetCount through libcuda.so.1 (or $CAKE_LIBCUDA); 0 without a
+ * driver or a GPU. The tuners spread their workers over them. */
+int rt_gpu_count(void);
+
 typedef struct RtClock RtClock;
 RtClock *rt_clock_open(const RtDevice *dev);   /* NULL when there is no NVML */
 int rt_clock_sm_mhz(RtClock *c);               /* NULL is fine: 0 */
