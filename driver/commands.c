@@ -215,6 +215,8 @@ cJSON *drv_check_json(const CheckReport *r)
         }
         cJSON_AddNumberToObject(sm, "seed", (double)r->sample.seed);
     }
+    cJSON_AddNumberToObject(j, "ref_seconds", r->ref_seconds);       /* host: the fp64 reference */
+    cJSON_AddNumberToObject(j, "device_seconds", r->device_seconds); /* the launch, copies included */
     cJSON_AddStringToObject(j, "message", r->message);
     return j;
 }
@@ -497,7 +499,11 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         return;
     }
     CakeBench b;
+    RtClock *clk = rt_clock_open(rs->dev);
+    int mhz0 = rt_clock_sm_mhz(clk);
     int rc = cake_bench(ctx, rs->dev, &rs->ck, &env, o->runs ? atoi(o->runs) : 0, &b);
+    cJSON_AddItemToObject(rs->extra, "measured_on", drv_measured_on(ctx, rs->dev, NULL, mhz0, rt_clock_sm_mhz(clk)));
+    rt_clock_close(clk);
     if (rc == 2) {
         rs->code = EXIT_BUG;
         return;
@@ -512,6 +518,29 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     CostResult c;
     int have = bench_cost(ctx, o, rs, &c);
     drv_bench_report(&b, have ? &c : NULL, rs->extra, o->json);
+}
+
+/* what a measurement ran on (docs/library.md, "Tuning on every GPU"): the
+ * device's name, its PCI address, the CUDA_VISIBLE_DEVICES it was given, and
+ * the SM clock before and after (0: unknown, left out); dev NULL: the fake
+ * device of --fake-measure */
+cJSON *drv_measured_on(CakeCtx *ctx, const RtDevice *dev, const char *fake, int mhz0, int mhz1)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "device", dev ? rt_info(dev)->name : ir_fmt(ctx, "fake:%s", fake ? fake : "?"));
+    if (dev) {
+        char bus[32];
+        rt_pci_bus_id(dev, bus, sizeof bus);
+        cJSON_AddStringToObject(m, "pci_bus_id", bus);
+    }
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis)
+        cJSON_AddStringToObject(m, "visible_devices", vis);
+    if (mhz0 > 0 && mhz1 > 0) {
+        int both[2] = {mhz0, mhz1};
+        cJSON_AddItemToObject(m, "sm_clock_mhz", cJSON_CreateIntArray(both, 2));
+    }
+    return m;
 }
 
 /* the bench document of b into extra ("bench", with the prediction c beside it

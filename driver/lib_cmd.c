@@ -74,6 +74,7 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--slurm-dir", &o->slurm_dir)) continue;
         else if (take(argc, argv, &i, "--partition", &o->partition)) continue;
         else if (take(argc, argv, &i, "--devices", &o->devices)) continue;
+        else if (take(argc, argv, &i, "--gres", &o->gres)) continue;
         else if (take(argc, argv, &i, "--child-timeout", &o->child_timeout)) continue;
         else if (take(argc, argv, &i, "--timeout", &o->opt.timeout)) continue;
         else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;

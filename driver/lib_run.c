@@ -70,7 +70,12 @@ static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel
                     const ShapeEnv *env, cJSON *extra, CakeLib *lib, const CakeLibChoice *ch)
 {
     CakeBench b;
+    RtClock *clk = rt_clock_open(dev);
+    int mhz0 = rt_clock_sm_mhz(clk);
     int rc = cake_bench(ctx, dev, ck, env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+    int mhz1 = rt_clock_sm_mhz(clk);
+    rt_clock_close(clk);
+    cJSON_AddItemToObject(extra, "measured_on", drv_measured_on(ctx, dev, o->fake, mhz0, mhz1));
     if (rc == 2)
         return EXIT_BUG;
     if (rc) {
@@ -182,6 +187,7 @@ static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const Cak
     cake_lib_variant(lib, ch->op, ch->variant, &v);
     cJSON_AddStringToObject(extra, "variant", v.name);
     cJSON_AddStringToObject(extra, "device", ir_fmt(ctx, "fake:%s", o->fake));
+    cJSON_AddItemToObject(extra, "measured_on", drv_measured_on(ctx, NULL, o->fake, 0, 0));
     cJSON *b = cJSON_AddObjectToObject(extra, "bench");
     cJSON_AddNumberToObject(b, "median_ms", ms);
     cJSON_AddBoolToObject(b, "fake", 1);
@@ -199,6 +205,8 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
 {
     cJSON *times = cJSON_AddObjectToObject(extra, "bench_all");
     cJSON *failed = cJSON_AddObjectToObject(extra, "failed_all");
+    cJSON *on = cJSON_AddObjectToObject(extra, "measured_on_all");
+    RtClock *clk = o->fake ? NULL : rt_clock_open(dev);
     int timed = 0;
     for (uint32_t i = 0; i < ch->ntested; i++) {
         if (!ch->held[i])
@@ -217,14 +225,18 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
             ShapeEnv env;
             CakeBench b;
             cake_lib_choice_env(ctx, lib, ch, &env);
-            int rc = cake_lib_kernel(ctx, lib, dev, ch, &ck);
+            int rc = cake_lib_kernel(ctx, lib, dev, ch, &ck), mhz0 = rt_clock_sm_mhz(clk);
             if (!rc)
                 rc = cake_bench(ctx, dev, ck, &env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+            if (!rc)
+                cJSON_AddItemToObject(on, v.name, drv_measured_on(ctx, dev, o->fake, mhz0, rt_clock_sm_mhz(clk)));
             if (rc)
                 why = rc == 1 ? "user_error" : rc == 2 ? "internal_error" : "fault";
             else
                 ms = b.t.median_ms;
         }
+        if (!why && o->fake)
+            cJSON_AddItemToObject(on, v.name, drv_measured_on(ctx, NULL, o->fake, 0, 0));
         if (why) {
             cJSON_AddStringToObject(failed, v.name, why);
         } else {
@@ -234,6 +246,7 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
         if (!o->opt.json)
             printf("bench %-28s %s%.4f%s\n", v.name, why ? why : "median ", why ? 0.0 : ms, why ? "" : " ms");
     }
+    rt_clock_close(clk);
     cJSON_AddStringToObject(extra, "device", o->fake ? ir_fmt(ctx, "fake:%s", o->fake) : rt_info(dev)->name);
     return timed ? EXIT_OK : EXIT_DEVICE;
 }
