@@ -178,6 +178,46 @@ static void uncertainty(const CostProfile *p, const TgDevice *d, CostResult *r, 
     }
 }
 
+void cost_pattern(const CostProfile *p, const CostResult *r, char *key, size_t n)
+{
+    const char *unit = p->uses_tc[COST_TC_WGMMA] ? "wgmma" : p->uses_tc[COST_TC_MMA] ? "mma"
+                     : p->uses_tc[COST_TC_MFMA] ? "mfma" : "simt";
+    snprintf(key, n, "%s/%s%s", unit, cost_resource_names[r->bottleneck], p->nroles ? "/roles" : "");
+}
+
+/* `model` only inside a family the calibration fitted (when it lists them) and
+   within the range of times it was fitted on */
+static void family(const CostProfile *p, const CostCalib *c, CostResult *r, double *widen)
+{
+    cost_pattern(p, r, r->pattern, sizeof r->pattern);
+    if (c->npat <= 0)
+        return;
+    const CostPattern *f = NULL;
+    for (int i = 0; i < c->npat; i++)
+        if (!strcmp(c->pat[i].key, r->pattern))
+            f = &c->pat[i];
+    if (!f) {
+        cost_note(r->notes, &r->nnotes, "measure: no calibrated family for pattern %s (the fit saw "
+                  "no training kernel bound like this one)", r->pattern);
+        *widen += 0.5;
+        r->measure = 1;
+    } else if (f->n < 2) {
+        cost_note(r->notes, &r->nnotes, "measure: family %s had one training case only", r->pattern);
+        *widen += 0.25;
+        r->measure = 1;
+    } else if (c->pat_err > 0 && f->err > c->pat_err) {
+        cost_note(r->notes, &r->nnotes, "measure: family %s was fitted with an error up to %.0f%% "
+                  "(80th percentile of %d training cases)", r->pattern, 100 * f->err, f->n);
+        *widen += f->err;
+        r->measure = 1;
+    } else if (r->time_ms < f->t_lo / 4 || r->time_ms > f->t_hi * 4) {
+        cost_note(r->notes, &r->nnotes, "measure: %.4g ms is outside the range family %s was fitted "
+                  "on (%.4g .. %.4g ms, 4x margin)", r->time_ms, r->pattern, f->t_lo, f->t_hi);
+        *widen += 0.25;
+        r->measure = 1;
+    }
+}
+
 void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, CostResult *r)
 {
     char kernel[64], shape[256], target[16];
@@ -305,12 +345,22 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
         snprintf(r->roles[i].name, sizeof r->roles[i].name, "%s", p->roles[i].name);
         r->roles[i].threads = p->roles[i].threads;
         r->roles[i].regs = p->roles[i].regs;
-        r->roles[i].ms = per_sm * path_clk(block_clk(&p->roles[i].w, d, c), overlap) / clk * 1e3;
+        BlockClk rb = block_clk(&p->roles[i].w, d, c);
+        r->roles[i].ms = per_sm * path_clk(rb, overlap) / clk * 1e3;
+        r->roles[i].tensor_ms = per_sm * rb.tc / clk * 1e3;
+        r->roles[i].simt_ms = per_sm * rb.alu / clk * 1e3;
+        r->roles[i].mufu_ms = per_sm * rb.sfu / clk * 1e3;
+        r->roles[i].shared_ms = per_sm * rb.smem / clk * 1e3;
     }
     r->nroles = p->nroles;
 
+    r->body_ms[0] = fmax(per_sm * path, path_max) / clk * 1e3;
+    r->body_ms[1] = r->pipeline_ms;
+    r->body_ms[2] = r->res_ms[CR_SMEM];
+    r->body_ms[3] = fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2]);
     double widen = 0;
     uncertainty(p, d, r, &widen);
+    family(p, c, r, &widen);
     r->lo_ms = r->time_ms * (1 - c->rel_err - 0.5 * widen > 0.2 ? 1 - c->rel_err - 0.5 * widen : 0.2);
     r->hi_ms = r->time_ms * (1 + c->rel_err + widen);
     cost_note(r->notes, &r->nnotes, "L2 reuse between blocks: the first wave's shared tiles "

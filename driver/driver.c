@@ -29,6 +29,8 @@ static const char usage[] =
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
     "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
     "                 [--json]\n"
+    "       cakec calibrate MEASURED.jsonl [--device D] [-o CONSTANTS.json] [--json]\n"
+    "                 fit the cost model's constants (docs/cost-model.md)\n"
     "       cakec lib check|build|ops|select|run|bench|tune ... (docs/library.md)\n"
     "       cakec --help | --version\n"
     "options:\n"
@@ -225,6 +227,11 @@ int drv_main(int argc, char **argv)
     /* the agent commands (agent/agent_main.c) read their own options */
     if (argc > 1 && !strcmp(argv[1], "lib")) {   /* the library's commands (lib_cmd.c) */
         int rc = drv_cmd_lib(ctx, argc - 1, argv + 1);
+        ctx_free(ctx);
+        return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "calibrate")) {   /* the cost model's fit (calibrate.c) */
+        int rc = drv_cmd_calibrate(ctx, argc - 1, argv + 1);
         ctx_free(ctx);
         return rc;
     }

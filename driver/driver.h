@@ -32,5 +32,7 @@ int drv_finish_with(CakeCtx *ctx, const Options *o, int code, void *extra);
 int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m);
 int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m);
 int drv_cmd_cost(CakeCtx *ctx, const Options *o, Module *m);   /* cost.c */
+/* `cakec calibrate MEASURED.jsonl ...` (calibrate.c): its own options */
+int drv_cmd_calibrate(CakeCtx *ctx, int argc, char **argv);
 
 #endif
