@@ -255,12 +255,15 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double reads_all = nb * (p->w.gld + async_bytes);
     double dram_share = reads_all > 0 ? fmin(1, nb * p->w.dram_rd / reads_all) : 1;
     double lat_load = d->lat_l2_ns + dram_share * (d->lat_dram_ns - d->lat_l2_ns);
-    double pipe_clk = 0;
     if (p->stage_bytes > 0 && async_bytes > 0) {
+        /* a stage lands a latency plus its transfer at the SM's share of the L2
+           bandwidth after it is issued; the latencies of the blocks sharing an SM
+           overlap, their transfers do not */
         double fills = async_bytes / p->stage_bytes;
         double inflight = p->stages > 1 ? p->stages - 1 : 1;
-        pipe_clk = fills * lat_load * 1e-9 * clk / inflight;
-        r->pipeline_ms = per_sm * pipe_clk / (bps > 1 ? bps : 1) / clk * 1e3;
+        double xfer_ns = p->stage_bytes / (d->l2_gbps * c->eff_l2 / d->sm_count);
+        double per_fill_ns = (lat_load / bps + xfer_ns) / inflight;
+        r->pipeline_ms = per_sm * fills * per_fill_ns * 1e-6;
     }
     double comp_s = fmax(per_sm * path, path_max) / clk;
     if (r->pipeline_ms * 1e-3 > comp_s) {

@@ -178,6 +178,8 @@ TOL = {"bf16": 2e-2, "f32": 2e-3}
 
 def compare(got, want, dt):
     """max |got - want| / max |want| (NaN fails), against the dtype's tolerance"""
+    if got.dtype == getattr(torch, "uint32", None):   # no float conversion of uint32: compare the bits
+        got, want = got.view(torch.int32), want.view(torch.int32)
     g, w = got.float(), want.float().to(got.device)
     if not torch.isfinite(g).all():
         return False, "non-finite output"
@@ -257,7 +259,7 @@ def main():
     torch = _t
     import cake
     DT.update({"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32, "i32": torch.int32,
-               "u32": torch.int32, "e4m3": torch.float8_e4m3fn})
+               "u32": getattr(torch, "uint32", torch.int32), "e4m3": torch.float8_e4m3fn})
     flush = torch.empty(64 << 20, dtype=torch.float32, device="cuda")
     loaded = {}
     for split, fam, f, kn, st, sh in cases:
@@ -304,8 +306,18 @@ def main():
             r["error"] = "%s: %s" % (type(e).__name__, str(e)[:300])
         faulthandler.cancel_dump_traceback_later()
         r["wall_s"] = round(time.time() - t1, 2)
+        broken = False
+        if "error" in r:   # a fault poisons the context: record it, exit, run_cost.sh starts again
+            try:
+                torch.cuda.synchronize()
+            except Exception as e:
+                broken = True
+                r["error"] += " (the device context is broken: %s)" % str(e)[:100]
         with open(res_path, "a") as fo:
             fo.write(json.dumps(r, default=str) + "\n")
+        if broken:
+            os.remove(prog_path)
+            sys.exit(3)
         print("%-8s %-12s %-20s %-18s %-24s %s %s" % (split, fam, r.get("kernel", "?"), st or "-", sh,
               "%.4f ms" % r["meas_ms"] if "meas_ms" in r else r.get("error", ""), r.get("check", "")),
               flush=True)
