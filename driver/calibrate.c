@@ -146,7 +146,9 @@ static int write_constants(CakeCtx *ctx, const char *path, const char *device, c
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     cJSON_AddStringToObject(j, "device", device);
     cJSON_AddStringToObject(j, "date", date);
-    cJSON_AddStringToObject(j, "command", ir_fmt(ctx, "bash bench/device/run_cost.sh (cakec calibrate %s)", input));
+    const char *base = strrchr(input, '/');   /* no folder of the machine it ran on */
+    cJSON_AddStringToObject(j, "command", ir_fmt(ctx, "bash bench/device/run_cost.sh (cakec calibrate %s)",
+                                                 base ? base + 1 : input));
     cJSON_AddItemToObject(j, "constants", constants_json(c));
     cJSON_AddNumberToObject(j, "pattern_err", c->pat_err);
     cJSON_AddItemToObject(j, "calibrated", families_json(c));

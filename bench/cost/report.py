@@ -68,7 +68,7 @@ def main():
                      "set": c["set"], "shape": c["shape"], "meas": c["meas_ms"], "pred": cost["time_ms"],
                      "lo": cost["interval_ms"][0], "hi": cost["interval_ms"][1], "verdict": cost["verdict"],
                      "bound": cost["bottleneck"], "pattern": cost.get("pattern", ""),
-                     "feasible": feasible(cost), "check": c.get("check", "none"),
+                     "feasible": feasible(cost), "check": c.get("check", "none"), "peer": c.get("peer_ms"),
                      "why": next((n for n in cost.get("assumptions", []) if n.startswith("measure:")), "")})
     failed = [m for m in meas if "meas_ms" not in m]
     bad_check = [r for r in rows if r["check"] == "FAIL"]
@@ -113,13 +113,13 @@ def main():
           "- command: `bash bench/device/run_cost.sh`",
           "- %d cases measured (%d train, %d held out), %d failed to run, %d failed the check" %
           (len(rows), len(tr), len(ho), len(failed), len(bad_check)), "",
-          "| split | family | kernel | set | shape | predicted ms | interval | measured ms | error | bound | verdict | check |",
-          "|---|---|---|---|---|---:|---|---:|---:|---|---|---|"]
+          "| split | family | kernel | set | shape | predicted ms | interval | measured ms | error | bound | verdict | check | torch ms |",
+          "|---|---|---|---|---|---:|---|---:|---:|---|---|---|---:|"]
     for r in rows:
-        md.append("| %s | %s | %s | %s | %s | %.4f | %.4f–%.4f | %.4f | %+.0f%% | %s | %s | %s |" %
+        md.append("| %s | %s | %s | %s | %s | %.4f | %.4f–%.4f | %.4f | %+.0f%% | %s | %s | %s | %s |" %
                   (r["split"], r["family"], r["kernel"], r["set"], r["shape"], r["pred"], r["lo"], r["hi"],
                    r["meas"], 100 * r["err"], r["bound"], r["verdict"] + ("" if r["feasible"] else " (infeasible)"),
-                   r["check"]))
+                   r["check"], "%.4f" % r["peer"] if r["peer"] else "-"))
     md += ["", "| split | family | n | Spearman (all) | min Spearman per shape | max predicted-best gap | median abs err |",
            "|---|---|---:|---:|---:|---:|---:|"]
     for f in fam_rows:
