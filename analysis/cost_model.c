@@ -75,11 +75,20 @@ static double block_path(const CostProfile *p, const CostWork *w, const TgDevice
     *smem_clk = all.smem;
     if (!p->nroles)
         return path_clk(all, overlap);
-    double worst = 0;   /* roles run concurrently: the longest one */
+    /* roles run concurrently: the longest one, but roles that use the same
+       unit share it (two consumer roles' wgmma take turns on the SM's tensor
+       cores: ping-pong overlaps one role's epilogue with the other's mainloop,
+       it does not double the tensor rate) */
+    double worst = 0, tc = 0, simt = 0;
     CostWork rest = *w;
     for (uint32_t r = 0; r < p->nroles; r++) {
-        double t = path_clk(block_clk(&p->roles[r].w, d, c), overlap);
+        BlockClk rb = block_clk(&p->roles[r].w, d, c);
+        double t = path_clk(rb, overlap);
         if (t > worst) worst = t;
+        tc += rb.tc;
+        simt += rb.alu > rb.sfu ? rb.alu : rb.sfu;
+        if (tc > worst) worst = tc;
+        if (simt > worst) worst = simt;
         double *x = (double *)&rest;
         const double *y = (const double *)&p->roles[r].w;
         for (size_t i = 0; i < sizeof rest / sizeof(double); i++)

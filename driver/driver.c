@@ -25,7 +25,8 @@ static const char usage[] =
     "       cakec check FILE [--set P=V,...] [--shape M=4096,...] [--kernel NAME] [--json]\n"
     "       cakec print FILE\n"
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--target T] [--device D]\n"
-    "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg] [--json]\n"
+    "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg]\n"
+    "                 [--explain] [--json]\n"
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
     "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
     "                 [--json]\n"
@@ -165,6 +166,7 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         if (!strcmp(a, "--check")) { o->check = 1; continue; }
         if (!strcmp(a, "--bench")) { o->bench = 1; continue; }
         if (!strcmp(a, "--no-report")) { o->no_report = 1; continue; }
+        if (!strcmp(a, "--explain")) { o->explain = 1; continue; }
         if (!strcmp(a, "-o")) dst = &o->out;
         else if (opt_is(a, "--target")) dst = &o->target;
         else if (opt_is(a, "--emit")) dst = &o->emit;

@@ -14,6 +14,7 @@ typedef struct {
     int no_report;           /* --no-report: compile without the assembler's resource report */
     const char *dump_after;
     const char *device, *compare, *svg;   /* cost */
+    int explain;                          /* cost --explain: which term bounds the time */
     const char *sweep[8]; int nsweep;      /* cost --sweep P=a,b,c Q=x,y */
 } Options;
 

@@ -342,8 +342,17 @@ void *cake_cost_json(const CostResult *r)
         cJSON_AddNumberToObject(x, "threads", (double)r->roles[i].threads);
         cJSON_AddNumberToObject(x, "registers", r->roles[i].regs);
         cJSON_AddNumberToObject(x, "critical_path_ms", r4(r->roles[i].ms));
+        cJSON_AddNumberToObject(x, "tensor_ms", r4(r->roles[i].tensor_ms));
+        cJSON_AddNumberToObject(x, "simt_ms", r4(r->roles[i].simt_ms));
+        cJSON_AddNumberToObject(x, "mufu_ms", r4(r->roles[i].mufu_ms));
+        cJSON_AddNumberToObject(x, "shared_ms", r4(r->roles[i].shared_ms));
         cJSON_AddItemToArray(roles, x);
     }
+    cJSON_AddStringToObject(j, "pattern", r->pattern);
+    cJSON *terms = cJSON_AddObjectToObject(j, "terms_ms");   /* time = max(terms) + latency + launch */
+    static const char *const tn[4] = {"compute", "pipeline", "shared", "memory"};
+    for (int i = 0; i < 4; i++)
+        cJSON_AddNumberToObject(terms, tn[i], r4(r->body_ms[i]));
     cJSON *notes = cJSON_AddArrayToObject(j, "assumptions");
     for (uint32_t i = 0; i < r->nnotes; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));
