@@ -65,6 +65,7 @@ typedef struct {
     int unknown_trips;             /* loops whose trip count did not evaluate */
     int64_t wave;                  /* blocks of the first wave the reuse was measured over */
     int uses_tc[COST_TC__N];
+    int spill_bytes;               /* local memory per thread ptxas reported (0: none or unknown) */
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;  /* assumptions */
 } CostProfile;
 
@@ -131,6 +132,7 @@ typedef struct {
     uint32_t nroles;
     int measure;                   /* 1: outside what the model knows, measure */
     char pattern[40];              /* cost_pattern: the family it is judged in */
+    char infeasible[160];          /* why the variant cannot launch or spills; "" when feasible */
     double body_ms[4];             /* compute (per-SM critical path), pipeline, shared, memory */
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;
 } CostResult;

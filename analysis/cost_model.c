@@ -158,9 +158,20 @@ static void uncertainty(const CostProfile *p, const TgDevice *d, CostResult *r, 
         *widen += 0.15;
     }
     if (r->blocks_per_sm < 1) {
-        cost_note(r->notes, &r->nnotes, "the block does not fit on one SM (threads, shared memory or "
+        cost_note(r->notes, &r->nnotes, "measure: the block does not fit on one SM (threads, shared memory or "
                   "registers): the launch fails or the model does not apply");
+        snprintf(r->infeasible, sizeof r->infeasible, "cannot launch: no block fits on an SM (limit: %s)",
+                 r->occ_limiter ? r->occ_limiter : "unknown");
         *widen += 1.0;
+        r->measure = 1;
+    }
+    if (p->spill_bytes > 0) {
+        cost_note(r->notes, &r->nnotes, "measure: ptxas reports %d bytes of local memory per thread "
+                  "(spills or local arrays; not modelled)", p->spill_bytes);
+        if (!r->infeasible[0])
+            snprintf(r->infeasible, sizeof r->infeasible, "spills: %d bytes of local memory per thread",
+                     p->spill_bytes);
+        *widen += 0.5;
         r->measure = 1;
     }
     if (ti->vendor == VENDOR_AMD) {

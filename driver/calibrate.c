@@ -70,6 +70,9 @@ static uint32_t read_cases(CakeCtx *ctx, char *text, CakeFitCase **out, cJSON **
         c->train = split && !strcmp(split, "train");
         const cJSON *regs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "registers"), "regs");
         c->regs = cJSON_IsNumber(regs) ? regs->valueint : 0;
+        const cJSON *local = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "registers"),
+                                                              "local_bytes");
+        c->spill_bytes = cJSON_IsNumber(local) ? local->valueint : 0;
         js[n++] = j;
     }
     *out = cs;

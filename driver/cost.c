@@ -162,8 +162,10 @@ static void feasibility(SweepRow *row)
 {
     const CostResult *r = &row->r;
     row->why[0] = 0;
-    if (r->blocks_per_sm > 0)
+    if (r->blocks_per_sm > 0) {
+        snprintf(row->why, sizeof row->why, "%s", r->infeasible);   /* spills, or "" */
         return;
+    }
     Target tg = TG_SM90A;
     ir_lookup_target(r->target, strlen(r->target), &tg);
     const char *lim = r->occ_limiter ? r->occ_limiter : "";
@@ -285,6 +287,8 @@ static int do_sweep(CakeCtx *ctx, const Options *o, Module *m)
         const CostResult *r = &rows[i].r;
         cJSON *j = cake_cost_json(r);
         cJSON_AddStringToObject(j, "set", rows[i].set);
+        cJSON_DeleteItemFromObject(j, "feasible");   /* the sweep's reason, which adds the limits */
+        cJSON_DeleteItemFromObject(j, "infeasible");
         cJSON_AddBoolToObject(j, "feasible", !rows[i].why[0]);
         if (rows[i].why[0])
             cJSON_AddStringToObject(j, "infeasible", rows[i].why);

@@ -268,6 +268,7 @@ typedef struct CakeCostOptions {
     const char *calib_dir;    /* NULL: $CAKE_COST_DIR, else bench/cost; "none": built-in */
     const CostCalib *calib;   /* non-NULL: these constants, no file */
     int regs;                 /* registers per thread ptxas reported (run --bench); 0: estimate */
+    int spill_bytes;          /* local memory per thread ptxas reported (spills): infeasible */
 } CakeCostOptions;
 
 /* Predicts one launch of a verified kernel of m (analysis/cost.h): time with an
@@ -294,7 +295,7 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
 typedef struct {
     const char *file, *kernel, *set, *shape;
     double meas_ms;
-    int train, regs;
+    int train, regs, spill_bytes;
     int ok;
     CostResult r;
     char err[200];

@@ -242,6 +242,7 @@ static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostP
         p->regs_from_roles = 1;   /* known, not estimated */
         cost_note(p->notes, &p->nnotes, "registers per thread: %d, as the code generator reported", o->regs);
     }
+    p->spill_bytes = o->spill_bytes;
     snprintf(out->kernel, sizeof out->kernel, "%s", ir_symstr(ctx, k->name));
     snprintf(out->target, sizeof out->target, "%s", ir_target_names[tg]);
     shape_env_format(ctx, k, &env, out->shape, sizeof out->shape);
@@ -349,6 +350,9 @@ void *cake_cost_json(const CostResult *r)
         cJSON_AddItemToArray(roles, x);
     }
     cJSON_AddStringToObject(j, "pattern", r->pattern);
+    cJSON_AddBoolToObject(j, "feasible", !r->infeasible[0]);
+    if (r->infeasible[0])
+        cJSON_AddStringToObject(j, "infeasible", r->infeasible);
     cJSON *terms = cJSON_AddObjectToObject(j, "terms_ms");   /* time = max(terms) + latency + launch */
     static const char *const tn[4] = {"compute", "pipeline", "shared", "memory"};
     for (int i = 0; i < 4; i++)

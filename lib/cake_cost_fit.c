@@ -161,7 +161,8 @@ static int fit_run(CakeCtx *ctx, const char *device, CakeFitCase *cs, uint32_t n
         uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
         Module *m = module_of(ctx, files, mods, &nf, cs[i].file);
         CakeCostOptions o = {.kernel = cs[i].kernel, .device = device, .shape = cs[i].shape,
-                             .set = cs[i].set, .regs = cs[i].regs};
+                             .set = cs[i].set, .regs = cs[i].regs,
+                             .spill_bytes = cs[i].spill_bytes};
         CostProfile *p = arena_alloc(&ctx->arena, sizeof *p);
         int rc = m ? cake_cost_profile(ctx, m, &o, p, &pr[i].dev, &pr[i].hdr) : 1;
         if (rc == 0)
