@@ -35,15 +35,17 @@ def cdiv(a, b):
 
 
 def read_cases(path):
-    """[(split, family, file, kernel|None, set|None, shape)] in file order"""
+    """[(split, family, file, kernel|None, set|None, shape)]: every line's first shape
+    (in file order), then every line's second, ...: a call cut short by its deadline
+    loses shapes, not whole families"""
     out = []
     for line in open(path):
         if not line.strip() or line.startswith("#"):
             continue
         split, fam, f, k, st, shapes = line.rstrip("\n").split("\t")
-        for sh in shapes.split(";"):
-            out.append((split, fam, f, None if k == "-" else k, None if st == "-" else st, sh))
-    return out
+        for i, sh in enumerate(shapes.split(";")):
+            out.append((i, len(out), (split, fam, f, None if k == "-" else k, None if st == "-" else st, sh)))
+    return [c for _, _, c in sorted(out)]
 
 
 def kv(text):
