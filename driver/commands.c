@@ -482,7 +482,8 @@ static int bench_cost(CakeCtx *ctx, const Options *o, RunState *rs, CostResult *
         return 0;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     CakeCostOptions co = {.kernel = ir_symstr(ctx, rs->ck.k->name), .target = rs->ck.tg, .has_target = 1,
-                          .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs};
+                          .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs,
+                          .spill_bytes = rs->ck.info.local_bytes};
     int ok = cake_cost(ctx, rs->ck.m, &co, c) == 0;
     ctx->ndiags = nd;
     ctx->nerrors = ne;
