@@ -38,6 +38,8 @@ VARIANTS = {
 for bn, splits in ((64, (2, 4, 8, 16)), (128, (2, 4, 8, 16)), (256, (2, 4))):
     for sp in splits:
         VARIANTS[f"skf{bn}s{sp}"] = ("gemm_splitk_fused.tir", None, {"BN": bn, "SPLIT": sp}, True)
+for bn in (128, 192, 256):
+    VARIANTS[f"sk128x{bn}"] = ("gemm_streamk.tir", None, {"BN": bn}, True)
 for extra in os.environ.get("GEMM_EXTRA_VARIANTS", "").split(";"):
     # name=file:kernel:K=V,K=V:ws  (round 2's additions without editing this file)
     if "=" not in extra:

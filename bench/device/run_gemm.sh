@@ -1,7 +1,7 @@
 #!/bin/bash
 # run_gemm.sh — the library's bf16 GEMM variants (issue 13: skinny M, ragged waves, cubes,
 # tall) on the H200 in one call, within $DEADLINE seconds (default 80):
-#   1. checks   `cakec run --check` of every new kernel at every declared parameter value
+#   1. checks   `cakec run --check` of every new kernel (gemm_splitk_fused, gemm_streamk) at every declared parameter value
 #               (the checker's own shapes, ragged ones included) and at explicit ragged
 #               shapes where blocks get two tiles or more (persistent loops) and the K
 #               splits are uneven; the atomics test kernel (tests/codegen/cases/atomics.tir)
@@ -52,6 +52,13 @@ done; done
 ck $F gemm_splitk_fused BN=128,SPLIT=4 M=100,N=1000,K=1096 pass
 ck $F gemm_splitk_fused BN=64,SPLIT=16 M=65,N=520,K=1088 pass
 ck $F gemm_splitk_fused BN=256,SPLIT=3 M=7,N=4104,K=1096 pass
+S=library/kernels/gemm_streamk.tir
+for bn in 128 192 256; do   # all stream-K (144 tiles > 132), data-parallel + stream-K, skinny
+    ck $S gemm_streamk BN=$bn - pass
+    ck $S gemm_streamk BN=$bn M=1100,N=4000,K=200 pass
+    ck $S gemm_streamk BN=$bn M=3000,N=3000,K=520 pass
+    ck $S gemm_streamk BN=$bn M=100,N=2000,K=4096 pass
+done
 P=library/kernels/gemm_persistent.tir
 for bm in 64 128; do for bn in 64 128 192 256; do   # >= 133 tiles: some block takes two
     ck $P gemm_persistent BM=$bm,BN=$bn M=1100,N=4000,K=200 pass
