@@ -11,7 +11,8 @@ subset of the sweep's shape classes, in one process (bench/device/run_gemm.sh).
    or chosen), workspaces checked zero after the runs, then timed: L2 flushed before
    every run (a 256 MiB write), device events around the one launch, median of the
    runs; torch.matmul timed the same way in the same loop;
-3. writes OUT_DIR/gemm.json (every variant's time per shape) and OUT_DIR/gemm_table.md
+3. writes OUT_DIR/gemm.json (every variant's time per shape), OUT_DIR/gemm_tuned.json (the
+   same as `cakec lib tune`'s table, variant names of library/manifest.json) and OUT_DIR/gemm_table.md
    (per shape: the fastest correct variant, its time, cuBLAS's, the ratio, TFLOP/s and
    the fraction of the H200's dense bf16 peak, 989 TFLOP/s), and prints the table and
    a summary per class: count >= 1.0, min, geomean of the ratios.
@@ -26,20 +27,15 @@ import time
 PEAK_TFLOPS = 989.0
 KDIR = "library/kernels"
 
-# name -> (file, kernel, params, workspace?)
-VARIANTS = {
-    "p128x256": ("gemm_persistent.tir", None, {"BM": 128, "BN": 256}, False),
-    "p128x192": ("gemm_persistent.tir", None, {"BM": 128, "BN": 192}, False),
-    "p128x128": ("gemm_persistent.tir", None, {"BM": 128, "BN": 128}, False),
-    "p64x256": ("gemm_persistent.tir", None, {"BM": 64, "BN": 256}, False),
-    "p64x128": ("gemm_persistent.tir", None, {"BM": 64, "BN": 128}, False),
-    "p64x64": ("gemm_persistent.tir", None, {"BM": 64, "BN": 64}, False),
-}
+# name (the library manifest's variant name) -> (file, kernel, params, workspace?)
+VARIANTS = {}
+for bm, bn in ((128, 256), (128, 192), (128, 128), (64, 256), (64, 128), (64, 64)):
+    VARIANTS[f"persistent_{bm}x{bn}"] = ("gemm_persistent.tir", None, {"BM": bm, "BN": bn}, False)
 for bn, splits in ((64, (2, 4, 8, 16)), (128, (2, 4, 8, 16)), (256, (2, 4))):
     for sp in splits:
-        VARIANTS[f"skf{bn}s{sp}"] = ("gemm_splitk_fused.tir", None, {"BN": bn, "SPLIT": sp}, True)
+        VARIANTS[f"splitk_64x{bn}_s{sp}"] = ("gemm_splitk_fused.tir", None, {"BN": bn, "SPLIT": sp}, True)
 for bn in (128, 192, 256):
-    VARIANTS[f"sk128x{bn}"] = ("gemm_streamk.tir", None, {"BN": bn}, True)
+    VARIANTS[f"streamk_128x{bn}"] = ("gemm_streamk.tir", None, {"BN": bn}, True)
 for extra in os.environ.get("GEMM_EXTRA_VARIANTS", "").split(";"):
     # name=file:kernel:K=V,K=V:ws  (round 2's additions without editing this file)
     if "=" not in extra:
@@ -205,7 +201,22 @@ def main():
               f"ratio {row.get('ratio', float('nan')):.3f}", flush=True)
     with open(os.path.join(out, "gemm.json"), "w") as f:
         json.dump({"results": results, "compile_errors": errors}, f, indent=1)
+    tuned(results, os.path.join(out, "gemm_tuned.json"), torch.cuda.get_device_name())
     table(results, os.path.join(out, "gemm_table.md"))
+
+
+def tuned(results, path, device):
+    """the measurements as `cakec lib tune`'s table (docs/library.md, Tuning): the
+    times of the correct variants per shape, the wrong or failed ones in `failed`"""
+    entries = []
+    for r in results:
+        times = {n: round(v["ms"], 5) for n, v in r["variants"].items() if v.get("ok") and "ms" in v}
+        failed = {n: (v.get("error") or f"wrong result (max error {v.get('err', float('nan')):.3g})")
+                  for n, v in r["variants"].items() if not v.get("ok")}
+        entries.append({"op": "gemm", "shape": {"M": r["M"], "N": r["N"], "K": r["K"]},
+                        "times_ms": times, "failed": failed})
+    with open(path, "w") as f:
+        json.dump({"device": device, "runner": "gemm_bench.py", "entries": entries}, f, indent=1)
 
 
 def table(results, path):
