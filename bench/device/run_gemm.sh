@@ -6,7 +6,7 @@
 #               shapes where blocks get two tiles or more (persistent loops) and the K
 #               splits are uneven; the atomics test kernel (tests/codegen/cases/atomics.tir)
 #               must pass and tests/gpu/atomics_dirty.tir must fail with E0963 (its
-#               workspace is not left zero); 8 at a time
+#               workspace is not left zero); 12 at a time
 #   2. timing   bench/device/gemm_bench.py (compiled during step 1): ~40 shapes of the
 #               sweep's GEMM classes, every variant whose domain holds checked against an
 #               f32 reference and timed beside torch.matmul (cuBLAS) in the same process
@@ -85,7 +85,7 @@ one_check() { # FILE KERNEL SET SHAPE EXPECT
 export -f one_check
 export C R
 CHECK_END=$((DEADLINE * 45 / 100))
-timeout -k 3 "$CHECK_END" xargs -P 8 -L 1 bash -c 'one_check "$@"' _ < "$CHK" > "$R/verdicts.txt"
+timeout -k 3 "$CHECK_END" xargs -P 12 -L 1 bash -c 'one_check "$@"' _ < "$CHK" > "$R/verdicts.txt"
 touch "$GO"
 NOK=$(grep -c '^ok' "$R/verdicts.txt")
 NCHK=$(wc -l < "$CHK")
