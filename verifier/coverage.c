@@ -49,6 +49,7 @@ typedef struct {
     uint8_t *ref;                /* the reference writes it */
     uint8_t *by_elected;         /* written by a store an atomic elects (elected_stores) */
     NodeId dup_at;               /* the first store that wrote an element twice */
+    int dup_elected;             /* ... against a store an atomic elects (or it is one) */
     int64_t dup_elem;
     uint32_t dup_a, dup_b;
     int ref_known;
@@ -230,11 +231,15 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
                     w[j] = who;
                     o->by_elected[j] = (uint8_t)elected;
                     covered++;
-                } else if (w[j] != who && !(elected && o->by_elected[j]) && !o->dup_at) {
+                } else if (!o->dup_at && (elected != o->by_elected[j] || /* elected: not known to be this thread */
+                                          (w[j] != who && !elected))) {
                     o->dup_at = at;
                     o->dup_elem = j;
                     o->dup_a = w[j];
                     o->dup_b = who;
+                    o->dup_elected = elected != o->by_elected[j];
+                    if (o->dup_elected && elected)   /* dup_b: the plain store's writer */
+                        o->dup_b = w[j];
                 }
             }
         }
@@ -889,6 +894,7 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
         o->ref_all = 0;
         o->covered = 0;
         o->dup_at = 0;
+        o->dup_elected = 0;
     }
     x->u = c;
     ref_walk(s, c->ref_block, x);
@@ -922,7 +928,14 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
     }
     for (int i = 0; i < c->nout; i++) {
         Out *o = &c->out[i];
-        if (o->dup_at) {
+        if (o->dup_at && o->dup_elected) {
+            Diag *d = sy_report(s, E0821, o->dup_at, "at %s, %s is written by a store an atomic elects (the last "
+                                "arriver, whichever thread that is at run time) and by a plain store of %s",
+                                sy_sample_text(x), elem_text(s, o, o->dup_elem), writer_text(s, o->dup_b, bt, grid));
+            if (d)
+                diag_help(s->ctx, d, "the elected store is the element's only writer: drop the other store, or "
+                          "mask it off where the elected one writes");
+        } else if (o->dup_at) {
             Diag *d = sy_report(s, E0821, o->dup_at, "at %s, %s is written by two threads: %s and %s (a write-write "
                                 "race: a block->tile or thread->element map sends two writers to one element)", sy_sample_text(x),
                                 elem_text(s, o, o->dup_elem), writer_text(s, o->dup_a, bt, grid),
