@@ -42,7 +42,7 @@ static int check_launch(void *user, CakeCtx *ctx, CheckLaunch *l)
         rs = lib_launch(ctx, dev, st->ck, l->env, tensors, (const void *const *)scalars);
     for (uint32_t i = 0; i < l->nbufs && rs == RT_OK; i++) {
         CheckBuffer *b = &l->bufs[i];
-        if (b->is_tensor && (b->role & INTERP_WRITTEN) && b->bytes)
+        if (b->is_tensor && ((b->role & INTERP_WRITTEN) || b->workspace) && b->bytes)
             rs = rt_copy_d2h(dev, b->host, dev_ptr[i], b->bytes);
     }
     if (rs != RT_OK)
@@ -157,7 +157,9 @@ static RtStatus bench_args(CakeCtx *ctx, RtDevice *dev, const Kernel *k, const S
             ihi = 8;
         }
         RtStatus st = rt_alloc(dev, bytes ? bytes : 16, &a->ptr[nt]);
-        if (st == RT_OK)
+        if (st == RT_OK && ir_arg_workspace(k, i)) /* zero in, and the kernel leaves it zero */
+            st = rt_memset_d8(dev, a->ptr[nt], 0, bytes);
+        else if (st == RT_OK)
             st = fill_random(dev, a->ptr[nt], bytes, dt, 0x43414B45u + i, ilo, ihi);
         nt++;
         a->n = nt;

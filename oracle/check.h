@@ -44,6 +44,7 @@ typedef struct CheckBuffer {
     DType dtype;
     uint8_t is_tensor;
     uint8_t role;            /* INTERP_READ / INTERP_WRITTEN bits (0: unused by the reference) */
+    uint8_t workspace;       /* declared `workspace`: zero in, copied back and checked zero */
     uint8_t rank;
     int64_t shape[IR_MAX_RANK];
     int64_t stride[IR_MAX_RANK];   /* elements */

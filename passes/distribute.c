@@ -629,13 +629,16 @@ static void store_implicit(Lw *w, NodeId src, const LyTile *lv, NodeId r0, NodeI
  * as one vector, under the whole-tile mask. With implicit indices
  * (`<- bf16(acc[r, c]) mask bm + r < M`) every element is stored alone, under
  * the mask evaluated at its coordinates: a vector could straddle the edge,
- * and its alignment is not known when the row pitch is ragged. */
+ * and its alignment is not known when the row pitch is ragged. An atomic
+ * tile store (`atomic.add X[..] <- acc[r, c]`, sub = OP_ATOMIC_ADD) is one
+ * atomic per element. */
 static void tile_store(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
     Dist *d = dist(w);
     Node *n = lw_node(w, s);
     NodeId value = n->b, mask = n->c;
+    uint16_t atomic = n->sub;
     Node *ref = lw_node(w, n->a);
     if (ref->op != OP_INDEX || lw_node(w, ref->a)->op != OP_NAME) {
         dist_error(w, s, "a tile store to this reference");
@@ -678,7 +681,7 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     for (int e = 0; e < ne;) {
         int r, c, run = 1;
         ly_elem_base(&lv, e, &r, &c);
-        while (!src && e + run < ne && run < 16 && (run + 1) * ir_dtype_bytes(xdt) <= 16) {
+        while (!src && !atomic && e + run < ne && run < 16 && (run + 1) * ir_dtype_bytes(xdt) <= 16) {
             int r2, c2;
             ly_elem_base(&lv, e + run, &r2, &c2);
             if (r2 != r || c2 != c + run)
@@ -717,6 +720,7 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
         NodeId st = ir_node(b->ctx, b->k, OP_STORE, b->span);
         lw_node(w, st)->a = dst;
         lw_node(w, st)->b = val;
+        lw_node(w, st)->sub = atomic;
         if (src && mask) { /* the mask at this element's coordinates */
             IrList one = {0};
             irb_push(b, &one, st);
