@@ -27,7 +27,7 @@ static const char usage[] =
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--target T] [--device D]\n"
     "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg] [--json]\n"
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
-    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
+    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S] [--tol-scale X]\n"
     "                 [--json]\n"
     "       cakec lib check|build|ops|select|run|bench|tune ... (docs/library.md)\n"
     "       cakec --help | --version\n"
@@ -174,6 +174,7 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         else if (opt_is(a, "--timeout")) dst = &o->timeout;
         else if (opt_is(a, "--runs")) dst = &o->runs;
         else if (opt_is(a, "--seed")) dst = &o->seed;
+        else if (opt_is(a, "--tol-scale")) dst = &o->tol_scale;
         else if (opt_is(a, "--device")) dst = &o->device;
         else if (opt_is(a, "--compare")) dst = &o->compare;
         else if (opt_is(a, "--svg")) dst = &o->svg;

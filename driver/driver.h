@@ -10,6 +10,7 @@ typedef struct {
     const char *file;
     const char *out, *target, *emit, *shape, *set, *reference;
     const char *kernel, *timeout, *runs, *seed;
+    const char *tol_scale;   /* run --check --tol-scale X: multiplies every tolerance */
     int json, check, bench;
     int no_report;           /* --no-report: compile without the assembler's resource report */
     const char *dump_after;
