@@ -46,7 +46,8 @@ for hd in 64 128; do
     j merge_$hd "$C run $E/attn_decode_merge.tir --check --set HD=$hd --json"
 done
 j dq_s3 "$C run $E/attn_bwd_dq.tir --check --set HD=128,CAUSAL=1,STAGES=3 --json"
-j dkdv_s3 "$C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=1,STAGES=3 --json"
+j dkdv_s2 "$C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=1,STAGES=2 --json"
+j dkdv_bm "$C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=0,BM=32 --json"
 j dec_s3 "$C run $E/attn_decode_partial.tir --check --set HD=128,STAGES=3 --tol-scale 256 --json"
 # more blocks than SMs (sampled rows), ragged
 j dq_many "$C run $E/attn_bwd_dq.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
