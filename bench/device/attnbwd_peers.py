@@ -1,7 +1,9 @@
 """attnbwd_peers.py — the attention backward and split-KV decode examples from Python
 (`import cake`) beside their peers, in one process (run_attnbwd.sh runs it):
 
-  backward  attn_bwd_prep + attn_bwd_dq + attn_bwd_dkdv (three launches, timed together)
+  backward  two ways, each timed whole: fused = zeroing dQacc + attn_bwd_prep + attn_bwd
+            (dK, dV, dQ by TMA adds) + attn_bwd_dq_convert; two-pass = attn_bwd_prep +
+            attn_bwd_dq + attn_bwd_dkdv; the faster correct one is the ratio's,
             against cuDNN SDPA backward through torch autograd (only the backward is
             timed: torch.autograd.grad of a kept graph), and the flash backend for
             context. Gradients are checked against the cuDNN ones and against an f32
@@ -23,6 +25,7 @@ DEADLINE = float(os.environ.get("DEADLINE", "40"))
 OUT = os.environ.get("OUT", "/tmp/cake-out")
 os.makedirs(OUT, exist_ok=True)
 RES = os.path.join(OUT, "attnbwd_results.jsonl")
+SKIP_FUSED = False   # set after the go file: the shell found attn_bwd's own check hung or failed
 sys.path.insert(0, os.path.join(os.getcwd(), ".carry", "python"))
 
 import torch  # noqa: E402
@@ -80,60 +83,112 @@ def math_grads(q, k, v, do, causal, scale):
     return torch.autograd.grad(o, (qf, kf, vf), do.float())
 
 
-def backward_case(B, H, S, D, causal, check_math):
+KERNELS = {}
+
+
+def kern(name, **params):
+    key = (name, tuple(sorted(params.items())))
+    if key not in KERNELS:
+        KERNELS[key] = cake.load(f"examples/{name}.tir", **params)
+    return KERNELS[key]
+
+
+def precompile(cases):
+    """compiles every kernel the cases launch (before the go file: beside the checks)"""
+    for kind, c, flags in cases:
+        if kind == "decode":
+            kern("attn_decode_partial", HD=c[4])
+            kern("attn_decode_merge", HD=c[4])
+            continue
+        D, causal = c[3], int(c[4])
+        kern("attn_bwd_prep", HD=D)
+        kern("attn_bwd", HD=D, CAUSAL=causal)
+        kern("attn_bwd_dq_convert", HD=D)
+        if flags.get("twopass"):
+            kern("attn_bwd_dq", HD=D, CAUSAL=causal)
+            kern("attn_bwd_dkdv", HD=D, CAUSAL=causal)
+
+
+def backward_case(B, H, S, D, causal, check_math, twopass_too):
     scale = 1.0 / math.sqrt(D)
     BH = B * H
     g = torch.Generator(device=dev).manual_seed(S * 131 + D + causal)
     q, k, v, do = (torch.randn(B, H, S, D, device=dev, dtype=bf, generator=g) for _ in range(4))
     o, lse = fwd_lse(q, k, v, causal, scale)
-    prep = cake.load("examples/attn_bwd_prep.tir", HD=D)
-    kdq = cake.load("examples/attn_bwd_dq.tir", HD=D, CAUSAL=int(causal))
-    kkv = cake.load("examples/attn_bwd_dkdv.tir", HD=D, CAUSAL=int(causal))
     q3, k3, v3, o3, do3 = (t.reshape(BH, S, D) for t in (q, k, v, o.contiguous(), do))
     lse2 = lse.reshape(BH, S).contiguous().float()
     Di = torch.empty(BH, S, device=dev, dtype=torch.float32)
-    dq, dk, dv = (torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
+    prep = kern("attn_bwd_prep", HD=D)
+    ways = {}   # name -> (run, (dq, dk, dv), parts)
+    if not SKIP_FUSED:
+        kmain = kern("attn_bwd", HD=D, CAUSAL=int(causal))
+        kconv = kern("attn_bwd_dq_convert", HD=D)
+        g1 = tuple(torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
+        dqacc = torch.empty(BH, D, (S + 3) // 4 * 4, device=dev, dtype=torch.float32)
 
-    def ours():
-        prep(o3, do3, Di)
-        kdq(q3, k3, v3, do3, lse2, Di, dq, scale)
-        kkv(q3, k3, v3, do3, lse2, Di, dk, dv, scale)
+        def fused():   # zero dQacc, Di, the main kernel (dK, dV, dQ by TMA adds), dQ to bf16
+            dqacc.zero_()
+            prep(o3, do3, Di)
+            kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale)
+            kconv(dqacc, g1[0], scale)
+        ways["fused"] = (fused, g1, {
+            "zero": lambda: dqacc.zero_(),
+            "main": lambda: kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale),
+            "convert": lambda: kconv(dqacc, g1[0], scale)})
+    if twopass_too or SKIP_FUSED:
+        kdq = kern("attn_bwd_dq", HD=D, CAUSAL=int(causal))
+        kkv = kern("attn_bwd_dkdv", HD=D, CAUSAL=int(causal))
+        g2 = tuple(torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
 
-    ours()
+        def twopass():   # Di, dQ by a second pass, dK and dV
+            prep(o3, do3, Di)
+            kdq(q3, k3, v3, do3, lse2, Di, g2[0], scale)
+            kkv(q3, k3, v3, do3, lse2, Di, g2[1], g2[2], scale)
+        ways["twopass"] = (twopass, g2, {
+            "dq": lambda: kdq(q3, k3, v3, do3, lse2, Di, g2[0], scale),
+            "dkdv": lambda: kkv(q3, k3, v3, do3, lse2, Di, g2[1], g2[2], scale)})
+    for run, _, _ in ways.values():
+        run()
     torch.cuda.synchronize()
     # cuDNN SDPA backward through autograd: the graph is kept, only the backward timed
     qr, kr, vr = (t.detach().clone().requires_grad_() for t in (q, k, v))
     with sdpa_kernel(SDPBackend.CUDNN_ATTENTION):
         out = F.scaled_dot_product_attention(qr, kr, vr, is_causal=causal, scale=scale)
     ref = torch.autograd.grad(out, (qr, kr, vr), do, retain_graph=True)
-    err = max(relerr(a.reshape(BH, S, D), b.reshape(BH, S, D)) for a, b in zip((dq, dk, dv), ref))
-    errm = None
-    if check_math:
-        mg = math_grads(q, k, v, do, causal, scale)
-        errm = max(relerr(a.reshape(BH, S, D), b.reshape(BH, S, D)) for a, b in zip((dq, dk, dv), mg))
-        errc = max(relerr(a.reshape(BH, S, D), b.reshape(BH, S, D)) for a, b in zip(ref, mg))
-    else:
-        errc = None
-    ok = err < 3e-2 and (errm is None or errm < 2e-2)
-    t_ours = timeit(ours)
+    mg = math_grads(q, k, v, do, causal, scale) if check_math else None
+
+    def errs(got, want):
+        return max(relerr(a.reshape(BH, S, D), b.reshape(BH, S, D)) for a, b in zip(got, want))
+    rec = {"kind": "bwd", "shape": f"B={B},H={H},S={S},D={D},causal={int(causal)}",
+           "cudnn_err_vs_math": errs(ref, mg) if mg else None}
+    best = None
+    for name, (run, grads, parts) in ways.items():
+        e = errs(grads, ref)
+        em = errs(grads, mg) if mg else None
+        ok = e < 3e-2 and (em is None or em < 2e-2)
+        t = timeit(run)
+        rec[name] = {"ok": ok, "err_vs_cudnn": e, "err_vs_math": em, "ms": t,
+                     "parts_ms": {k: timeit(f) for k, f in parts.items()}}
+        if ok and (best is None or t < best[0]):
+            best = (t, name)
+    rec["prep_ms"] = timeit(lambda: prep(o3, do3, Di))
     t_cudnn = timeit(lambda: torch.autograd.grad(out, (qr, kr, vr), do, retain_graph=True))
-    t_prep = timeit(lambda: prep(o3, do3, Di))
-    t_dq = timeit(lambda: kdq(q3, k3, v3, do3, lse2, Di, dq, scale))
-    t_kv = timeit(lambda: kkv(q3, k3, v3, do3, lse2, Di, dk, dv, scale))
     t_flash = None
     try:
         qf, kf, vf = (t.detach().clone().requires_grad_() for t in (q, k, v))
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
             outf = F.scaled_dot_product_attention(qf, kf, vf, is_causal=causal, scale=scale)
         t_flash = timeit(lambda: torch.autograd.grad(outf, (qf, kf, vf), do, retain_graph=True))
-    except Exception as e:  # noqa: BLE001
+    except Exception:  # noqa: BLE001
         t_flash = None
     flops = 2.5 * 4 * BH * S * S * D * (0.5 if causal else 1.0)
-    emit({"kind": "bwd", "shape": f"B={B},H={H},S={S},D={D},causal={int(causal)}", "ok": ok,
-          "err_vs_cudnn": err, "err_vs_math": errm, "cudnn_err_vs_math": errc,
-          "ms": t_ours, "ms_prep": t_prep, "ms_dq": t_dq, "ms_dkdv": t_kv,
-          "cudnn_ms": t_cudnn, "flash_ms": t_flash, "ratio": t_cudnn / t_ours,
-          "tflops": flops / t_ours / 1e9, "cudnn_tflops": flops / t_cudnn / 1e9})
+    if best is None:   # nothing correct: report the first, not ok
+        name = next(iter(ways))
+        best = (rec[name]["ms"], name)
+    rec.update({"ok": rec[best[1]]["ok"], "way": best[1], "ms": best[0], "cudnn_ms": t_cudnn,
+                "flash_ms": t_flash, "ratio": t_cudnn / best[0], "tflops": flops / best[0] / 1e9,
+                "cudnn_tflops": flops / t_cudnn / 1e9})
+    emit(rec)
 
 
 def best_sdpa(q, k, v, kx, vx):
@@ -166,8 +221,8 @@ def decode_case(B, H, HKV, S, D):
     q = torch.randn(B, H, 1, D, device=dev, dtype=bf, generator=g)
     k = torch.randn(B, HKV, S, D, device=dev, dtype=bf, generator=g)
     v = torch.randn(B, HKV, S, D, device=dev, dtype=bf, generator=g)
-    kp = cake.load("examples/attn_decode_partial.tir", HD=D)
-    km = cake.load("examples/attn_decode_merge.tir", HD=D)
+    kp = kern("attn_decode_partial", HD=D)
+    km = kern("attn_decode_merge", HD=D)
     q3, k3, v3 = q.reshape(BHK, R, D), k.reshape(BHK, S, D), v.reshape(BHK, S, D)
     o = torch.empty(BHK, R, D, device=dev, dtype=bf)
     tiles = -(-S // 128)
@@ -209,20 +264,29 @@ DEC = [(4, 32, 4, 8192, 128), (4, 32, 4, 32768, 128), (4, 32, 4, 131072, 128), (
 
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else "all"
+    go = sys.argv[2] if len(sys.argv) > 2 else None
     cases = []
-    if what in ("all", "bwd"):
-        cases += [("bwd", c, True) for c in SMALL] + [("bwd", c, False) for c in BWD]
     if what in ("all", "decode"):
-        cases += [("decode", c, None) for c in DEC]
-    # interleave: decode first (cheap), then backward
-    cases.sort(key=lambda c: c[0] != "decode")
-    for kind, c, small in cases:
+        cases += [("decode", c, {}) for c in DEC]
+    if what in ("all", "bwd"):
+        cases += [("bwd", c, {"math": True, "twopass": True}) for c in SMALL]
+        cases += [("bwd", c, {"twopass": i < 4}) for i, c in enumerate(BWD)]
+    try:
+        precompile(cases)
+    except Exception as e:  # noqa: BLE001
+        print("precompile:", repr(e)[:300], file=sys.stderr)
+    # the timings wait for the checks (the go file), or for the deadline's last third
+    while go and not os.path.exists(go) and left() > DEADLINE / 3:
+        time.sleep(0.2)
+    global SKIP_FUSED
+    SKIP_FUSED = bool(go) and os.path.exists(go + ".skip_fused")
+    for kind, c, flags in cases:
         if left() < 4:
             emit({"kind": kind, "shape": str(c), "skipped": "deadline"})
             continue
         try:
             if kind == "bwd":
-                backward_case(*c, check_math=small)
+                backward_case(*c, check_math=flags.get("math", False), twopass_too=flags.get("twopass", False))
             else:
                 decode_case(*c)
         except Exception as e:  # noqa: BLE001
@@ -244,9 +308,16 @@ def table():
             print(f"| {r['kind']} | {r['shape']} | {r.get('ok', '-')} | {r.get('error', r.get('skipped', ''))} |||||")
             continue
         if r["kind"] == "bwd":
-            print(f"| bwd | {r['shape']} | {r['ok']} | {r['err_vs_cudnn']:.2e} | {r['ms']:.3f} "
-                  f"(prep {r['ms_prep']:.3f} dq {r['ms_dq']:.3f} dkdv {r['ms_dkdv']:.3f}) | cudnn | "
-                  f"{r['cudnn_ms']:.3f} | {r['ratio']:.3f} | {r['tflops']:.0f} vs {r['cudnn_tflops']:.0f} |")
+            ways = []
+            for name in ("fused", "twopass"):
+                w = r.get(name)
+                if w:
+                    parts = " + ".join(f"{k} {v:.3f}" for k, v in w["parts_ms"].items())
+                    ways.append(f"{name} {w['ms']:.3f} ({parts}; err {w['err_vs_cudnn']:.1e}, "
+                                f"ok {w['ok']}, x{r['cudnn_ms'] / w['ms']:.3f})")
+            print(f"| bwd | {r['shape']} | {r['ok']} | {r[r['way']]['err_vs_cudnn']:.1e} | {r['ms']:.3f} "
+                  f"{r['way']} [{'; '.join(ways)}; prep {r['prep_ms']:.3f}] | cudnn | {r['cudnn_ms']:.3f} | "
+                  f"{r['ratio']:.3f} | {r['tflops']:.0f} vs {r['cudnn_tflops']:.0f} |")
         else:
             print(f"| decode | {r['shape']} NS={r['splits']} | {r['ok']} | {r['err_vs_math']:.2e} | "
                   f"{r['ms']:.4f} | {r['peer']} | {r['peer_ms'] or 0:.4f} | {r['ratio'] or 0:.3f} | "
