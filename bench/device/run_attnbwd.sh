@@ -60,6 +60,8 @@ for hd in 64 128; do
     j merge_$hd "$C run $E/attn_decode_merge.tir --check --set HD=$hd --json"
 done
 j dec_s3 "$C run $E/attn_decode_partial.tir --check --set HD=128,STAGES=3 --tol-scale 256 --json"
+# tma.store.add itself: four blocks add into the same rows
+j tsa "$C run tests/diag/sync/ok_tma_store_add.tir --check --json"
 # more blocks than SMs (sampled rows), ragged
 j bwd_s2 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,STAGES=2 --tol-scale 16 --json"
 j bwd_many "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1 --tol-scale 16 --shape BH=64,S=300,SP=300 --json"
