@@ -237,7 +237,7 @@ def decode_case(B, H, HKV, S, D):
     best = None
     for ns in cands:
         op = torch.empty(ns, BHK, R, D, device=dev, dtype=torch.float32)
-        lp = torch.empty(ns, BHK, R, 1, device=dev, dtype=torch.float32)
+        lp = torch.empty(ns, BHK, R, 8, device=dev, dtype=torch.float32)
 
         def ours(op=op, lp=lp):
             kp(q3, k3, v3, op, lp, scale)

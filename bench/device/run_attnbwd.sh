@@ -69,20 +69,20 @@ j bwd_many0 "$C run $E/attn_bwd.tir --check --set HD=64,CAUSAL=0 --tol-scale 16 
 j dq_many "$C run $E/attn_bwd_dq.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
 j dkdv_many "$C run $E/attn_bwd_dkdv.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
 j dkdv_many0 "$C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=0 --shape BH=48,S=333 --json"
-j dec_many "$C run $E/attn_decode_partial.tir --check --tol-scale 256 --shape BHK=8,R=8,S=2600,NS=20,U=1 --json"
-j dec_empty "$C run $E/attn_decode_partial.tir --check --tol-scale 256 --shape BHK=2,R=5,S=300,NS=4,U=1 --json"
-j merge_many "$C run $E/attn_decode_merge.tir --check --shape BHK=140,R=16,NS=7,U=1 --json"
+j dec_many "$C run $E/attn_decode_partial.tir --check --tol-scale 256 --shape BHK=8,R=8,S=2600,NS=20 --json"
+j dec_empty "$C run $E/attn_decode_partial.tir --check --tol-scale 256 --shape BHK=2,R=5,S=300,NS=4 --json"
+j merge_many "$C run $E/attn_decode_merge.tir --check --shape BHK=140,R=16,NS=7 --json"
 # compute-sanitizer at small shapes: every tool on the main kernels, memcheck on the rest
 CS="compute-sanitizer --error-exitcode 9"
 for t in racecheck synccheck memcheck; do
     j cs_${t}_bwd "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 16 --set HD=64,CAUSAL=1 --shape BH=1,S=200,SP=200"
-    j cs_${t}_dec "$CS --tool $t $C run $E/attn_decode_partial.tir --check --tol-scale 256 --set HD=64 --shape BHK=1,R=8,S=300,NS=2,U=1"
+    j cs_${t}_dec "$CS --tool $t $C run $E/attn_decode_partial.tir --check --tol-scale 256 --set HD=64 --shape BHK=1,R=8,S=300,NS=2"
 done
 j cs_memcheck_dq "$CS --tool memcheck $C run $E/attn_bwd_dq.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
 j cs_memcheck_dkdv "$CS --tool memcheck $C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
 j cs_memcheck_prep "$CS --tool memcheck $C run $E/attn_bwd_prep.tir --check --shape BH=2,S=77"
 j cs_memcheck_conv "$CS --tool memcheck $C run $E/attn_bwd_dq_convert.tir --check --shape BH=2,S=77,SP=80"
-j cs_memcheck_merge "$CS --tool memcheck $C run $E/attn_decode_merge.tir --check --shape BHK=2,R=5,NS=3,U=1"
+j cs_memcheck_merge "$CS --tool memcheck $C run $E/attn_decode_merge.tir --check --shape BHK=2,R=5,NS=3"
 # the sanitizer runs first: they take longest
 { grep '^cs_' "$JOBS"; grep -v '^cs_' "$JOBS"; } > "$JOBS.sorted" && mv "$JOBS.sorted" "$JOBS"
 say "== checks: $(wc -l < "$JOBS") runs (at $((SECONDS - T0)) s)"
