@@ -64,8 +64,8 @@ j dec_s3 "$C run $E/attn_decode_partial.tir --check --set HD=128,STAGES=3 --tol-
 j tsa "$C run tests/diag/sync/ok_tma_store_add.tir --check --json"
 # more blocks than SMs (sampled rows), ragged
 j bwd_s2 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,STAGES=2 --tol-scale 16 --json"
-j bwd_many "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1 --tol-scale 16 --shape BH=64,S=300,SP=300 --json"
-j bwd_many0 "$C run $E/attn_bwd.tir --check --set HD=64,CAUSAL=0 --tol-scale 16 --shape BH=48,S=333,SP=336 --json"
+j bwd_many "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1 --tol-scale 16 --shape BH=64,S=300 --json"
+j bwd_many0 "$C run $E/attn_bwd.tir --check --set HD=64,CAUSAL=0 --tol-scale 16 --shape BH=48,S=333 --json"
 j dq_many "$C run $E/attn_bwd_dq.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
 j dkdv_many "$C run $E/attn_bwd_dkdv.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
 j dkdv_many0 "$C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=0 --shape BH=48,S=333 --json"
@@ -75,13 +75,13 @@ j merge_many "$C run $E/attn_decode_merge.tir --check --shape BHK=140,R=16,NS=7 
 # compute-sanitizer at small shapes: every tool on the main kernels, memcheck on the rest
 CS="compute-sanitizer --error-exitcode 9"
 for t in racecheck synccheck memcheck; do
-    j cs_${t}_bwd "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 16 --set HD=64,CAUSAL=1 --shape BH=1,S=200,SP=200"
+    j cs_${t}_bwd "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 16 --set HD=64,CAUSAL=1 --shape BH=1,S=200"
     j cs_${t}_dec "$CS --tool $t $C run $E/attn_decode_partial.tir --check --tol-scale 256 --set HD=64 --shape BHK=1,R=8,S=300,NS=2"
 done
 j cs_memcheck_dq "$CS --tool memcheck $C run $E/attn_bwd_dq.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
 j cs_memcheck_dkdv "$CS --tool memcheck $C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
 j cs_memcheck_prep "$CS --tool memcheck $C run $E/attn_bwd_prep.tir --check --shape BH=2,S=77"
-j cs_memcheck_conv "$CS --tool memcheck $C run $E/attn_bwd_dq_convert.tir --check --shape BH=2,S=77,SP=80"
+j cs_memcheck_conv "$CS --tool memcheck $C run $E/attn_bwd_dq_convert.tir --check --shape BH=2,S=77"
 j cs_memcheck_merge "$CS --tool memcheck $C run $E/attn_decode_merge.tir --check --shape BHK=2,R=5,NS=3"
 # the sanitizer runs first: they take longest
 { grep '^cs_' "$JOBS"; grep -v '^cs_' "$JOBS"; } > "$JOBS.sorted" && mv "$JOBS.sorted" "$JOBS"
