@@ -84,6 +84,10 @@ def math_grads(q, k, v, do, causal, scale):
 
 
 KERNELS = {}
+# the other query tile of attn_bwd, timed beside the default on a few shapes: HD = 128 at
+# BM = 64 spills (the registers of the default BM = 32 fit), HD = 64 at BM = 32 reads the
+# K/V tiles from shared memory twice as often
+ALT = {128: {"BM": 64, "STAGES": 2}, 64: {"BM": 32}}
 
 
 def kern(name, **params):
@@ -104,12 +108,14 @@ def precompile(cases):
         kern("attn_bwd_prep", HD=D)
         kern("attn_bwd", HD=D, CAUSAL=causal)
         kern("attn_bwd_dq_convert", HD=D)
+        if flags.get("alt"):
+            kern("attn_bwd", HD=D, CAUSAL=causal, **ALT[D])
         if flags.get("twopass"):
             kern("attn_bwd_dq", HD=D, CAUSAL=causal)
             kern("attn_bwd_dkdv", HD=D, CAUSAL=causal)
 
 
-def backward_case(B, H, S, D, causal, check_math, twopass_too):
+def backward_case(B, H, S, D, causal, check_math, twopass_too, alt=False):
     scale = 1.0 / math.sqrt(D)
     BH = B * H
     g = torch.Generator(device=dev).manual_seed(S * 131 + D + causal)
@@ -121,20 +127,21 @@ def backward_case(B, H, S, D, causal, check_math, twopass_too):
     prep = kern("attn_bwd_prep", HD=D)
     ways = {}   # name -> (run, (dq, dk, dv), parts)
     if not SKIP_FUSED:
-        kmain = kern("attn_bwd", HD=D, CAUSAL=int(causal))
         kconv = kern("attn_bwd_dq_convert", HD=D)
-        g1 = tuple(torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
         dqacc = torch.empty(BH, D, (S + 3) // 4 * 4, device=dev, dtype=torch.float32)
+        for wname, extra in [("fused", {})] + ([("fused_alt", ALT[D])] if alt else []):
+            kmain = kern("attn_bwd", HD=D, CAUSAL=int(causal), **extra)
+            g1 = tuple(torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
 
-        def fused():   # zero dQacc, Di, the main kernel (dK, dV, dQ by TMA adds), dQ to bf16
-            dqacc.zero_()
-            prep(o3, do3, Di)
-            kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale)
-            kconv(dqacc, g1[0], scale)
-        ways["fused"] = (fused, g1, {
-            "zero": lambda: dqacc.zero_(),
-            "main": lambda: kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale),
-            "convert": lambda: kconv(dqacc, g1[0], scale)})
+            def fused(kmain=kmain, g1=g1):   # zero dQacc, Di, the main kernel (dK, dV, dQ by TMA adds), dQ to bf16
+                dqacc.zero_()
+                prep(o3, do3, Di)
+                kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale)
+                kconv(dqacc, g1[0], scale)
+            ways[wname] = (fused, g1, {
+                "zero": lambda: dqacc.zero_(),
+                "main": lambda kmain=kmain, g1=g1: kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale),
+                "convert": lambda g1=g1: kconv(dqacc, g1[0], scale)})
     if twopass_too or SKIP_FUSED:
         kdq = kern("attn_bwd_dq", HD=D, CAUSAL=int(causal))
         kkv = kern("attn_bwd_dkdv", HD=D, CAUSAL=int(causal))
@@ -277,7 +284,7 @@ def main():
         cases += [("decode", c, {}) for c in DEC]
     if what in ("all", "bwd"):
         cases += [("bwd", c, {"math": True, "twopass": True}) for c in SMALL]
-        cases += [("bwd", c, {"twopass": i < 4}) for i, c in enumerate(BWD)]
+        cases += [("bwd", c, {"twopass": i < 4, "alt": i < 4}) for i, c in enumerate(BWD)]
     try:
         precompile(cases)
     except Exception as e:  # noqa: BLE001
@@ -293,7 +300,8 @@ def main():
             continue
         try:
             if kind == "bwd":
-                backward_case(*c, check_math=flags.get("math", False), twopass_too=flags.get("twopass", False))
+                backward_case(*c, check_math=flags.get("math", False), twopass_too=flags.get("twopass", False),
+                              alt=flags.get("alt", False))
             else:
                 decode_case(*c)
         except Exception as e:  # noqa: BLE001
