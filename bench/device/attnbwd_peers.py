@@ -84,10 +84,10 @@ def math_grads(q, k, v, do, causal, scale):
 
 
 KERNELS = {}
-# the other query tile of attn_bwd, timed beside the default on a few shapes: HD = 128 at
-# BM = 64 spills (the registers of the default BM = 32 fit), HD = 64 at BM = 32 reads the
-# K/V tiles from shared memory twice as often
-ALT = {128: {"BM": 64, "STAGES": 2}, 64: {"BM": 32}}
+# other points of attn_bwd, timed beside the default on a few shapes: XWG = 1 (the two
+# warpgroups share dQ^T, half the L2 additions); HD = 128 at BM = 64 spills (the default
+# BM = 32 fits); HD = 64 at BM = 32 reads the K/V tiles from shared memory twice as often
+ALT = {128: [("fused_xwg", {"XWG": 1}), ("fused_bm64", {"BM": 64, "STAGES": 2})], 64: [("fused_bm32", {"BM": 32})]}
 
 
 def kern(name, **params):
@@ -109,7 +109,8 @@ def precompile(cases):
         kern("attn_bwd", HD=D, CAUSAL=causal)
         kern("attn_bwd_dq_convert", HD=D)
         if flags.get("alt"):
-            kern("attn_bwd", HD=D, CAUSAL=causal, **ALT[D])
+            for _, extra in ALT[D]:
+                kern("attn_bwd", HD=D, CAUSAL=causal, **extra)
         if flags.get("twopass"):
             kern("attn_bwd_dq", HD=D, CAUSAL=causal)
             kern("attn_bwd_dkdv", HD=D, CAUSAL=causal)
@@ -129,7 +130,7 @@ def backward_case(B, H, S, D, causal, check_math, twopass_too, alt=False):
     if not SKIP_FUSED:
         kconv = kern("attn_bwd_dq_convert", HD=D)
         dqacc = torch.empty(BH, D, (S + 3) // 4 * 4, device=dev, dtype=torch.float32)
-        for wname, extra in [("fused", {})] + ([("fused_alt", ALT[D])] if alt else []):
+        for wname, extra in [("fused", {})] + (ALT[D] if alt else []):
             kmain = kern("attn_bwd", HD=D, CAUSAL=int(causal), **extra)
             g1 = tuple(torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
 
@@ -284,7 +285,7 @@ def main():
         cases += [("decode", c, {}) for c in DEC]
     if what in ("all", "bwd"):
         cases += [("bwd", c, {"math": True, "twopass": True}) for c in SMALL]
-        cases += [("bwd", c, {"twopass": i < 4, "alt": i < 4}) for i, c in enumerate(BWD)]
+        cases += [("bwd", c, {"twopass": i < 4, "alt": i < 4 or c[3] == 128}) for i, c in enumerate(BWD)]
     try:
         precompile(cases)
     except Exception as e:  # noqa: BLE001

@@ -64,6 +64,9 @@ j dec_s3 "$C run $E/attn_decode_partial.tir --check --set HD=128,STAGES=3 --tol-
 j tsa "$C run tests/diag/sync/ok_tma_store_add.tir --check --json"
 # more blocks than SMs (sampled rows), ragged
 j bwd_s2 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,STAGES=2 --tol-scale 16 --json"
+j bwd_x0 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=0,XWG=1 --tol-scale 16 --json"
+j bwd_x1 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,XWG=1 --tol-scale 16 --json"
+j bwd_xmany "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,XWG=1 --tol-scale 16 --shape BH=64,S=300 --json"
 j bwd_many "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1 --tol-scale 16 --shape BH=64,S=300 --json"
 j bwd_many0 "$C run $E/attn_bwd.tir --check --set HD=64,CAUSAL=0 --tol-scale 16 --shape BH=48,S=333 --json"
 j dq_many "$C run $E/attn_bwd_dq.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
@@ -76,6 +79,7 @@ j merge_many "$C run $E/attn_decode_merge.tir --check --shape BHK=140,R=16,NS=7 
 CS="compute-sanitizer --error-exitcode 9"
 for t in racecheck synccheck memcheck; do
     j cs_${t}_bwd "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 16 --set HD=64,CAUSAL=1 --shape BH=1,S=200"
+    j cs_${t}_bwdx "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 16 --set HD=128,CAUSAL=1,XWG=1 --shape BH=1,S=200"
     j cs_${t}_dec "$CS --tool $t $C run $E/attn_decode_partial.tir --check --tol-scale 256 --set HD=64 --shape BHK=1,R=8,S=300,NS=2"
 done
 j cs_memcheck_dq "$CS --tool memcheck $C run $E/attn_bwd_dq.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
