@@ -240,31 +240,38 @@ def decode_case(B, H, HKV, S, D):
     km = kern("attn_decode_merge", HD=D)
     q3, k3, v3 = q.reshape(BHK, R, D), k.reshape(BHK, S, D), v.reshape(BHK, S, D)
     o = torch.empty(BHK, R, D, device=dev, dtype=bf)
+    kx = k.repeat_interleave(G, dim=1)
+    vx = v.repeat_interleave(G, dim=1)
+    with sdpa_kernel(SDPBackend.MATH):
+        ref = F.scaled_dot_product_attention(q.float(), kx.float(), vx.float())
     tiles = -(-S // 128)
     cands = sorted({max(1, min(tiles, -(-n // BHK))) for n in (132, 264, 528)})
     best = None
-    for ns in cands:
+    tried = {}
+    for ns in cands:   # each split count checked against the fp32 math reference, then timed
         op = torch.empty(ns, BHK, R, D, device=dev, dtype=torch.float32)
         lp = torch.empty(ns, BHK, R, 8, device=dev, dtype=torch.float32)
 
         def ours(op=op, lp=lp):
             kp(q3, k3, v3, op, lp, scale)
             km(op, lp, o)
+        o.fill_(float("nan"))
+        ours()
+        torch.cuda.synchronize()
+        e = relerr(o.reshape(B, H, 1, D), ref)
         t = timeit(ours)
-        if best is None or t < best[0]:
-            best = (t, ns, ours)
-    best[2]()
-    torch.cuda.synchronize()
-    kx = k.repeat_interleave(G, dim=1)
-    vx = v.repeat_interleave(G, dim=1)
-    with sdpa_kernel(SDPBackend.MATH):
-        ref = F.scaled_dot_product_attention(q.float(), kx.float(), vx.float())
-    err = relerr(o.reshape(B, H, 1, D), ref)
+        tried[ns] = {"ms": t, "err": e}
+        if e < 1e-2 and (best is None or t < best[0]):
+            best = (t, ns, e)
+    if best is None:   # none correct: report the first
+        ns0 = cands[0]
+        best = (tried[ns0]["ms"], ns0, tried[ns0]["err"])
+    err = best[2]
     tp, peer = best_sdpa(q, k, v, kx, vx)
     del kx, vx
     gbytes = 2 * BHK * S * D * 2 / 1e9
     emit({"kind": "decode", "shape": f"B={B},H={H},Hkv={HKV},S={S},D={D}", "ok": err < 1e-2,
-          "err_vs_math": err, "ms": best[0], "splits": best[1], "peer": peer, "peer_ms": tp,
+          "err_vs_math": err, "ms": best[0], "splits": best[1], "tried": tried, "peer": peer, "peer_ms": tp,
           "ratio": (tp / best[0]) if tp else None, "gbps": gbytes / best[0] * 1e3})
 
 
