@@ -60,6 +60,10 @@ for hd in 64 128; do
     j merge_$hd "$C run $E/attn_decode_merge.tir --check --set HD=$hd --json"
 done
 j dec_s3 "$C run $E/attn_decode_partial.tir --check --set HD=128,STAGES=3 --tol-scale 256 --json"
+# the library's one-launch reference kernel and the accumulator's zeroing
+j lib_naive "$C run library/kernels/attention_bwd.tir --kernel attention_bwd_naive --check --set HD=64,CAUSAL=1 --json"
+j lib_zero "$C run library/kernels/attention_bwd.tir --kernel attention_bwd_zero --check --json"
+j lib_dec "$C run library/kernels/attention_decode.tir --kernel attention_decode --check --set HD=128 --json"
 # tma.store.add itself: four blocks add into the same rows
 j tsa "$C run tests/diag/sync/ok_tma_store_add.tir --check --json"
 # more blocks than SMs (sampled rows), ragged
