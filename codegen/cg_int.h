@@ -62,7 +62,7 @@ typedef struct CgTarget {
     void (*cp_mbar_arrive)(Cg *, LLVMValueRef bar);
     void (*syncwarp)(Cg *);
     void (*tma_load)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, LLVMValueRef *c, unsigned n);
-    void (*tma_store)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n);
+    void (*tma_store)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n, int add);
     void (*bulk_commit)(Cg *);
     void (*bulk_wait)(Cg *, int n);
     void (*fence_proxy)(Cg *);

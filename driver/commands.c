@@ -341,6 +341,8 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         bad = "--timeout takes a positive number of seconds";
     else if (o->seed && (strtoull(o->seed, &end, 0), *end))
         bad = "--seed takes a whole number";
+    else if (o->tol_scale && (strtod(o->tol_scale, &end) < 1 || *end))
+        bad = "--tol-scale takes a number >= 1 (it only widens the tolerances)";
     if (bad) {
         diag_report(ctx, E0002, IR_NOSPAN, "%s", bad);
         return 0;
@@ -394,6 +396,8 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
     if (o->seed)
         copt.seed = strtoull(o->seed, NULL, 0);
     copt.dump_dir = o->dump_outputs;
+    if (o->tol_scale)
+        copt.tol_scale = strtod(o->tol_scale, NULL);
     CheckReport reps[8];
     uint32_t n;
     if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {

@@ -28,7 +28,7 @@ static const char usage[] =
     "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg]\n"
     "                 [--explain] [--json]\n"
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
-    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
+    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S] [--tol-scale X]\n"
     "                 [--dump-outputs DIR] [--sim [--sm-count N] [--no-race]] [--json]\n"
     "       cakec calibrate MEASURED.jsonl [--device D] [-o CONSTANTS.json] [--json]\n"
     "                 fit the cost model's constants (docs/cost-model.md)\n"
@@ -182,6 +182,7 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         else if (opt_is(a, "--seed")) dst = &o->seed;
         else if (opt_is(a, "--dump-outputs")) dst = &o->dump_outputs;
         else if (opt_is(a, "--sm-count")) dst = &o->sm_count;
+        else if (opt_is(a, "--tol-scale")) dst = &o->tol_scale;
         else if (opt_is(a, "--device")) dst = &o->device;
         else if (opt_is(a, "--compare")) dst = &o->compare;
         else if (opt_is(a, "--svg")) dst = &o->svg;

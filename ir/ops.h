@@ -151,6 +151,7 @@ OP(CP_WAIT,   "cp.async.wait", OC_STMT,  1, OF_ASYNC|OF_SYNC,   CC_BAR)    /* cp
 OP(TMA_LOAD,  "tma",         OC_STMT,    3, OF_MEM|OF_ASYNC,    CC_TMA)    /* tma a(shared) <- b(global) on c(mbarrier) */
 OP(TMA_STORE, "tma.store",   OC_STMT,    2, OF_MEM|OF_ASYNC,    CC_TMA)    /* tma.store a(global) <- b(shared) */
 OP(TMA_WAIT,  "tma.store.wait", OC_STMT, 1, OF_ASYNC|OF_SYNC,   CC_BAR)    /* wait until <= N bulk stores pending */
+OP(TMA_STORE_ADD, "tma.store.add", OC_STMT, 2, OF_MEM|OF_ASYNC, CC_TMA) /* only a spelling: parsed as TMA_STORE, sub 1 (adds) */
 OP(STMATRIX,  "stmatrix",    OC_STMT,    2, OF_MEM|OF_WARP,     CC_SSTORE) /* stmatrix a(shared) <- b(fragment) */
 OP(SYNC,      "sync",        OC_STMT,    0, OF_SYNC|OF_BLOCK,   CC_BAR)    /* block barrier */
 OP(BAR_SYNC,  "barrier",     OC_STMT,    2, OF_SYNC,            CC_BAR)    /* barrier ID, COUNT (named, sync) */

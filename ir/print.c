@@ -137,6 +137,10 @@ static void lowered(Printer *p, const Node *n)
         if (n->sub)
             fputs(".raw", out);
         break;
+    case OP_L_TMA_STORE:
+        if (n->sub)
+            fputs(".add", out);
+        break;
     case OP_L_WGDESC:
         fprintf(out, ".lbo%lld.sbo%lld.sw%lld", (long long)(n->v.i & 0xfffff),
                 (long long)(n->v.i >> 20 & 0xfffff), (long long)(n->v.i >> 40));
@@ -411,7 +415,12 @@ static void decl(Printer *p, const Node *n)
 /* dst <- src  (and the optional trailer) */
 static void move(Printer *p, const Node *n, const char *trailer)
 {
-    fprintf(p->out, "%s ", ir_ops[n->op == OP_STORE && n->sub ? n->sub : n->op].spelling);
+    Op op = (Op)n->op;
+    if (n->sub && op == OP_STORE)
+        op = (Op)n->sub;
+    else if (n->sub && op == OP_TMA_STORE)
+        op = OP_TMA_STORE_ADD;
+    fprintf(p->out, "%s ", ir_ops[op].spelling);
     expr(p, n->a, PREC_POSTFIX);
     fputs(" <- ", p->out);
     /* in a store's value a bare `mask` is the store's: a masked load is parenthesized */

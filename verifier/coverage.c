@@ -16,7 +16,8 @@
  * (implicit indices, constant indices, indices affine in one loop variable:
  * `y[m, q * 4]`; not those under an `if`, which may not happen).
  *   E0820  an element the reference writes that no block writes;
- *   E0821  an element two different threads (or blocks) write;
+ *   E0821  an element two different threads (or blocks) write (not for
+ *          `tma.store.add`, whose writers add);
  *   E0822  a note: coverage could not be decided (too large, an index the
  *          interpreter cannot evaluate, a reference target it cannot follow).
  * Outputs are the arguments the reference assigns to, except those atomics
@@ -218,6 +219,8 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
     }
     uint32_t *w = o->writer;     /* locals: the stores below cannot move them */
     int64_t covered = 0;
+    /* `tma.store.add` accumulates: many writers of one element are its point */
+    int adds = !is_ref && at && sy_node(c->s, at)->op == OP_TMA_STORE && sy_node(c->s, at)->sub == 1;
     for (;;) {
         int64_t e = 0;
         for (int d = 0; d < r; d++)
@@ -231,8 +234,8 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
                     w[j] = who;
                     o->by_elected[j] = (uint8_t)elected;
                     covered++;
-                } else if (!o->dup_at && (elected != o->by_elected[j] || /* elected: not known to be this thread */
-                                          (w[j] != who && !elected))) {
+                } else if (!adds && !o->dup_at && (elected != o->by_elected[j] || /* elected: not known to be this thread */
+                                                   (w[j] != who && !elected))) {
                     o->dup_at = at;
                     o->dup_elem = j;
                     o->dup_a = w[j];
