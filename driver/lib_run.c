@@ -238,6 +238,109 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
     return timed ? EXIT_OK : EXIT_DEVICE;
 }
 
+/* the diagnostics reported since `from` as one line ("E0931: no variant ..."),
+   then forgotten: one shape's failure is its row of the batch, not the run's */
+static const char *take_diags(CakeCtx *ctx, uint32_t from, uint32_t ne, uint32_t nw)
+{
+    const char *text = NULL;
+    for (uint32_t i = from; i < ctx->ndiags; i++) {
+        const Diag *d = &ctx->diags[i];
+        const char *one = ir_fmt(ctx, "%s: %s", ir_diag_info[d->code].code, d->msg);
+        text = text ? ir_fmt(ctx, "%s; %s", text, one) : one;
+    }
+    ctx->ndiags = from;
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    return text;
+}
+
+/* one line of a --shapes file ("OP DIM=V,..."): the choice, the check, the
+   bench (and every variant's time with --all) as one JSON object; 0 ok, else
+   the exit code of the line */
+static int batch_line(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
+                      const char *line, cJSON *row)
+{
+    char opname[64];
+    int len = 0;
+    if (sscanf(line, "%63s %n", opname, &len) != 1) {
+        diag_report(ctx, E0002, IR_NOSPAN, "--shapes: cannot read `%s`", line);
+        return EXIT_USER;
+    }
+    LibOptions one = *o;
+    one.op = opname;
+    one.opt.shape = line + len;
+    one.opt.json = 1;
+    one.sub = "bench";
+    cJSON_AddStringToObject(row, "op", opname);
+    cJSON_AddStringToObject(row, "shape", one.opt.shape);
+    CakeLibChoice ch;
+    int code = lib_choose(ctx, &one, lib, &ch);
+    if (code)
+        return code;
+    if (o->fake)   /* no device: the cost model's time, as `lib bench --fake-measure` */
+        return fake_bench(ctx, &one, lib, &ch, row);
+    CakeLibVariant v;
+    cake_lib_variant(lib, ch.op, ch.variant, &v);
+    cJSON_AddStringToObject(row, "variant", v.name);
+    CakeKernel *ck = NULL;
+    int rc = cake_lib_kernel(ctx, lib, dev, &ch, &ck);
+    if (rc)
+        return rc == 2 ? EXIT_BUG : rc == 3 ? EXIT_DEVICE : EXIT_USER;
+    ShapeEnv env;
+    cake_lib_choice_env(ctx, lib, &ch, &env);
+    int checked = o->opt.check ? do_check(ctx, &one, dev, ck, &env, row) : EXIT_OK;
+    cJSON_AddBoolToObject(row, "check_ok", checked == EXIT_OK);
+    if (checked == EXIT_DEVICE || checked == EXIT_BUG)
+        return checked;
+    code = do_bench(ctx, &one, dev, ck, &env, row, lib, &ch);
+    if (!code && o->all) {
+        CakeLibChoice all = ch;
+        bench_all(ctx, &one, lib, dev, &all, row);
+    }
+    return code ? code : checked;
+}
+
+/* `lib bench FILE --shapes F [--check] [--all]`: every line of F in this one
+   process (the artifact opened and the device set up once), one JSON object
+   per line on stdout as soon as it is known ("error" where the line failed);
+   a device that breaks ends the batch. Exit 0 when every line ran and checked. */
+static int batch(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev)
+{
+    FILE *f = fopen(o->shapes, "r");
+    if (!f) {
+        diag_report(ctx, E0001, IR_NOSPAN, "cannot read the shapes file %s", o->shapes);
+        return EXIT_USER;
+    }
+    char line[512];
+    int worst = EXIT_OK, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        const char *p = line + strspn(line, " \t");
+        if (!*p || *p == '#')
+            continue;
+        uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddNumberToObject(row, "line", lineno);
+        int code = batch_line(ctx, o, lib, dev, p, row);
+        cJSON_AddNumberToObject(row, "exit", code);
+        const char *why = take_diags(ctx, nd, ne, nw);
+        if (why)
+            cJSON_AddStringToObject(row, "error", why);
+        char *text = cJSON_PrintUnformatted(row);
+        printf("%s\n", text);
+        fflush(stdout);
+        cJSON_free(text);
+        cJSON_Delete(row);
+        if (code > worst)
+            worst = code;
+        if (dev && rt_health(dev) != RT_OK)
+            break;
+    }
+    fclose(f);
+    return worst;
+}
+
 int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
 {
     CakeLib *lib = NULL;
@@ -245,7 +348,22 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
     cJSON *extra = cJSON_CreateObject();
     CakeLibChoice ch;
     int code = lib_open_any(ctx, o->opt.file, &lib);
-    code = code == 2 ? EXIT_BUG : code ? EXIT_USER : lib_choose(ctx, o, lib, &ch);
+    int batched = o->shapes && !strcmp(o->sub, "bench");
+    code = code == 2 ? EXIT_BUG : code ? EXIT_USER : batched ? EXIT_OK : lib_choose(ctx, o, lib, &ch);
+    if (!code && batched) {
+        if (!o->fake && !open_dev(ctx, o, &dev))
+            return drv_finish_with(ctx, &o->opt, EXIT_DEVICE, extra);
+        code = batch(ctx, o, lib, dev);
+        if (dev && rt_health(dev) == RT_TIMEOUT)
+            rt_exit_now(EXIT_DEVICE);
+        if (!dev || rt_health(dev) == RT_OK)
+            cake_lib_close(lib);
+        rt_close(dev);
+        if (ctx->ndiags)   /* the file's own failure; each line's are in its row */
+            return drv_finish_with(ctx, &o->opt, code, extra);
+        cJSON_Delete(extra);
+        return code;
+    }
     if (!code && o->fake && !strcmp(o->sub, "bench")) {
         if (o->all)
             code = bench_all(ctx, o, lib, NULL, &ch, extra);

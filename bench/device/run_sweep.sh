@@ -1,0 +1,68 @@
+#!/bin/bash
+# run_sweep.sh — the kernel library's acceptance sweep (issue 13) in one call:
+#   shapes   bench/device/sweep.py shapes: 316 seeded log-uniform shapes of gemm,
+#            gemm_fp8, rmsnorm, layernorm, softmax, cross_entropy, fp8_row_quantize
+#   library  `cakec lib bench ARTIFACT --shapes FILE --check --json` in one process per
+#            group (the artifact opened once): per shape the chosen variant, its
+#            `lib run --check` verdict and its time; the non-GEMM ops also with --all
+#            (every variant whose domain holds, timed: the data of the tuned table)
+#   peers    sweep.py peers: cuBLAS / torch._scaled_mm / torch eager / torch.compile at
+#            every shape in one process, the fastest kept
+#   table    sweep_table.md, sweep.json, sweep.svg and the per-op summary, printed last
+# The artifact is the one carry.sh built here (.carry/python/cake/cake.cakelib, cubins
+# through nvJitLink); without it the library is built on the device. Every step has a
+# timeout; the script honours $DEADLINE (seconds, default 150). Output under $OUT.
+#   usage (device machine, repo root): bash bench/device/run_sweep.sh
+set -u
+C=${CAKEC:-.carry/cakec}
+O=${OUT:-/tmp/cake-out}
+DEADLINE=${DEADLINE:-150}
+LOG=$O/sweep_log.txt
+mkdir -p "$O"
+: > "$LOG"
+export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
+export PATH=$PATH:/usr/local/cuda/bin
+T0=$SECONDS
+say() { echo "$@" | tee -a "$LOG"; }
+left() { echo $((DEADLINE - (SECONDS - T0))); }
+t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 6
+    local lim=$1 l
+    shift
+    l=$(($(left) - 6))
+    [ "$l" -lt "$lim" ] && lim=$l
+    [ "$lim" -lt 3 ] && { say "skip (out of time): $*"; return 124; }
+    timeout -k 3 "$lim" "$@"
+}
+
+LIB=${SWEEP_LIB:-.carry/python/cake/cake.cakelib}
+[ -f .carry/sweep.cakelib ] && LIB=.carry/sweep.cakelib
+if [ ! -f "$LIB" ]; then
+    LIB=$O/sweep.cakelib
+    b0=$SECONDS
+    t 45 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
+    say "build on the device: exit $? in $((SECONDS - b0)) s"
+fi
+say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes)"
+
+python3 bench/device/sweep.py shapes "${SWEEP_SEED:-2026}" > "$O/shapes.txt"
+grep -E '^gemm' "$O/shapes.txt" > "$O/shapes_gemm.txt"
+grep -vE '^gemm' "$O/shapes.txt" > "$O/shapes_rows.txt"
+say "shapes: $(wc -l < "$O/shapes.txt") ($(wc -l < "$O/shapes_gemm.txt") GEMM)"
+
+: > "$O/lib.jsonl"
+l0=$SECONDS
+t 35 "$C" lib bench "$LIB" --shapes "$O/shapes_rows.txt" --check --all --runs 10 --timeout 5 --json \
+    >> "$O/lib.jsonl" 2>> "$LOG"
+say "library, rows ops: exit $? in $((SECONDS - l0)) s, $(grep -c '"op"' "$O/lib.jsonl") shapes"
+l0=$SECONDS
+t 30 "$C" lib bench "$LIB" --shapes "$O/shapes_gemm.txt" --check --runs 10 --timeout 5 --json \
+    >> "$O/lib.jsonl" 2>> "$LOG"
+say "library, GEMM: exit $? in $((SECONDS - l0)) s, $(grep -c '"op"' "$O/lib.jsonl") shapes in all"
+
+p0=$SECONDS
+SWEEP_PEERS_BUDGET=$(( $(left) / 2 )) t 70 python3 bench/device/sweep.py peers "$O/shapes.txt" "$O/peers.jsonl" \
+    >> "$LOG" 2>&1
+say "peers: exit $? in $((SECONDS - p0)) s, $(grep -c . "$O/peers.jsonl" 2>/dev/null || echo 0) shapes"
+
+say "== sweep summary (at $((SECONDS - T0)) s; ratio = peer ms / library ms)"
+timeout 20 python3 bench/device/sweep.py table "$O/lib.jsonl" "$O/peers.jsonl" "$O" | tee -a "$LOG"
