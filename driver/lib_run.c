@@ -27,23 +27,26 @@ static int broken(CakeCtx *ctx, RtDevice *dev, const char *what)
     return 1;
 }
 
-static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
-                    const ShapeEnv *env, cJSON *extra)
+static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeLib *lib,
+                    const CakeLibChoice *ch, cJSON *extra)
 {
     CheckOptions copt = {0};
     if (o->opt.seed)
         copt.seed = strtoull(o->opt.seed, NULL, 0);
-    CheckReport reps[8];
+    CheckReport rep;
     uint32_t n = 0;
-    if (cake_check(ctx, dev, ck, env, 1, &copt, reps, 8, &n) == 2)
+    int rc = cake_lib_check(ctx, lib, dev, ch, &copt, &rep, &n);
+    if (rc == 2)
         return EXIT_BUG;
+    if (rc)
+        return rc == 3 ? EXIT_DEVICE : EXIT_USER;
     cJSON *arr = cJSON_AddArrayToObject(extra, "check");
     int ok = n > 0;
     for (uint32_t i = 0; i < n; i++) {
-        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
+        cJSON_AddItemToArray(arr, drv_check_json(&rep));
         if (!o->opt.json)
-            drv_check_text(&reps[i]);
-        ok &= reps[i].ok;
+            drv_check_text(&rep);
+        ok &= rep.ok;
     }
     if (broken(ctx, dev, "failed during the check"))
         return EXIT_DEVICE;
@@ -52,11 +55,13 @@ static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel
 
 /* the cost model's prediction beside the measurement, as `run --bench` prints it;
    its diagnostics are not the run's */
-static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDevice *dev, CakeKernel *ck,
-                      CostResult *c)
+static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDevice *dev, CostResult *c)
 {
+    CakeLibVariant v;
+    cake_lib_variant(lib, ch->op, ch->variant, &v);
+    Target tg;
     const TgDevice *d = tg_device_match(rt_info(dev)->name);
-    if (!d || !tg_device_runs(d, ck->tg))
+    if (!d || !ir_lookup_target(v.target, strlen(v.target), &tg) || !tg_device_runs(d, tg))
         return 0;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     int ok = cake_lib_cost(ctx, lib, ch, d->name, c) == 0;
@@ -66,20 +71,22 @@ static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDev
     return ok;
 }
 
-static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
-                    const ShapeEnv *env, cJSON *extra, CakeLib *lib, const CakeLibChoice *ch)
+static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, cJSON *extra, CakeLib *lib,
+                    const CakeLibChoice *ch)
 {
     CakeBench b;
-    int rc = cake_bench(ctx, dev, ck, env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+    int rc = cake_lib_bench(ctx, lib, dev, ch, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
     if (rc == 2)
         return EXIT_BUG;
+    if (rc == 1)
+        return EXIT_USER;
     if (rc) {
         if (!broken(ctx, dev, "failed during the bench"))
-            diag_report(ctx, E0972, ck->k->span, "bench failed: %s", b.message);
+            diag_report(ctx, E0972, IR_NOSPAN, "bench failed: %s", b.message);
         return EXIT_DEVICE;
     }
     CostResult c;
-    int have = bench_cost(ctx, lib, ch, dev, ck, &c);
+    int have = bench_cost(ctx, lib, ch, dev, &c);
     drv_bench_report(&b, have ? &c : NULL, extra, o->opt.json);
     return EXIT_OK;
 }
@@ -213,13 +220,8 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
         } else if (dev && rt_health(dev) != RT_OK) {
             why = "device broken by an earlier variant";
         } else {
-            CakeKernel *ck;
-            ShapeEnv env;
             CakeBench b;
-            cake_lib_choice_env(ctx, lib, ch, &env);
-            int rc = cake_lib_kernel(ctx, lib, dev, ch, &ck);
-            if (!rc)
-                rc = cake_bench(ctx, dev, ck, &env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+            int rc = cake_lib_bench(ctx, lib, dev, ch, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
             if (rc)
                 why = rc == 1 ? "user_error" : rc == 2 ? "internal_error" : "fault";
             else
@@ -282,17 +284,11 @@ static int batch_line(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice 
     CakeLibVariant v;
     cake_lib_variant(lib, ch.op, ch.variant, &v);
     cJSON_AddStringToObject(row, "variant", v.name);
-    CakeKernel *ck = NULL;
-    int rc = cake_lib_kernel(ctx, lib, dev, &ch, &ck);
-    if (rc)
-        return rc == 2 ? EXIT_BUG : rc == 3 ? EXIT_DEVICE : EXIT_USER;
-    ShapeEnv env;
-    cake_lib_choice_env(ctx, lib, &ch, &env);
-    int checked = o->opt.check ? do_check(ctx, &one, dev, ck, &env, row) : EXIT_OK;
+    int checked = o->opt.check ? do_check(ctx, &one, dev, lib, &ch, row) : EXIT_OK;
     cJSON_AddBoolToObject(row, "check_ok", checked == EXIT_OK);
     if (checked == EXIT_DEVICE || checked == EXIT_BUG)
         return checked;
-    code = do_bench(ctx, &one, dev, ck, &env, row, lib, &ch);
+    code = do_bench(ctx, &one, dev, row, lib, &ch);
     if (!code && o->all) {
         CakeLibChoice all = ch;
         bench_all(ctx, &one, lib, dev, &all, row);
@@ -378,7 +374,7 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
     int all = o->all && !strcmp(o->sub, "bench");
     if (!code && all) {
         code = bench_all(ctx, o, lib, dev, &ch, extra);
-    } else if (!code) {
+    } else if (!code && o->overhead) {   /* the raw launch beside: one kernel */
         int rc = cake_lib_kernel(ctx, lib, dev, &ch, &ck);
         code = rc == 2 ? EXIT_BUG : rc == 3 ? EXIT_DEVICE : rc ? EXIT_USER : EXIT_OK;
     }
@@ -396,9 +392,9 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
         int check = !strcmp(o->sub, "run") && (o->opt.check || !o->opt.bench);
         int bench = !strcmp(o->sub, "bench") || o->opt.bench;
         if (check)
-            code = do_check(ctx, o, dev, ck, &env, extra);
+            code = do_check(ctx, o, dev, lib, &ch, extra);
         if (bench && code != EXIT_DEVICE && code != EXIT_BUG) {
-            int bc = do_bench(ctx, o, dev, ck, &env, extra, lib, &ch);
+            int bc = do_bench(ctx, o, dev, extra, lib, &ch);
             code = bc ? bc : code;
         }
         if (!code && o->overhead)

@@ -169,6 +169,18 @@ int cake_lib_launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoi
 int cake_lib_kernel(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *choice,
                     CakeKernel **out);
 
+/* `lib run --check` and `lib bench` of a choice, one launch or a sequence
+ * (docs/library.md, "Variants of several launches"): one launch goes through
+ * cake_check / cake_bench on its kernel at the choice's shape; a sequence runs
+ * all its launches on the oracle's inputs and is compared with its op's
+ * reference (the reference block of the op's `reference` variant, else of its
+ * first variant of one launch), and is timed as one sample of all its launches.
+ * 0 (the verdict in *rep, *n = 1), 1, 2, 3. */
+int cake_lib_check(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *choice,
+                   const CheckOptions *opt, CheckReport *rep, uint32_t *n);
+int cake_lib_bench(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *choice, int runs,
+                   CakeBench *out);
+
 /* The ShapeEnv of a choice (its dims and its variant's parameters), for
  * cake_check and cake_bench on the kernel of cake_lib_kernel. */
 int cake_lib_choice_env(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *choice, ShapeEnv *env);

@@ -80,9 +80,13 @@ def kernel_for(op, dims, minimal):
         try:
             if lib is None:
                 raise ValueError("no library")
-            skip = tuple(avoid[op]) if op in avoid else None
-            k = lib.kernel(op, dims, dev, skip)
-            name = f"{op}/{lib.select(op, dims, skip)['name']}"
+            skip = tuple(avoid[op]) if op in avoid else ()
+            pick = lib.select(op, dims, skip or None)
+            while "+" in pick["kernel"]:   # a sequence of launches, not one Kernel: the next best
+                skip += (pick["name"],)
+                pick = lib.select(op, dims, skip)
+            k = lib.kernel(op, dims, dev, skip or None)
+            name = f"{op}/{pick['name']}"
             stats["library"] += 1
         except (ValueError, _cake.CakeError) as e:   # no such op, no variant covers the shape
             if isinstance(e, _cake.CakeError):
