@@ -1,11 +1,12 @@
 #!/bin/bash
 # run_sweep.sh — the kernel library's acceptance sweep (issue 13) in one call:
-#   shapes   bench/device/sweep.py shapes: 316 seeded log-uniform shapes of gemm,
+#   shapes   bench/device/sweep.py shapes: 328 seeded log-uniform shapes of gemm,
 #            gemm_fp8, rmsnorm, layernorm, softmax, cross_entropy, fp8_row_quantize
 #   library  `cakec lib bench ARTIFACT --shapes FILE --check --json` in one process per
 #            group (the artifact opened once): per shape the chosen variant, its
-#            `lib run --check` verdict and its time; the non-GEMM ops also with --all
-#            (every variant whose domain holds, timed: the data of the tuned table)
+#            `lib run --check` verdict and its time; then, with the time left after the
+#            peers, `--all` for the non-GEMM ops (every variant whose domain holds,
+#            timed: the data of the tuned table, lib_all.jsonl)
 #   peers    sweep.py peers: cuBLAS / torch._scaled_mm / torch eager / torch.compile at
 #            every shape in one process, the fastest kept
 #   table    sweep_table.md, sweep.json, sweep.svg and the per-op summary, printed last
@@ -24,6 +25,7 @@ export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
 export PATH=$PATH:/usr/local/cuda/bin
 T0=$SECONDS
 say() { echo "$@" | tee -a "$LOG"; }
+cnt() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }   # cnt PATTERN FILE
 left() { echo $((DEADLINE - (SECONDS - T0))); }
 t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 6
     local lim=$1 l
@@ -49,20 +51,51 @@ grep -E '^gemm' "$O/shapes.txt" > "$O/shapes_gemm.txt"
 grep -vE '^gemm' "$O/shapes.txt" > "$O/shapes_rows.txt"
 say "shapes: $(wc -l < "$O/shapes.txt") ($(wc -l < "$O/shapes_gemm.txt") GEMM)"
 
+# batch LIMIT SHAPES OUT ARGS...: `lib bench --shapes` over SHAPES, appending to OUT; a
+# batch that ends early (a device fault ends the process, or its timeout) starts again
+# after the line it died on, which gets an "error" row; at most 6 starts in LIMIT seconds
+batch() {
+    local lim=$1 shapes=$2 out=$3 end=$((SECONDS + $1)) rest=$O/rest.txt done_n total starts=0
+    shift 3
+    cp "$shapes" "$rest"
+    total=$(cnt . "$shapes")
+    while [ $starts -lt 6 ] && [ -s "$rest" ] && [ $((end - SECONDS)) -ge 3 ]; do
+        starts=$((starts + 1))
+        local before n
+        before=$(cnt '"op"' "$out")
+        t $((end - SECONDS)) "$C" lib bench "$LIB" --shapes "$rest" "$@" --json >> "$out" 2>> "$LOG"
+        n=$(( $(cnt '"op"' "$out") - before ))
+        [ "$n" -ge "$(cnt . "$rest")" ] && break
+        # the line after the last row: it hung or broke the device
+        local bad
+        bad=$(sed -n "$((n + 1))p" "$rest")
+        [ -z "$bad" ] && break
+        printf '{"op": "%s", "shape": "%s", "error": "the batch died here (a hang or a device fault)"}\n' \
+            "${bad%% *}" "${bad#* }" >> "$out"
+        tail -n +$((n + 2)) "$rest" > "$rest.next" && mv "$rest.next" "$rest"
+    done
+    done_n=$(cnt '"op"' "$out")
+    say "  $starts start(s), $done_n rows in $out of $total shapes"
+}
+
 : > "$O/lib.jsonl"
 l0=$SECONDS
-t 35 "$C" lib bench "$LIB" --shapes "$O/shapes_rows.txt" --check --all --runs 10 --timeout 5 --json \
-    >> "$O/lib.jsonl" 2>> "$LOG"
-say "library, rows ops: exit $? in $((SECONDS - l0)) s, $(grep -c '"op"' "$O/lib.jsonl") shapes"
+batch 45 "$O/shapes_rows.txt" "$O/lib.jsonl" --check --runs 10 --timeout 5
+say "library, rows ops: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes"
 l0=$SECONDS
-t 30 "$C" lib bench "$LIB" --shapes "$O/shapes_gemm.txt" --check --runs 10 --timeout 5 --json \
-    >> "$O/lib.jsonl" 2>> "$LOG"
-say "library, GEMM: exit $? in $((SECONDS - l0)) s, $(grep -c '"op"' "$O/lib.jsonl") shapes in all"
+batch 25 "$O/shapes_gemm.txt" "$O/lib.jsonl" --check --runs 10 --timeout 5
+say "library, GEMM: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes in all"
 
 p0=$SECONDS
-SWEEP_PEERS_BUDGET=$(( $(left) / 2 )) t 70 python3 bench/device/sweep.py peers "$O/shapes.txt" "$O/peers.jsonl" \
+SWEEP_PEERS_BUDGET=$(( $(left) / 2 )) t 55 python3 bench/device/sweep.py peers "$O/shapes.txt" "$O/peers.jsonl" \
     >> "$LOG" 2>&1
-say "peers: exit $? in $((SECONDS - p0)) s, $(grep -c . "$O/peers.jsonl" 2>/dev/null || echo 0) shapes"
+say "peers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") shapes"
+
+# every variant of the rows ops timed at each shape (no check): the tuned table's data
+l0=$SECONDS
+: > "$O/lib_all.jsonl"
+batch 40 "$O/shapes_rows.txt" "$O/lib_all.jsonl" --all --runs 5 --timeout 5
+say "library, every variant of the rows ops: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib_all.jsonl") shapes"
 
 say "== sweep summary (at $((SECONDS - T0)) s; ratio = peer ms / library ms)"
 timeout 20 python3 bench/device/sweep.py table "$O/lib.jsonl" "$O/peers.jsonl" "$O" | tee -a "$LOG"

@@ -22,9 +22,14 @@ import random
 import sys
 import time
 
-CAP_ELEMS = 1 << 27          # a norm/softmax/CE/quantize input of at most 128 Mi elements
-CAP_FLOPS = 4e12             # a GEMM of at most 4 TFLOP (~5 ms on the H200)
-RUNS = int(os.environ.get("SWEEP_RUNS", "15"))
+CAP_ELEMS = 1 << 26          # an input of at most 64 Mi elements (the oracle fills it on the host)
+CAP_FLOPS = 2e12             # a GEMM of at most 2 TFLOP (~3 ms on the H200)
+RUNS = int(os.environ.get("SWEEP_RUNS", "10"))
+# the headline shapes, beside the drawn ones: one huge row, short rows, many rows
+ANCHORS = ["softmax M=1,N=262144", "softmax M=4,N=65536", "cross_entropy B=1,V=262144",
+           "cross_entropy B=4096,V=32000", "rmsnorm M=1,N=65536", "rmsnorm M=16384,N=1024",
+           "layernorm M=4,N=65536", "layernorm M=16384,N=1024", "softmax M=32768,N=1024",
+           "gemm M=128,N=4096,K=4096", "gemm M=3072,N=3072,K=3072", "gemm M=16,N=8192,K=8192"]
 COUNTS = {"gemm": 90, "gemm_fp8": 24, "rmsnorm": 46, "layernorm": 40, "softmax": 46,
           "cross_entropy": 40, "fp8_row_quantize": 30}
 NONGEMM = ("rmsnorm", "layernorm", "softmax", "cross_entropy", "fp8_row_quantize")
@@ -46,7 +51,7 @@ def gen_gemm(rng, op, i):
         if i % 4 != 1:                       # a quarter keep a ragged N
             n = round_to(n, 8, 8)
         k = round_to(logu(rng, 64 if op == "gemm" else 128, 16384), kmul, 64 if op == "gemm" else 128)
-        if 2.0 * m * n * k <= CAP_FLOPS:
+        if 2.0 * m * n * k <= CAP_FLOPS and max(m, n) * k <= CAP_ELEMS:
             return f"M={m},N={n},K={k}"
     return "M=64,N=4096,K=4096"
 
@@ -75,7 +80,7 @@ def shapes(seed=2026):
                 s = gen_rows(rng, 65536)
             out.append(f"{op} {s}")
     rng.shuffle(out)   # the ops interleaved: a step cut short by its timeout cuts every op alike
-    return out
+    return ANCHORS + out
 
 
 def parse_shape(text):
