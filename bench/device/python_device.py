@@ -278,6 +278,13 @@ def _():
         pc["codes_differ"] += int((y.view(torch.uint8) != yw.view(torch.uint8)).sum())
         pc["differ_from_reciprocal"] += int((y.view(torch.uint8) != yr.view(torch.uint8)).sum())
         pc["failed"] += not ok
+        pc["worst_scale_rel"] = max(pc.get("worst_scale_rel", 0.0), sdiff)
+        pc["worst_ulps"] = max(pc.get("worst_ulps", 0.0), ulps)
+        if not ok and len(pc.setdefault("examples", [])) < 3:   # where it differs: the evidence
+            r = int(((got - want).abs().amax(-1)).argmax())
+            pc["examples"].append({"shape": [M, N], "row": r, "scale": float(s[r]), "torch_scale": float(sw[r]),
+                                   "amax": float(amax[r]), "codes_differ_in_row":
+                                   int((y[r].view(torch.uint8) != yw[r].view(torch.uint8)).sum())})
         if ops.last_pick[0] not in pc["variants"]:
             pc["variants"].append(ops.last_pick[0])
         n += 1
