@@ -68,6 +68,30 @@ static const LibCell *cell_find(const LibCell *c, uint32_t n, uint64_t key)
     return NULL;
 }
 
+#define LIB_NEAR_BUCKETS 2   /* how far (in buckets, summed over the dims) a tuned class may be */
+
+/* the tuned cell nearest the class `key`: the fewest buckets apart summed over the dims,
+   then the closest divisibility; NULL when none is within LIB_NEAR_BUCKETS */
+static const LibCell *cell_near(const LibOp *op, uint64_t key)
+{
+    const LibCell *best = NULL;
+    unsigned bestd = UINT32_MAX;
+    for (uint32_t c = 0; c < op->ntuned; c++) {
+        unsigned d = 0, t = 0;
+        for (uint32_t i = 0; i < op->pub.ndims; i++) {
+            unsigned a = (unsigned)(key >> (8 * i)) & 0xff, b = (unsigned)(op->tuned[c].key >> (8 * i)) & 0xff;
+            int db = (int)(a & 31) - (int)(b & 31);
+            d += (unsigned)(db < 0 ? -db : db);
+            t += (a >> 5) != (b >> 5);
+        }
+        if (d <= LIB_NEAR_BUCKETS && d * 16 + t < bestd) {
+            bestd = d * 16 + t;
+            best = &op->tuned[c];
+        }
+    }
+    return best;
+}
+
 static int cell_cmp(const void *a, const void *b)
 {
     uint64_t x = ((const LibCell *)a)->key, y = ((const LibCell *)b)->key;
@@ -283,24 +307,26 @@ static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int
     out->op = opi;
     out->ntested = 0;
     out->class_key = lib_class_key(op, dimv);
-    const LibCell *c = cell_find(op->tuned, op->ntuned, out->class_key);
-    out->why = CAKE_SEL_TUNED;
-    if (!c) {
-        c = cell_find(op->model, op->nmodel, lib_grid_key(op, dimv));
-        out->why = CAKE_SEL_MODEL;
-    }
     if (!in_range(ctx, op, dimv))
         return 1;
+    /* the rankings in turn: the tuned class, the nearest tuned class, the cost model's cell */
+    const LibCell *cells[3] = {cell_find(op->tuned, op->ntuned, out->class_key), NULL,
+                               cell_find(op->model, op->nmodel, lib_grid_key(op, dimv))};
+    static const CakeLibWhy whys[3] = {CAKE_SEL_TUNED, CAKE_SEL_NEAR, CAKE_SEL_MODEL};
+    if (!cells[0])
+        cells[1] = cell_near(op, out->class_key);
     int found = 0;
-    for (uint32_t r = 0; c && r < c->n && (all || !found); r++)
-        if (c->rank[r] < op->pub.nvariants)
-            try_variant(lib, op, c->rank[r], out, &found, r);
-    int ranked = found;
+    out->why = CAKE_SEL_ORDER;
+    for (uint32_t k = 0; k < 3 && !found; k++)
+        for (uint32_t r = 0; cells[k] && r < cells[k]->n && !found; r++)
+            if (cells[k]->rank[r] < op->pub.nvariants) {
+                try_variant(lib, op, cells[k]->rank[r], out, &found, r);
+                if (found)
+                    out->why = whys[k];
+            }
     for (uint32_t v = 0; v < op->pub.nvariants && (all || !found); v++)
         if (op->v[v].part_of < 0)
             try_variant(lib, op, v, out, &found, out->ntested);
-    if (!ranked)
-        out->why = CAKE_SEL_ORDER;
     if (!found) {
         report_uncovered(ctx, lib, op, dimv);
         return 1;
