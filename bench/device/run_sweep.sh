@@ -44,6 +44,13 @@ if [ ! -f "$LIB" ]; then
     t 45 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
     say "build on the device: exit $? in $((SECONDS - b0)) s"
 fi
+# a tuned table measured here before (sweep.py tune of an earlier lib_all.jsonl): the
+# artifact again with it (no compiling)
+TABLE=${SWEEP_TABLE:-bench/device/sweep_table_h200.json}
+if [ -f "$TABLE" ] && t 20 "$C" lib build "$LIB" --table "$TABLE" -o "$O/tuned.cakelib" >> "$LOG" 2>&1; then
+    say "tuned with $TABLE"
+    LIB=$O/tuned.cakelib
+fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes)"
 
 python3 bench/device/sweep.py shapes "${SWEEP_SEED:-2026}" > "$O/shapes.txt"

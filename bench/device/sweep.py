@@ -3,6 +3,9 @@
     sweep.py shapes [SEED]            the seeded shapes, one `OP DIM=V,...` per line (stdout)
     sweep.py peers SHAPES [OUT.jsonl] every shape's peers timed in this one process, one
                                       JSON line per shape as soon as it is known
+    sweep.py tune ALL.jsonl DEVICE > TABLE.json   (DEVICE: unless the rows name it)
+                                      a tuned table (the format of `lib tune -o`) from the
+                                      `lib bench --shapes --all` rows: every variant's time
     sweep.py table LIB.jsonl PEERS.jsonl OUTDIR
                                       the per-shape table (sweep_table.md, sweep.json), the
                                       picture (sweep.svg) and the per-op summary (stdout)
@@ -296,12 +299,29 @@ def summary(rows):
     return "\n".join(lines)
 
 
+def tune_main(path, device):
+    entries = []
+    for line in open(path):
+        if not line.startswith("{"):
+            continue
+        r = json.loads(line)
+        times = r.get("bench_all")
+        if r.get("device"):
+            device = r["device"]   # the name the device reported: the artifact's launch compares it
+        if r.get("op") and times:
+            entries.append({"op": r["op"], "shape": parse_shape(r["shape"]), "times_ms": times,
+                            "failed": r.get("failed_all", {})})
+    print(json.dumps({"device": device, "runner": "local", "entries": entries}, indent=1))
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "shapes"
     if cmd == "shapes":
         print("\n".join(shapes(int(sys.argv[2]) if len(sys.argv) > 2 else 2026)))
     elif cmd == "peers":
         peers_main(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
+    elif cmd == "tune":
+        tune_main(sys.argv[2], sys.argv[3])
     elif cmd == "table":
         table_main(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
