@@ -30,7 +30,7 @@ CAP_FLOPS = 2e12             # a GEMM of at most 2 TFLOP (~3 ms on the H200)
 RUNS = int(os.environ.get("SWEEP_RUNS", "10"))
 # the headline shapes, beside the drawn ones: one huge row, short rows, many rows
 ANCHORS = ["softmax M=1,N=262144", "softmax M=4,N=65536", "cross_entropy B=1,V=262144",
-           "cross_entropy B=4096,V=32000", "rmsnorm M=1,N=65536", "rmsnorm M=16384,N=1024",
+           "cross_entropy B=2048,V=32000", "rmsnorm M=1,N=65536", "rmsnorm M=16384,N=1024",
            "layernorm M=4,N=65536", "layernorm M=16384,N=1024", "softmax M=32768,N=1024",
            "gemm M=128,N=4096,K=4096", "gemm M=3072,N=3072,K=3072", "gemm M=16,N=8192,K=8192"]
 COUNTS = {"gemm": 90, "gemm_fp8": 24, "rmsnorm": 46, "layernorm": 40, "softmax": 46,
