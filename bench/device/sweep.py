@@ -11,7 +11,7 @@
                                       picture (sweep.svg) and the per-op summary (stdout)
 
 Shapes are log-uniform: GEMM M, N in 1..16384 (a third with M <= 64), K in 64..16384,
-ragged M and N; norms M in 1..1e6, N in 64..65536; softmax and cross-entropy N up to
+M ragged (N and K multiples of 8, 16 for K of gemm_fp8: the GEMMs' TMA row pitches); norms M in 1..1e6, N in 64..65536; softmax and cross-entropy N up to
 262144; each capped by memory and time (CAP_ELEMS, CAP_FLOPS). The peers are cuBLAS
 (torch.matmul), torch._scaled_mm (gemm_fp8), torch eager and torch.compile (one
 dynamic-shape compilation per op); a shape's peer is the fastest of them. Every time
@@ -50,9 +50,7 @@ def gen_gemm(rng, op, i):
     kmul = 16 if op == "gemm_fp8" else 8
     for _ in range(1000):
         m = logu(rng, 1, 64) if i % 3 == 0 else logu(rng, 1, 16384)
-        n = logu(rng, 8, 16384)
-        if i % 4 != 1:                       # a quarter keep a ragged N
-            n = round_to(n, 8, 8)
+        n = round_to(logu(rng, 8, 16384), 8, 8)   # the GEMMs' TMA pitches: N, K % 8 == 0; M is ragged
         k = round_to(logu(rng, 64 if op == "gemm" else 128, 16384), kmul, 64 if op == "gemm" else 128)
         if 2.0 * m * n * k <= CAP_FLOPS and max(m, n) * k <= CAP_ELEMS:
             return f"M={m},N={n},K={k}"
