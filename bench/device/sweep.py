@@ -6,6 +6,9 @@
     sweep.py tune ALL.jsonl DEVICE > TABLE.json   (DEVICE: unless the rows name it)
                                       a tuned table (the format of `lib tune -o`) from the
                                       `lib bench --shapes --all` rows: every variant's time
+    sweep.py analyze OUTDIR           where the rows ops lose: by op and class (N bucket, N % 8,
+                                      M bucket), the chosen variant's ratio beside the best
+                                      variant's (lib_all.jsonl: what a perfect table gives)
     sweep.py table LIB.jsonl PEERS.jsonl OUTDIR
                                       the per-shape table (sweep_table.md, sweep.json), the
                                       picture (sweep.svg) and the per-op summary (stdout)
@@ -312,6 +315,36 @@ def tune_main(path, device):
     print(json.dumps({"device": device, "runner": "local", "entries": entries}, indent=1))
 
 
+def analyze_main(outdir):
+    rows = json.load(open(os.path.join(outdir, "sweep.json")))
+    best = {}
+    path = os.path.join(outdir, "lib_all.jsonl")
+    if os.path.exists(path):
+        for line in open(path):
+            if line.startswith("{"):
+                r = json.loads(line)
+                if r.get("bench_all"):
+                    v = min(r["bench_all"], key=r["bench_all"].get)
+                    best[(r["op"], r["shape"])] = (v, r["bench_all"][v], r["bench_all"])
+    classes = {}
+    for r in rows:
+        if r["op"] not in NONGEMM or not r["ratio"]:
+            continue
+        s = parse_shape(r["shape"])
+        m, n = list(s.values())
+        b = best.get((r["op"], r["shape"]))
+        bratio = r["peer_ms"] / b[1] if b else None
+        key = (r["op"], n.bit_length(), n % 8 == 0, m.bit_length())
+        classes.setdefault(key, []).append((r["ratio"], bratio, r["variant"], b[0] if b else "-", r["shape"],
+                                            r["peer"]))
+    print("op               Nbits N%8 Mbits  n  ratio(chosen)  ratio(best variant)  chosen -> best   peer")
+    for key in sorted(classes):
+        for ratio, bratio, ch, bv, shape, peer in classes[key]:
+            flag = "LOSE" if ratio < 1.0 else "    "
+            print(f"{flag} {key[0]:14s} {key[1]:4d} {'ok' if key[2] else 'rag':4s} {key[3]:4d}  {shape:22s} "
+                  f"{ratio:6.3f}  {bratio if bratio is None else round(bratio, 3)!s:>7s}  {ch} -> {bv}  {peer}")
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1] if len(sys.argv) > 1 else "shapes"
     if cmd == "shapes":
@@ -320,6 +353,8 @@ if __name__ == "__main__":
         peers_main(sys.argv[2], sys.argv[3] if len(sys.argv) > 3 else None)
     elif cmd == "tune":
         tune_main(sys.argv[2], sys.argv[3])
+    elif cmd == "analyze":
+        analyze_main(sys.argv[2])
     elif cmd == "table":
         table_main(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
