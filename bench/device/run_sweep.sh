@@ -36,10 +36,12 @@ t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserv
     timeout -k 3 "$lim" "$@"
 }
 
+A=$(mktemp -d "${TMPDIR:-/tmp}/sweep-art.XXXXXX")   # artifacts: not under $OUT (2 MB each)
+trap 'rm -rf "$A"' EXIT
 LIB=${SWEEP_LIB:-.carry/python/cake/cake.cakelib}
 [ -f .carry/sweep.cakelib ] && LIB=.carry/sweep.cakelib
 if [ ! -f "$LIB" ]; then
-    LIB=$O/sweep.cakelib
+    LIB=$A/sweep.cakelib
     b0=$SECONDS
     t 45 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
     say "build on the device: exit $? in $((SECONDS - b0)) s"
@@ -47,9 +49,9 @@ fi
 # a tuned table measured here before (sweep.py tune of an earlier lib_all.jsonl): the
 # artifact again with it (no compiling)
 TABLE=${SWEEP_TABLE:-bench/device/sweep_table_h200.json}
-if [ -f "$TABLE" ] && t 20 "$C" lib build "$LIB" --table "$TABLE" -o "$O/tuned.cakelib" >> "$LOG" 2>&1; then
+if [ -f "$TABLE" ] && t 20 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
     say "tuned with $TABLE"
-    LIB=$O/tuned.cakelib
+    LIB=$A/tuned.cakelib
 fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes)"
 
