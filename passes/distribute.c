@@ -657,8 +657,9 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     }
     NodeId src = dist_is_frag_type(w, value) ? 0 : implicit_source(w, value, 0);
     LyTile lv = dist_ly_of(w, src ? lw_node(w, src)->a : value);
-    if (nslices != 2 || lv.cols == 0 || lv.colvec) {
-        dist_error(w, s, "a tile store that is not a 2-D tile into two sliced dims");
+    int rowvec = src && nslices == 1 && lv.cols == 0 && !lv.colvec; /* L[b, r0 : +R] <- m[r] */
+    if (!rowvec && (nslices != 2 || lv.cols == 0 || lv.colvec)) {
+        dist_error(w, s, "a tile store that is not a 2-D tile into two sliced dims, or a row vector into one");
         return;
     }
     IrList pre = {0};
@@ -666,7 +667,9 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     d->nreds = 0;
     d->imp_r = d->imp_c = 0;
     NodeId tr, tc;
-    if (src) {
+    if (rowvec) {
+        store_implicit(w, src, &lv, start[slice_dims[0]], irb_i32(b, 0), &tr, &tc, &pre);
+    } else if (src) {
         store_implicit(w, src, &lv, start[slice_dims[0]], start[slice_dims[1]], &tr, &tc, &pre);
     } else {
         tr = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), irb_add(b, start[slice_dims[0]], dist_thread_part(w, &lv, 0)));
@@ -715,7 +718,8 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
             lw_node(w, sl)->b = ext;
             col = sl;
         }
-        idx[slice_dims[1]] = col;
+        if (!rowvec)
+            idx[slice_dims[1]] = col;
         NodeId dst = irb_index(b, tensor, idx, rank, irb_scalar_type(b, xdt, run));
         NodeId st = ir_node(b->ctx, b->k, OP_STORE, b->span);
         lw_node(w, st)->a = dst;
