@@ -640,7 +640,7 @@ static void special(Sim *s, SimThread *t, NodeId e, SV *out)
     case SR_THREAD_X: v = t->tid; break;
     case SR_LANE: v = t->tid % s->warp; break;
     case SR_WARP: v = t->tid / s->warp; break;
-    case SR_WG: v = t->tid / 128; break;
+    case SR_WG: v = t->tid / tg_unit_threads(s->opt->tg, UNIT_WARPGROUPS); break;
     case SR_NTHREADS: v = s->nthreads; break;
     case SR_BLOCK_X: case SR_BLOCK_Y: case SR_BLOCK_Z: v = s->block[sr - SR_BLOCK_X]; break;
     case SR_GRID_X: case SR_GRID_Y: case SR_GRID_Z: v = s->grid[sr - SR_GRID_X]; break;
@@ -732,11 +732,12 @@ static void load_value(Sim *s, SimThread *t, NodeId e, SV *out)
     if (n->b && !sim_int(s, t, n->b)) {
         out->dt = dt;
         out->n = (uint8_t)lanes;
-        for (int j = 0; j < lanes; j++)
-            out->l[j].i = 0, out->l[j].f = sv_isf(dt) ? 0.0 : out->l[j].f;
-        if (!sv_isf(dt))
-            for (int j = 0; j < lanes; j++)
+        for (int j = 0; j < lanes; j++) { /* a masked-off load yields 0 */
+            if (sv_isf(dt))
+                out->l[j].f = 0.0;
+            else
                 out->l[j].i = 0;
+        }
         return;
     }
     SimRef r;

@@ -99,7 +99,6 @@ struct Sim {
     long steps;
     int failed;                          /* 1 kernel error, 2 unsupported: stop */
     int race_on;
-    int bug;                             /* planted bug (tests) */
 };
 
 /* sim_eval.c */

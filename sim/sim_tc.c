@@ -287,21 +287,21 @@ void sim_mma(Sim *s, SimThread *t, NodeId st)
     SimColl *c = &s->warps[t->tid / f->group];
     if (!sim_coll(s, t, c, st, f->group))
         return;
-    LyTile at = {f->a, (DType)tc.ab, tc.m, tc.k, 0, 0, 32, 0}, bt = {f->b, (DType)bdt, tc.k, tc.n, 0, 0, 32, 0};
-    LyTile dtl = {f->d, (DType)tc.acc, tc.m, tc.n, 0, 0, 32, 0};
-    double A[16 * 32] = {0}, B[32 * 8] = {0};
+    LyTile at = {f->a, (DType)tc.ab, tc.m, tc.k, 0, 0, s->warp, 0}, bt = {f->b, (DType)bdt, tc.k, tc.n, 0, 0, s->warp, 0};
+    LyTile dtl = {f->d, (DType)tc.acc, tc.m, tc.n, 0, 0, s->warp, 0};
+    double *A = calloc((size_t)tc.m * tc.k, sizeof *A), *B = calloc((size_t)tc.k * tc.n, sizeof *B);
     for (int l = 0; l < f->group; l++) {
         SimThread *u = &s->th[first + l];
         for (int e = 0; e < na; e++) {
             int r, cc;
             ly_coord(&at, l, e, &r, &cc);
-            if (r >= 0 && r < 16 && cc >= 0 && cc < 32)
+            if (r >= 0 && r < tc.m && cc >= 0 && cc < tc.k)
                 A[r * tc.k + cc] = u->depv[e].f;
         }
         for (int e = 0; e < nb; e++) {
             int r, cc;
             ly_coord(&bt, l, e, &r, &cc);
-            if (r >= 0 && r < 32 && cc >= 0 && cc < 8)
+            if (r >= 0 && r < tc.k && cc >= 0 && cc < tc.n)
                 B[r * tc.n + cc] = u->depv[na + e].f;
         }
     }
@@ -317,6 +317,8 @@ void sim_mma(Sim *s, SimThread *t, NodeId st)
             d->f = interp_round((DType)tc.acc, d->f + acc);
         }
     }
+    free(A);
+    free(B);
     sim_coll_done(s, t, c);
 }
 
