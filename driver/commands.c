@@ -215,6 +215,8 @@ cJSON *drv_check_json(const CheckReport *r)
         }
         cJSON_AddNumberToObject(sm, "seed", (double)r->sample.seed);
     }
+    cJSON_AddNumberToObject(j, "ref_seconds", r->ref_seconds);       /* host: the fp64 reference */
+    cJSON_AddNumberToObject(j, "device_seconds", r->device_seconds); /* the launch, copies included */
     cJSON_AddStringToObject(j, "message", r->message);
     return j;
 }
@@ -339,6 +341,8 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         bad = "--timeout takes a positive number of seconds";
     else if (o->seed && (strtoull(o->seed, &end, 0), *end))
         bad = "--seed takes a whole number";
+    else if (o->tol_scale && (strtod(o->tol_scale, &end) < 1 || *end))
+        bad = "--tol-scale takes a number >= 1 (it only widens the tolerances)";
     if (bad) {
         diag_report(ctx, E0002, IR_NOSPAN, "%s", bad);
         return 0;
@@ -392,6 +396,8 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
     if (o->seed)
         copt.seed = strtoull(o->seed, NULL, 0);
     copt.dump_dir = o->dump_outputs;
+    if (o->tol_scale)
+        copt.tol_scale = strtod(o->tol_scale, NULL);
     CheckReport reps[8];
     uint32_t n;
     if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
@@ -480,7 +486,8 @@ static int bench_cost(CakeCtx *ctx, const Options *o, RunState *rs, CostResult *
         return 0;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     CakeCostOptions co = {.kernel = ir_symstr(ctx, rs->ck.k->name), .target = rs->ck.tg, .has_target = 1,
-                          .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs};
+                          .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs,
+                          .spill_bytes = rs->ck.info.local_bytes};
     int ok = cake_cost(ctx, rs->ck.m, &co, c) == 0;
     ctx->ndiags = nd;
     ctx->nerrors = ne;
@@ -497,7 +504,11 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         return;
     }
     CakeBench b;
+    RtClock *clk = rt_clock_open(rs->dev);
+    int mhz0 = rt_clock_sm_mhz(clk);
     int rc = cake_bench(ctx, rs->dev, &rs->ck, &env, o->runs ? atoi(o->runs) : 0, &b);
+    cJSON_AddItemToObject(rs->extra, "measured_on", drv_measured_on(ctx, rs->dev, NULL, mhz0, rt_clock_sm_mhz(clk)));
+    rt_clock_close(clk);
     if (rc == 2) {
         rs->code = EXIT_BUG;
         return;
@@ -512,6 +523,29 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     CostResult c;
     int have = bench_cost(ctx, o, rs, &c);
     drv_bench_report(&b, have ? &c : NULL, rs->extra, o->json);
+}
+
+/* what a measurement ran on (docs/library.md, "Tuning on every GPU"): the
+ * device's name, its PCI address, the CUDA_VISIBLE_DEVICES it was given, and
+ * the SM clock before and after (0: unknown, left out); dev NULL: the fake
+ * device of --fake-measure */
+cJSON *drv_measured_on(CakeCtx *ctx, const RtDevice *dev, const char *fake, int mhz0, int mhz1)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "device", dev ? rt_info(dev)->name : ir_fmt(ctx, "fake:%s", fake ? fake : "?"));
+    if (dev) {
+        char bus[32];
+        rt_pci_bus_id(dev, bus, sizeof bus);
+        cJSON_AddStringToObject(m, "pci_bus_id", bus);
+    }
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis)
+        cJSON_AddStringToObject(m, "visible_devices", vis);
+    if (mhz0 > 0 && mhz1 > 0) {
+        int both[2] = {mhz0, mhz1};
+        cJSON_AddItemToObject(m, "sm_clock_mhz", cJSON_CreateIntArray(both, 2));
+    }
+    return m;
 }
 
 /* the bench document of b into extra ("bench", with the prediction c beside it

@@ -57,7 +57,7 @@ int pass_lcheck_enabled(const CakeCtx *ctx);
  * with N > 0), pipes-parity (pipes makes the producer wait on the empty
  * barrier's current phase instead of the previous one: a deadlock). */
 int pass_planted(const char *bug);
-void pass_lcheck(CakeCtx *ctx, Kernel *k, const char *pass);
+void pass_lcheck(CakeCtx *ctx, Kernel *k, Target tg, const char *pass);
 
 /* dumps k after `pass` when ctx->dump_after asks for it */
 void pass_dump(CakeCtx *ctx, const Kernel *k, const char *pass);

@@ -20,7 +20,7 @@ void pass_dump(CakeCtx *ctx, const Kernel *k, const char *pass)
         if (ctx->nerrors == before) {                            \
             (void)(call);                                        \
             pass_dump(ctx, kk, name);                            \
-            pass_lcheck(ctx, kk, name);                          \
+            pass_lcheck(ctx, kk, tg, name);                          \
         }                                                        \
     } while (0)
 
