@@ -515,6 +515,7 @@ int sim_launch(CakeCtx *ctx, const SimOptions *opt, CheckLaunch *l)
     s->L = l;
     s->sm_count = s->opt->sm_count > 0 ? s->opt->sm_count : 2;
     s->race_on = !s->opt->no_race;
+    s->no_contract = getenv("CAKE_NO_CONTRACT") != NULL;
     if (!s->k->plan || s->k->level != IR_LEVEL_LOWERED) {
         sim_fail(s, 2, E0983, 0, "kernel `%s` is not lowered (no launch plan)", ir_symstr(ctx, s->k->name));
         return 2;
