@@ -598,6 +598,8 @@ static int sim_one(CakeCtx *ctx, const Options *o, Module *m, Target tg, const c
     if (o->seed)
         copt.seed = strtoull(o->seed, NULL, 0);
     copt.dump_dir = o->dump_outputs;
+    if (o->tol_scale)
+        copt.tol_scale = strtod(o->tol_scale, NULL);
     SimOptions sopt = {0};
     sopt.no_race = o->no_race;
     if (o->sm_count)
@@ -638,8 +640,10 @@ static int run_sim(CakeCtx *ctx, const Options *o, Module *m, RunState *rs)
     Kernel *k = NULL;
     if (!o->target && m->nkernels) {
         cake_find_kernel(ctx, m, o->kernel, TG__COUNT, &k);
-        if (k && !ir_kernel_targets(k, TG_SM90A))
-            tg = ir_kernel_targets(k, TG_SM80) ? TG_SM80 : tg;
+        static const Target pref[] = {TG_SM90A, TG_SM80, TG_GFX942, TG_GFX90A};
+        for (int i = 3; k && i >= 0; i--) /* the first of these the kernel lists */
+            if (ir_kernel_targets(k, pref[i]))
+                tg = pref[i];
     }
     cJSON_AddStringToObject(rs->extra, "device", "sim");
     cJSON_AddStringToObject(rs->extra, "target", ir_target_names[tg]);

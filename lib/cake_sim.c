@@ -4,7 +4,7 @@
  * `run --check`. */
 #include "cake_priv.h"
 
-typedef struct { const SimOptions *opt; } SimState;
+typedef struct { const SimOptions *opt; Target tg; } SimState;
 
 static int sim_device(void *user, CakeCtx *ctx, CheckLaunch *l)
 {
@@ -13,6 +13,7 @@ static int sim_device(void *user, CakeCtx *ctx, CheckLaunch *l)
     int64_t sm = shape_env_sm_count(ctx, l->env);
     if (sm > 0)
         o.sm_count = sm;
+    o.tg = st->tg;
     return sim_launch(ctx, &o, l) != 0;
 }
 
@@ -24,7 +25,7 @@ static int sim_check(CakeCtx *ctx, const Module *m, const char *kernel, Target t
     int rc = cake_instance(ctx, m, kernel, tg, set, CAKE_INST_LOWERED, &in);
     if (rc)
         return rc;
-    SimState st = {sopt};
+    SimState st = {sopt, in->tg};
     ShapeEnv base;
     shape_env_clear(&base);
     if (env)

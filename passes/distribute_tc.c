@@ -77,6 +77,11 @@ static void dist_mma(Lw *w, NodeId s, IrList *out)
                     dist_error(w, s, "mma operands whose fragments do not line up with the instruction");
                     return;
                 }
+                if (pass_planted("distribute-frag")) { /* test-only: a wrong fragment index */
+                    NodeId x0 = ops[0];
+                    ops[0] = ops[1];
+                    ops[1] = x0;
+                }
                 NodeId m = irb_stmt(b, fam->lowered, ops, no);
                 lw_node(w, m)->v.i = ir_tc_pack(tc);
                 irb_push(b, out, m);
@@ -232,6 +237,11 @@ static void dist_mfma(Lw *w, NodeId s, IrList *out)
                     !operands(w, &bb, &fb, k * ki, m * ni, ops, &no)) {
                     dist_error(w, s, "mfma operands whose fragments do not line up with the instruction");
                     return;
+                }
+                if (pass_planted("distribute-frag")) { /* test-only: a wrong fragment index */
+                    NodeId x0 = ops[0];
+                    ops[0] = ops[1];
+                    ops[1] = x0;
                 }
                 NodeId x = irb_stmt(b, fam->lowered, ops, no);
                 lw_node(w, x)->v.i = ir_tc_pack(tc);

@@ -53,7 +53,7 @@ int pass_lcheck_enabled(const CakeCtx *ctx);
 /* Test-only planted lowering bugs (docs/sim.md): 1 when the environment's
  * CAKE_PLANT_BUG names `bug` (a comma-separated list). `run --sim` must catch
  * each in CI: distribute-frag (distribute swaps the first two accumulator
- * operands of every @wgmma), async-no-wait (async drops every `wgmma.wait N`
+ * operands of every @mma, @wgmma and @mfma), async-no-wait (async drops every `wgmma.wait N`
  * with N > 0), pipes-parity (pipes makes the producer wait on the empty
  * barrier's current phase instead of the previous one: a deadlock). */
 int pass_planted(const char *bug);

@@ -30,10 +30,10 @@
 #include "check.h"
 
 typedef struct SimOptions {
+    Target tg;           /* the instance's target: warp width, family rows (0: sm_80) */
     int64_t sm_count;    /* `sm.count` in the grid clause; 0: 2 (persistent kernels loop) */
     int no_race;         /* 1: skip the vector-clock race detector (faster) */
     long max_steps;      /* statements per block before giving up (0: 2^31) */
-    const char *bug;     /* a planted bug for the tests (docs/sim.md): NULL none */
 } SimOptions;
 
 /* Runs lowered kernel l->k (IR_LEVEL_LOWERED, with its plan) on the buffers of

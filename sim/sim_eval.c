@@ -503,9 +503,50 @@ static int ibin(Sim *s, NodeId e, Op op, int64_t a, int64_t b, int uns, int64_t 
     }
 }
 
+/* codegen marks f32/f64 + - * `contract` (tir.md 9.1) and LLVM fuses a product
+ * that feeds an addition: `a * b + c`, `c + a * b`, `a * b - c`, `c - a * b`
+ * round once. The product's node: a, else b, else 0. */
+static NodeId contracted(const Sim *s, Op op, NodeId a, NodeId b, uint8_t dt)
+{
+    if ((op != OP_ADD && op != OP_SUB) || (dt != DT_F32 && dt != DT_F64) || s->no_contract)
+        return 0;
+    if (sim_node(s, a)->op == OP_MUL && sim_type(s, a)->dtype == dt)
+        return a;
+    if (sim_node(s, b)->op == OP_MUL && sim_type(s, b)->dtype == dt)
+        return b;
+    return 0;
+}
+
+static void fused(Sim *s, SimThread *t, NodeId e, Op op, NodeId a, NodeId b, NodeId mul, SV *out)
+{
+    SV p, q, c;
+    uint8_t dt;
+    int lanes;
+    result_type(s, e, &dt, &lanes);
+    sim_eval(s, t, sim_node(s, mul)->a, &p);
+    sim_eval(s, t, sim_node(s, mul)->b, &q);
+    sim_eval(s, t, mul == a ? b : a, &c);
+    int n = p.n > q.n ? p.n : q.n;
+    n = c.n > n ? c.n : n;
+    sim_convert(&p, dt, n);
+    sim_convert(&q, dt, n);
+    sim_convert(&c, dt, n);
+    *out = c;
+    for (int j = 0; j < n; j++) {
+        double pr = p.l[j].f, qr = q.l[j].f, cr = c.l[j].f;
+        double r = op == OP_ADD ? fma(pr, qr, cr) : mul == a ? fma(pr, qr, -cr) : fma(-pr, qr, cr);
+        out->l[j].f = interp_round((DType)dt, r);
+    }
+}
+
 static void binary(Sim *s, SimThread *t, NodeId e, Op op, NodeId a, NodeId b, SV *out)
 {
     SV x, y;
+    NodeId mul = contracted(s, op, a, b, sim_type(s, e)->dtype);
+    if (mul) {
+        fused(s, t, e, op, a, b, mul, out);
+        return;
+    }
     sim_eval(s, t, a, &x);
     sim_eval(s, t, b, &y);
     uint8_t dt;
@@ -640,7 +681,7 @@ static void special(Sim *s, SimThread *t, NodeId e, SV *out)
     case SR_THREAD_X: v = t->tid; break;
     case SR_LANE: v = t->tid % s->warp; break;
     case SR_WARP: v = t->tid / s->warp; break;
-    case SR_WG: v = t->tid / 128; break;
+    case SR_WG: v = t->tid / tg_unit_threads(s->opt->tg, UNIT_WARPGROUPS); break;
     case SR_NTHREADS: v = s->nthreads; break;
     case SR_BLOCK_X: case SR_BLOCK_Y: case SR_BLOCK_Z: v = s->block[sr - SR_BLOCK_X]; break;
     case SR_GRID_X: case SR_GRID_Y: case SR_GRID_Z: v = s->grid[sr - SR_GRID_X]; break;
@@ -732,18 +773,46 @@ static void load_value(Sim *s, SimThread *t, NodeId e, SV *out)
     if (n->b && !sim_int(s, t, n->b)) {
         out->dt = dt;
         out->n = (uint8_t)lanes;
-        for (int j = 0; j < lanes; j++)
-            out->l[j].i = 0, out->l[j].f = sv_isf(dt) ? 0.0 : out->l[j].f;
-        if (!sv_isf(dt))
-            for (int j = 0; j < lanes; j++)
+        for (int j = 0; j < lanes; j++) { /* a masked-off load yields 0 */
+            if (sv_isf(dt))
+                out->l[j].f = 0.0;
+            else
                 out->l[j].i = 0;
+        }
         return;
     }
     SimRef r;
     if (!sim_ref(s, t, n->a, &r))
         return;
     sim_mem_load(s, t, &r, out, e);
+    if (n->sub == OP_ATOMIC_ADD || n->sub == OP_ATOMIC_EXCH) { /* one thread runs at a time: atomic */
+        SV v, nv = *out;
+        sim_eval(s, t, n->c, &v);
+        sim_convert(&v, r.dt, r.lanes);
+        for (int j = 0; j < r.lanes && n->sub == OP_ATOMIC_ADD; j++) {
+            if (sv_isf(r.dt))
+                nv.l[j].f = interp_round((DType)r.dt, nv.l[j].f + v.l[j].f);
+            else
+                nv.l[j].i = wrap_int(r.dt, nv.l[j].i + v.l[j].i);
+        }
+        sim_mem_store(s, t, &r, n->sub == OP_ATOMIC_ADD ? &nv : &v, e);
+    }
     sim_convert(out, dt, lanes);
+}
+
+/* `atomic.add ref <- v` (a STORE with sub OP_ATOMIC_ADD): adds v to the element */
+void sim_atomic_add(Sim *s, SimThread *t, const SimRef *r, const SV *v, NodeId at)
+{
+    SV old, x = *v;
+    sim_mem_load(s, t, r, &old, at);
+    sim_convert(&x, r->dt, r->lanes);
+    for (int j = 0; j < r->lanes; j++) {
+        if (sv_isf(r->dt))
+            old.l[j].f = interp_round((DType)r->dt, old.l[j].f + x.l[j].f);
+        else
+            old.l[j].i = wrap_int(r->dt, old.l[j].i + x.l[j].i);
+    }
+    sim_mem_store(s, t, r, &old, at);
 }
 
 static void lowered_value(Sim *s, SimThread *t, NodeId e, SV *out)
@@ -777,6 +846,15 @@ static void lowered_value(Sim *s, SimThread *t, NodeId e, SV *out)
             sim_convert(&v, dt, 1);
             out->l[i] = v.l[0];
         }
+        return;
+    }
+    case OP_L_LANE: { /* one lane of a vector, a scalar */
+        SV v;
+        sim_eval(s, t, sim_arg(s, e, 0), &v);
+        int64_t j = n->v.i;
+        *out = v;
+        out->n = 1;
+        out->l[0] = j >= 0 && j < v.n ? v.l[j] : v.l[0];
         return;
     }
     default:

@@ -72,8 +72,8 @@ typedef struct {
     int nd, na;
 } SimWg;
 
-/* a TMA store in flight */
-typedef struct { NodeId map; uint32_t smem; int64_t c[5]; int64_t group; int issuer; } SimBulk;
+/* a TMA store in flight (add: tma.store.add, a reduction into global memory) */
+typedef struct { NodeId map; uint32_t smem; int64_t c[5]; int64_t group; int issuer; int add; } SimBulk;
 
 struct Sim {
     CakeCtx *ctx;
@@ -99,7 +99,7 @@ struct Sim {
     long steps;
     int failed;                          /* 1 kernel error, 2 unsupported: stop */
     int race_on;
-    int bug;                             /* planted bug (tests) */
+    int no_contract;                     /* CAKE_NO_CONTRACT: codegen does not fuse a * b + c */
 };
 
 /* sim_eval.c */
@@ -116,6 +116,7 @@ int sim_ref(Sim *s, SimThread *t, NodeId ref, SimRef *r);
 void sim_mem_load(Sim *s, SimThread *t, const SimRef *r, SV *out, NodeId at);
 void sim_mem_store(Sim *s, SimThread *t, const SimRef *r, const SV *v, NodeId at);
 uint32_t sim_saddr(Sim *s, SimThread *t, NodeId ref, int raw);
+void sim_atomic_add(Sim *s, SimThread *t, const SimRef *r, const SV *v, NodeId at);
 
 /* sim_stmt.c */
 void sim_block_run(Sim *s, SimThread *t, NodeId block);

@@ -505,15 +505,6 @@ static int launch_dims(Sim *s)
     return 1;
 }
 
-static int bug_of(const char *b)
-{
-    if (!b || !*b)
-        return 0;
-    if (!strcmp(b, "wgmma-swap-k"))
-        return 1;
-    return -1;
-}
-
 int sim_launch(CakeCtx *ctx, const SimOptions *opt, CheckLaunch *l)
 {
     static const SimOptions none = {0};
@@ -523,13 +514,13 @@ int sim_launch(CakeCtx *ctx, const SimOptions *opt, CheckLaunch *l)
     s->opt = opt ? opt : &none;
     s->L = l;
     s->sm_count = s->opt->sm_count > 0 ? s->opt->sm_count : 2;
-    s->bug = bug_of(s->opt->bug);
     s->race_on = !s->opt->no_race;
+    s->no_contract = getenv("CAKE_NO_CONTRACT") != NULL;
     if (!s->k->plan || s->k->level != IR_LEVEL_LOWERED) {
         sim_fail(s, 2, E0983, 0, "kernel `%s` is not lowered (no launch plan)", ir_symstr(ctx, s->k->name));
         return 2;
     }
-    s->warp = (int)tg_warp(TG_SM90A);
+    s->warp = (int)tg_warp(s->opt->tg);
     s->nthreads = (int)s->k->plan->block_threads;
     if (s->nthreads < 1 || s->nthreads > SIM_MAX_THREADS || !launch_dims(s)) {
         if (!s->failed)

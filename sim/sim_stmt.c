@@ -105,7 +105,11 @@ static void store_stmt(Sim *s, SimThread *t, NodeId st)
     SimRef r;
     SV v;
     sim_eval(s, t, n->b, &v);
-    if (!s->failed && sim_ref(s, t, n->a, &r))
+    if (s->failed || !sim_ref(s, t, n->a, &r))
+        return;
+    if (n->sub == OP_ATOMIC_ADD)
+        sim_atomic_add(s, t, &r, &v, st);
+    else
         sim_mem_store(s, t, &r, &v, st);
 }
 
@@ -235,7 +239,7 @@ void sim_lowered(Sim *s, SimThread *t, NodeId st)
     case OP_L_WG_COMMIT: t->wg_commits++; return;
     case OP_L_WG_WAIT: sim_wgmma_wait(s, t, sim_int(s, t, sim_arg(s, st, 0)), st); return;
     case OP_L_WGMMA: sim_wgmma_issue(s, t, st); return;
-    case OP_L_MMA: sim_mma(s, t, st); return;
+    case OP_L_MMA: case OP_L_MFMA: sim_mma(s, t, st); return;
     case OP_L_LDMATRIX: sim_ldmatrix(s, t, st, 0); return;
     case OP_L_STMATRIX: sim_ldmatrix(s, t, st, 1); return;
     default: break;

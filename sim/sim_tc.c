@@ -8,26 +8,26 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim_priv.h"
+#include "tcfamily.h"
 
 /* ---- the tensor-core families -------------------------------------------------- */
 
+/* What the executor reads of a family's row (ir/tcfamily.h): the threads that
+ * issue one instruction together, the fragment layouts of D, A and B, and the
+ * async protocol. A synchronous register family (mma.sync, MFMA) runs through
+ * sim_mma; wgmma (fence/commit/wait, shared descriptors) through sim_wgmma_*. */
 typedef struct {
-    Op op;              /* the lowered op */
+    const TcFamilyInfo *row;
     int group;          /* threads that execute one instruction together */
-    Layout d, a, b;     /* fragment layouts of the accumulator and the register operands */
+    Layout d, a, b;
 } SimTcFamily;
 
-static const SimTcFamily families[] = {
-    {OP_L_MMA, 32, LY_MMA, LY_MMA_A, LY_MMA_B},          /* mma.sync m16n8kK */
-    {OP_L_WGMMA, 128, LY_WGMMA, LY_WGMMA_A, LY_NONE},    /* wgmma m64nNkK: B always shared */
-};
-
-static const SimTcFamily *family(Op op)
+static SimTcFamily family(const Sim *s, Op op)
 {
-    for (size_t i = 0; i < sizeof families / sizeof *families; i++)
-        if (families[i].op == op)
-            return &families[i];
-    return NULL;
+    const TcFamilyInfo *r = tc_family(tc_family_of(op));
+    int group = r->scope == TCS_WARPGROUP ? (int)tg_unit_threads(s->opt->tg, UNIT_WARPGROUPS) : s->warp;
+    SimTcFamily f = {r, group, (Layout)r->c, (Layout)r->a, (Layout)r->b};
+    return f;
 }
 
 static void *grow(void *p, uint32_t *cap, uint32_t need, size_t elem)
@@ -124,7 +124,7 @@ static int wg_bytes(Sim *s, const SimWg *x, IrTc tc, int delta, SimThread *t)
 void sim_wgmma_issue(Sim *s, SimThread *t, NodeId st)
 {
     const Node *n = sim_node(s, st);
-    const SimTcFamily *f = family(OP_L_WGMMA);
+    SimTcFamily fam = family(s, OP_L_WGMMA), *f = &fam;
     IrTc tc = ir_tc_unpack(n->v.i);
     int nd = tc.m * tc.n / f->group, na = tc.a_regs ? tc.m * tc.k / f->group : 0;
     int first = tc.a_regs ? 1 : 2;
@@ -179,13 +179,13 @@ static void wgmma_perform(Sim *s, SimWg *x)
 {
     const Node *n = sim_node(s, x->node);
     IrTc tc = ir_tc_unpack(n->v.i);
-    const SimTcFamily *f = family(OP_L_WGMMA);
+    SimTcFamily fam = family(s, OP_L_WGMMA), *f = &fam;
     uint8_t bdt = tc.b_dt ? tc.b_dt : tc.ab;
     int ea = interp_elem_bytes((DType)tc.ab), eb = interp_elem_bytes((DType)bdt);
     double *A = calloc((size_t)tc.m * tc.k, sizeof *A), *B = calloc((size_t)tc.n * tc.k, sizeof *B);
     wg_bytes(s, x, tc, -1, NULL);
     if (tc.a_regs) {
-        LyTile at = {f->a, (DType)tc.ab, tc.m, tc.k, 0, 0, 32, 0};
+        LyTile at = {f->a, (DType)tc.ab, tc.m, tc.k, 0, 0, s->warp, 0};
         for (int thr = 0; thr < f->group; thr++)
             for (int e = 0; e < x->na; e++) {
                 int r, c;
@@ -208,7 +208,7 @@ static void wgmma_perform(Sim *s, SimWg *x)
             desc_addr(x->db, j, k, eb, tc.tnsp_b, &a);
             B[j * tc.k + k] = rd(s, bdt, a);
         }
-    LyTile dt = {f->d, (DType)tc.acc, tc.m, tc.n, 0, 0, 32, 0};
+    LyTile dt = {f->d, (DType)tc.acc, tc.m, tc.n, 0, 0, s->warp, 0};
     for (int thr = 0; thr < f->group; thr++) {
         SimThread *u = &s->th[x->wg * f->group + thr];
         for (int e = 0; e < x->nd; e++) {
@@ -248,7 +248,7 @@ static void wgmma_retire(Sim *s, int wg, int64_t below)
 void sim_wgmma_wait(Sim *s, SimThread *t, int64_t n, NodeId at)
 {
     (void)at;
-    wgmma_retire(s, t->tid / 128, t->wg_commits - n);
+    wgmma_retire(s, t->tid / family(s, OP_L_WGMMA).group, t->wg_commits - n);
 }
 
 void sim_wgmma_retire_all(Sim *s)
@@ -256,12 +256,12 @@ void sim_wgmma_retire_all(Sim *s)
     wgmma_retire(s, -1, INT64_MAX);
 }
 
-/* ---- mma.sync ----------------------------------------------------------------------- */
+/* ---- mma.sync and MFMA: synchronous register families ----------------------------------------------------------------------- */
 
 void sim_mma(Sim *s, SimThread *t, NodeId st)
 {
     const Node *n = sim_node(s, st);
-    const SimTcFamily *f = family(OP_L_MMA);
+    SimTcFamily fam = family(s, (Op)n->op), *f = &fam;
     IrTc tc = ir_tc_unpack(n->v.i);
     uint8_t bdt = tc.b_dt ? tc.b_dt : tc.ab;
     int nd = tc.m * tc.n / f->group, na = tc.m * tc.k / f->group, nb = tc.k * tc.n / f->group;
@@ -287,21 +287,21 @@ void sim_mma(Sim *s, SimThread *t, NodeId st)
     SimColl *c = &s->warps[t->tid / f->group];
     if (!sim_coll(s, t, c, st, f->group))
         return;
-    LyTile at = {f->a, (DType)tc.ab, tc.m, tc.k, 0, 0, 32, 0}, bt = {f->b, (DType)bdt, tc.k, tc.n, 0, 0, 32, 0};
-    LyTile dtl = {f->d, (DType)tc.acc, tc.m, tc.n, 0, 0, 32, 0};
-    double A[16 * 32] = {0}, B[32 * 8] = {0};
+    LyTile at = {f->a, (DType)tc.ab, tc.m, tc.k, 0, 0, s->warp, 0}, bt = {f->b, (DType)bdt, tc.k, tc.n, 0, 0, s->warp, 0};
+    LyTile dtl = {f->d, (DType)tc.acc, tc.m, tc.n, 0, 0, s->warp, 0};
+    double *A = calloc((size_t)tc.m * tc.k, sizeof *A), *B = calloc((size_t)tc.k * tc.n, sizeof *B);
     for (int l = 0; l < f->group; l++) {
         SimThread *u = &s->th[first + l];
         for (int e = 0; e < na; e++) {
             int r, cc;
             ly_coord(&at, l, e, &r, &cc);
-            if (r >= 0 && r < 16 && cc >= 0 && cc < 32)
+            if (r >= 0 && r < tc.m && cc >= 0 && cc < tc.k)
                 A[r * tc.k + cc] = u->depv[e].f;
         }
         for (int e = 0; e < nb; e++) {
             int r, cc;
             ly_coord(&bt, l, e, &r, &cc);
-            if (r >= 0 && r < 32 && cc >= 0 && cc < 8)
+            if (r >= 0 && r < tc.k && cc >= 0 && cc < tc.n)
                 B[r * tc.n + cc] = u->depv[na + e].f;
         }
     }
@@ -317,6 +317,8 @@ void sim_mma(Sim *s, SimThread *t, NodeId st)
             d->f = interp_round((DType)tc.acc, d->f + acc);
         }
     }
+    free(A);
+    free(B);
     sim_coll_done(s, t, c);
 }
 
@@ -514,7 +516,7 @@ void sim_tma_complete(Sim *s, SimTma *x)
 void sim_tma_store(Sim *s, SimThread *t, NodeId st)
 {
     const Node *n = sim_node(s, st);
-    SimBulk x = {sim_arg(s, st, 0), (uint32_t)sim_int(s, t, sim_arg(s, st, 1)), {0}, t->bulk_commits, t->tid};
+    SimBulk x = {sim_arg(s, st, 0), (uint32_t)sim_int(s, t, sim_arg(s, st, 1)), {0}, t->bulk_commits, t->tid, n->sub == 1};
     for (uint32_t i = 2; i < n->n && i < 7; i++)
         x.c[i - 2] = sim_int(s, t, sim_arg(s, st, i));
     TmaGeom g;
@@ -552,8 +554,13 @@ static void bulk_perform(Sim *s, const SimBulk *x)
     for (int64_t li = 0; li < ne; li++) {
         uint32_t sb;
         int64_t off = box_elem(&g, x->c, li, x->smem, &sb);
-        if (off >= 0)
+        if (off >= 0 && x->add) { /* cp.reduce.async.bulk .add */
+            DType dt = g.b->dtype;
+            double v = interp_decode(dt, dst + off * g.e) + interp_decode(dt, s->smem + sb);
+            interp_encode(dt, v, dst + off * g.e);
+        } else if (off >= 0) {
             memcpy(dst + off * g.e, s->smem + sb, (size_t)g.e);
+        }
         for (int b = 0; b < g.e; b++)
             s->async_r[sb + (uint32_t)b]--;
     }
