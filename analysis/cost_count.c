@@ -293,12 +293,44 @@ static void reg_decl(Walk *w, NodeId id, const Node *n, double m)
         w->w->alu += cw_elems(w, t) * cw_copies(w, t) * m;
 }
 
+/* the distributed tile an implicit-index value reads (`store C[..] <- bf16(acc[r, c])`:
+   acc), or NULL: its elements are the store's, once per copy of the tile */
+static const Type *implicit_tile(const Walk *w, NodeId e, int depth)
+{
+    if (!e || depth > 32)
+        return NULL;
+    const Kernel *k = w->k;
+    const Node *n = &k->nodes[e];
+    if (n->op == OP_INDEX && n->n) {
+        const Node *i0 = &k->nodes[k->lists[n->list]];
+        if (i0->op == OP_NAME && ((i0->flags & NF_IMPLICIT) || (i0->decl && (k->nodes[i0->decl].flags & NF_IMPLICIT))))
+            return cw_type_of(w, n->a);
+    }
+    const Type *t;
+    if ((t = implicit_tile(w, n->a, depth + 1)) || (t = implicit_tile(w, n->b, depth + 1)) ||
+        (t = implicit_tile(w, n->c, depth + 1)))
+        return t;
+    if (ir_ops[n->op].cls == OC_BUILTIN)
+        for (uint32_t i = 0; i < n->n; i++)
+            if ((t = implicit_tile(w, k->lists[n->list + i], depth + 1)))
+                return t;
+    return NULL;
+}
+
 static void mem_stmt(Walk *w, const Node *n, double m)
 {
     const Type *dst = cw_type_of(w, n->a), *src = cw_type_of(w, n->b);
     switch (n->op) {
     case OP_STORE: {
         double f = cw_cond_frac(w, n->c);
+        const Type *tile = implicit_tile(w, n->b, 0);
+        if (tile) {   /* a per-element tile store: the slice once per copy of the tile, the value per element */
+            double per = cw_elems(w, tile) * cw_copies(w, tile) / (double)w->role_threads;
+            w->w->gst += cw_bytes_of(w, dst) * cw_copies(w, tile) * m;
+            cw_mark_arg(w, n->a, 2);
+            expr(w, n->b, m * per);
+            break;
+        }
         double bytes = cw_bytes_of(w, dst) * cw_copies(w, src) * m * (f < 0 ? 1 : f);
         if (cw_space_of(w, n->a) == SP_SHARED)
             w->w->swr += bytes;

@@ -81,6 +81,13 @@ static void amd_fence(Cg *cg)
     cg_asm(cg, cg->tvoid, "", "~{memory}", NULL, 0, 1);
 }
 
+/* fence.gpu: an acquire-release fence at device (agent) scope; the C API
+ * builds it at system scope, which is stronger */
+static void amd_fence_gpu(Cg *cg)
+{
+    LLVMBuildFence(cg->b, LLVMAtomicOrderingAcquireRelease, 0, "");
+}
+
 static LLVMValueRef bpermute(Cg *cg, LLVMValueRef v, LLVMValueRef src_lane)
 {
     LLVMValueRef a[2] = {LLVMBuildShl(cg->b, src_lane, cg_i32(cg, 2), ""), v};
@@ -223,6 +230,7 @@ const CgTarget cg_amdgpu = {
     .barrier = amd_barrier,
     .named_barrier = amd_named_barrier,
     .fence = amd_fence,
+    .fence_gpu = amd_fence_gpu,
     .shfl = amd_shfl,
     .math_f32 = amd_math,
     .fdiv_f32 = amd_fdiv,

@@ -253,7 +253,7 @@ static void tma(Cg *cg, const Node *n, int load)
     if (load)
         cg->t->tma_load(cg, map, smem, op_i32(cg, n, 2), c, nc);
     else
-        cg->t->tma_store(cg, map, smem, c, nc);
+        cg->t->tma_store(cg, map, smem, c, nc, n->sub == 1);
 }
 
 static void wgmma(Cg *cg, const Node *n)

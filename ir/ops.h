@@ -58,6 +58,14 @@ OP(SELECT,    "select",      OC_BUILTIN, 3, 0,                  CC_ALU)    /* se
 OP(LOAD,      "load",        OC_MEM,     1, OF_MEM,             CC_GLOAD)  /* load ref [as T] [mask c] */
 OP(LDMATRIX,  "ldmatrix",    OC_BUILTIN, 1, OF_MEM|OF_WARP,     CC_SLOAD)  /* ldmatrix(shared ref) -> mma fragment */
 OP(LDMATRIX_T,"ldmatrix.trans", OC_BUILTIN, 1, OF_MEM|OF_WARP,  CC_SLOAD)
+/* atomics on global memory (docs/tir.md 7.7). No node carries these two ops:
+ * `atomic.add(ref, v) [mask c]` and `atomic.exch(ref, v) [mask c]` parse to a
+ * LOAD (sub = the atomic op, c = the value: the old element is its result),
+ * `atomic.add ref <- v [mask c]` to a STORE (sub = OP_ATOMIC_ADD, result
+ * unused: `red`), so the typing, bounds, alignment and distribution of loads
+ * and stores apply to them; the rows give the spellings and the cost class. */
+OP(ATOMIC_ADD,"atomic.add",  OC_MEM,     2, OF_MEM,             CC_GSTORE) /* f32, i32, u32 */
+OP(ATOMIC_EXCH,"atomic.exch", OC_MEM,    2, OF_MEM,             CC_GSTORE) /* f32, i32, u32 */
 
 /* ---- math builtins (elementwise over scalars, vectors and tiles) ---- */
 OP(EXP,       "exp",         OC_BUILTIN, 1, OF_MATH,            CC_SFU)
@@ -143,6 +151,7 @@ OP(CP_WAIT,   "cp.async.wait", OC_STMT,  1, OF_ASYNC|OF_SYNC,   CC_BAR)    /* cp
 OP(TMA_LOAD,  "tma",         OC_STMT,    3, OF_MEM|OF_ASYNC,    CC_TMA)    /* tma a(shared) <- b(global) on c(mbarrier) */
 OP(TMA_STORE, "tma.store",   OC_STMT,    2, OF_MEM|OF_ASYNC,    CC_TMA)    /* tma.store a(global) <- b(shared) */
 OP(TMA_WAIT,  "tma.store.wait", OC_STMT, 1, OF_ASYNC|OF_SYNC,   CC_BAR)    /* wait until <= N bulk stores pending */
+OP(TMA_STORE_ADD, "tma.store.add", OC_STMT, 2, OF_MEM|OF_ASYNC, CC_TMA) /* only a spelling: parsed as TMA_STORE, sub 1 (adds) */
 OP(STMATRIX,  "stmatrix",    OC_STMT,    2, OF_MEM|OF_WARP,     CC_SSTORE) /* stmatrix a(shared) <- b(fragment) */
 OP(SYNC,      "sync",        OC_STMT,    0, OF_SYNC|OF_BLOCK,   CC_BAR)    /* block barrier */
 OP(BAR_SYNC,  "barrier",     OC_STMT,    2, OF_SYNC,            CC_BAR)    /* barrier ID, COUNT (named, sync) */
@@ -152,6 +161,8 @@ OP(MB_EXPECT, "mbarrier.expect_tx", OC_STMT, 2, OF_SYNC,        CC_BAR)    /* mb
 OP(MB_WAIT,   "mbarrier.wait", OC_STMT,  2, OF_SYNC,            CC_BAR)    /* mbarrier.wait bar, PARITY */
 OP(FENCE_PROXY, "fence.proxy.async", OC_STMT, 0, OF_SYNC,       CC_FREE)
 OP(FENCE,     "fence",       OC_STMT,    0, OF_SYNC,            CC_FREE)   /* fence (memory fence, block scope) */
+OP(FENCE_GPU, "fence.gpu",   OC_STMT,    0, OF_SYNC,            CC_BAR)    /* fence.acq_rel.gpu: orders this thread's global
+                                                                              accesses for other blocks (7.7) */
 OP(MMA,       "mma",         OC_STMT,    3, OF_TC|OF_WARP,      CC_MMA)    /* mma a += b * c */
 OP(WGMMA,     "wgmma",       OC_STMT,    3, OF_TC|OF_ASYNC,     CC_WGMMA)  /* wgmma a += b * c */
 OP(WGMMA_WAIT,"wgmma.wait",  OC_STMT,    1, OF_TC|OF_SYNC,      CC_BAR)    /* wgmma.wait N */

@@ -5,7 +5,8 @@
  *                            (L_TMAP: tensor, box, swizzle; one per distinct
  *                            triple, passed as a kernel parameter), completing
  *                            on B's address
- *   tma.store X[c..] <- T  → single-issue: L_TMA_STORE per panel, then
+ *   tma.store X[c..] <- T  → single-issue: L_TMA_STORE per panel (sub 1 for
+ *                            tma.store.add, the reduction), then
  *                            L_BULK_COMMIT (each statement is one bulk group)
  *   tma.store.wait N       → single-issue L_BULK_WAIT N
  *   wgmma D += A * B       → L_WG_FENCE; the wgmma (split by distribute);
@@ -81,6 +82,7 @@ static void tma(Lw *w, NodeId s, NodeId shared_ref, NodeId global_ref, NodeId ba
     LwView v;
     NodeId tensor, start[IR_MAX_RANK];
     int trank = 0;
+    uint16_t adds = lw_node(w, s)->sub; /* tma.store.add: the reduction form */
     if (!lw_view(w, shared_ref, &v) || v.transposed || !tensor_starts(w, global_ref, &tensor, start, &trank)) {
         lw_unsupported(w, s, "this TMA operand (a shared tile view and a global tensor ref are expected)", ASYNC_HELP);
         return;
@@ -119,7 +121,9 @@ static void tma(Lw *w, NodeId s, NodeId shared_ref, NodeId global_ref, NodeId ba
             NodeId c = irb_clone(b, start[d]);
             ops[n++] = d == trank - 1 ? irb_add_c(b, c, p * panel) : c;
         }
-        irb_push(b, &issued, irb_stmt(b, bar ? OP_L_TMA_LOAD : OP_L_TMA_STORE, ops, n));
+        NodeId is = irb_stmt(b, bar ? OP_L_TMA_LOAD : OP_L_TMA_STORE, ops, n);
+        b->k->nodes[is].sub = adds;
+        irb_push(b, &issued, is);
     }
     if (!bar)
         irb_push(b, &issued, irb_stmt(b, OP_L_BULK_COMMIT, NULL, 0));
@@ -155,6 +159,9 @@ static void stmt(Lw *w, NodeId s, IrList *out)
         return;
     }
     if (f->async == TCA_FENCE_COMMIT_WAIT && n->op == f->wait) {
+        int64_t nw;
+        if (pass_planted("async-no-wait") && ce_const_int(b->ctx, b->k, n->a, &nw) && nw > 0)
+            return;
         NodeId c = irb_cast(b, n->a, DT_I32, 1);
         irb_push(b, out, irb_stmt(b, (Op)f->l_wait, &c, 1));
         return;

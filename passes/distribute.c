@@ -629,13 +629,16 @@ static void store_implicit(Lw *w, NodeId src, const LyTile *lv, NodeId r0, NodeI
  * as one vector, under the whole-tile mask. With implicit indices
  * (`<- bf16(acc[r, c]) mask bm + r < M`) every element is stored alone, under
  * the mask evaluated at its coordinates: a vector could straddle the edge,
- * and its alignment is not known when the row pitch is ragged. */
+ * and its alignment is not known when the row pitch is ragged. An atomic
+ * tile store (`atomic.add X[..] <- acc[r, c]`, sub = OP_ATOMIC_ADD) is one
+ * atomic per element. */
 static void tile_store(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
     Dist *d = dist(w);
     Node *n = lw_node(w, s);
     NodeId value = n->b, mask = n->c;
+    uint16_t atomic = n->sub;
     Node *ref = lw_node(w, n->a);
     if (ref->op != OP_INDEX || lw_node(w, ref->a)->op != OP_NAME) {
         dist_error(w, s, "a tile store to this reference");
@@ -654,8 +657,9 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     }
     NodeId src = dist_is_frag_type(w, value) ? 0 : implicit_source(w, value, 0);
     LyTile lv = dist_ly_of(w, src ? lw_node(w, src)->a : value);
-    if (nslices != 2 || lv.cols == 0 || lv.colvec) {
-        dist_error(w, s, "a tile store that is not a 2-D tile into two sliced dims");
+    int rowvec = src && nslices == 1 && lv.cols == 0 && !lv.colvec; /* L[b, r0 : +R] <- m[r] */
+    if (!rowvec && (nslices != 2 || lv.cols == 0 || lv.colvec)) {
+        dist_error(w, s, "a tile store that is not a 2-D tile into two sliced dims, or a row vector into one");
         return;
     }
     IrList pre = {0};
@@ -663,7 +667,9 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     d->nreds = 0;
     d->imp_r = d->imp_c = 0;
     NodeId tr, tc;
-    if (src) {
+    if (rowvec) {
+        store_implicit(w, src, &lv, start[slice_dims[0]], irb_i32(b, 0), &tr, &tc, &pre);
+    } else if (src) {
         store_implicit(w, src, &lv, start[slice_dims[0]], start[slice_dims[1]], &tr, &tc, &pre);
     } else {
         tr = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), irb_add(b, start[slice_dims[0]], dist_thread_part(w, &lv, 0)));
@@ -678,7 +684,7 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     for (int e = 0; e < ne;) {
         int r, c, run = 1;
         ly_elem_base(&lv, e, &r, &c);
-        while (!src && e + run < ne && run < 16 && (run + 1) * ir_dtype_bytes(xdt) <= 16) {
+        while (!src && !atomic && e + run < ne && run < 16 && (run + 1) * ir_dtype_bytes(xdt) <= 16) {
             int r2, c2;
             ly_elem_base(&lv, e + run, &r2, &c2);
             if (r2 != r || c2 != c + run)
@@ -712,11 +718,13 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
             lw_node(w, sl)->b = ext;
             col = sl;
         }
-        idx[slice_dims[1]] = col;
+        if (!rowvec)
+            idx[slice_dims[1]] = col;
         NodeId dst = irb_index(b, tensor, idx, rank, irb_scalar_type(b, xdt, run));
         NodeId st = ir_node(b->ctx, b->k, OP_STORE, b->span);
         lw_node(w, st)->a = dst;
         lw_node(w, st)->b = val;
+        lw_node(w, st)->sub = atomic;
         if (src && mask) { /* the mask at this element's coordinates */
             IrList one = {0};
             irb_push(b, &one, st);

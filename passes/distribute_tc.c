@@ -168,6 +168,12 @@ static void dist_wgmma(Lw *w, NodeId s, IrList *out)
                     dist_error(w, s, "wgmma operands whose fragments do not line up with the instruction");
                     return;
                 }
+                if (pass_planted("distribute-frag")) { /* test-only: a wrong fragment index */
+                    uint32_t d0 = a_regs ? 1 : 2;
+                    NodeId x = ops[d0];
+                    ops[d0] = ops[d0 + 1];
+                    ops[d0 + 1] = x;
+                }
                 NodeId m = irb_stmt(b, fam->lowered, ops, no);
                 lw_node(w, m)->v.i = ir_tc_pack(tc);
                 irb_push(b, out, m);

@@ -219,7 +219,7 @@ static void acquire_or_wait(Lw *w, NodeId let, Pipe *p, int side, IrList *out)
     lw_node(w, let)->b = stage;
     irb_push(b, out, let);
     NodeId par = irb_name(b, p->phase[side]);
-    if (!side)
+    if (!side && !pass_planted("pipes-parity"))
         par = irb_bin(b, OP_BXOR, par, irb_i32(b, 1));
     NodeId bar = bar_elem(w, side ? p->full : p->empty, irb_name(b, let));
     NodeId wargs[2] = {lw_mbar_addr(w, bar), par};
