@@ -69,6 +69,12 @@ static inline const TcFamilyInfo *tc_family(TcFamily f) { return &tc_families[f]
 /* the family of a source tensor-core op (mma, wgmma, mfma, wgmma.wait) or of a
  * lowered one (L_MMA, L_WGMMA, L_MFMA, L_WG_FENCE/COMMIT/WAIT); TCF_NONE else */
 TcFamily tc_family_of(Op op);
+/* 1 when op is a family's source tensor-core statement (mma, wgmma, mfma) */
+static inline int tc_is_source(Op op)
+{
+    TcFamily f = tc_family_of(op);
+    return f != TCF_NONE && op == tc_families[f].op;
+}
 /* the family whose accumulator, A or B layout is l; TCF_NONE for rows / none */
 TcFamily tc_family_of_layout(Layout l);
 
