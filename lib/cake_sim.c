@@ -4,12 +4,13 @@
  * `run --check`. */
 #include "cake_priv.h"
 
-typedef struct { const SimOptions *opt; } SimState;
+typedef struct { const SimOptions *opt; Target tg; } SimState;
 
 static int sim_device(void *user, CakeCtx *ctx, CheckLaunch *l)
 {
     const SimState *st = user;
     SimOptions o = st->opt ? *st->opt : (SimOptions){0};
+    o.target = (int)st->tg;
     int64_t sm = shape_env_sm_count(ctx, l->env);
     if (sm > 0)
         o.sm_count = sm;
@@ -24,7 +25,7 @@ static int sim_check(CakeCtx *ctx, const Module *m, const char *kernel, Target t
     int rc = cake_instance(ctx, m, kernel, tg, set, CAKE_INST_LOWERED, &in);
     if (rc)
         return rc;
-    SimState st = {sopt};
+    SimState st = {sopt, in->tg};
     ShapeEnv base;
     shape_env_clear(&base);
     if (env)

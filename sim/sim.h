@@ -34,6 +34,8 @@ typedef struct SimOptions {
     int no_race;         /* 1: skip the vector-clock race detector (faster) */
     long max_steps;      /* statements per block before giving up (0: 2^31) */
     const char *bug;     /* a planted bug for the tests (docs/sim.md): NULL none */
+    int target;          /* the Target the kernel was lowered for (its warp width, its
+                            tensor-core families); 0 is sm_80 */
 } SimOptions;
 
 /* Runs lowered kernel l->k (IR_LEVEL_LOWERED, with its plan) on the buffers of

@@ -765,6 +765,14 @@ static void lowered_value(Sim *s, SimThread *t, NodeId e, SV *out)
         out->l[0].i = (int64_t)(start | ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 | mode << 62);
         return;
     }
+    case OP_L_LANE: {   /* lane v.i of a vector */
+        SV v;
+        sim_eval(s, t, sim_arg(s, e, 0), &v);
+        out->dt = v.dt;
+        out->n = 1;
+        out->l[0] = n->v.i >= 0 && n->v.i < v.n ? v.l[n->v.i] : v.l[0];
+        return;
+    }
     case OP_L_PACK: {
         uint8_t dt;
         int lanes;

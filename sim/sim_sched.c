@@ -529,7 +529,7 @@ int sim_launch(CakeCtx *ctx, const SimOptions *opt, CheckLaunch *l)
         sim_fail(s, 2, E0983, 0, "kernel `%s` is not lowered (no launch plan)", ir_symstr(ctx, s->k->name));
         return 2;
     }
-    s->warp = (int)tg_warp(TG_SM90A);
+    s->warp = (int)tg_warp((Target)s->opt->target);
     s->nthreads = (int)s->k->plan->block_threads;
     if (s->nthreads < 1 || s->nthreads > SIM_MAX_THREADS || !launch_dims(s)) {
         if (!s->failed)

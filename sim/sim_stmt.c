@@ -235,7 +235,7 @@ void sim_lowered(Sim *s, SimThread *t, NodeId st)
     case OP_L_WG_COMMIT: t->wg_commits++; return;
     case OP_L_WG_WAIT: sim_wgmma_wait(s, t, sim_int(s, t, sim_arg(s, st, 0)), st); return;
     case OP_L_WGMMA: sim_wgmma_issue(s, t, st); return;
-    case OP_L_MMA: sim_mma(s, t, st); return;
+    case OP_L_MMA: case OP_L_MFMA: sim_mma(s, t, st); return;
     case OP_L_LDMATRIX: sim_ldmatrix(s, t, st, 0); return;
     case OP_L_STMATRIX: sim_ldmatrix(s, t, st, 1); return;
     default: break;

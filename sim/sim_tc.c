@@ -256,15 +256,24 @@ void sim_wgmma_retire_all(Sim *s)
     wgmma_retire(s, -1, INT64_MAX);
 }
 
-/* ---- mma.sync ----------------------------------------------------------------------- */
+/* ---- mma.sync and MFMA: the register-operand families ------------------------------- */
 
+/* One @mma (a warp) or @mfma (a wavefront): the group, operand counts and fragment maps
+ * come from the family's row (ir/tcfamily.h tc_fragment, tg_tc_scope_threads). */
 void sim_mma(Sim *s, SimThread *t, NodeId st)
 {
     const Node *n = sim_node(s, st);
-    const SimTcFamily *f = family(OP_L_MMA);
+    TcFamily fam = tc_family_of((Op)n->op);
+    Target tg = (Target)s->opt->target;
+    SimTcFamily fr = {(Op)n->op, tg_tc_scope_threads(tg, fam), LY_NONE, LY_NONE, LY_NONE};
+    const SimTcFamily *f = &fr;
     IrTc tc = ir_tc_unpack(n->v.i);
     uint8_t bdt = tc.b_dt ? tc.b_dt : tc.ab;
     int nd = tc.m * tc.n / f->group, na = tc.m * tc.k / f->group, nb = tc.k * tc.n / f->group;
+    if (tc.m > 32 || tc.n > 32 || tc.k > 32) {
+        sim_fail(s, 2, E0983, st, "an instruction of shape %ux%ux%u", tc.m, tc.n, tc.k);
+        return;
+    }
     if ((uint32_t)(nd + na + nb) != n->n) {
         sim_fail(s, 2, E0983, st, "an mma with %u operands (the executor expects %d)", n->n, nd + na + nb);
         return;
@@ -287,21 +296,23 @@ void sim_mma(Sim *s, SimThread *t, NodeId st)
     SimColl *c = &s->warps[t->tid / f->group];
     if (!sim_coll(s, t, c, st, f->group))
         return;
-    LyTile at = {f->a, (DType)tc.ab, tc.m, tc.k, 0, 0, 32, 0}, bt = {f->b, (DType)bdt, tc.k, tc.n, 0, 0, 32, 0};
-    LyTile dtl = {f->d, (DType)tc.acc, tc.m, tc.n, 0, 0, 32, 0};
-    double A[16 * 32] = {0}, B[32 * 8] = {0};
+    LyTile at, bt, dtl;
+    tc_fragment(tg, fam, TC_A, tc, &at);
+    tc_fragment(tg, fam, TC_B, tc, &bt);
+    tc_fragment(tg, fam, TC_C, tc, &dtl);
+    double A[32 * 32] = {0}, B[32 * 32] = {0};
     for (int l = 0; l < f->group; l++) {
         SimThread *u = &s->th[first + l];
         for (int e = 0; e < na; e++) {
             int r, cc;
             ly_coord(&at, l, e, &r, &cc);
-            if (r >= 0 && r < 16 && cc >= 0 && cc < 32)
+            if (r >= 0 && r < tc.m && cc >= 0 && cc < tc.k)
                 A[r * tc.k + cc] = u->depv[e].f;
         }
         for (int e = 0; e < nb; e++) {
             int r, cc;
             ly_coord(&bt, l, e, &r, &cc);
-            if (r >= 0 && r < 32 && cc >= 0 && cc < 8)
+            if (r >= 0 && r < tc.k && cc >= 0 && cc < tc.n)
                 B[r * tc.n + cc] = u->depv[na + e].f;
         }
     }
