@@ -228,6 +228,12 @@ static void dist_mfma(Lw *w, NodeId s, IrList *out)
                     dist_error(w, s, "mfma operands whose fragments do not line up with the instruction");
                     return;
                 }
+                if (pass_planted("distribute-frag")) { /* test-only: a wrong A fragment index */
+                    uint32_t a0 = (uint32_t)ly_elems(&fd);
+                    NodeId t = ops[a0];
+                    ops[a0] = ops[a0 + 1];
+                    ops[a0 + 1] = t;
+                }
                 NodeId x = irb_stmt(b, fam->lowered, ops, no);
                 lw_node(w, x)->v.i = ir_tc_pack(tc);
                 irb_push(b, out, x);

@@ -22,5 +22,14 @@ for t in gfx942 gfx90a; do
     one "$ROOT/examples/flash_attn_fwd_gfx942.tir" --target $t --shape BH=1,S=129
     one "$ROOT/tests/codegen/amd/mfma_shapes.tir" --target $t
 done
+# a planted lowering bug (CAKE_PLANT_BUG=distribute-frag: two A elements of every
+# @mfma swapped in distribute) is caught: the output differs from the reference
+out=$(CAKE_PLANT_BUG=distribute-frag "$CAKEC" run "$ROOT/examples/gemm_gfx942.tir" --target gfx942 --sim \
+      --shape M=200,N=136,K=72 --seed 7 2>&1)
+if [ $? -eq 1 ] && printf '%s' "$out" | grep -q "E0957.*output 'C' differs from the reference"; then
+    pass=$((pass + 1))
+else
+    fail=$((fail + 1)); echo "FAIL: the planted distribute-frag bug in @mfma is not caught: $(printf '%s' "$out" | head -c 300)"
+fi
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
