@@ -418,8 +418,10 @@ static void stmt(Walk *w, NodeId id, double m)
     case OP_SYNC: case OP_BAR_SYNC: case OP_MB_WAIT: case OP_WGMMA_WAIT: case OP_TMA_WAIT:
         w->w->barriers += m;
         break;
-    case OP_MMA: case OP_WGMMA: case OP_MFMA: tc_stmt(w, n, m); break;
-    default: break;
+    default:
+        if (tc_is_source((Op)n->op))
+            tc_stmt(w, n, m);
+        break;
     }
 }
 

@@ -380,6 +380,26 @@ static void atom_owners(const LyGeo *g, int r, int c, Owners *o)
     }
 }
 
+int ly_same_owners(const LyTile *a, const LyTile *b)
+{
+    int ne = ly_elems(a), T = ly_threads(a);
+    if (!ne || !ly_elems(b) || T != ly_threads(b) || a->rows != b->rows || a->cols != b->cols)
+        return 0;
+    for (int t = 0; t < T; t++)
+        for (int e = 0; e < ne; e++) {
+            int r, c, thr[64], el[64], found = 0;
+            ly_coord(a, t, e, &r, &c);
+            if (r < 0)
+                continue;
+            int n = ly_owners(b, r, c, thr, el, 64);
+            for (int i = 0; i < n && i < 64; i++)
+                found |= thr[i] == t;
+            if (!found)
+                return 0;
+        }
+    return 1;
+}
+
 int ly_owners(const LyTile *t, int row, int col, int *thr, int *e, int max)
 {
     LyGeo g;

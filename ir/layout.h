@@ -206,6 +206,12 @@ void ly_coord(const LyTile *t, int thr, int e, int *row, int *col);
  * many (1, or the replication of a vector); fills up to max pairs in thread order */
 int ly_owners(const LyTile *t, int row, int col, int *thr, int *e, int max);
 
+/* 1 when every element of tile a lies, in layout b (same shape), in the same thread:
+ * a register-to-register conversion between the two needs no data movement (an
+ * mfma accumulator [K, N] is the mfma_b operand [K, N]: CDNA3 32x32 and 16x16
+ * atoms) */
+int ly_same_owners(const LyTile *a, const LyTile *b);
+
 /* ---- affine split -------------------------------------------------------- */
 typedef struct { int div, mod, coef; } LyTerm;      /* coef * ((thr / div) % mod) */
 typedef struct { LyTerm row[4], col[4]; int nrow, ncol; } LyThreadPart;

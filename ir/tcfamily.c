@@ -5,6 +5,7 @@
  * B from a descriptor, wgmma.fence / commit_group / wait_group); AMD CDNA3 ISA
  * "Matrix arithmetic instructions" (MFMA: one wavefront, A/B/C in VGPRs or
  * AGPRs, dependent instructions interlocked by the hardware). */
+#include <string.h>
 #include "tcfamily.h"
 #include "targets.h"
 
@@ -39,6 +40,23 @@ TcFamily tc_family_of(Op op)
     case OP_MFMA: case OP_L_MFMA: return TCF_MFMA;
     default: return TCF_NONE;
     }
+}
+
+int tc_fragment(Target tg, TcFamily f, TcOperand which, IrTc t, LyTile *frag)
+{
+    const TcFamilyInfo *r = &tc_families[f];
+    Layout l = which == TC_C ? r->c : which == TC_A ? r->a : r->b;
+    int in_regs = which == TC_C || (which == TC_A ? r->a_src == TCO_REG || (r->a_src == TCO_REG_OR_SMEM && t.a_regs)
+                                                  : r->b_src == TCO_REG);
+    memset(frag, 0, sizeof *frag);
+    if (l == LY_NONE || !in_regs)
+        return 0;
+    frag->layout = l;
+    frag->dtype = which == TC_C ? (DType)t.acc : which == TC_B && t.b_dt ? (DType)t.b_dt : (DType)t.ab;
+    frag->rows = which == TC_B ? t.k : t.m;
+    frag->cols = which == TC_A ? t.k : t.n;
+    frag->warp_size = tg_warp(tg);
+    return 1;
 }
 
 TcFamily tc_family_of_layout(Layout l)

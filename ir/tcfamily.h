@@ -19,6 +19,7 @@
 #ifndef CAKE_IR_TCFAMILY_H
 #define CAKE_IR_TCFAMILY_H
 #include "ir.h"
+#include "layout.h"
 
 typedef enum { TCF_NONE, TCF_MMA_SYNC, TCF_WGMMA, TCF_MFMA, TCF_TCGEN05, TCF__COUNT } TcFamily;
 
@@ -68,7 +69,29 @@ static inline const TcFamilyInfo *tc_family(TcFamily f) { return &tc_families[f]
 /* the family of a source tensor-core op (mma, wgmma, mfma, wgmma.wait) or of a
  * lowered one (L_MMA, L_WGMMA, L_MFMA, L_WG_FENCE/COMMIT/WAIT); TCF_NONE else */
 TcFamily tc_family_of(Op op);
+/* 1 when op is a family's source tensor-core statement (mma, wgmma, mfma) */
+static inline int tc_is_source(Op op)
+{
+    TcFamily f = tc_family_of(op);
+    return f != TCF_NONE && op == tc_families[f].op;
+}
 /* the family whose accumulator, A or B layout is l; TCF_NONE for rows / none */
 TcFamily tc_family_of_layout(Layout l);
+
+/* The operands of a lowered instruction (TIR-L, docs/tirl.md §6.5), in order:
+ *   mma.sync, MFMA: C's elements, A's, B's;
+ *   wgmma: A's descriptor (absent when A is in registers: IrTc.a_regs), B's
+ *          descriptor, C's elements, then A's elements when a_regs.
+ * The elements of one operand are its instruction fragment in canonical order:
+ * element q that thread thr lists is (row, col) = ly_coord(&frag, thr, q) of the
+ * instruction's C [m, n], A [m, k] or B [k, n], with frag from tc_fragment. That is
+ * the whole semantics of the instruction: D[i][j] = C[i][j] + sum_k A[i][k] B[k][j]
+ * over the scope's threads (tg_tc_scope_threads), which an executor of TIR-L reads
+ * from these maps. */
+typedef enum { TC_C, TC_A, TC_B } TcOperand;
+/* Fills *frag with operand `which` of instruction t of family f on target tg (its
+ * layout, dtype, shape and the target's warp width); 0 when that operand is not in
+ * registers (wgmma B, wgmma A without a_regs) or f has no such layout. */
+int tc_fragment(Target tg, TcFamily f, TcOperand which, IrTc t, LyTile *frag);
 
 #endif

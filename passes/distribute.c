@@ -761,18 +761,14 @@ static void stmt(Lw *w, NodeId s, IrList *out)
             return;
         }
         break;
-    case OP_MMA: case OP_WGMMA: case OP_MFMA: {
-        DistTcFn fn = dist_tc[tc_family_of((Op)n->op)];
-        if (fn) {
-            fn(w, s, out);
-            return;
-        }
-        break;
-    }
     case OP_STMATRIX:
         dist_stmatrix(w, s, out);
         return;
     default:
+        if (tc_is_source((Op)n->op) && dist_tc[tc_family_of((Op)n->op)]) {   /* the family's hook */
+            dist_tc[tc_family_of((Op)n->op)](w, s, out);
+            return;
+        }
         break;
     }
     irb_push(&w->b, out, s);

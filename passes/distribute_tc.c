@@ -11,17 +11,6 @@
 #include <string.h>
 #include "distribute.h"
 
-static LyTile frag_tile(Lw *w, Layout l, DType dt, int rows, int cols)
-{
-    LyTile t;
-    memset(&t, 0, sizeof t);
-    t.layout = l;
-    t.dtype = dt;
-    t.rows = rows;
-    t.cols = cols;
-    t.warp_size = tg_warp(w->tg);
-    return t;
-}
 
 /* appends the elements of view v for instruction fragment ft at (r0, c0) */
 static int operands(Lw *w, const FView *v, const LyTile *ft, int r0, int c0, NodeId *ops, uint32_t *n)
@@ -61,11 +50,13 @@ static void dist_mma(Lw *w, NodeId s, IrList *out)
     DType ab = a.f->ly.dtype, acc = d.f->ly.dtype;
     int k = tc_k(ab);
     const TcFamilyInfo *fam = tc_family(TCF_MMA_SYNC);
-    LyTile fd = frag_tile(w, fam->c, acc, 16, 8), fa = frag_tile(w, fam->a, ab, 16, k),
-           fb = frag_tile(w, fam->b, ab, k, 8);
     IrTc tc = {16, 8, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE};
     if (bb.f->ly.dtype != ab)
         tc.b_dt = (uint8_t)bb.f->ly.dtype;
+    LyTile fd, fa, fb;   /* the instruction's fragments (ir/tcfamily.h) */
+    tc_fragment(w->tg, TCF_MMA_SYNC, TC_C, tc, &fd);
+    tc_fragment(w->tg, TCF_MMA_SYNC, TC_A, tc, &fa);
+    tc_fragment(w->tg, TCF_MMA_SYNC, TC_B, tc, &fb);
     for (int ki = 0; ki < a.cols / k; ki++)
         for (int mi = 0; mi < d.rows / 16; mi++)
             for (int ni = 0; ni < d.cols / 8; ni++) {
@@ -166,7 +157,9 @@ static void dist_wgmma(Lw *w, NodeId s, IrList *out)
     if (bs.dt != ab)
         tc.b_dt = (uint8_t)bs.dt;
     const TcFamilyInfo *fam = tc_family(TCF_WGMMA);
-    LyTile fd = frag_tile(w, fam->c, acc, 64, nchunk), fa = frag_tile(w, fam->a, ab, 64, k);
+    LyTile fd, fa;
+    tc_fragment(w->tg, TCF_WGMMA, TC_C, tc, &fd);
+    tc_fragment(w->tg, TCF_WGMMA, TC_A, tc, &fa);   /* 0 (unused) when A is a descriptor */
     for (int slab = 0; slab < d.rows / 64; slab++)
         for (int ks = 0; ks < K / k; ks++)
             for (int n0 = 0; n0 < d.cols; n0 += nchunk) {
@@ -224,9 +217,11 @@ static void dist_mfma(Lw *w, NodeId s, IrList *out)
                                 have[0] ? have : "none for these inputs"));
         return;
     }
-    LyTile fd = frag_tile(w, fam->c, acc, m, m), fa = frag_tile(w, fam->a, ab, m, k),
-           fb = frag_tile(w, fam->b, ab, k, m);
     IrTc tc = {(uint16_t)m, (uint16_t)m, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE};
+    LyTile fd, fa, fb;
+    tc_fragment(w->tg, TCF_MFMA, TC_C, tc, &fd);
+    tc_fragment(w->tg, TCF_MFMA, TC_A, tc, &fa);
+    tc_fragment(w->tg, TCF_MFMA, TC_B, tc, &fb);
     for (int ki = 0; ki < a.cols / k; ki++)
         for (int mi = 0; mi < d.rows / m; mi++)
             for (int ni = 0; ni < d.cols / m; ni++) {

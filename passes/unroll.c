@@ -6,6 +6,7 @@
  * `i` replaced by its value and fresh copies of the body's declarations.
  * Other loops (SIMT code) keep their unroll request for LLVM. */
 #include "lower.h"
+#include "tcfamily.h"
 
 /* does the subtree hold a tile operation (register tiles, tensor cores, ...)? */
 static int tiled(Lw *w, NodeId id, int depth)
@@ -14,8 +15,10 @@ static int tiled(Lw *w, NodeId id, int depth)
     if (!id || depth > 400)
         return 0;
     Node *n = &k->nodes[id];
+    if (tc_is_source((Op)n->op))
+        return 1;
     switch ((Op)n->op) {
-    case OP_MMA: case OP_WGMMA: case OP_MFMA: case OP_STMATRIX: case OP_LDMATRIX: case OP_LDMATRIX_T:
+    case OP_STMATRIX: case OP_LDMATRIX: case OP_LDMATRIX_T:
     case OP_TMA_LOAD: case OP_TMA_STORE:
         return 1;
     default:

@@ -258,6 +258,8 @@ void sim_wgmma_retire_all(Sim *s)
 
 /* ---- mma.sync and MFMA: synchronous register families ----------------------------------------------------------------------- */
 
+/* One @mma (a warp) or @mfma (a wavefront): the group, operand counts and fragment maps
+ * come from the family's row (ir/tcfamily.h tc_fragment, tg_tc_scope_threads). */
 void sim_mma(Sim *s, SimThread *t, NodeId st)
 {
     const Node *n = sim_node(s, st);
@@ -265,6 +267,10 @@ void sim_mma(Sim *s, SimThread *t, NodeId st)
     IrTc tc = ir_tc_unpack(n->v.i);
     uint8_t bdt = tc.b_dt ? tc.b_dt : tc.ab;
     int nd = tc.m * tc.n / f->group, na = tc.m * tc.k / f->group, nb = tc.k * tc.n / f->group;
+    if (tc.m > 32 || tc.n > 32 || tc.k > 32) {
+        sim_fail(s, 2, E0983, st, "an instruction of shape %ux%ux%u", tc.m, tc.n, tc.k);
+        return;
+    }
     if ((uint32_t)(nd + na + nb) != n->n) {
         sim_fail(s, 2, E0983, st, "an mma with %u operands (the executor expects %d)", n->n, nd + na + nb);
         return;

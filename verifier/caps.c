@@ -160,7 +160,7 @@ static void check_tc_shape(Ver *v, NodeId n)
     }
     if (!bad)
         return;
-    const char *nm = op == OP_WGMMA ? "wgmma" : op == OP_MMA ? "mma.sync" : "MFMA";
+    const char *nm = tc_family(tc_family_of(op))->name;
     Diag *d = v_report(v, E0402, n, "%s has no instruction for %s x %s -> %s with a %lld x %lld x %lld "
                        "tile on %s", nm, ir_dtypes[ab].spelling, ir_dtypes[ab].spelling,
                        ir_dtypes[acc].spelling, (long long)M, (long long)Nn, (long long)K,
@@ -189,16 +189,15 @@ static void check_layout(Ver *v, NodeId n)
     if (!(x->flags & NF_HAS_LAYOUT) || v_err(v, n))
         return;
     uint8_t ly = x->v.attr.layout;
-    uint32_t need = ly == LY_WGMMA || ly == LY_WGMMA_A ? TF_WGMMA
-                  : ly == LY_MMA || ly == LY_MMA_A || ly == LY_MMA_B ? TF_MMA_SYNC
-                  : ly == LY_MFMA || ly == LY_MFMA_A || ly == LY_MFMA_B ? TF_MFMA : 0;
+    const TcFamilyInfo *fam = tc_family(tc_family_of_layout((Layout)ly));
+    uint32_t need = fam->feature;
     int mask[TG__COUNT];
     if (!need || !lacking(v, need, mask))
         return;
     Diag *d = v_report(v, E0403, n, "layout `%s` is a %s fragment, which %s %s not have",
                        ir_layout_names[ly], tg_feature_name(need), target_list(v, mask),
                        n_lacking(mask) > 1 ? "do" : "does");
-    explain(v, d, need == TF_WGMMA ? OP_WGMMA : need == TF_MMA_SYNC ? OP_MMA : OP_MFMA, mask, NULL);
+    explain(v, d, (Op)fam->op, mask, NULL);
 }
 
 static void check_lanes(Ver *v, NodeId n)

@@ -13,6 +13,8 @@
  * stores in types_mem.c, tensor-core operations in types_tc.c; they share
  * types_priv.h. */
 #include "types_priv.h"
+#include "layout.h"
+#include "tcfamily.h"
 
 static void block(Ver *v, NodeId b);
 
@@ -137,6 +139,25 @@ static TypeId type_node(Ver *v, NodeId tn, uint8_t space, NodeId decl)
 }
 
 /* can value node `val` of type tv go where a tvd-typed thing lives? reports at val */
+/* 2-D register tiles whose layouts put every element in the same lane (ir/layout
+ * ly_same_owners): an mfma accumulator becomes an mfma_b operand in place */
+static int same_owners(const Type *s, const Type *d)
+{
+    if (s->rank != 2 || d->rank != 2 || s->transposed || d->transposed ||
+        tc_family_of_layout((Layout)s->layout) != TCF_MFMA || tc_family_of_layout((Layout)d->layout) != TCF_MFMA)
+        return 0;
+    LyTile a, b;
+    memset(&a, 0, sizeof a);
+    a.layout = (Layout)s->layout;
+    a.dtype = (DType)d->dtype;
+    a.rows = (int)s->shape[0];
+    a.cols = (int)s->shape[1];
+    a.warp_size = 64;   /* the MFMA layouts are 64-lane wavefront layouts (ir/layout geo_mf) */
+    b = a;
+    b.layout = (Layout)d->layout;
+    return a.rows > 0 && a.cols > 0 && ly_same_owners(&a, &b);
+}
+
 static int assignable(Ver *v, NodeId val, TypeId tdst, NodeId decl, const char *what)
 {
     if (!known(v, val) || !tdst)
@@ -167,12 +188,13 @@ static int assignable(Ver *v, NodeId val, TypeId tdst, NodeId decl, const char *
     }
     if (d->kind == TK_TILE && s->kind == TK_TILE && d->layout && s->layout && d->layout != s->layout &&
         !(ir_dtypes[dd].bits == 16 && ((s->layout == LY_MMA && d->layout == LY_MMA_A) ||
-                                       (s->layout == LY_WGMMA && d->layout == LY_WGMMA_A)))) {
+                                       (s->layout == LY_WGMMA && d->layout == LY_WGMMA_A) ||
+                                       same_owners(s, d)))) {
         Diag *dg = v_report(v, E0335, val, "%s: layout %s cannot become layout %s in registers",
                             what, ir_layout_names[s->layout], ir_layout_names[d->layout]);
         v_note_decl(v, dg, decl, NULL);
-        diag_help(v->ctx, dg, "only mma -> mma_a and wgmma -> wgmma_a (16-bit results) stay in "
-                              "registers; otherwise go through shared memory (store, a barrier, load)");
+        diag_help(v->ctx, dg, "only mma -> mma_a, wgmma -> wgmma_a and mfma -> mfma_b (16-bit results) "
+                              "stay in registers; otherwise go through shared memory (store, a barrier, load)");
         return 0;
     }
     DType sd = s->kind == TK_STAGE ? DT_I32 : (DType)s->dtype;
@@ -248,14 +270,15 @@ static void reg_decl(Ver *v, NodeId s)
         int64_t m0 = ty.rank >= 1 ? ty.shape[0] : 0, n0 = ty.rank == 2 ? ty.shape[1] : 0;
         int acc = layout == LY_WGMMA || layout == LY_MMA || layout == LY_MFMA;
         /* a [1, C] column vector of an accumulator layout (docs/tir.md §5.3.5) */
-        int colvec = acc && layout != LY_MFMA && ty.rank == 2 && m0 == 1;
+        int colvec = acc && ty.rank == 2 && m0 == 1;
+        int colstep = layout == LY_MFMA ? 16 : 8;   /* an mfma column vector: whole 16- or 32-column atoms */
         const char *bad = NULL;
         if (layout && layout != LY_ROWS && ty.rank != 2 && !(acc && ty.rank == 1))
             bad = ir_fmt(v->ctx, "layout `%s` is for 2-D tiles (or [R] row vectors of an "
                          "accumulator layout)", ir_layout_names[layout]);
-        else if (colvec && n0 % 8)
-            bad = ir_fmt(v->ctx, "a [1, C] column vector of layout `%s` has C a multiple of 8; `%s` "
-                         "has C = %lld", ir_layout_names[layout], v_name(v, s), (long long)n0);
+        else if (colvec && n0 % colstep)
+            bad = ir_fmt(v->ctx, "a [1, C] column vector of layout `%s` has C a multiple of %d; `%s` "
+                         "has C = %lld", ir_layout_names[layout], colstep, v_name(v, s), (long long)n0);
         else if (colvec)
             ;
         else if (ty.rank == 2 && (layout == LY_WGMMA || layout == LY_WGMMA_A) && m0 % 64)

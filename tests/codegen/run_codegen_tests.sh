@@ -11,9 +11,10 @@
 #     object disassembles with llvm-objdump --mcpu=... and matches
 #     golden/NAME.gcn.pat, and llvm-readelf --notes shows the AMDHSA metadata
 #     of every kernel (.name, .group_segment_fixed_size, .max_flat_workgroup_size);
-#   - the AMD tile examples (gemm_gfx942 for gfx942 and gfx90a): the code object's
+#   - the AMD tile examples (gemm_gfx942, flash_attn_fwd_gfx942; gfx942 and gfx90a): the code object's
 #     disassembly has the MFMAs, LDS reads and writes, global loads and barriers
-#     the schedule in the file's header implies, counted (golden/NAME.gcn.pat);
+#     the schedule in the file's header implies, counted (golden/NAME.gcn.pat), and
+#     tests/codegen/amd/*.tir (every MFMA shape and input type emitted);
 #   - the tile examples (gemm_sm80, gemm_sm90, flash_attn_fwd) and the GPU test
 #     kernels of tests/gpu/tc go through the lowering passes with the
 #     lowered-level checker on (CAKE_LCHECK=1), and their PTX assembles and
@@ -81,12 +82,12 @@ kernels_for() { # kernel names of $1 that list target $2
 }
 
 simt="vector_add copy rmsnorm softmax layernorm"
-tiles="gemm_sm80 gemm_sm90 gemm_sm90_persistent flash_attn_fwd flash_attn_fwd_d64 gemm_bias_act gemm_fp8 gemm_gfx942"
+tiles="gemm_sm80 gemm_sm90 gemm_sm90_persistent flash_attn_fwd flash_attn_fwd_d64 gemm_bias_act gemm_fp8 gemm_gfx942 flash_attn_fwd_gfx942"
 files="" simt_files=""
 for n in $simt; do simt_files="$simt_files $ROOT/examples/$n.tir"; done
 for f in "$HERE"/cases/*.tir; do [ -f "$f" ] && simt_files="$simt_files $f"; done
 for n in $simt $tiles; do files="$files $ROOT/examples/$n.tir"; done
-for f in "$HERE"/cases/*.tir "$ROOT"/tests/gpu/tc/*.tir; do [ -f "$f" ] && files="$files $f"; done
+for f in "$HERE"/cases/*.tir "$HERE"/amd/*.tir "$ROOT"/tests/gpu/tc/*.tir; do [ -f "$f" ] && files="$files $f"; done
 export CAKE_LCHECK=1
 
 for f in $files; do

@@ -180,6 +180,50 @@ static void families(void **state)
     assert_true(tg_info(TG_SM90A)->tc[TCF_WGMMA].n > 0);
 }
 
+/* the instruction fragments an executor reads (tc_fragment + ly_coord): MFMA
+ * 32x32x8 bf16 (CDNA3 ISA matrix layouts), mma.sync m16n8k16 (PTX Figure 83),
+ * wgmma's shared operands have none */
+static void fragments(void **state)
+{
+    (void)state;
+    IrTc t = {32, 32, 8, DT_BF16, DT_F32, 0, 0, 0, DT_NONE};
+    LyTile c, a, b;
+    assert_true(tc_fragment(TG_GFX942, TCF_MFMA, TC_C, t, &c));
+    assert_true(tc_fragment(TG_GFX942, TCF_MFMA, TC_A, t, &a));
+    assert_true(tc_fragment(TG_GFX942, TCF_MFMA, TC_B, t, &b));
+    assert_int_equal(ly_elems(&c), 16);
+    assert_int_equal(ly_elems(&a), 4);
+    for (int l = 0; l < 64; l++)
+        for (int q = 0; q < 16; q++) {
+            int r, col;
+            ly_coord(&c, l, q, &r, &col);
+            assert_int_equal(r, 8 * (q / 4) + 4 * (l / 32) + q % 4);
+            assert_int_equal(col, l % 32);
+            if (q < 4) {
+                ly_coord(&a, l, q, &r, &col);
+                assert_int_equal(r, l % 32);
+                assert_int_equal(col, 4 * (l / 32) + q);
+                ly_coord(&b, l, q, &r, &col);
+                assert_int_equal(r, 4 * (l / 32) + q);
+                assert_int_equal(col, l % 32);
+            }
+        }
+    IrTc m = {16, 8, 16, DT_BF16, DT_F32, 0, 0, 0, DT_NONE};
+    assert_true(tc_fragment(TG_SM80, TCF_MMA_SYNC, TC_C, m, &c));
+    assert_int_equal(ly_threads(&c), 32);
+    int r, col;
+    ly_coord(&c, 5, 3, &r, &col);               /* lane 5: g = 1, t = 1; d3 = (g + 8, 2t + 1) */
+    assert_int_equal(r, 9);
+    assert_int_equal(col, 3);
+    IrTc w = {64, 128, 16, DT_BF16, DT_F32, 0, 0, 0, DT_NONE};
+    assert_true(tc_fragment(TG_SM90A, TCF_WGMMA, TC_C, w, &c));
+    assert_int_equal(ly_threads(&c), 128);
+    assert_false(tc_fragment(TG_SM90A, TCF_WGMMA, TC_A, w, &a));   /* a descriptor */
+    assert_false(tc_fragment(TG_SM90A, TCF_WGMMA, TC_B, w, &b));
+    w.a_regs = 1;
+    assert_true(tc_fragment(TG_SM90A, TCF_WGMMA, TC_A, w, &a));
+}
+
 static void describe(void **state)
 {
     (void)state;
@@ -198,7 +242,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(limits), cmocka_unit_test(vendors_and_warps), cmocka_unit_test(block_threads),
         cmocka_unit_test(device_fit), cmocka_unit_test(first_target), cmocka_unit_test(features), cmocka_unit_test(mma_shapes),
-        cmocka_unit_test(wgmma_shapes), cmocka_unit_test(mfma_shapes), cmocka_unit_test(families), cmocka_unit_test(describe),
+        cmocka_unit_test(wgmma_shapes), cmocka_unit_test(mfma_shapes), cmocka_unit_test(families), cmocka_unit_test(fragments), cmocka_unit_test(describe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
