@@ -10,7 +10,6 @@ static int sim_device(void *user, CakeCtx *ctx, CheckLaunch *l)
 {
     const SimState *st = user;
     SimOptions o = st->opt ? *st->opt : (SimOptions){0};
-    o.target = (int)st->tg;
     int64_t sm = shape_env_sm_count(ctx, l->env);
     if (sm > 0)
         o.sm_count = sm;
