@@ -466,7 +466,7 @@ static int parse_values(Parser *p, NodeId *lo, NodeId *hi)
 }
 
 /* argtype := 'global' DTYPE '[' dim (',' dim)* ']' ('strides' '[' expr (',' expr)* ']')?
- *            ('align' INT)? ('values' expr '..' expr)?
+ *            ('align' INT)? ('values' expr '..' expr)? ('workspace')?
  *          | DTYPE */
 static NodeId parse_argtype(Parser *p)
 {
@@ -507,8 +507,14 @@ static NodeId parse_argtype(Parser *p)
     NodeId vlo = 0, vhi = 0;
     if (!parse_values(p, &vlo, &vhi))
         return 0;
+    Token *w = fe_peek(p); /* `workspace` is not a keyword either */
+    int workspace = w->kind == T_IDENT && strcmp(ir_symstr(p->ctx, w->sym), "workspace") == 0;
+    if (workspace)
+        fe_advance(p);
     NodeId id = fe_node(p, OP_GTYPE, fe_prev(p)->span);
     Node *n = ir_get(p->k, id);
+    if (workspace)
+        n->flags |= NF_WORKSPACE;
     n->b = vlo;
     n->c = vhi;
     n->dtype = dt;
