@@ -38,6 +38,7 @@ void lib_bench_finish(CakeCtx *ctx, RtDevice *dev, const Kernel *ref, const Shap
 /* Withdraws every fix-it (and the help that spells it) of ctx's errors that,
  * applied to a copy of the source and verified again, does not clear its error
  * or brings more errors (fixit_verify.c). `check` calls it before it returns. */
-void lib_verify_fixits(CakeCtx *ctx);
+typedef struct { const char *kernel, *set, *shape; } LibFixitBind;   /* NULL: none */
+void lib_verify_fixits(CakeCtx *ctx, const LibFixitBind *bind);
 
 #endif

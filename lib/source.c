@@ -125,7 +125,10 @@ static int verify_file(CakeCtx *ctx, const char *path, const char *last, Module 
     uint32_t file = load_file(ctx, path);
     if (file == UINT32_MAX)
         return 1;
-    return verify_source(ctx, file, last, out);
+    int rc = verify_source(ctx, file, last, out);
+    if (rc && !last) /* `cakec check FILE`: only fix-its and edit helps that work are shown */
+        lib_verify_fixits(ctx, NULL);
+    return rc;
 }
 
 int cake_verify_source(CakeCtx *ctx, uint32_t file, const char *last, Module **out)
@@ -169,7 +172,8 @@ static int check_file(CakeCtx *ctx, const char *path, const Bindings *bs, Module
         return 1;
     *out = pipeline(ctx, file, NULL, bs);
     if (ctx->nerrors)
-        lib_verify_fixits(ctx); /* fixit_verify.c: only fix-its that work are shown */
+        lib_verify_fixits(ctx, &(LibFixitBind){bs->kernel, bs->set, bs->shape}); /* fixit_verify.c: only
+                                                                       fix-its that work are shown */
     return ctx->nerrors != 0;
 }
 

@@ -38,7 +38,16 @@ static void collect(SyK *s, NodeId st, void *u)
         in->decls[in->ndecls++] = st;
 }
 
-static void report(Init *in, NodeId at, int d, const char *how)
+/* the outermost loop around statement st that does not hold declaration decl */
+static NodeId loop_between(SyK *s, NodeId st, NodeId decl)
+{
+    NodeId out = 0;
+    for (NodeId l = sy_loop_of(s, st); l && !sy_encloses(s, l, decl); l = sy_loop_of(s, l))
+        out = l;
+    return out;
+}
+
+static void report(Init *in, NodeId at, NodeId st, int d, const char *how)
 {
     SyK *s = in->s;
     const char *name = ir_symstr(s->ctx, sy_node(s, in->decls[d])->name);
@@ -46,8 +55,21 @@ static void report(Init *in, NodeId at, int d, const char *how)
     if (!r)
         return;
     diag_note(s->ctx, r, sy_span(s, in->decls[d]), "`%s` is declared here without a value", name);
-    diag_help(s->ctx, r, "initialise it where it is declared (`= 0`, or `= -inf` for a running max) or assign it "
-              "before the first use");
+    NodeId loop = loop_between(s, st, in->decls[d]);
+    if (loop) { /* a value at the declaration is given once, not per iteration of this loop */
+        uint32_t line, col, el, ec;
+        span_linecol(s->ctx, sy_span(s, loop), &line, &col, &el, &ec);
+        diag_note(s->ctx, r, sy_span(s, loop), "`%s` is declared outside this loop, which runs the use again "
+                  "each iteration", name);
+        diag_help(s->ctx, r, "if each iteration of the loop at line %u must start from zero (a persistent "
+                  "kernel's tile loop), assign `%s = 0` in it before this first use: a value given at the "
+                  "declaration is set once, and every later iteration would add to the last one's; if it "
+                  "accumulates once for the whole kernel, initialise it where it is declared (`= 0`, or "
+                  "`= -inf` for a running max)", line, name);
+    } else {
+        diag_help(s->ctx, r, "initialise it where it is declared (`= 0`, or `= -inf` for a running max) or "
+                  "assign it before the first use");
+    }
     in->x->wrote |= (uint64_t)1 << d; /* once per path */
 }
 
@@ -105,15 +127,15 @@ static void init_stmt(SyFlow *f, NodeId st, void *state)
             SelfRead r = {in, d, 0};
             sy_each_expr(s, n->b, self_read, &r);
             if (n->sub != OP_NONE)
-                report(in, st, d, "this accumulates into");
+                report(in, st, st, d, "this accumulates into");
             else if (r.hit)
-                report(in, r.hit, d, "this reduces into");
+                report(in, r.hit, st, d, "this reduces into");
         }
         written(in, n->a);
         return;
     case OP_WGMMA: case OP_MMA: case OP_MFMA:
         if ((d = unwritten(in, n->a)) >= 0)
-            report(in, st, d, "this accumulates into");
+            report(in, st, st, d, "this accumulates into");
         written(in, n->a);
         return;
     default:

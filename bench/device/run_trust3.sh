@@ -2,13 +2,15 @@
 # run_trust3.sh — Trust II's large sampled checks and the multi-worker tuning (issues 16, 20)
 # on the device in one call (builds nothing heavy there):
 #   checks  `run --check --json --shape M=N=K=16384` of gemm_fp8, gemm_sm90 and
-#           gemm_sm90_persistent (each a sampled verdict, pass, <= 60 s), and the planted
+#           gemm_sm90_persistent, 16384x16384x64 (gemm_sm90) and 64x64x16384 (gemm_fp8)
+#           (each a sampled verdict, pass, <= 60 s), and the planted
 #           run-time bugs (tests/corpus: every entry whose header says `# corpus: dynamic`,
 #           and tests/corpus/dynamic/) under the DEFAULT `run --check` (each must fail);
 #           all in parallel (TRUST3_JOBS, default 8), the 16384 ones first; each timed alone.
 #   tune    `lib build` of bench/device/trust3_lib (rmsnorm and softmax variants), then
 #           `lib tune` of it at 4 shapes with 1 worker, with 2 workers sharing the GPU
-#           (`--workers 2 --devices 0,0`), and with 1 worker again (the run-to-run noise);
+#           (`--workers 2 --devices 0,0`), and with 1 worker again (the run-to-run noise),
+#           then at one shape without --workers (one worker per GPU the driver sees);
 #           the tables compared: the choice per shape and the time differences.
 # There is no peer to time here: the checks are verdicts (against the fp64 oracle), the
 # tune compares cakec with itself. Honours $DEADLINE (seconds, default 60): the checks get
@@ -32,6 +34,10 @@ jobs_list() {
     echo "fp8_16384 pass 60 examples/gemm_fp8.tir --shape M=16384,N=16384,K=16384"
     echo "sm90_16384 pass 60 examples/gemm_sm90.tir --shape M=16384,N=16384,K=16384"
     echo "persistent_16384 pass 60 examples/gemm_sm90_persistent.tir --shape M=16384,N=16384,K=16384"
+    # the other corners of "every GEMM shape up to 16384^3": a large output over a short K,
+    # a long K under a small output
+    echo "sm90_16384x16384x64_16384 pass 60 examples/gemm_sm90.tir --shape M=16384,N=16384,K=64"
+    echo "fp8_64x64x16384_16384 pass 60 examples/gemm_fp8.tir --shape M=64,N=64,K=16384"
     local bugs
     bugs=$( (ls tests/corpus/dynamic/*.tir; grep -l '^# corpus: dynamic' tests/corpus/*/*.tir) 2>/dev/null | sort -u)
     for f in $bugs; do
@@ -126,6 +132,14 @@ if [ "$l" -ge 3 ] && timeout -k 2 "$l" "$C" lib build bench/device/trust3_lib -o
     tune_one one 14 --workers 1
     tune_one two 10 --workers 2 --devices 0,0
     tune_one again 14 --workers 1
+    # without --workers: one worker per GPU the driver sees (1 here)
+    head -1 "$SHAPES" > "$TU/one_shape.txt"
+    l=$(left)
+    if [ "$l" -ge 4 ]; then
+        timeout -k 2 "$l" "$C" lib tune "$TU/t3.cakelib" --shapes "$TU/one_shape.txt" -o "$TU/auto.json" \
+            --runs 5 --timeout 2 --child-timeout 8 > "$TU/auto.log" 2>&1
+        echo "auto (no --workers): exit $? — $(grep -m1 'candidates at' "$TU/auto.log")" >> "$TU/times.txt"
+    fi
 else
     echo "build: failed or no time ($(tail -1 "$TU/build.log" 2>/dev/null))" >> "$TU/times.txt"
 fi
@@ -199,7 +213,7 @@ ok = lambda r: not r[4].endswith("!!") and r[4] not in ("missing", "skipped")
 bugs = [r for r in rows if r[0].startswith("bug_")]
 print("planted run-time bugs caught by the default run --check: %d/%d" % (sum(ok(r) for r in bugs), len(bugs)))
 for r in rows:
-    if r[0].endswith("_16384"):
+    if r[0].endswith("_16384") or r[0].endswith("16384_16384"):
         print("%s: %s in %s s (limit 60 s): %s" % (r[0], r[4], r[3], r[5]))
 PY
 cat "$O/tune.txt"
