@@ -222,6 +222,8 @@ static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostP
     int rc = cake_instance_env(ctx, m, k, tg, &env, CAKE_INST_BOUND, &inst);
     if (rc)
         return rc;
+    if (o->cover && (rc = cake_instance_cover(ctx, inst)) != 0)
+        return rc;
     k = inst->bound ? inst->bound : inst->k;
     CeEnv view = shape_env_view(&env);
     char why[160];
