@@ -5,6 +5,7 @@
  * the thread counts with the fraction of sampled threads that takes it. */
 #include <string.h>
 #include "cost_walk.h"
+#include "tcfamily.h"
 
 /* ---- expressions ------------------------------------------------------------------ */
 
@@ -253,6 +254,12 @@ static void role_stmt(Walk *w, const Node *n, double m)
     w->role_threads = keep_th;
 }
 
+/* the cost unit of each tensor-core family (ir/tcfamily.h): the cost hook */
+static const int tc_family_unit[TCF__COUNT] = {
+    [TCF_MMA_SYNC] = COST_TC_MMA, [TCF_WGMMA] = COST_TC_WGMMA, [TCF_MFMA] = COST_TC_MFMA,
+    [TCF_TCGEN05] = COST_TC_WGMMA,
+};
+
 static void tc_stmt(Walk *w, const Node *n, double m)
 {
     const Type *acc = cw_type_of(w, n->a), *a = cw_type_of(w, n->b), *b = cw_type_of(w, n->c);
@@ -264,11 +271,12 @@ static void tc_stmt(Walk *w, const Node *n, double m)
     double flops = 2 * M * N * K * inst;
     DType ab = (DType)a->dtype;
     double scale = ir_dtype_bytes(ab) == 1 ? 0.5 : ab == DT_TF32 || ab == DT_F32 ? 2 : ab == DT_F64 ? 16 : 1;
-    int unit = n->op == OP_WGMMA ? COST_TC_WGMMA : n->op == OP_MMA ? COST_TC_MMA : COST_TC_MFMA;
+    TcFamily fam = tc_family_of((Op)n->op);
+    int unit = tc_family_unit[fam];
     w->w->tc_flops[unit] += flops;
     w->w->tc_work[unit] += flops * scale;
     w->p->uses_tc[unit] = 1;
-    if (n->op == OP_WGMMA) {   /* the tensor cores read their shared operands */
+    if (tc_family(fam)->b_src == TCO_SMEM_DESC) {   /* the tensor cores read their shared operands */
         if (a->space == SP_SHARED) w->w->srd += M * K * cw_dt_bytes(a) * inst;
         if (b && b->space == SP_SHARED) w->w->srd += N * K * cw_dt_bytes(b) * inst;
     }

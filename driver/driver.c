@@ -28,8 +28,8 @@ static const char usage[] =
     "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg]\n"
     "                 [--explain] [--json]\n"
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
-    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
-    "                 [--json]\n"
+    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S] [--tol-scale X]\n"
+    "                 [--dump-outputs DIR] [--sim [--sm-count N] [--no-race]] [--json]\n"
     "       cakec calibrate MEASURED.jsonl [--device D] [-o CONSTANTS.json] [--json]\n"
     "                 fit the cost model's constants (docs/cost-model.md)\n"
     "       cakec lib check|build|ops|select|run|bench|tune ... (docs/library.md)\n"
@@ -165,6 +165,8 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         if (!strcmp(a, "--json")) continue;
         if (!strcmp(a, "--check")) { o->check = 1; continue; }
         if (!strcmp(a, "--bench")) { o->bench = 1; continue; }
+        if (!strcmp(a, "--sim")) { o->sim = 1; continue; }
+        if (!strcmp(a, "--no-race")) { o->no_race = 1; continue; }
         if (!strcmp(a, "--no-report")) { o->no_report = 1; continue; }
         if (!strcmp(a, "--explain")) { o->explain = 1; continue; }
         if (!strcmp(a, "-o")) dst = &o->out;
@@ -178,6 +180,9 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         else if (opt_is(a, "--timeout")) dst = &o->timeout;
         else if (opt_is(a, "--runs")) dst = &o->runs;
         else if (opt_is(a, "--seed")) dst = &o->seed;
+        else if (opt_is(a, "--dump-outputs")) dst = &o->dump_outputs;
+        else if (opt_is(a, "--sm-count")) dst = &o->sm_count;
+        else if (opt_is(a, "--tol-scale")) dst = &o->tol_scale;
         else if (opt_is(a, "--device")) dst = &o->device;
         else if (opt_is(a, "--compare")) dst = &o->compare;
         else if (opt_is(a, "--svg")) dst = &o->svg;

@@ -10,7 +10,11 @@ typedef struct {
     const char *file;
     const char *out, *target, *emit, *shape, *set, *reference;
     const char *kernel, *timeout, *runs, *seed;
+    const char *dump_outputs; /* run: the written tensors of each checked shape into this folder */
+    const char *tol_scale;   /* run --check --tol-scale X: multiplies every tolerance */
     int json, check, bench;
+    int sim, no_race;        /* run --sim: the CPU executor of TIR-L; --no-race */
+    const char *sm_count;    /* run --sim --sm-count N */
     int no_report;           /* --no-report: compile without the assembler's resource report */
     const char *dump_after;
     const char *device, *compare, *svg;   /* cost */

@@ -49,6 +49,7 @@
 #include "ir.h"
 #include "rt.h"
 #include "check.h"
+#include "sim.h"
 #include "cg.h"
 #include "cost.h"
 
@@ -216,6 +217,16 @@ int cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env
  * *n to how many; each says whether it passed. 0, or 2. */
 int cake_check(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int only_env,
                const CheckOptions *opt, CheckReport *reps, uint32_t max, uint32_t *n);
+
+/* `run --sim`: the same check with the CPU executor of TIR-L (sim/sim.h) as
+ * the device: kernel `kernel` of m (NULL: the first for tg) lowered for tg at
+ * bindings `set`, run block by block on the host. No GPU, no code generator.
+ * A deadlock, a race or an out-of-bounds access the executor finds fails the
+ * shape (CHECK_DEVICE_ERROR, its diagnostic E0980-E0984 in ctx). 0 (reports
+ * in reps, *n of them), 1 (the kernel does not lower: diagnostics), or 2. */
+int cake_sim_check(CakeCtx *ctx, const Module *m, const char *kernel, Target tg, const char *set,
+                   const ShapeEnv *env, int only_env, const CheckOptions *copt, const SimOptions *sopt,
+                   CheckReport *reps, uint32_t max, uint32_t *n);
 
 typedef struct CakeBench {
     char shape[256];
