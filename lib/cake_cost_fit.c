@@ -28,6 +28,9 @@ static const struct { size_t off; double lo, hi; } knobs[] = {
     {offsetof(CostCalib, overlap), 0.0, 1.0},
     {offsetof(CostCalib, l2_miss), 0.0, 1.0},
     {offsetof(CostCalib, launch_us), 1.0, 12.0},
+    {offsetof(CostCalib, pipe_lat), 0.5, 3.0},
+    {offsetof(CostCalib, loop_mlp), 1.0, 8.0},
+    {offsetof(CostCalib, lat_block), 0.0, 3.0},
 };
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
 
