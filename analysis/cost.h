@@ -36,6 +36,7 @@ typedef struct {
     double srd, swr;               /* shared-memory bytes read / written */
     double barriers;               /* barrier and mbarrier waits (per thread group) */
     double flops_simt;             /* floating-point FLOPs on the SIMT pipes */
+    double greq;                   /* warp-level global memory requests of thread loads/stores */
     double dram_rd;                /* global bytes read that the first wave's other blocks
                                       did not read already (its L2 reuse, by tile order) */
 } CostWork;
@@ -105,6 +106,8 @@ typedef struct {
                                              the code keeps in flight (the backend unrolls) */
     double lat_block;                     /* scale of a block's latency chain per round of
                                              resident blocks (0: not a bound) */
+    double req_rate;                      /* warp-level global memory requests per ns, device-wide
+                                             (0: not a bound) */
     char source[160];                     /* "built-in defaults" or the file, date, command */
     CostPattern pat[COST_MAX_PATTERNS];   /* the calibrated families; none: every pattern */
     int npat;
@@ -113,7 +116,7 @@ typedef struct {
 
 void cost_calib_default(CostCalib *c);
 
-enum { CR_TENSOR, CR_SIMT, CR_SFU, CR_SMEM, CR_L2, CR_DRAM, CR_LATENCY, CR_LAUNCH, CR__N };
+enum { CR_TENSOR, CR_SIMT, CR_SFU, CR_SMEM, CR_L2, CR_DRAM, CR_REQ, CR_LATENCY, CR_LAUNCH, CR__N };
 extern const char *const cost_resource_names[CR__N];
 
 typedef struct {

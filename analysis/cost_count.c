@@ -20,6 +20,7 @@ static void count_mem_load(Walk *w, const Node *n, double m)
         return;
     }
     w->w->gld += total;
+    w->w->greq += (f < 0 ? 1 : f) * (double)w->role_threads * m / tg_warp(w->tg);
     w->w->dram_rd += total / cw_wave_reuse(w, (NodeId)(n - w->k->nodes), n->a);
     cw_mark_arg(w, n->a, 1);
     if (cw_bytes_of(w, rt) < 8)
@@ -332,6 +333,7 @@ static void mem_stmt(Walk *w, const Node *n, double m)
             w->p->tile_stores = 1;
             double per = cw_elems(w, tile) * cw_copies(w, tile) / (double)w->role_threads;
             w->w->gst += cw_bytes_of(w, dst) * cw_copies(w, tile) * m;
+            w->w->greq += cw_elems(w, tile) * cw_copies(w, tile) * m / tg_warp(w->tg);   /* element by element */
             cw_mark_arg(w, n->a, 2);
             expr(w, n->b, m * per);
             break;
@@ -343,6 +345,7 @@ static void mem_stmt(Walk *w, const Node *n, double m)
             w->w->swr += bytes;
         else {
             w->w->gst += bytes;
+            w->w->greq += cw_copies(w, src) * m * (f < 0 ? 1 : f) / tg_warp(w->tg);
             cw_mark_arg(w, n->a, 2);
         }
         expr(w, n->b, m);

@@ -8,7 +8,7 @@
 #include "cost.h"
 
 const char *const cost_resource_names[CR__N] = {
-    "tensor", "simt", "mufu", "shared", "l2", "dram", "latency", "launch"};
+    "tensor", "simt", "mufu", "shared", "l2", "dram", "requests", "latency", "launch"};
 
 void cost_calib_default(CostCalib *c)
 {
@@ -31,6 +31,7 @@ void cost_calib_default(CostCalib *c)
     c->pipe_lat = 1;
     c->loop_mlp = 1;
     c->lat_block = 0;
+    c->req_rate = 0;
     snprintf(c->source, sizeof c->source, "built-in defaults (analysis/cost_model.c)");
 }
 
@@ -328,6 +329,8 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
         bw = r->inflight_bytes / (d->lat_dram_ns * 1e-9);
     r->res_ms[CR_DRAM] = r->dram_bytes / bw * 1e3;
     r->res_ms[CR_L2] = r->l2_bytes / (d->l2_gbps * 1e9 * c->eff_l2) * 1e3;
+    /* narrow accesses: the memory pipeline takes requests, not bytes, at a rate */
+    r->res_ms[CR_REQ] = c->req_rate > 0 ? nb * p->w.greq / (c->req_rate * 1e9) * 1e3 : 0;
 
     /* latency not hidden: the first loads of each wave of blocks and the barriers
        of a block whose SM has no other block to switch to */
@@ -345,7 +348,8 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double rounds = ceil(nb / ((double)bps * d->sm_count));
     double chain_ns = d->lat_dram_ns + p->w.barriers * d->lat_barrier_ns;
     double rounds_s = c->lat_block * rounds * chain_ns * 1e-9;
-    double body = fmax(comp_s, fmax(r->res_ms[CR_SMEM], fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2])) * 1e-3);
+    double body = fmax(comp_s, fmax(fmax(r->res_ms[CR_SMEM], r->res_ms[CR_REQ]),
+                                    fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2])) * 1e-3);
     int chain_bound = rounds_s > body;
     if (chain_bound) {
         body = rounds_s;
@@ -401,7 +405,7 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     r->body_ms[0] = fmax(per_sm * path, path_max) / clk * 1e3;
     r->body_ms[1] = r->pipeline_ms;
     r->body_ms[2] = r->res_ms[CR_SMEM];
-    r->body_ms[3] = fmax(fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2]), rounds_s * 1e3);
+    r->body_ms[3] = fmax(fmax(fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2]), r->res_ms[CR_REQ]), rounds_s * 1e3);
     double widen = 0;
     uncertainty(p, d, r, &widen);
     family(p, c, r, &widen);

@@ -130,7 +130,7 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     take(k, "overlap", &c->overlap); take(k, "l2_miss", &c->l2_miss);
     take(k, "rel_err", &c->rel_err); take(k, "launch_us", &c->launch_us);
     take(k, "pipe_lat", &c->pipe_lat); take(k, "loop_mlp", &c->loop_mlp);
-    take(k, "lat_block", &c->lat_block);
+    take(k, "lat_block", &c->lat_block); take(k, "req_rate", &c->req_rate);
     take_patterns(j, c);
     const cJSON *date = cJSON_GetObjectItemCaseSensitive(j, "date");
     snprintf(c->source, sizeof c->source, "%.100s (%.40s)", path,
