@@ -36,6 +36,7 @@ typedef struct {
     double srd, swr;               /* shared-memory bytes read / written */
     double barriers;               /* barrier and mbarrier waits (per thread group) */
     double flops_simt;             /* floating-point FLOPs on the SIMT pipes */
+    double greq;                   /* warp-level global memory requests of thread loads/stores */
     double dram_rd;                /* global bytes read that the first wave's other blocks
                                       did not read already (its L2 reuse, by tile order) */
 } CostWork;
@@ -66,6 +67,11 @@ typedef struct {
     int64_t wave;                  /* blocks of the first wave the reuse was measured over */
     int uses_tc[COST_TC__N];
     int spill_bytes;               /* local memory per thread ptxas reported (0: none or unknown) */
+    double inflight_loop;          /* per-block global load bytes of one iteration of a loop that
+                                      is not unrolled (the backend keeps c.loop_mlp in flight) */
+    int narrow;                    /* a global load or store of less than 8 bytes per thread */
+    int tile_stores;               /* a per-element store of a register tile to global memory */
+    int tc_roles;                  /* roles that issue tensor-core work */
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;  /* assumptions */
 } CostProfile;
 
@@ -95,6 +101,13 @@ typedef struct {
     double l2_miss;                       /* fraction of re-reads between blocks that miss L2 */
     double rel_err;                       /* half-width of the interval, relative */
     double launch_us;                     /* 0: the device row's */
+    double pipe_lat;                      /* scale of a pipeline stage's latency + transfer */
+    double loop_mlp;                      /* iterations of a loop that is not unrolled whose loads
+                                             the code keeps in flight (the backend unrolls) */
+    double lat_block;                     /* scale of a block's latency chain per round of
+                                             resident blocks (0: not a bound) */
+    double req_rate;                      /* warp-level global memory requests per ns, device-wide
+                                             (0: not a bound) */
     char source[160];                     /* "built-in defaults" or the file, date, command */
     CostPattern pat[COST_MAX_PATTERNS];   /* the calibrated families; none: every pattern */
     int npat;
@@ -103,7 +116,7 @@ typedef struct {
 
 void cost_calib_default(CostCalib *c);
 
-enum { CR_TENSOR, CR_SIMT, CR_SFU, CR_SMEM, CR_L2, CR_DRAM, CR_LATENCY, CR_LAUNCH, CR__N };
+enum { CR_TENSOR, CR_SIMT, CR_SFU, CR_SMEM, CR_L2, CR_DRAM, CR_REQ, CR_LATENCY, CR_LAUNCH, CR__N };
 extern const char *const cost_resource_names[CR__N];
 
 typedef struct {

@@ -20,12 +20,17 @@ static void count_mem_load(Walk *w, const Node *n, double m)
         return;
     }
     w->w->gld += total;
+    w->w->greq += (f < 0 ? 1 : f) * (double)w->role_threads * m / tg_warp(w->tg);
     w->w->dram_rd += total / cw_wave_reuse(w, (NodeId)(n - w->k->nodes), n->a);
     cw_mark_arg(w, n->a, 1);
+    if (cw_bytes_of(w, rt) < 8)
+        w->p->narrow = 1;
     if (w->unrolled)
         w->batch += per_thread;
     else if (per_thread > w->inflight_thread)
         w->inflight_thread = per_thread;
+    if (!w->unrolled && w->nstage > 1 && per_thread > w->inflight_loop)
+        w->inflight_loop = per_thread;   /* inside a loop that is not unrolled */
 }
 
 static void expr(Walk *w, NodeId e, double m);
@@ -325,17 +330,22 @@ static void mem_stmt(Walk *w, const Node *n, double m)
         double f = cw_cond_frac(w, n->c);
         const Type *tile = implicit_tile(w, n->b, 0);
         if (tile) {   /* a per-element tile store: the slice once per copy of the tile, the value per element */
+            w->p->tile_stores = 1;
             double per = cw_elems(w, tile) * cw_copies(w, tile) / (double)w->role_threads;
             w->w->gst += cw_bytes_of(w, dst) * cw_copies(w, tile) * m;
+            w->w->greq += cw_elems(w, tile) * cw_copies(w, tile) * m / tg_warp(w->tg);   /* element by element */
             cw_mark_arg(w, n->a, 2);
             expr(w, n->b, m * per);
             break;
         }
         double bytes = cw_bytes_of(w, dst) * cw_copies(w, src) * m * (f < 0 ? 1 : f);
+        if (cw_space_of(w, n->a) != SP_SHARED && cw_bytes_of(w, dst) < 8)
+            w->p->narrow = 1;
         if (cw_space_of(w, n->a) == SP_SHARED)
             w->w->swr += bytes;
         else {
             w->w->gst += bytes;
+            w->w->greq += cw_copies(w, src) * m * (f < 0 ? 1 : f) / tg_warp(w->tg);
             cw_mark_arg(w, n->a, 2);
         }
         expr(w, n->b, m);

@@ -8,7 +8,7 @@
 #include "cost.h"
 
 const char *const cost_resource_names[CR__N] = {
-    "tensor", "simt", "mufu", "shared", "l2", "dram", "latency", "launch"};
+    "tensor", "simt", "mufu", "shared", "l2", "dram", "requests", "latency", "launch"};
 
 void cost_calib_default(CostCalib *c)
 {
@@ -28,6 +28,10 @@ void cost_calib_default(CostCalib *c)
     c->overlap = 0.25;
     c->l2_miss = 0.5;
     c->rel_err = 0.15;
+    c->pipe_lat = 1;
+    c->loop_mlp = 1;
+    c->lat_block = 0;
+    c->req_rate = 0;
     snprintf(c->source, sizeof c->source, "built-in defaults (analysis/cost_model.c)");
 }
 
@@ -202,7 +206,12 @@ void cost_pattern(const CostProfile *p, const CostResult *r, char *key, size_t n
 {
     const char *unit = p->uses_tc[COST_TC_WGMMA] ? "wgmma" : p->uses_tc[COST_TC_MMA] ? "mma"
                      : p->uses_tc[COST_TC_MFMA] ? "mfma" : "simt";
-    snprintf(key, n, "%s/%s%s", unit, cost_resource_names[r->bottleneck], p->nroles ? "/roles" : "");
+    /* the schedule's traits the fit cannot carry from one kernel to another:
+       consumer roles taking turns on the tensor unit, tiles stored element by
+       element from registers, narrow (scalar) global accesses */
+    snprintf(key, n, "%s/%s%s%s%s%s", unit, cost_resource_names[r->bottleneck], p->nroles ? "/roles" : "",
+             p->tc_roles > 1 ? "/pp" : "", p->tile_stores && p->uses_tc[COST_TC_WGMMA] + p->uses_tc[COST_TC_MMA] +
+             p->uses_tc[COST_TC_MFMA] ? "/regst" : "", p->narrow && !p->nroles ? "/narrow" : "");
 }
 
 /* `model` only inside a family the calibration fitted (when it lists them) and
@@ -282,7 +291,7 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
         double fills = async_bytes / p->stage_bytes;
         double inflight = p->stages > 1 ? p->stages - 1 : 1;
         double xfer_ns = p->stage_bytes / (d->l2_gbps * c->eff_l2 / d->sm_count);
-        double per_fill_ns = (lat_load / bps + xfer_ns) / inflight;
+        double per_fill_ns = c->pipe_lat * (lat_load / bps + xfer_ns) / inflight;
         r->pipeline_ms = per_sm * fills * per_fill_ns * 1e-6;
     }
     double comp_s = fmax(per_sm * path, path_max) / clk;
@@ -312,14 +321,16 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     r->l2_bytes = reads + writes;
     double hbm = d->hbm_gbps * 1e9 * c->eff_hbm;
     double resident = fmin(nb, (double)bps * d->sm_count);
-    r->inflight_block = p->inflight_block;
-    r->inflight_bytes = resident * p->inflight_block;
+    r->inflight_block = fmax(p->inflight_block, c->loop_mlp * p->inflight_loop);
+    r->inflight_bytes = resident * r->inflight_block;
     r->inflight_needed = hbm * d->lat_dram_ns * 1e-9;
     double bw = hbm;
     if (r->inflight_bytes > 0 && r->inflight_bytes / (d->lat_dram_ns * 1e-9) < bw)
         bw = r->inflight_bytes / (d->lat_dram_ns * 1e-9);
     r->res_ms[CR_DRAM] = r->dram_bytes / bw * 1e3;
     r->res_ms[CR_L2] = r->l2_bytes / (d->l2_gbps * 1e9 * c->eff_l2) * 1e3;
+    /* narrow accesses: the memory pipeline takes requests, not bytes, at a rate */
+    r->res_ms[CR_REQ] = c->req_rate > 0 ? nb * p->w.greq / (c->req_rate * 1e9) * 1e3 : 0;
 
     /* latency not hidden: the first loads of each wave of blocks and the barriers
        of a block whose SM has no other block to switch to */
@@ -332,7 +343,19 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double launch = (c->launch_us > 0 ? c->launch_us : d->launch_us) * 1e-6;
     r->res_ms[CR_LAUNCH] = launch * 1e3;
 
-    double body = fmax(comp_s, fmax(r->res_ms[CR_SMEM], fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2])) * 1e-3);
+    /* a block's own latency chain (its first load, its barriers), once per round
+       of resident blocks: many short blocks wait on it more than on bandwidth */
+    double rounds = ceil(nb / ((double)bps * d->sm_count));
+    double chain_ns = d->lat_dram_ns + p->w.barriers * d->lat_barrier_ns;
+    double rounds_s = c->lat_block * rounds * chain_ns * 1e-9;
+    double body = fmax(comp_s, fmax(fmax(r->res_ms[CR_SMEM], r->res_ms[CR_REQ]),
+                                    fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2])) * 1e-3);
+    int chain_bound = rounds_s > body;
+    if (chain_bound) {
+        body = rounds_s;
+        cost_note(r->notes, &r->nnotes, "latency-bound blocks: %.0f rounds of %d resident blocks per SM, "
+                  "each waiting %.0f ns on its loads and barriers", rounds, bps, c->lat_block * chain_ns);
+    }
     double t = body + lat + launch;
     r->time_ms = t * 1e3;
 
@@ -343,6 +366,8 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
         if (r->res_ms[i] > bv) { bv = r->res_ms[i]; best = i; }
     if (comp_s * 1e3 > bv * 1.001)  /* the SIMT and tensor work of a role add up */
         best = all.tc > all.alu ? CR_TENSOR : CR_SIMT;
+    if (chain_bound)
+        best = CR_LATENCY;
     if (lat + launch > body)
         best = lat > launch ? CR_LATENCY : CR_LAUNCH;
     r->bottleneck = best;
@@ -380,7 +405,7 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     r->body_ms[0] = fmax(per_sm * path, path_max) / clk * 1e3;
     r->body_ms[1] = r->pipeline_ms;
     r->body_ms[2] = r->res_ms[CR_SMEM];
-    r->body_ms[3] = fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2]);
+    r->body_ms[3] = fmax(fmax(fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2]), r->res_ms[CR_REQ]), rounds_s * 1e3);
     double widen = 0;
     uncertainty(p, d, r, &widen);
     family(p, c, r, &widen);

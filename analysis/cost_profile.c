@@ -120,6 +120,9 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, int
     double async = p->stages > 1 ? (p->stages - 1) * stage : stage;
     double simt = w.inflight_thread * (double)p->threads;
     p->inflight_block = async > simt ? async : simt;
+    p->inflight_loop = w.inflight_loop * (double)p->threads;
+    for (uint32_t r = 0; r < p->nroles; r++)
+        p->tc_roles += p->roles[r].w.tc_work[0] + p->roles[r].w.tc_work[1] + p->roles[r].w.tc_work[2] > 0;
     /* registers: the roles' budgets when every role has one, else an estimate */
     int all_regs = p->nroles > 0;
     int maxr = 0;

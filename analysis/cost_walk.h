@@ -28,6 +28,7 @@ typedef struct {
     int unrolled;                 /* inside an unrolled loop */
     double batch;                 /* per-thread global load bytes of the current unrolled batch */
     double inflight_thread;
+    double inflight_loop;         /* per-thread load bytes of one non-unrolled loop iteration */
     double stage[MAX_LOOPS]; int nstage;   /* per-iteration async bytes, per non-unrolled loop */
     double async_stage;           /* the largest per-iteration async bytes of a loop */
     int cp_wait;                  /* the largest cp.async.wait count (-1: none) */

@@ -88,6 +88,8 @@ static cJSON *constants_json(const CostCalib *c)
         {"eff_hbm", c->eff_hbm}, {"eff_l2", c->eff_l2}, {"eff_alu", c->eff_alu},
         {"eff_sfu", c->eff_sfu}, {"eff_smem", c->eff_smem}, {"overlap", c->overlap},
         {"l2_miss", c->l2_miss}, {"rel_err", c->rel_err}, {"launch_us", c->launch_us},
+        {"pipe_lat", c->pipe_lat}, {"loop_mlp", c->loop_mlp}, {"lat_block", c->lat_block},
+        {"req_rate", c->req_rate},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         cJSON_AddNumberToObject(k, rows[i].name, round(rows[i].v * 1e4) / 1e4);

@@ -415,6 +415,9 @@ typedef struct CakeCtx {
     const char *dump_after;      /* pass name to dump IR after ("all" for every pass) */
     FILE *dump_out;
     int lcheck;                  /* check the lowered IR after every pass (tests, debug) */
+    int defer_coverage;          /* set by lib/instance.c while it verifies a binding for the
+                                    bound stage: the output coverage check (the costly one)
+                                    runs when the instance is lowered, before any code exists */
     struct LibInstances *instances;   /* lib/instance.c's cache of kernel instances (in the
                                          arena; NULL until the first) */
 } CakeCtx;

@@ -129,6 +129,8 @@ typedef struct CakeInstance {
     uint32_t nvalues;
     uint64_t source_hash, key;
     uint8_t stage;            /* the CakeInstStage reached */
+    uint8_t coverage_pending; /* verified at the bound stage without the output coverage
+                                 check (E0820 ...), which runs before lowering */
     const char *image;        /* after COMPILED: PTX (NUL-terminated) or a code object */
     size_t len;
 } CakeInstance;
@@ -146,6 +148,11 @@ int cake_instance(CakeCtx *ctx, const Module *m, const char *kernel, Target tg, 
  * parameter of k (dims, scalar args, another kernel's params) are ignored. */
 int cake_instance_env(CakeCtx *ctx, const Module *m, const Kernel *k, Target tg, const ShapeEnv *set,
                       CakeInstStage stage, const CakeInstance **out);
+
+/* The output coverage check (E0820 ...) of a bound instance whose binding was
+ * verified for the bound stage only (coverage_pending; lowering runs it too):
+ * 0, or 1 with its diagnostics. A cost sweep checks its best variants so. */
+int cake_instance_cover(CakeCtx *ctx, const CakeInstance *inst);
 
 /* How many instances ctx's cache holds (tests, statistics). */
 uint32_t cake_instance_count(const CakeCtx *ctx);
@@ -280,6 +287,8 @@ typedef struct CakeCostOptions {
     const CostCalib *calib;   /* non-NULL: these constants, no file */
     int regs;                 /* registers per thread ptxas reported (run --bench); 0: estimate */
     int spill_bytes;          /* local memory per thread ptxas reported (spills): infeasible */
+    int cover;                /* 1: also run the output coverage check a new binding defers
+                                 (cake_instance_cover): a variant that fails it is error E0820 */
 } CakeCostOptions;
 
 /* Predicts one launch of a verified kernel of m (analysis/cost.h): time with an

@@ -129,6 +129,8 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     take(k, "eff_sfu", &c->eff_sfu); take(k, "eff_smem", &c->eff_smem);
     take(k, "overlap", &c->overlap); take(k, "l2_miss", &c->l2_miss);
     take(k, "rel_err", &c->rel_err); take(k, "launch_us", &c->launch_us);
+    take(k, "pipe_lat", &c->pipe_lat); take(k, "loop_mlp", &c->loop_mlp);
+    take(k, "lat_block", &c->lat_block); take(k, "req_rate", &c->req_rate);
     take_patterns(j, c);
     const cJSON *date = cJSON_GetObjectItemCaseSensitive(j, "date");
     snprintf(c->source, sizeof c->source, "%.100s (%.40s)", path,
@@ -221,6 +223,8 @@ static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostP
     const CakeInstance *inst;
     int rc = cake_instance_env(ctx, m, k, tg, &env, CAKE_INST_BOUND, &inst);
     if (rc)
+        return rc;
+    if (o->cover && (rc = cake_instance_cover(ctx, inst)) != 0)
         return rc;
     k = inst->bound ? inst->bound : inst->k;
     CeEnv view = shape_env_view(&env);

@@ -7,8 +7,10 @@
  * (cost_predict, microseconds each). It minimizes the mean |log(predicted /
  * measured)| by coordinate descent over a grid per constant that narrows each
  * round. The interval's half-width is the 80th percentile of the training
- * errors, and the families (cost_pattern) the training cases fall in are the
- * calibrated ones, each with its worst error and its range of times. */
+ * cases' leave-one-kernel-out errors (each file's cases predicted by a fit
+ * without it: what a kernel the fit never saw gets), and the families
+ * (cost_pattern) the training cases fall in are the calibrated ones, each with
+ * the 80th percentile of the fit's errors on it and its range of times. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -28,6 +30,10 @@ static const struct { size_t off; double lo, hi; } knobs[] = {
     {offsetof(CostCalib, overlap), 0.0, 1.0},
     {offsetof(CostCalib, l2_miss), 0.0, 1.0},
     {offsetof(CostCalib, launch_us), 1.0, 12.0},
+    {offsetof(CostCalib, pipe_lat), 0.5, 3.0},
+    {offsetof(CostCalib, loop_mlp), 1.0, 8.0},
+    {offsetof(CostCalib, lat_block), 0.0, 3.0},
+    {offsetof(CostCalib, req_rate), 0.0, 60.0},
 };
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
 
@@ -87,9 +93,9 @@ static double p80(double *e, uint32_t n)
     return n ? e[(uint32_t)ceil(0.8 * n) - 1] : 0;
 }
 
-/* the interval and the families, from the training cases' errors: a family's
-   error is the 80th percentile of its cases' (the interval must cover 80%) */
-static void families(CakeFitCase *cs, uint32_t n, CostCalib *c)
+/* the interval (from the leave-one-out errors loo) and the families (from the
+   fit's errors): the 80th percentile of each (the interval must cover 80%) */
+static void families(CakeFitCase *cs, uint32_t n, const double *loo, CostCalib *c)
 {
     double *err = malloc(sizeof(double) * (n + 1)), *fe = malloc(sizeof(double) * (n + 1));
     uint32_t ne = 0;
@@ -97,7 +103,7 @@ static void families(CakeFitCase *cs, uint32_t n, CostCalib *c)
     for (uint32_t i = 0; i < n; i++) {
         if (!cs[i].train || !cs[i].ok || cs[i].meas_ms <= 0)
             continue;
-        err[ne++] = fabs(cs[i].r.time_ms / cs[i].meas_ms - 1);
+        err[ne++] = loo[i];
         int f = 0;
         while (f < c->npat && strcmp(c->pat[f].key, cs[i].r.pattern))
             f++;
@@ -118,7 +124,7 @@ static void families(CakeFitCase *cs, uint32_t n, CostCalib *c)
         uint32_t m = 0;
         for (uint32_t i = 0; i < n; i++)
             if (cs[i].train && cs[i].ok && cs[i].meas_ms > 0 && !strcmp(cs[i].r.pattern, c->pat[f].key))
-                fe[m++] = fabs(cs[i].r.time_ms / cs[i].meas_ms - 1);
+                fe[m++] = fabs(cs[i].r.time_ms / cs[i].meas_ms - 1);   /* the fit's own error */
         c->pat[f].err = p80(fe, m);
     }
     if (ne)
@@ -176,9 +182,33 @@ static int fit_run(CakeCtx *ctx, const char *device, CakeFitCase *cs, uint32_t n
         cs[i].ok = 0;
     }
     fit(pr, cs, n, c);
+    /* the errors the interval and the families are judged by: each training
+       file's cases predicted by a fit without that file (leave one kernel out),
+       which is what a kernel the fit never saw gets */
+    double *loo = arena_alloc(&ctx->arena, sizeof *loo * (n + 1));
+    for (uint32_t i = 0; i < n; i++) {
+        if (!cs[i].train || !pr[i].p || cs[i].meas_ms <= 0 || loo[i] > 0)
+            continue;
+        for (uint32_t j = 0; j < n; j++)   /* leave file i out */
+            if (cs[j].train && !strcmp(cs[j].file, cs[i].file))
+                cs[j].train = 2;
+        for (uint32_t j = 0; j < n; j++)
+            if (cs[j].train == 2)
+                cs[j].train = 0, cs[j].ok = -1;
+        CostCalib l = *c;
+        fit(pr, cs, n, &l);
+        for (uint32_t j = 0; j < n; j++)
+            if (cs[j].ok == -1) {
+                CostResult r = pr[j].hdr;
+                cost_predict(pr[j].p, pr[j].dev, &l, &r);
+                loo[j] = fmax(1e-9, fabs(r.time_ms / cs[j].meas_ms - 1));
+                cs[j].train = 1;
+                cs[j].ok = 0;
+            }
+    }
     c->rel_err = 0.15;
     predict_all(pr, cs, n, c);
-    families(cs, n, c);
+    families(cs, n, loo, c);
     c->pat_err = 0.25;
     predict_all(pr, cs, n, c);   /* again: with the interval and the families */
     snprintf(c->source, sizeof c->source, "fitted by cakec calibrate");

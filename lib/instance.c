@@ -213,7 +213,13 @@ static Kernel *bind(CakeCtx *ctx, CakeInstance *inst)
         CeEnv fview = shape_env_view(&fixed);
         VerBind vb = {.set = &fview};
         untype(k);
+        /* the cost model asks for many bound variants: the coverage check (its
+           cost grows with the output) waits until the instance is lowered */
+        int defer = ctx->defer_coverage;
+        ctx->defer_coverage = 1;
         ver_kernel_bound(ctx, k, &vb);
+        ctx->defer_coverage = defer;
+        inst->coverage_pending = 1;
         bind_literals(ctx, k, &inst->set);
     } else if (bind_literals(ctx, k, &inst->set) || src->types_bound) {
         untype(k);
@@ -225,8 +231,30 @@ static Kernel *bind(CakeCtx *ctx, CakeInstance *inst)
 
 /* ---- the stages -------------------------------------------------------------------- */
 
+/* the output coverage check bind() deferred: 0, or 1 with its diagnostics */
+static int cover(CakeCtx *ctx, CakeInstance *inst)
+{
+    if (!inst->coverage_pending)
+        return 0;
+    uint32_t errors = ctx->nerrors;
+    ver_coverage(ctx, inst->k);
+    if (ctx->nerrors > errors)
+        return 1;
+    inst->coverage_pending = 0;
+    return 0;
+}
+
+int cake_instance_cover(CakeCtx *ctx, const CakeInstance *inst)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, cover(ctx, (CakeInstance *)inst));
+    return rc;
+}
+
 static int lower(CakeCtx *ctx, CakeInstance *inst)
 {
+    if (cover(ctx, inst))   /* before any code exists */
+        return 1;
     /* the passes rewrite their own copy: the bound one stays for the cost model */
     inst->bound = inst->k;
     inst->k = ir_kernel_clone(ctx, inst->bound);

@@ -169,7 +169,7 @@ static uint32_t ver_checks(Ver *v, uint32_t before)
     ver_sync(ctx, k);
     ver_bounds(ctx, k);
     ver_align(ctx, k);
-    if (ctx->nerrors == errors && !before)
+    if (ctx->nerrors == errors && !before && !ctx->defer_coverage)
         ver_coverage(ctx, k);
     return ctx->nerrors - errors;
 }

@@ -152,6 +152,9 @@ REFS = {
     "lse_warp": lambda t, p, e: {"lse": torch.logsumexp(t["x"], 1)},
     "softmax_odd": lambda t, p, e: {"y": torch.softmax(t["x"], 1)},
     "colsum": lambda t, p, e: {"y": t["x"].sum(0)},
+    "dot_rows": lambda t, p, e: {"y": (t["a"].float() * t["b"].float()).sum(1)},
+    "bias_gelu_2d": lambda t, p, e: {"y": _gelu(t["x"].float() + t["bias"].float())},
+    "transpose_naive": lambda t, p, e: {"y": t["x"].T},
     "sum_partials": lambda t, p, e: {"C": t["P"].sum(0)},
     "gemm_pingpong": lambda t, p, e: {"C": _gemm(t)},
     "gemm_2out": lambda t, p, e: (lambda c: {"C": c, "D": c * torch.sigmoid(c)})(_gemm(t)),
@@ -173,6 +176,7 @@ REFS = {
     "softmax": lambda t, p, e: {"y": torch.softmax(t["x"], 1)},
     "softmax_warp": lambda t, p, e: {"y": torch.softmax(t["x"], 1)},
     "softmax_online": lambda t, p, e: {"y": torch.softmax(t["x"], 1)},
+    "softmax_block": lambda t, p, e: {"y": torch.softmax(t["x"], 1)},
     "cross_entropy": _ref_xent,
 }
 TOL = {"bf16": 2e-2, "f32": 2e-3}
@@ -194,6 +198,9 @@ PEERS = {
     "softmax_odd": lambda t: torch.softmax(t["x"], 1),
     "softmax": lambda t: torch.softmax(t["x"], 1),
     "colsum": lambda t: t["x"].sum(0),
+    "dot_rows": lambda t: (t["a"] * t["b"]).sum(1, dtype=torch.float32),
+    "bias_gelu": lambda t: torch.nn.functional.gelu(t["x"] + t["bias"], approximate="tanh"),
+    "transpose": lambda t: t["x"].T.contiguous(),
     "sum_partials": lambda t: t["P"].sum(0).bfloat16(),
     "rmsnorm": lambda t: torch.nn.functional.rms_norm(t["x"], t["x"].shape[-1:], t["w"], 1e-5),
     "copy": lambda t: t[next(iter(t))].clone(),

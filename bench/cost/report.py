@@ -150,10 +150,14 @@ def main():
     tm, tw, ts = share(tr)
     print("== cost model (bench/device/run_cost.sh): %d cases, %d not run, %d check failures" %
           (len(rows), len(failed), len(bad_check)))
-    print("%-8s %5s %6s %8s %12s %14s" % ("split", "cases", "model", "within", "share<=25%", "median|err|"))
+    print("%-8s %5s %6s %8s %12s %14s %10s" % ("split", "cases", "model", "within", "share<=25%", "median|err|",
+                                              "covered"))
     for name, rs, (m, w, s) in (("train", tr, (tm, tw, ts)), ("heldout", ho, (hm, hw, hs))):
         med = statistics.median(abs(r["err"]) for r in rs) if rs else float("nan")
-        print("%-8s %5d %6d %8d %11.0f%% %13.1f%%" % (name, len(rs), m, w, 100 * s if s == s else float("nan"), 100 * med))
+        mod = [r for r in rs if r["verdict"] == "model"]
+        cov = sum(1 for r in mod if r["lo"] <= r["meas"] <= r["hi"]) / len(mod) if mod else float("nan")
+        print("%-8s %5d %6d %8d %11.0f%% %13.1f%% %9.0f%%" % (name, len(rs), m, w, 100 * s if s == s else float("nan"),
+                                                         100 * med, 100 * cov))
     print("%-8s %-12s %3s %9s %10s %9s" % ("split", "family", "n", "Spearman", "minPerShp", "bestGap"))
     for f in fam_rows:
         print("%-8s %-12s %3d %9.3f %10.3f %8.1f%%" % (f["split"], f["family"], f["n"], f["spearman"],

@@ -1,8 +1,11 @@
 /* test_cost_levels.c — the cost model counts an instance at its bound level:
  * the prediction of a launch is the same before and after the instance was
  * lowered to TIR-L (cake_instance CAKE_INST_LOWERED, as `run` and the library
- * do before they cost), for every example kernel and a held-out one; and the
- * calibration is found without a calibration directory (compiled in). */
+ * do before they cost), for every example kernel and a held-out one; the
+ * output coverage check a new binding defers at the bound stage still stops
+ * its lowering (gemm_sm90 BM=256 writes half of C: E0820) and a cost that asks
+ * for it; and the calibration is found without a calibration directory
+ * (compiled in). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +55,42 @@ static void test_examples(void **state)
     }
 }
 
+static int has_code(const CakeCtx *ctx, uint32_t from, const char *code)
+{
+    for (uint32_t i = from; i < ctx->ndiags; i++)
+        if (!strcmp(ir_diag_info[ctx->diags[i].code].code, code))
+            return 1;
+    return 0;
+}
+
+static void test_coverage_deferred(void **state)
+{
+    (void)state;
+    CakeCtx *ctx = ctx_new();
+    Module *m = NULL;
+    assert_int_equal(cake_verify_file(ctx, CAKE_SOURCE_DIR "/examples/gemm_sm90.tir", NULL, &m), 0);
+    CostCalib cal;
+    cost_calib_default(&cal);
+    CakeCostOptions co = {.device = "h200", .set = "BM=256,BN=128", .calib = &cal};
+    CostResult r;
+    assert_int_equal(cake_cost(ctx, m, &co, &r), 0);     /* bound: costed, coverage pending */
+    co.cover = 1;
+    uint32_t nd = ctx->ndiags;
+    assert_int_equal(cake_cost(ctx, m, &co, &r), 1);
+    assert_true(has_code(ctx, nd, "E0820"));
+    ctx_free(ctx);
+
+    ctx = ctx_new();   /* lowering runs the deferred check before any code exists */
+    assert_int_equal(cake_verify_file(ctx, CAKE_SOURCE_DIR "/examples/gemm_sm90.tir", NULL, &m), 0);
+    co.cover = 0;
+    assert_int_equal(cake_cost(ctx, m, &co, &r), 0);
+    const CakeInstance *inst;
+    nd = ctx->ndiags;
+    assert_int_equal(cake_instance(ctx, m, NULL, TG_SM90A, "BM=256,BN=128", CAKE_INST_LOWERED, &inst), 1);
+    assert_true(has_code(ctx, nd, "E0820"));
+    ctx_free(ctx);
+}
+
 static void test_calibration_compiled_in(void **state)
 {
     (void)state;
@@ -68,6 +107,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_examples),
+        cmocka_unit_test(test_coverage_deferred),
         cmocka_unit_test(test_calibration_compiled_in),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
