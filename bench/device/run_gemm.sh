@@ -1,14 +1,15 @@
 #!/bin/bash
 # run_gemm.sh — the library's bf16 GEMM variants (issue 13: skinny M, ragged waves, cubes,
 # tall) on the H200 in one call, within $DEADLINE seconds (default 80):
-#   1. checks   `cakec run --check` of every new kernel (gemm_splitk_fused, gemm_streamk) at every declared parameter value
+#   1. checks   `cakec run --check` of every new kernel (gemm_splitk_fused, gemm_streamk,
+#               gemm_bias_act_persistent) at every declared parameter value
 #               (the checker's own shapes, ragged ones included) and at explicit ragged
 #               shapes where blocks get two tiles or more (persistent loops) and the K
 #               splits are uneven; the atomics test kernel (tests/codegen/cases/atomics.tir)
 #               must pass and tests/gpu/atomics_dirty.tir must fail with E0963 (its
 #               workspace is not left zero); 12 at a time
 #   2. timing   bench/device/gemm_bench.py (compiled during step 1): ~40 shapes of the
-#               sweep's GEMM classes, every variant whose domain holds checked against an
+#               sweep's GEMM classes (and 6 of gemm_bias_act beside torch eager addmm + silu), every variant whose domain holds checked against an
 #               f32 reference and timed beside torch.matmul (cuBLAS) in the same process
 #               (L2 flushed before every run, median of device-event times)
 # then the table (printed last): per shape the fastest correct variant, its time, cuBLAS's,
@@ -62,6 +63,10 @@ done
 P=library/kernels/gemm_persistent.tir
 for bm in 64 128; do for bn in 64 128 192 256; do   # >= 133 tiles: some block takes two
     ck $P gemm_persistent BM=$bm,BN=$bn M=1100,N=4000,K=200 pass
+done; done
+BA=library/kernels/gemm_bias_act_persistent.tir
+for bm in 64 128; do for bn in 64 128 192 256; do
+    ck $BA gemm_bias_act_persistent BM=$bm,BN=$bn M=1100,N=4000,K=200 pass
 done; done
 ck tests/codegen/cases/atomics.tir colsum_atomic THREADS=256,ROWS=16 - pass
 ck tests/codegen/cases/atomics.tir colsum_atomic THREADS=128,ROWS=64 M=1000,N=3000 pass
