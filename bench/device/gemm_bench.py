@@ -33,6 +33,9 @@ for bm, bn in ((128, 256), (128, 192), (128, 128), (64, 256), (64, 128), (64, 64
     VARIANTS[f"persistent_{bm}x{bn}"] = ("gemm_persistent.tir", None, {"BM": bm, "BN": bn}, False)
     VARIANTS[f"gemm_bias_act/persistent_{bm}x{bn}"] = ("gemm_bias_act_persistent.tir", None,
                                                       {"BM": bm, "BN": bn}, False)
+    VARIANTS[f"gemm_fp8/persistent_{bm}x{bn}"] = ("gemm_fp8_persistent.tir", None, {"BM": bm, "BN": bn}, False)
+VARIANTS["gemm_fp8/sm90_128x256"] = ("../../examples/gemm_fp8.tir", None, {}, False)
+VARIANTS["gemm_fp8/sm90_128x128"] = ("../../examples/gemm_fp8.tir", None, {"BN": 128}, False)
 VARIANTS["gemm_bias_act/sm90_128x256"] = ("../../examples/gemm_bias_act.tir", None, {}, False)
 VARIANTS["gemm_bias_act/sm90_128x128"] = ("../../examples/gemm_bias_act.tir", None, {"BN": 128}, False)
 for bn, splits in ((64, (2, 4, 8, 16)), (128, (2, 4, 8, 16)), (256, (2, 4))):
@@ -95,6 +98,10 @@ def shapes():
                          ("ragged", 3072, 3072, 3072), ("ragged", 1000, 1000, 1000),
                          ("cube", 8192, 8192, 8192), ("tall", 16384, 1024, 4096)]:
         s.append(("gemm_bias_act", cls, M, N, K))
+    for cls, M, N, K in [("skinny", 16, 8192, 8192), ("skinny128", 128, 4096, 4096),
+                         ("ragged", 3072, 3072, 3072), ("ragged", 1008, 1008, 1008),
+                         ("cube", 8192, 8192, 8192), ("tall", 16384, 1024, 4096)]:
+        s.append(("gemm_fp8", cls, M, N, K))   # multiples of 16: torch._scaled_mm's rule
     return s
 
 
@@ -162,8 +169,18 @@ def main():
         g = torch.Generator(device="cuda").manual_seed(M * 131 + N * 7 + K)
         A = torch.randn(M, K, device="cuda", dtype=torch.bfloat16, generator=g)
         B = torch.randn(N, K, device="cuda", dtype=torch.bfloat16, generator=g)
+        if op == "gemm_fp8":  # e4m3 operands, per-tensor scales
+            A, B = A.to(torch.float8_e4m3fn), B.to(torch.float8_e4m3fn)
+            sa, sb = 0.5, 0.25
+            ta = torch.tensor(sa, device="cuda")
+            tb = torch.tensor(sb, device="cuda")
         ref = A.float() @ B.float().t()
-        if op == "gemm":
+        if op == "gemm_fp8":
+            ref = ref * (sa * sb)
+
+            def peer():
+                return torch._scaled_mm(A, B.t(), scale_a=ta, scale_b=tb, out_dtype=torch.bfloat16)
+        elif op == "gemm":
             def peer():
                 return torch.matmul(A, B.t())
         else:  # gemm_bias_act: SiLU(A B^T + bias); the peer is torch eager (addmm, silu)
@@ -189,7 +206,8 @@ def main():
             if ws and W is None:
                 W = torch.zeros(M, N, device="cuda", dtype=torch.float32)
                 L = torch.zeros(M, N, device="cuda", dtype=torch.int32)
-            args = (A, B, C, W, L) if ws else (A, B, C) if op == "gemm" else (A, B, bias, C)
+            args = ((A, B, C, W, L) if ws else (A, B, C) if op == "gemm" else
+                    (A, B, sa, sb, C) if op == "gemm_fp8" else (A, B, bias, C))
             v = {}
             try:
                 C.fill_(float("nan"))

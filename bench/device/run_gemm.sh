@@ -2,14 +2,15 @@
 # run_gemm.sh — the library's bf16 GEMM variants (issue 13: skinny M, ragged waves, cubes,
 # tall) on the H200 in one call, within $DEADLINE seconds (default 80):
 #   1. checks   `cakec run --check` of every new kernel (gemm_splitk_fused, gemm_streamk,
-#               gemm_bias_act_persistent) at every declared parameter value
+#               gemm_bias_act_persistent, gemm_fp8_persistent) at every declared parameter value
 #               (the checker's own shapes, ragged ones included) and at explicit ragged
 #               shapes where blocks get two tiles or more (persistent loops) and the K
 #               splits are uneven; the atomics test kernel (tests/codegen/cases/atomics.tir)
 #               must pass and tests/gpu/atomics_dirty.tir must fail with E0963 (its
 #               workspace is not left zero); 12 at a time
 #   2. timing   bench/device/gemm_bench.py (compiled during step 1): ~40 shapes of the
-#               sweep's GEMM classes (and 6 of gemm_bias_act beside torch eager addmm + silu), every variant whose domain holds checked against an
+#               sweep's GEMM classes (and 6 each of gemm_bias_act beside torch eager addmm + silu, and
+#               gemm_fp8 beside torch._scaled_mm), every variant whose domain holds checked against an
 #               f32 reference and timed beside torch.matmul (cuBLAS) in the same process
 #               (L2 flushed before every run, median of device-event times)
 # then the table (printed last): per shape the fastest correct variant, its time, cuBLAS's,
@@ -67,6 +68,10 @@ done; done
 BA=library/kernels/gemm_bias_act_persistent.tir
 for bm in 64 128; do for bn in 64 128 192 256; do
     ck $BA gemm_bias_act_persistent BM=$bm,BN=$bn M=1100,N=4000,K=200 pass
+done; done
+F8=library/kernels/gemm_fp8_persistent.tir
+for bm in 64 128; do for bn in 64 128 192 256; do
+    ck $F8 gemm_fp8_persistent BM=$bm,BN=$bn M=1100,N=4000,K=208 pass
 done; done
 ck tests/codegen/cases/atomics.tir colsum_atomic THREADS=256,ROWS=16 - pass
 ck tests/codegen/cases/atomics.tir colsum_atomic THREADS=128,ROWS=64 M=1000,N=3000 pass
