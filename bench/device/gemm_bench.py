@@ -68,7 +68,7 @@ def applies(op, name, M, N, K):
         sp, bn = p["SPLIT"], p["BN"]
         tiles = math.ceil(M / 64) * math.ceil(N / bn)
         # worth it where the tiles alone leave SMs idle; at most ~4 blocks per SM
-        return K >= 64 * sp and tiles < 132 and tiles * sp <= 132 * 4 and M <= 512
+        return K >= 64 * sp and tiles < 132 and tiles * sp <= 132 * 4
     if f.startswith("gemm_streamk"):
         return True
     return True
