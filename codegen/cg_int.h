@@ -62,7 +62,7 @@ typedef struct CgTarget {
     void (*cp_mbar_arrive)(Cg *, LLVMValueRef bar);
     void (*syncwarp)(Cg *);
     void (*tma_load)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, LLVMValueRef *c, unsigned n);
-    void (*tma_store)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n);
+    void (*tma_store)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n, int add);
     void (*bulk_commit)(Cg *);
     void (*bulk_wait)(Cg *, int n);
     void (*fence_proxy)(Cg *);
@@ -72,6 +72,9 @@ typedef struct CgTarget {
     /* d: nd accumulator values in, results out; a_regs: packed A registers or NULL */
     void (*wgmma)(Cg *, IrTc t, LLVMValueRef desc_a, LLVMValueRef desc_b, LLVMValueRef *a_regs,
                   unsigned na, LLVMValueRef *d, unsigned nd);
+    /* the register-operand tensor-core instruction of the target's family
+     * (ir/tcfamily.h): mma.sync on NVIDIA, MFMA on AMD; a, b: packed 32-bit
+     * registers of A and B; d: nd accumulator values in, results out */
     void (*mma)(Cg *, IrTc t, LLVMValueRef *a, unsigned na, LLVMValueRef *b, unsigned nb,
                 LLVMValueRef *d, unsigned nd);
     void (*ldmatrix)(Cg *, int n, int trans, LLVMValueRef addr, LLVMValueRef *out); /* n i32 */

@@ -350,7 +350,8 @@ static NodeId with_ab(Parser *p, Op op, Token *kw, NodeId a, NodeId b, NodeId c)
 }
 
 /* 'store' ref '<-' expr ('mask' expr)?  |  'cp.async' ref '<-' ref ('mask' expr)?
- * 'tma' ref '<-' ref 'on' expr  |  'tma.store' ref '<-' ref  |  'stmatrix' ref '<-' expr */
+ * 'tma' ref '<-' ref 'on' expr  |  'tma.store' ref '<-' ref  |  'tma.store.add' ref '<-' ref
+ *  |  'stmatrix' ref '<-' expr */
 static NodeId move_stmt(Parser *p, Op op, Token *kw)
 {
     NodeId dst = fe_ref(p), src = 0, extra = 0;
@@ -399,6 +400,12 @@ static NodeId op_stmt(Parser *p, Op op, Token *kw)
         return with_ab(p, op, kw, a, b, 0);
     case OP_STORE: case OP_CP_ASYNC: case OP_TMA_LOAD: case OP_TMA_STORE: case OP_STMATRIX:
         return move_stmt(p, op, kw);
+    case OP_TMA_STORE_ADD: { /* tma.store that adds: TMA_STORE with sub 1 */
+        NodeId id = move_stmt(p, OP_TMA_STORE, kw);
+        if (id)
+            ir_get(p->k, id)->sub = 1;
+        return id;
+    }
     case OP_MMA: case OP_WGMMA: case OP_MFMA:
         return mma_stmt(p, op, kw);
     default:

@@ -188,7 +188,7 @@ typedef struct {
  *   IF a=cond, b=BLOCK, c=else: BLOCK, or IF with NF_ELSEIF, or 0
  *   EXPRSTMT a=call | STORE a=ref, b=value, c=mask | CP_ASYNC a=dst, b=src, c=mask
  *   CP_WAIT, TMA_WAIT, WGMMA_WAIT a=count | TMA_LOAD a=dst, b=src, c=mbarrier
- *   TMA_STORE a=dst, b=src | STMATRIX a=dst, b=value | BAR_SYNC, BAR_ARRIVE a=id, b=count
+ *   TMA_STORE a=dst, b=src, sub=1: `tma.store.add` | STMATRIX a=dst, b=value | BAR_SYNC, BAR_ARRIVE a=id, b=count
  *   MB_ARRIVE a=bar | MB_EXPECT a=bar, b=bytes | MB_WAIT a=bar, b=parity
  *   MMA, WGMMA, MFMA a=accumulator, b=lhs, c=rhs
  * Name resolution sets NAME.decl to the declaring node (PARAM, DIM, ARG, LET,
@@ -204,6 +204,7 @@ typedef struct {
 typedef struct Node {
     uint16_t op;        /* Op */
     uint16_t sub;       /* ASSIGN: compound op (OP_ADD.. or OP_NONE); SPECIAL: SpecialReg;
+                           TMA_STORE, L_TMA_STORE: 1 for `tma.store.add` (a reduction);
                            ROLE: Unit; TYPE: 1 when it has dims (a tile/tensor type) */
     uint8_t dtype;      /* TYPE/CAST/literals: DType */
     uint8_t lanes;      /* TYPE/CAST: vector lanes (1 = scalar) */

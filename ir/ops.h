@@ -151,6 +151,7 @@ OP(CP_WAIT,   "cp.async.wait", OC_STMT,  1, OF_ASYNC|OF_SYNC,   CC_BAR)    /* cp
 OP(TMA_LOAD,  "tma",         OC_STMT,    3, OF_MEM|OF_ASYNC,    CC_TMA)    /* tma a(shared) <- b(global) on c(mbarrier) */
 OP(TMA_STORE, "tma.store",   OC_STMT,    2, OF_MEM|OF_ASYNC,    CC_TMA)    /* tma.store a(global) <- b(shared) */
 OP(TMA_WAIT,  "tma.store.wait", OC_STMT, 1, OF_ASYNC|OF_SYNC,   CC_BAR)    /* wait until <= N bulk stores pending */
+OP(TMA_STORE_ADD, "tma.store.add", OC_STMT, 2, OF_MEM|OF_ASYNC, CC_TMA) /* only a spelling: parsed as TMA_STORE, sub 1 (adds) */
 OP(STMATRIX,  "stmatrix",    OC_STMT,    2, OF_MEM|OF_WARP,     CC_SSTORE) /* stmatrix a(shared) <- b(fragment) */
 OP(SYNC,      "sync",        OC_STMT,    0, OF_SYNC|OF_BLOCK,   CC_BAR)    /* block barrier */
 OP(BAR_SYNC,  "barrier",     OC_STMT,    2, OF_SYNC,            CC_BAR)    /* barrier ID, COUNT (named, sync) */
@@ -194,6 +195,7 @@ OP(L_WG_WAIT,     "wgmma_wait",     OC_LOW, 1, OF_LSTMT|OF_TC|OF_SYNC, CC_BAR) /
 OP(L_WGMMA,       "wgmma",          OC_LOW, -1, OF_LSTMT|OF_TC,   CC_WGMMA)  /* (descA | 0, descB, d.., a..): v.i IrTc */
 /* ---- warp MMA and fragment moves ------------------------------------ */
 OP(L_MMA,         "mma",            OC_LOW, -1, OF_LSTMT|OF_TC,   CC_MMA)    /* (d.., a.., b..): v.i IrTc */
+OP(L_MFMA,        "mfma",           OC_LOW, -1, OF_LSTMT|OF_TC,   CC_MFMA)   /* (d.., a.., b..): v.i IrTc; one wavefront */
 OP(L_LDMATRIX,    "ldmatrix",       OC_LOW, -1, OF_LSTMT|OF_MEM,  CC_SLOAD)  /* (addr, dst..): sub = x1/x2/x4, v.i 1 = .trans */
 OP(L_STMATRIX,    "stmatrix",       OC_LOW, -1, OF_LSTMT|OF_MEM,  CC_SSTORE) /* (addr, src..): sub = x1/x2/x4, v.i 1 = .trans */
 /* ---- registers --------------------------------------------------------- */
@@ -203,6 +205,7 @@ OP(L_SADDR,       "saddr",          OC_LOW, -1, 0,                CC_INT)    /* 
                                                                                 sub 1: (NAME, byte offset) unswizzled from the base */
 OP(L_WGDESC,      "wgmma_desc",     OC_LOW, 1, 0,                 CC_INT)    /* u64 descriptor of (saddr): v.i = lbo | sbo << 20 | swizzle << 40 */
 OP(L_PACK,        "pack",           OC_LOW, -1, 0,                CC_FREE)   /* a vector of its scalar operands */
+OP(L_LANE,        "lane",           OC_LOW, 1, 0,                 CC_FREE)   /* (vector): its lane v.i, a scalar */
 /* ---- declarations ------------------------------------------------------ */
 OP(L_TMAP,        "tensormap",      OC_LOW, -1, OF_LSTMT,         CC_FREE)   /* name; a = NAME of the tensor arg; list = box
                                                                                 (innermost first); v.attr.swizzle */

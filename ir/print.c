@@ -110,7 +110,7 @@ static void lowered(Printer *p, const Node *n)
     FILE *out = p->out;
     fprintf(out, "@%s", ir_ops[n->op].spelling);
     switch ((Op)n->op) {
-    case OP_L_MMA: case OP_L_WGMMA: {
+    case OP_L_MMA: case OP_L_WGMMA: case OP_L_MFMA: {
         IrTc t = ir_tc_unpack(n->v.i);
         fprintf(out, ".m%un%uk%u.%s.%s", t.m, t.n, t.k, ir_dtypes[t.acc].spelling,
                 ir_dtypes[t.ab].spelling);
@@ -127,12 +127,19 @@ static void lowered(Printer *p, const Node *n)
     case OP_L_LDMATRIX: case OP_L_STMATRIX:
         fprintf(out, ".x%u%s", n->sub, n->v.i ? ".trans" : "");
         break;
+    case OP_L_LANE:
+        fprintf(out, ".%lld", (long long)n->v.i);
+        break;
     case OP_L_SETMAXNREG:
         fprintf(out, ".%s.%lld", n->sub ? "inc" : "dec", (long long)n->v.i);
         break;
     case OP_L_SADDR:
         if (n->sub)
             fputs(".raw", out);
+        break;
+    case OP_L_TMA_STORE:
+        if (n->sub)
+            fputs(".add", out);
         break;
     case OP_L_WGDESC:
         fprintf(out, ".lbo%lld.sbo%lld.sw%lld", (long long)(n->v.i & 0xfffff),
@@ -408,7 +415,12 @@ static void decl(Printer *p, const Node *n)
 /* dst <- src  (and the optional trailer) */
 static void move(Printer *p, const Node *n, const char *trailer)
 {
-    fprintf(p->out, "%s ", ir_ops[n->op == OP_STORE && n->sub ? n->sub : n->op].spelling);
+    Op op = (Op)n->op;
+    if (n->sub && op == OP_STORE)
+        op = (Op)n->sub;
+    else if (n->sub && op == OP_TMA_STORE)
+        op = OP_TMA_STORE_ADD;
+    fprintf(p->out, "%s ", ir_ops[op].spelling);
     expr(p, n->a, PREC_POSTFIX);
     fputs(" <- ", p->out);
     /* in a store's value a bare `mask` is the store's: a masked load is parenthesized */

@@ -16,7 +16,8 @@
  * (implicit indices, constant indices, indices affine in one loop variable:
  * `y[m, q * 4]`; not those under an `if`, which may not happen).
  *   E0820  an element the reference writes that no block writes;
- *   E0821  an element two different threads (or blocks) write;
+ *   E0821  an element two different threads (or blocks) write (not for
+ *          `tma.store.add`, whose writers add);
  *   E0822  a note: coverage could not be decided (too large, an index the
  *          interpreter cannot evaluate, a reference target it cannot follow).
  * Outputs are the arguments the reference assigns to, except those atomics
@@ -182,13 +183,13 @@ static void elected_stores(Cov *c)
 
 static int out_shape(SyExec *x, Out *o, int64_t max_elems)
 {
-    Node *g = sy_node(x->s, sy_node(x->s, o->arg)->a);
+    Node *g = sy_node(sy_xk(x), sy_node(sy_xk(x), o->arg)->a);
     o->rank = g->sub;
     o->n = 1;
     if (o->rank < 1 || o->rank > IR_MAX_RANK)
         return 0;
     for (int i = 0; i < o->rank; i++) {
-        if (!sy_eval(x, ir_list_at(x->s->k, g, (uint32_t)i), &o->ext[i]) || o->ext[i] < 1)
+        if (!sy_eval(x, ir_list_at(sy_xk(x)->k, g, (uint32_t)i), &o->ext[i]) || o->ext[i] < 1)
             return 0;
         o->n *= o->ext[i];
         if (o->n > max_elems)
@@ -218,6 +219,8 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
     }
     uint32_t *w = o->writer;     /* locals: the stores below cannot move them */
     int64_t covered = 0;
+    /* `tma.store.add` accumulates: many writers of one element are its point */
+    int adds = !is_ref && at && sy_node(c->s, at)->op == OP_TMA_STORE && sy_node(c->s, at)->sub == 1;
     for (;;) {
         int64_t e = 0;
         for (int d = 0; d < r; d++)
@@ -231,8 +234,8 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
                     w[j] = who;
                     o->by_elected[j] = (uint8_t)elected;
                     covered++;
-                } else if (!o->dup_at && (elected != o->by_elected[j] || /* elected: not known to be this thread */
-                                          (w[j] != who && !elected))) {
+                } else if (!adds && !o->dup_at && (elected != o->by_elected[j] || /* elected: not known to be this thread */
+                                                   (w[j] != who && !elected))) {
                     o->dup_at = at;
                     o->dup_elem = j;
                     o->dup_a = w[j];
@@ -321,7 +324,7 @@ static NodeId ref_loop_of(SyK *s, NodeId e, int depth)
  * step st: the loop's values, evaluated at its first two iterations) */
 static int ref_index(SyExec *x, NodeId e, int64_t ext, RefDim *r, NodeId *loop)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     Node *n = sy_node(s, e);
     *loop = 0;
     r->stride = 1;
@@ -1006,7 +1009,7 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
  * invisible when M == N. 0 when the assumes reject it. */
 static int sample(SyExec *x, int i)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     if (!sy_sample_dims(x, i % SY_NSAMPLES))
         return 0;
     if (i < SY_NSAMPLES)
@@ -1065,7 +1068,7 @@ static int reads_sm_count(SyK *s, NodeId e, int depth)
  * the assumes reject it or no dim is tiled. */
 static int scale_sample(SyExec *x, int base, int tiles)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     if (!sample(x, base))
         return 0;
     int first = 1, any = 0;
@@ -1096,7 +1099,7 @@ static int scale_sample(SyExec *x, int base, int tiles)
  * shorter than the largest shape it admits shows. 0 when no dim is bounded. */
 static int max_sample(SyExec *x, int base, NodeId *max_at)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     *max_at = 0;
     if (!sample(x, base))
         return 0;

@@ -160,6 +160,13 @@ Type ty_view_value(const Type *r)
     }
     t.kind = TK_TILE;
     t.space = SP_REG;
+    if (r->transposed && r->rank == 2) {   /* the value of X^T is the logical [C, R] tile (lx) */
+        int a = r->rank - 2, c = r->rank - 1;
+        t.shape[a] = r->shape[c];
+        t.shape[c] = r->shape[a];
+        t.dims[a] = r->dims[c];
+        t.dims[c] = r->dims[a];
+    }
     t.swizzle = 0;
     t.align = 0;
     t.layout = 0;
