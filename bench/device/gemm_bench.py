@@ -43,6 +43,11 @@ for bn, splits in ((64, (2, 4, 8, 16)), (128, (2, 4, 8, 16)), (256, (2, 4))):
         VARIANTS[f"splitk_64x{bn}_s{sp}"] = ("gemm_splitk_fused.tir", None, {"BN": bn, "SPLIT": sp}, True)
 for bn in (128, 192, 256):
     VARIANTS[f"streamk_128x{bn}"] = ("gemm_streamk.tir", None, {"BN": bn}, True)
+VARIANTS["streamk_128x256_rem"] = ("gemm_streamk.tir", None, {"BN": 256, "WAVE": 0}, True)
+VARIANTS["streamk_128x192_rem"] = ("gemm_streamk.tir", None, {"BN": 192, "WAVE": 0}, True)
+for g in (4, 16):   # the grouped rasterization's width (L2 reuse of the B panels), not in the manifest yet
+    VARIANTS[f"persistent_128x256_g{g}"] = ("gemm_persistent.tir", None, {"BM": 128, "BN": 256, "GROUP_M": g}, False)
+    VARIANTS[f"persistent_128x192_g{g}"] = ("gemm_persistent.tir", None, {"BM": 128, "BN": 192, "GROUP_M": g}, False)
 for extra in os.environ.get("GEMM_EXTRA_VARIANTS", "").split(";"):
     # name=file:kernel:K=V,K=V:ws  (round 2's additions without editing this file)
     if "=" not in extra:

@@ -61,6 +61,11 @@ for bn in 128 192 256; do   # all stream-K (144 tiles > 132), data-parallel + st
     ck $S gemm_streamk BN=$bn M=3000,N=3000,K=520 pass
     ck $S gemm_streamk BN=$bn M=100,N=2000,K=4096 pass
 done
+for bn in 192 256; do       # WAVE = 0: only the remainder stream-K
+    ck $S gemm_streamk BN=$bn,WAVE=0 - pass
+    ck $S gemm_streamk BN=$bn,WAVE=0 M=3000,N=3000,K=520 pass
+    ck $S gemm_streamk BN=$bn,WAVE=0 M=1100,N=4000,K=200 pass
+done
 P=library/kernels/gemm_persistent.tir
 for bm in 64 128; do for bn in 64 128 192 256; do   # >= 133 tiles: some block takes two
     ck $P gemm_persistent BM=$bm,BN=$bn M=1100,N=4000,K=200 pass
