@@ -78,6 +78,13 @@ F8=library/kernels/gemm_fp8_persistent.tir
 for bm in 64 128; do for bn in 64 128 192 256; do
     ck $F8 gemm_fp8_persistent BM=$bm,BN=$bn M=1100,N=4000,K=208 pass
 done; done
+for g in 4 16; do
+    ck $P gemm_persistent BM=128,BN=256,GROUP_M=$g M=1100,N=4000,K=200 pass
+    ck $P gemm_persistent BM=128,BN=192,GROUP_M=$g M=1100,N=4000,K=200 pass
+done
+# the library's sequence variants of one launch: the workspace it allocates and zero-fills
+ck lib gemm splitk_64x128_s4 M=16,N=8192,K=1024 pass
+ck lib gemm streamk_128x256 M=1100,N=4000,K=200 pass
 ck tests/codegen/cases/atomics.tir colsum_atomic THREADS=256,ROWS=16 - pass
 ck tests/codegen/cases/atomics.tir colsum_atomic THREADS=128,ROWS=64 M=1000,N=3000 pass
 ck tests/gpu/atomics_dirty.tir colsum_dirty THREADS=256,ROWS=16 M=1000,N=3000 E0963
@@ -87,8 +94,13 @@ one_check() { # FILE KERNEL SET SHAPE EXPECT
     local sh=() t0=$SECONDS tag
     tag=$(echo "$2_$3_$4" | tr '=,' '__')
     [ "$4" != - ] && sh=(--shape "$4")
-    timeout -k 3 30 "$C" run "$1" --kernel "$2" --set "$3" "${sh[@]}" \
-        --check --json --timeout 20 > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
+    if [ "$1" = lib ]; then   # through the library: op, variant (a sequence: its workspace)
+        timeout -k 3 30 "$C" lib run library --op "$2" --variant "$3" "${sh[@]}" \
+            --check --json > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
+    else
+        timeout -k 3 30 "$C" run "$1" --kernel "$2" --set "$3" "${sh[@]}" \
+            --check --json --timeout 20 > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
+    fi
     local rc=$? verdict
     if [ "$5" = pass ]; then
         [ $rc -eq 0 ] && verdict=ok || verdict=FAIL
