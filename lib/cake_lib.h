@@ -88,6 +88,7 @@ typedef struct {
     const char *set;             /* the bindings: "BM=128,BN=256" ("" for the defaults) */
     const char *target;          /* "sm_90a" */
     uint32_t nconds;             /* assumes + explicit conditions */
+    uint32_t launches;           /* a sequence variant: its launches (1 or more); else 0 */
 } CakeLibVariant;
 
 uint32_t cake_lib_nops(const CakeLib *lib);

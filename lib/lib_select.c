@@ -422,6 +422,7 @@ int cake_lib_variant(const CakeLib *lib, uint32_t op, uint32_t v, CakeLibVariant
     if (!lib || op >= lib->nops || v >= lib->ops[op].pub.nvariants)
         return 1;
     *out = lib->ops[op].v[v].pub;
+    out->launches = lib->ops[op].v[v].nsteps;
     return 0;
 }
 

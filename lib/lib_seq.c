@@ -111,6 +111,13 @@ static int workspace(CakeCtx *ctx, RtDevice *dev, LibVariant *v, size_t bytes)
     }
     v->ws_bytes = bytes ? bytes : WS_ALIGN;
     v->ck_dev = dev;
+    /* zero-filled once: a kernel's `workspace` arguments (docs/tir.md 4.2) come zero and
+       are left zero by every launch, so the buffer stays zero from call to call */
+    if (rt_memset_d8(dev, v->ws_ptr, 0, v->ws_bytes) != RT_OK) {
+        diag_report(ctx, E0972, IR_NOSPAN, "variant `%s`: zeroing its workspace: %s", v->pub.name,
+                    rt_error(dev));
+        return 3;
+    }
     return 0;
 }
 

@@ -154,12 +154,13 @@ static PyObject *variant_dict(PyLibrary *L, uint32_t op, uint32_t v)
         PyErr_SetString(PyExc_IndexError, "no such variant");
         return NULL;
     }
-    return Py_BuildValue("{s:I,s:s,s:s,s:s,s:s,s:s}", "index", v, "name", var.name, "file",
+    return Py_BuildValue("{s:I,s:s,s:s,s:s,s:s,s:s,s:I}", "index", v, "name", var.name, "file",
                          var.file, "kernel", var.kernel ? var.kernel : "", "set",
-                         var.set ? var.set : "", "target", var.target);
+                         var.set ? var.set : "", "target", var.target, "launches", var.launches);
 }
 
-/* select(op, dims, avoid=None) -> {"index", "name", "file", "kernel", "set", "target", "why"} */
+/* select(op, dims, avoid=None) -> {"index", "name", "file", "kernel", "set", "target",
+ * "launches" (0: one kernel; else a sequence of that many launches), "why"} */
 static PyObject *lib_select(PyObject *self, PyObject *args)
 {
     PyLibrary *L = (PyLibrary *)self;

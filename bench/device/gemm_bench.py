@@ -27,15 +27,27 @@ import time
 PEAK_TFLOPS = 989.0
 KDIR = "library/kernels"
 
-# name (the library manifest's variant name) -> (file, kernel, params, workspace?)
+# "op/name" (name: the library manifest's variant name) -> (file, kernel, params, workspace?)
 VARIANTS = {}
 for bm, bn in ((128, 256), (128, 192), (128, 128), (64, 256), (64, 128), (64, 64)):
     VARIANTS[f"persistent_{bm}x{bn}"] = ("gemm_persistent.tir", None, {"BM": bm, "BN": bn}, False)
+    VARIANTS[f"gemm_bias_act/persistent_{bm}x{bn}"] = ("gemm_bias_act_persistent.tir", None,
+                                                      {"BM": bm, "BN": bn}, False)
+    VARIANTS[f"gemm_fp8/persistent_{bm}x{bn}"] = ("gemm_fp8_persistent.tir", None, {"BM": bm, "BN": bn}, False)
+VARIANTS["gemm_fp8/sm90_128x256"] = ("../../examples/gemm_fp8.tir", None, {}, False)
+VARIANTS["gemm_fp8/sm90_128x128"] = ("../../examples/gemm_fp8.tir", None, {"BN": 128}, False)
+VARIANTS["gemm_bias_act/sm90_128x256"] = ("../../examples/gemm_bias_act.tir", None, {}, False)
+VARIANTS["gemm_bias_act/sm90_128x128"] = ("../../examples/gemm_bias_act.tir", None, {"BN": 128}, False)
 for bn, splits in ((64, (2, 4, 8, 16)), (128, (2, 4, 8, 16)), (256, (2, 4))):
     for sp in splits:
         VARIANTS[f"splitk_64x{bn}_s{sp}"] = ("gemm_splitk_fused.tir", None, {"BN": bn, "SPLIT": sp}, True)
 for bn in (128, 192, 256):
     VARIANTS[f"streamk_128x{bn}"] = ("gemm_streamk.tir", None, {"BN": bn}, True)
+VARIANTS["streamk_128x256_rem"] = ("gemm_streamk.tir", None, {"BN": 256, "WAVE": 0}, True)
+VARIANTS["streamk_128x192_rem"] = ("gemm_streamk.tir", None, {"BN": 192, "WAVE": 0}, True)
+for g in (4, 16):   # the grouped rasterization's width (L2 reuse of the B panels), not in the manifest yet
+    VARIANTS[f"persistent_128x256_g{g}"] = ("gemm_persistent.tir", None, {"BM": 128, "BN": 256, "GROUP_M": g}, False)
+    VARIANTS[f"persistent_128x192_g{g}"] = ("gemm_persistent.tir", None, {"BM": 128, "BN": 192, "GROUP_M": g}, False)
 for extra in os.environ.get("GEMM_EXTRA_VARIANTS", "").split(";"):
     # name=file:kernel:K=V,K=V:ws  (round 2's additions without editing this file)
     if "=" not in extra:
@@ -46,8 +58,14 @@ for extra in os.environ.get("GEMM_EXTRA_VARIANTS", "").split(";"):
     VARIANTS[name] = (f, kern or None, params, ws == "ws")
 
 
-def applies(name, M, N, K):
+def op_of(name):
+    return name.split("/")[0] if "/" in name else "gemm"
+
+
+def applies(op, name, M, N, K):
     """the variant's domain (its assumes) and the shapes worth timing it at"""
+    if op_of(name) != op:
+        return False
     f, _, p, _ = VARIANTS[name]
     if N % 8 or K % 8:
         return False
@@ -55,7 +73,7 @@ def applies(name, M, N, K):
         sp, bn = p["SPLIT"], p["BN"]
         tiles = math.ceil(M / 64) * math.ceil(N / bn)
         # worth it where the tiles alone leave SMs idle; at most ~4 blocks per SM
-        return K >= 64 * sp and tiles < 132 and tiles * sp <= 132 * 4 and M <= 512
+        return K >= 64 * sp and tiles < 132 and tiles * sp <= 132 * 4
     if f.startswith("gemm_streamk"):
         return True
     return True
@@ -71,8 +89,9 @@ def shapes():
         s.append(("skinny", M, N, K))
     for M, N, K in [(128, 4096, 4096), (128, 8192, 8192), (256, 4096, 8192), (200, 3000, 5000)]:
         s.append(("skinny128", M, N, K))
-    for M, N, K in [(3072, 3072, 3072), (1000, 1000, 1000), (2500, 2500, 2504), (3000, 3000, 3000),
-                    (5000, 5000, 1024), (1536, 7000, 2048), (6000, 2000, 4000), (2304, 2304, 8192)]:
+    for M, N, K in [(3072, 3072, 3072), (1000, 1000, 1000), (2500, 2504, 2504), (3000, 3000, 3000),
+                    (5000, 5000, 1024), (1536, 7000, 2048), (6000, 2000, 4000), (2304, 2304, 8192),
+                    (3008, 3008, 3008), (3072, 3072, 3000)]:   # 3000's pitch (6000 B) vs 128-byte multiples
         s.append(("ragged", M, N, K))
     for M, N, K in [(4096, 4096, 4096), (8192, 8192, 8192), (2048, 2048, 2048), (16384, 16384, 1024),
                     (512, 512, 512), (256, 256, 16384)]:
@@ -80,6 +99,15 @@ def shapes():
     for M, N, K in [(16384, 1024, 4096), (16384, 4096, 1024), (8192, 512, 8192), (12288, 768, 3072),
                     (16384, 8192, 512), (4096, 16384, 64), (1024, 16384, 4096), (16384, 128, 16384)]:
         s.append(("tall", M, N, K))
+    s = [("gemm",) + x for x in s]
+    for cls, M, N, K in [("skinny", 16, 8192, 8192), ("skinny128", 128, 4096, 4096),
+                         ("ragged", 3072, 3072, 3072), ("ragged", 1000, 1000, 1000),
+                         ("cube", 8192, 8192, 8192), ("tall", 16384, 1024, 4096)]:
+        s.append(("gemm_bias_act", cls, M, N, K))
+    for cls, M, N, K in [("skinny", 16, 8192, 8192), ("skinny128", 128, 4096, 4096),
+                         ("ragged", 3072, 3072, 3072), ("ragged", 1008, 1008, 1008),
+                         ("cube", 8192, 8192, 8192), ("tall", 16384, 1024, 4096)]:
+        s.append(("gemm_fp8", cls, M, N, K))   # multiples of 16: torch._scaled_mm's rule
     return s
 
 
@@ -140,31 +168,52 @@ def main():
         return statistics.median(e0.elapsed_time(e1) for e0, e1 in ev)
 
     results = []
-    for cls, M, N, K in shapes():
+    for op, cls, M, N, K in shapes():
         if time.time() - t0 > deadline - 4:
             print(f"out of time before {cls} {M}x{N}x{K}", flush=True)
             break
         g = torch.Generator(device="cuda").manual_seed(M * 131 + N * 7 + K)
         A = torch.randn(M, K, device="cuda", dtype=torch.bfloat16, generator=g)
         B = torch.randn(N, K, device="cuda", dtype=torch.bfloat16, generator=g)
+        if op == "gemm_fp8":  # e4m3 operands, per-tensor scales
+            A, B = A.to(torch.float8_e4m3fn), B.to(torch.float8_e4m3fn)
+            sa, sb = 0.5, 0.25
+            ta = torch.tensor(sa, device="cuda")
+            tb = torch.tensor(sb, device="cuda")
         ref = A.float() @ B.float().t()
+        if op == "gemm_fp8":
+            ref = ref * (sa * sb)
+
+            def peer():
+                return torch._scaled_mm(A, B.t(), scale_a=ta, scale_b=tb, out_dtype=torch.bfloat16)
+        elif op == "gemm":
+            def peer():
+                return torch.matmul(A, B.t())
+        else:  # gemm_bias_act: SiLU(A B^T + bias); the peer is torch eager (addmm, silu)
+            bias = torch.randn(N, device="cuda", dtype=torch.float32, generator=g)
+            bias16 = bias.to(torch.bfloat16)
+            ref = torch.nn.functional.silu(ref + bias)
+
+            def peer():
+                return torch.nn.functional.silu(torch.addmm(bias16, A, B.t()))
         scale = ref.abs().max().item() + 1e-30
-        Ct = torch.matmul(A, B.t())
+        Ct = peer()
         terr = (Ct.float() - ref).abs().max().item()
         flops = 2.0 * M * N * K
         reps = 7 if flops > 5e11 else 15
-        row = {"class": cls, "M": M, "N": N, "K": K, "torch_err": terr / scale, "variants": {}}
-        row["torch_ms"] = timed(lambda: torch.matmul(A, B.t()), reps)
+        row = {"op": op, "class": cls, "M": M, "N": N, "K": K, "torch_err": terr / scale, "variants": {}}
+        row["torch_ms"] = timed(peer, reps)
         C = torch.empty(M, N, device="cuda", dtype=torch.bfloat16)
         W = L = None
         for name, k in kernels.items():
-            if not applies(name, M, N, K):
+            if not applies(op, name, M, N, K):
                 continue
             ws = VARIANTS[name][3]
             if ws and W is None:
                 W = torch.zeros(M, N, device="cuda", dtype=torch.float32)
                 L = torch.zeros(M, N, device="cuda", dtype=torch.int32)
-            args = (A, B, C, W, L) if ws else (A, B, C)
+            args = ((A, B, C, W, L) if ws else (A, B, C) if op == "gemm" else
+                    (A, B, sa, sb, C) if op == "gemm_fp8" else (A, B, bias, C))
             v = {}
             try:
                 C.fill_(float("nan"))
@@ -196,7 +245,7 @@ def main():
         results.append(row)
         with open(os.path.join(out, "gemm.json"), "w") as f:
             json.dump({"results": results, "compile_errors": errors}, f, indent=1)
-        print(f"{cls:9s} {M:5d} {N:5d} {K:5d}  torch {row['torch_ms']:.4f} ms  "
+        print(f"{op:13s} {cls:9s} {M:5d} {N:5d} {K:5d}  torch {row['torch_ms']:.4f} ms  "
               f"best {row.get('best', '-')} {row.get('best_ms', float('nan')):.4f} ms  "
               f"ratio {row.get('ratio', float('nan')):.3f}", flush=True)
     with open(os.path.join(out, "gemm.json"), "w") as f:
@@ -210,37 +259,40 @@ def tuned(results, path, device):
     times of the correct variants per shape, the wrong or failed ones in `failed`"""
     entries = []
     for r in results:
-        times = {n: round(v["ms"], 5) for n, v in r["variants"].items() if v.get("ok") and "ms" in v}
-        failed = {n: (v.get("error") or f"wrong result (max error {v.get('err', float('nan')):.3g})")
+        bare = lambda n: n.split("/")[-1]  # noqa: E731
+        times = {bare(n): round(v["ms"], 5) for n, v in r["variants"].items() if v.get("ok") and "ms" in v}
+        failed = {bare(n): (v.get("error") or f"wrong result (max error {v.get('err', float('nan')):.3g})")
                   for n, v in r["variants"].items() if not v.get("ok")}
-        entries.append({"op": "gemm", "shape": {"M": r["M"], "N": r["N"], "K": r["K"]},
+        entries.append({"op": r.get("op", "gemm"), "shape": {"M": r["M"], "N": r["N"], "K": r["K"]},
                         "times_ms": times, "failed": failed})
     with open(path, "w") as f:
         json.dump({"device": device, "runner": "gemm_bench.py", "entries": entries}, f, indent=1)
 
 
 def table(results, path):
-    lines = ["| class | M | N | K | best variant | cake ms | cuBLAS ms | ratio | TFLOP/s | of peak |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| op | class | M | N | K | best variant | cake ms | peer ms | ratio | TFLOP/s | of peak |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
+        r.setdefault("op", "gemm")
         if "ratio" not in r:
-            lines.append(f"| {r['class']} | {r['M']} | {r['N']} | {r['K']} | (none correct) | - | "
+            lines.append(f"| {r['op']} | {r['class']} | {r['M']} | {r['N']} | {r['K']} | (none correct) | - | "
                          f"{r['torch_ms']:.4f} | - | - | - |")
             continue
-        lines.append(f"| {r['class']} | {r['M']} | {r['N']} | {r['K']} | {r['best']} | "
+        lines.append(f"| {r['op']} | {r['class']} | {r['M']} | {r['N']} | {r['K']} | {r['best']} | "
                      f"{r['best_ms']:.4f} | {r['torch_ms']:.4f} | {r['ratio']:.3f} | "
                      f"{r['tflops']:.0f} | {r['roofline']:.2f} |")
     lines.append("")
-    lines.append("| class | shapes | ratio >= 1.0 | min | geomean |")
-    lines.append("|---|---|---|---|---|")
-    classes = sorted({r["class"] for r in results}) + ["all"]
-    for c in classes:
-        rs = [r["ratio"] if "ratio" in r else 0.0 for r in results if c == "all" or r["class"] == c]
-        if not rs:
-            continue
-        good = [x for x in rs if x > 0]
-        gm = math.exp(sum(math.log(x) for x in good) / len(good)) if good else 0.0
-        lines.append(f"| {c} | {len(rs)} | {sum(x >= 1.0 for x in rs)} | {min(rs):.3f} | {gm:.3f} |")
+    lines.append("| op | class | shapes | ratio >= 1.0 | min | geomean |")
+    lines.append("|---|---|---|---|---|---|")
+    for op in sorted({r["op"] for r in results}):
+        for c in sorted({r["class"] for r in results if r["op"] == op}) + ["all"]:
+            rs = [r["ratio"] if "ratio" in r else 0.0 for r in results
+                  if r["op"] == op and (c == "all" or r["class"] == c)]
+            if not rs:
+                continue
+            good = [x for x in rs if x > 0]
+            gm = math.exp(sum(math.log(x) for x in good) / len(good)) if good else 0.0
+            lines.append(f"| {op} | {c} | {len(rs)} | {sum(x >= 1.0 for x in rs)} | {min(rs):.3f} | {gm:.3f} |")
     text = "\n".join(lines) + "\n"
     with open(path, "w") as f:
         f.write(text)

@@ -1,14 +1,16 @@
 #!/bin/bash
 # run_gemm.sh — the library's bf16 GEMM variants (issue 13: skinny M, ragged waves, cubes,
 # tall) on the H200 in one call, within $DEADLINE seconds (default 80):
-#   1. checks   `cakec run --check` of every new kernel (gemm_splitk_fused, gemm_streamk) at every declared parameter value
+#   1. checks   `cakec run --check` of every new kernel (gemm_splitk_fused, gemm_streamk,
+#               gemm_bias_act_persistent, gemm_fp8_persistent) at every declared parameter value
 #               (the checker's own shapes, ragged ones included) and at explicit ragged
 #               shapes where blocks get two tiles or more (persistent loops) and the K
 #               splits are uneven; the atomics test kernel (tests/codegen/cases/atomics.tir)
 #               must pass and tests/gpu/atomics_dirty.tir must fail with E0963 (its
 #               workspace is not left zero); 12 at a time
 #   2. timing   bench/device/gemm_bench.py (compiled during step 1): ~40 shapes of the
-#               sweep's GEMM classes, every variant whose domain holds checked against an
+#               sweep's GEMM classes (and 6 each of gemm_bias_act beside torch eager addmm + silu, and
+#               gemm_fp8 beside torch._scaled_mm), every variant whose domain holds checked against an
 #               f32 reference and timed beside torch.matmul (cuBLAS) in the same process
 #               (L2 flushed before every run, median of device-event times)
 # then the table (printed last): per shape the fastest correct variant, its time, cuBLAS's,
@@ -59,10 +61,30 @@ for bn in 128 192 256; do   # all stream-K (144 tiles > 132), data-parallel + st
     ck $S gemm_streamk BN=$bn M=3000,N=3000,K=520 pass
     ck $S gemm_streamk BN=$bn M=100,N=2000,K=4096 pass
 done
+for bn in 192 256; do       # WAVE = 0: only the remainder stream-K
+    ck $S gemm_streamk BN=$bn,WAVE=0 - pass
+    ck $S gemm_streamk BN=$bn,WAVE=0 M=3000,N=3000,K=520 pass
+    ck $S gemm_streamk BN=$bn,WAVE=0 M=1100,N=4000,K=200 pass
+done
 P=library/kernels/gemm_persistent.tir
 for bm in 64 128; do for bn in 64 128 192 256; do   # >= 133 tiles: some block takes two
     ck $P gemm_persistent BM=$bm,BN=$bn M=1100,N=4000,K=200 pass
 done; done
+BA=library/kernels/gemm_bias_act_persistent.tir
+for bm in 64 128; do for bn in 64 128 192 256; do
+    ck $BA gemm_bias_act_persistent BM=$bm,BN=$bn M=1100,N=4000,K=200 pass
+done; done
+F8=library/kernels/gemm_fp8_persistent.tir
+for bm in 64 128; do for bn in 64 128 192 256; do
+    ck $F8 gemm_fp8_persistent BM=$bm,BN=$bn M=1100,N=4000,K=208 pass
+done; done
+for g in 4 16; do
+    ck $P gemm_persistent BM=128,BN=256,GROUP_M=$g M=1100,N=4000,K=200 pass
+    ck $P gemm_persistent BM=128,BN=192,GROUP_M=$g M=1100,N=4000,K=200 pass
+done
+# the library's sequence variants of one launch: the workspace it allocates and zero-fills
+ck lib gemm splitk_64x128_s4 M=16,N=8192,K=1024 pass
+ck lib gemm streamk_128x256 M=1100,N=4000,K=200 pass
 ck tests/codegen/cases/atomics.tir colsum_atomic THREADS=256,ROWS=16 - pass
 ck tests/codegen/cases/atomics.tir colsum_atomic THREADS=128,ROWS=64 M=1000,N=3000 pass
 ck tests/gpu/atomics_dirty.tir colsum_dirty THREADS=256,ROWS=16 M=1000,N=3000 E0963
@@ -72,8 +94,13 @@ one_check() { # FILE KERNEL SET SHAPE EXPECT
     local sh=() t0=$SECONDS tag
     tag=$(echo "$2_$3_$4" | tr '=,' '__')
     [ "$4" != - ] && sh=(--shape "$4")
-    timeout -k 3 30 "$C" run "$1" --kernel "$2" --set "$3" "${sh[@]}" \
-        --check --json --timeout 20 > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
+    if [ "$1" = lib ]; then   # through the library: op, variant (a sequence: its workspace)
+        timeout -k 3 30 "$C" lib run library --op "$2" --variant "$3" "${sh[@]}" \
+            --check --json > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
+    else
+        timeout -k 3 30 "$C" run "$1" --kernel "$2" --set "$3" "${sh[@]}" \
+            --check --json --timeout 20 > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
+    fi
     local rc=$? verdict
     if [ "$5" = pass ]; then
         [ $rc -eq 0 ] && verdict=ok || verdict=FAIL

@@ -82,7 +82,8 @@ def kernel_for(op, dims, minimal):
                 raise ValueError("no library")
             skip = tuple(avoid[op]) if op in avoid else ()
             pick = lib.select(op, dims, skip or None)
-            while "+" in pick["kernel"]:   # a sequence of launches, not one Kernel: the next best
+            while "+" in pick["kernel"] or pick.get("launches", 0):   # a sequence (with its
+                # workspace), not one Kernel: the next best
                 skip += (pick["name"],)
                 pick = lib.select(op, dims, skip)
             k = lib.kernel(op, dims, dev, skip or None)
