@@ -226,7 +226,8 @@ enum { /* node flags */
     NF_HAS_STEP = 1 << 3,
     NF_PAREN = 1 << 4,    /* written in parentheses (printer keeps them) */
     NF_ELSEIF = 1 << 5,
-    NF_IMPLICIT = 1 << 6  /* implicit index variable (reference, tile assignment, tile store) */
+    NF_IMPLICIT = 1 << 6, /* implicit index variable (reference, tile assignment, tile store) */
+    NF_WORKSPACE = 1 << 7 /* GTYPE: `workspace`, zero on entry and left zero (docs/tir.md 4.2) */
 };
 
 /* A resolved type (verifier output). */
@@ -449,6 +450,9 @@ _Noreturn void ir_bug(CakeCtx *ctx, const char *fmt, ...) __attribute__((format(
 /* ---- building kernels ---------------------------------------------- */
 /* 1 when kernel k lists target tg in its `target` clause, or lists none */
 int ir_kernel_targets(const Kernel *k, Target tg);
+/* 1 when argument i (index into k->args) is declared `workspace`: the caller
+ * passes it zero-filled and the kernel leaves it zero-filled (docs/tir.md 4.2) */
+int ir_arg_workspace(const Kernel *k, uint32_t i);
 Kernel *ir_kernel_new(CakeCtx *ctx);
 /* A deep copy of src in ctx's arena (nodes, lists, types, the header arrays;
  * node ids stay the same), to bind and lower without touching src: what an

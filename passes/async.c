@@ -12,11 +12,13 @@
  *   wgmma D += A * B       → L_WG_FENCE; the wgmma (split by distribute);
  *                            L_WG_COMMIT (each statement is one group, §8.4)
  *   wgmma.wait N           → L_WG_WAIT N
+ *   (the fence / commit / wait ops are read from the family row, ir/tcfamily.h)
  * Box coordinates are element indices, innermost first; the box covers the
  * tile view's dims mapped onto the tensor's last dims (leading dims 1). */
 #include <string.h>
 #include "lower.h"
 #include "layout.h"
+#include "tcfamily.h"
 
 typedef struct {
     NodeId *maps; uint32_t nmaps;   /* L_TMAP declarations made so far */
@@ -145,20 +147,26 @@ static void stmt(Lw *w, NodeId s, IrList *out)
         irb_push(b, out, lw_single_issue(w, &st, 1));
         return;
     }
-    case OP_WGMMA:
-        irb_push(b, out, irb_stmt(b, OP_L_WG_FENCE, NULL, 0));
-        irb_push(b, out, s);
-        irb_push(b, out, irb_stmt(b, OP_L_WG_COMMIT, NULL, 0));
-        return;
-    case OP_WGMMA_WAIT: {
-        NodeId c = irb_cast(b, n->a, DT_I32, 1);
-        irb_push(b, out, irb_stmt(b, OP_L_WG_WAIT, &c, 1));
-        return;
-    }
     default:
+        break;
+    }
+    /* a tensor-core family with the fence / commit / wait protocol (ir/tcfamily.h) */
+    const TcFamilyInfo *f = tc_family(tc_family_of((Op)n->op));
+    if (f->async == TCA_FENCE_COMMIT_WAIT && n->op == f->op) {
+        irb_push(b, out, irb_stmt(b, (Op)f->l_fence, NULL, 0));
         irb_push(b, out, s);
+        irb_push(b, out, irb_stmt(b, (Op)f->l_commit, NULL, 0));
         return;
     }
+    if (f->async == TCA_FENCE_COMMIT_WAIT && n->op == f->wait) {
+        int64_t nw;
+        if (pass_planted("async-no-wait") && ce_const_int(b->ctx, b->k, n->a, &nw) && nw > 0)
+            return;
+        NodeId c = irb_cast(b, n->a, DT_I32, 1);
+        irb_push(b, out, irb_stmt(b, (Op)f->l_wait, &c, 1));
+        return;
+    }
+    irb_push(b, out, s);
 }
 
 uint32_t pass_async(CakeCtx *ctx, Kernel *k, Target tg)

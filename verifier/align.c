@@ -177,7 +177,7 @@ static void each_stmt(SyK *s, NodeId st, void *u)
     case OP_STORE:
         if (ver_type(s->k, n->b)->kind == TK_TILE)
             fragment_store(a, st, n->a, n->b, n->c);
-        else
+        else if (ver_type(s->k, n->b)->kind != TK_SCALAR) /* a scalar into a slice: per element */
             vector_access(a, st, n->a, n->c, 0, "store");
         break;
     case OP_CP_ASYNC: /* a false mask still writes zeros: not a fact about the addresses */
