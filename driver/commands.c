@@ -598,6 +598,8 @@ static int sim_one(CakeCtx *ctx, const Options *o, Module *m, Target tg, const c
     if (o->seed)
         copt.seed = strtoull(o->seed, NULL, 0);
     copt.dump_dir = o->dump_outputs;
+    if (o->tol_scale)
+        copt.tol_scale = strtod(o->tol_scale, NULL);
     SimOptions sopt = {0};
     sopt.no_race = o->no_race;
     if (o->sm_count)

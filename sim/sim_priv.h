@@ -72,8 +72,8 @@ typedef struct {
     int nd, na;
 } SimWg;
 
-/* a TMA store in flight */
-typedef struct { NodeId map; uint32_t smem; int64_t c[5]; int64_t group; int issuer; } SimBulk;
+/* a TMA store in flight (add: `tma.store.add`, the box is added into the tensor) */
+typedef struct { NodeId map; uint32_t smem; int64_t c[5]; int64_t group; int issuer; int add; } SimBulk;
 
 struct Sim {
     CakeCtx *ctx;

@@ -514,7 +514,8 @@ void sim_tma_complete(Sim *s, SimTma *x)
 void sim_tma_store(Sim *s, SimThread *t, NodeId st)
 {
     const Node *n = sim_node(s, st);
-    SimBulk x = {sim_arg(s, st, 0), (uint32_t)sim_int(s, t, sim_arg(s, st, 1)), {0}, t->bulk_commits, t->tid};
+    SimBulk x = {sim_arg(s, st, 0), (uint32_t)sim_int(s, t, sim_arg(s, st, 1)), {0}, t->bulk_commits, t->tid,
+                 n->sub == 1};
     for (uint32_t i = 2; i < n->n && i < 7; i++)
         x.c[i - 2] = sim_int(s, t, sim_arg(s, st, i));
     TmaGeom g;
@@ -542,6 +543,21 @@ void sim_tma_store(Sim *s, SimThread *t, NodeId st)
     s->bulks[s->nbulks++] = x;
 }
 
+/* `tma.store.add`: dst += src in the element's type (the TMA unit's reduction: f32, f16,
+ * bf16 rounded to nearest even once per add; i32, u32, u64 wrapping) */
+static void bulk_add(DType dt, uint8_t *dst, const uint8_t *src)
+{
+    switch (dt) {
+    case DT_F32: { float a, b; memcpy(&a, dst, 4); memcpy(&b, src, 4); a += b; memcpy(dst, &a, 4); return; }
+    case DT_F16: case DT_BF16: /* exact in f64, then one rounding (interp_encode rounds) */
+        interp_encode(dt, interp_decode(dt, dst) + interp_decode(dt, src), dst);
+        return;
+    case DT_I32: case DT_U32: { uint32_t a, b; memcpy(&a, dst, 4); memcpy(&b, src, 4); a += b; memcpy(dst, &a, 4); return; }
+    case DT_U64: { uint64_t a, b; memcpy(&a, dst, 8); memcpy(&b, src, 8); a += b; memcpy(dst, &a, 8); return; }
+    default: return; /* E0613 at check */
+    }
+}
+
 static void bulk_perform(Sim *s, const SimBulk *x)
 {
     TmaGeom g;
@@ -552,7 +568,9 @@ static void bulk_perform(Sim *s, const SimBulk *x)
     for (int64_t li = 0; li < ne; li++) {
         uint32_t sb;
         int64_t off = box_elem(&g, x->c, li, x->smem, &sb);
-        if (off >= 0)
+        if (off >= 0 && x->add)
+            bulk_add(g.b->dtype, dst + off * g.e, s->smem + sb);
+        else if (off >= 0)
             memcpy(dst + off * g.e, s->smem + sb, (size_t)g.e);
         for (int b = 0; b < g.e; b++)
             s->async_r[sb + (uint32_t)b]--;
