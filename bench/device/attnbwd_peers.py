@@ -84,10 +84,10 @@ def math_grads(q, k, v, do, causal, scale):
 
 
 KERNELS = {}
-# other points of attn_bwd, timed beside the default on a few shapes: XWG = 1 (the two
-# warpgroups share dQ^T, half the L2 additions); HD = 128 at BM = 64 spills (the default
+# other points of attn_bwd, timed beside the default on a few shapes: XWG = 0 (each
+# warpgroup adds its own dQ^T: twice the L2 additions; round 1 measured it 4-8% slower); HD = 128 at BM = 64 spills (the default
 # BM = 32 fits); HD = 64 at BM = 32 reads the K/V tiles from shared memory twice as often
-ALT = {128: [("fused_xwg", {"XWG": 1}), ("fused_bm64", {"BM": 64, "STAGES": 2})], 64: [("fused_bm32", {"BM": 32})]}
+ALT = {128: [("fused_xwg0", {"XWG": 0}), ("fused_bm64", {"BM": 64, "STAGES": 2})], 64: [("fused_bm32", {"BM": 32})]}
 
 
 def kern(name, **params):
@@ -245,7 +245,9 @@ def decode_case(B, H, HKV, S, D):
     with sdpa_kernel(SDPBackend.MATH):
         ref = F.scaled_dot_product_attention(q.float(), kx.float(), vx.float())
     tiles = -(-S // 128)
-    cands = sorted({max(1, min(tiles, -(-n // BHK))) for n in (132, 264, 528)})
+    # split counts filling whole waves of 132 blocks (one block per SM), and the round-ups
+    cands = sorted({max(1, min(tiles, k * 132 // BHK)) for k in (1, 2, 3, 4)} |
+                   {max(1, min(tiles, -(-n // BHK))) for n in (132, 264)})
     best = None
     tried = {}
     for ns in cands:   # each split count checked against the fp32 math reference, then timed
