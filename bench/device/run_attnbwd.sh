@@ -64,6 +64,12 @@ j dec_s3 "$C run $E/attn_decode_partial.tir --check --set HD=128,STAGES=3 --tol-
 j lib_naive "$C run library/kernels/attention_bwd.tir --kernel attention_bwd_naive --check --set HD=64,CAUSAL=1 --json"
 j lib_zero "$C run library/kernels/attention_bwd.tir --kernel attention_bwd_zero --check --json"
 j lib_dec "$C run library/kernels/attention_decode.tir --kernel attention_decode --check --set HD=128 --json"
+# the library ops, each sequence against the op's reference (the one-launch kernel's block)
+j lop_bwd "$C lib run library --op attention_bwd --variant fa3_tma_add --shape BH=2,S=300 --check --json"
+j lop_bwd2 "$C lib run library --op attention_bwd --variant two_pass --shape BH=2,S=300 --check --json"
+j lop_bwdc "$C lib run library --op attention_bwd_causal --variant fa3_tma_add --shape BH=3,S=257 --check --json"
+j lop_dec "$C lib run library --op attention_decode --variant split16 --shape BHK=4,R=8,S=3000 --check --json"
+j lop_dec1 "$C lib run library --op attention_decode --variant single --shape BHK=4,R=8,S=3000 --check --json"
 # tma.store.add itself: four blocks add into the same rows
 j tsa "$C run tests/diag/sync/ok_tma_store_add.tir --check --json"
 # more blocks than SMs (sampled rows), ragged
