@@ -550,6 +550,21 @@ void sim_tma_store(Sim *s, SimThread *t, NodeId st)
     s->bulks[s->nbulks++] = x;
 }
 
+/* `tma.store.add`: dst += src in the element's type (the TMA unit's reduction: f32, f16,
+ * bf16 rounded to nearest even once per add; i32, u32, u64 wrapping) */
+static void bulk_add(DType dt, uint8_t *dst, const uint8_t *src)
+{
+    switch (dt) {
+    case DT_F32: { float a, b; memcpy(&a, dst, 4); memcpy(&b, src, 4); a += b; memcpy(dst, &a, 4); return; }
+    case DT_F16: case DT_BF16: /* exact in f64, then one rounding (interp_encode rounds) */
+        interp_encode(dt, interp_decode(dt, dst) + interp_decode(dt, src), dst);
+        return;
+    case DT_I32: case DT_U32: { uint32_t a, b; memcpy(&a, dst, 4); memcpy(&b, src, 4); a += b; memcpy(dst, &a, 4); return; }
+    case DT_U64: { uint64_t a, b; memcpy(&a, dst, 8); memcpy(&b, src, 8); a += b; memcpy(dst, &a, 8); return; }
+    default: return; /* E0613 at check */
+    }
+}
+
 static void bulk_perform(Sim *s, const SimBulk *x)
 {
     TmaGeom g;
@@ -560,13 +575,10 @@ static void bulk_perform(Sim *s, const SimBulk *x)
     for (int64_t li = 0; li < ne; li++) {
         uint32_t sb;
         int64_t off = box_elem(&g, x->c, li, x->smem, &sb);
-        if (off >= 0 && x->add) { /* cp.reduce.async.bulk .add */
-            DType dt = g.b->dtype;
-            double v = interp_decode(dt, dst + off * g.e) + interp_decode(dt, s->smem + sb);
-            interp_encode(dt, v, dst + off * g.e);
-        } else if (off >= 0) {
+        if (off >= 0 && x->add) /* cp.reduce.async.bulk .add */
+            bulk_add(g.b->dtype, dst + off * g.e, s->smem + sb);
+        else if (off >= 0)
             memcpy(dst + off * g.e, s->smem + sb, (size_t)g.e);
-        }
         for (int b = 0; b < g.e; b++)
             s->async_r[sb + (uint32_t)b]--;
     }

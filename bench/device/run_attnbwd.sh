@@ -6,7 +6,7 @@
 #   1. checks     `cakec run --check` of every kernel at every declared parameter value (the
 #                 checker's shapes: ragged, below one tile, many tiles) plus explicit ragged
 #                 shapes with more blocks than SMs and decode splits that are empty; the decode
-#                 attn_bwd's f32 dQacc with --tol-scale 16 (a bf16 rounding of dS that the fp64
+#                 attn_bwd's f32 dQacc with --tol-scale 512 (a bf16 rounding of dS that the fp64
 #                 reference and the kernel's f32 may take apart), the decode
 #                 partial's f32 outputs with --tol-scale 256 (P is rounded to bf16 before P V,
 #                 as in every flash kernel: 2^-9 relative, far above the f32 bound); and
@@ -53,7 +53,7 @@ for hd in 64 128; do
         j dkdv_${hd}_$c "$C run $E/attn_bwd_dkdv.tir --check --set HD=$hd,CAUSAL=$c --json"
     done
     for c in 0 1; do
-        j bwd_${hd}_$c "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c --tol-scale 16 --json"
+        j bwd_${hd}_$c "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c --tol-scale 512 --json"
     done
     j conv_$hd "$C run $E/attn_bwd_dq_convert.tir --check --set HD=$hd --json"
     j dec_$hd "$C run $E/attn_decode_partial.tir --check --set HD=$hd --tol-scale 256 --json"
@@ -64,15 +64,21 @@ j dec_s3 "$C run $E/attn_decode_partial.tir --check --set HD=128,STAGES=3 --tol-
 j lib_naive "$C run library/kernels/attention_bwd.tir --kernel attention_bwd_naive --check --set HD=64,CAUSAL=1 --json"
 j lib_zero "$C run library/kernels/attention_bwd.tir --kernel attention_bwd_zero --check --json"
 j lib_dec "$C run library/kernels/attention_decode.tir --kernel attention_decode --check --set HD=128 --json"
+# the library ops, each sequence against the op's reference (the one-launch kernel's block)
+j lop_bwd "$C lib run library --op attention_bwd --variant fa3_tma_add --shape BH=2,S=300 --check --json"
+j lop_bwd2 "$C lib run library --op attention_bwd --variant two_pass --shape BH=2,S=300 --check --json"
+j lop_bwdc "$C lib run library --op attention_bwd_causal --variant fa3_tma_add --shape BH=3,S=257 --check --json"
+j lop_dec "$C lib run library --op attention_decode --variant split16 --shape BHK=4,R=8,S=3000 --check --json"
+j lop_dec1 "$C lib run library --op attention_decode --variant single --shape BHK=4,R=8,S=3000 --check --json"
 # tma.store.add itself: four blocks add into the same rows
 j tsa "$C run tests/diag/sync/ok_tma_store_add.tir --check --json"
 # more blocks than SMs (sampled rows), ragged
-j bwd_s2 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,STAGES=2 --tol-scale 16 --json"
-j bwd_x0 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=0,XWG=1 --tol-scale 16 --json"
-j bwd_x1 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,XWG=1 --tol-scale 16 --json"
-j bwd_xmany "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,XWG=1 --tol-scale 16 --shape BH=64,S=300 --json"
-j bwd_many "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1 --tol-scale 16 --shape BH=64,S=300 --json"
-j bwd_many0 "$C run $E/attn_bwd.tir --check --set HD=64,CAUSAL=0 --tol-scale 16 --shape BH=48,S=333 --json"
+j bwd_s2 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,STAGES=2 --tol-scale 512 --json"
+j bwd_x0 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=0,XWG=1 --tol-scale 512 --json"
+j bwd_x1 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,XWG=1 --tol-scale 512 --json"
+j bwd_xmany "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,XWG=1 --tol-scale 512 --shape BH=64,S=300 --json"
+j bwd_many "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1 --tol-scale 512 --shape BH=64,S=300 --json"
+j bwd_many0 "$C run $E/attn_bwd.tir --check --set HD=64,CAUSAL=0 --tol-scale 512 --shape BH=48,S=333 --json"
 j dq_many "$C run $E/attn_bwd_dq.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
 j dkdv_many "$C run $E/attn_bwd_dkdv.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
 j dkdv_many0 "$C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=0 --shape BH=48,S=333 --json"
@@ -82,8 +88,8 @@ j merge_many "$C run $E/attn_decode_merge.tir --check --shape BHK=140,R=16,NS=7 
 # compute-sanitizer at small shapes: every tool on the main kernels, memcheck on the rest
 CS="compute-sanitizer --error-exitcode 9"
 for t in racecheck synccheck memcheck; do
-    j cs_${t}_bwd "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 16 --set HD=64,CAUSAL=1 --shape BH=1,S=200"
-    j cs_${t}_bwdx "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 16 --set HD=128,CAUSAL=1,XWG=1 --shape BH=1,S=200"
+    j cs_${t}_bwd "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=64,CAUSAL=1 --shape BH=1,S=200"
+    j cs_${t}_bwdx "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=128,CAUSAL=1,XWG=1 --shape BH=1,S=200"
     j cs_${t}_dec "$CS --tool $t $C run $E/attn_decode_partial.tir --check --tol-scale 256 --set HD=64 --shape BHK=1,R=8,S=300,NS=2"
 done
 j cs_memcheck_dq "$CS --tool memcheck $C run $E/attn_bwd_dq.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
