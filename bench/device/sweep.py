@@ -215,6 +215,7 @@ def peers_main(path, out_path):
     # then, while the time lasts, torch.compile specialised to each rows-op shape (a row
     # again for the shape, with every peer: the table keeps the last row of a shape)
     until = t0 + float(os.environ.get("SWEEP_STATIC_UNTIL", "0"))
+    torch._dynamo.reset()   # the dynamic-shape graphs of the pass above would serve these shapes
     torch._dynamo.config.automatic_dynamic_shapes = False
     for row in done:
         if time.time() > until:
