@@ -84,6 +84,7 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--image-dir", &o->image_dir)) continue;
         else if (!strcmp(a, "--overhead")) o->overhead = 1;
         else if (!strcmp(a, "--all")) o->all = 1;
+        else if (!strcmp(a, "--sample")) o->sample = 1;
         else if (take(argc, argv, &i, "--per-task", &o->per_task)) continue;
         else if (a[0] == '-' && a[1])
             return "unknown option for `cakec lib` (see `cakec --help`)";

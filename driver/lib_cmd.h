@@ -15,6 +15,8 @@ typedef struct {
     const char *per_task;     /* tune --per-task candidate|shape */
     const char *jobs, *part, *image_dir;   /* build -j N; a part build: --part K/N --image-dir D */
     int ptx, no_model, verbose, overhead, all;
+    int sample;               /* run --check / bench --shapes --check: the oracle compares a
+                                 seeded sample of rows (or tiles) at every shape */
 } LibOptions;
 
 /* `cakec lib ...` (argv[0] is "lib"): the exit code */

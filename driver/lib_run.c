@@ -33,6 +33,8 @@ static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeLib *l
     CheckOptions copt = {0};
     if (o->opt.seed)
         copt.seed = strtoull(o->opt.seed, NULL, 0);
+    if (o->sample)
+        copt.sample = 1;   /* a seeded sample of rows or tiles, at every shape (docs/checking.md) */
     CheckReport rep;
     uint32_t n = 0;
     int rc = cake_lib_check(ctx, lib, dev, ch, &copt, &rep, &n);

@@ -55,7 +55,7 @@ if [ -f "$TABLE" ] && t 20 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.c
 fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes)"
 
-python3 bench/device/sweep.py shapes "${SWEEP_SEED:-2026}" > "$O/shapes.txt"
+python3 bench/device/sweep.py shapes "${SWEEP_SEED:-2027}" > "$O/shapes.txt"
 grep -E '^gemm' "$O/shapes.txt" > "$O/shapes_gemm.txt"
 grep -vE '^gemm' "$O/shapes.txt" > "$O/shapes_rows.txt"
 say "shapes: $(wc -l < "$O/shapes.txt") ($(wc -l < "$O/shapes_gemm.txt") GEMM)"
@@ -73,7 +73,9 @@ batch() {
         local before n
         before=$(cnt '"op"' "$out")
         t $((end - SECONDS)) "$C" lib bench "$LIB" --shapes "$rest" "$@" --json >> "$out" 2>> "$LOG"
+        local rc=$?
         n=$(( $(cnt '"op"' "$out") - before ))
+        [ $rc = 124 ] || [ $rc = 137 ] && { say "  out of time after $n shapes"; break; }
         [ "$n" -ge "$(cnt . "$rest")" ] && break
         # the line after the last row: it hung or broke the device
         local bad
@@ -89,14 +91,14 @@ batch() {
 
 : > "$O/lib.jsonl"
 l0=$SECONDS
-batch 45 "$O/shapes_rows.txt" "$O/lib.jsonl" --check --runs 10 --timeout 5
+batch 35 "$O/shapes_rows.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
 say "library, rows ops: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes"
 l0=$SECONDS
-batch 25 "$O/shapes_gemm.txt" "$O/lib.jsonl" --check --runs 10 --timeout 5
+batch 25 "$O/shapes_gemm.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
 say "library, GEMM: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes in all"
 
 p0=$SECONDS
-SWEEP_PEERS_BUDGET=$(( $(left) / 2 )) t 55 python3 bench/device/sweep.py peers "$O/shapes.txt" "$O/peers.jsonl" \
+SWEEP_STATIC_UNTIL=$((DEADLINE - (SECONDS - T0) - 30)) t 60 python3 bench/device/sweep.py peers "$O/shapes.txt" "$O/peers.jsonl" \
     >> "$LOG" 2>&1
 say "peers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") shapes"
 

@@ -16,8 +16,10 @@
 Shapes are log-uniform: GEMM M, N in 1..16384 (a third with M <= 64), K in 64..16384,
 M ragged (N and K multiples of 8, 16 for K of gemm_fp8: the GEMMs' TMA row pitches); norms M in 1..1e6, N in 64..65536; softmax and cross-entropy N up to
 262144; each capped by memory and time (CAP_ELEMS, CAP_FLOPS). The peers are cuBLAS
-(torch.matmul), torch._scaled_mm (gemm_fp8), torch eager and torch.compile (one
-dynamic-shape compilation per op); a shape's peer is the fastest of them. Every time
+(torch.matmul), torch._scaled_mm (gemm_fp8), torch eager (and F.rms_norm), torch.compile
+with dynamic shapes (one compilation per op) and then, while SWEEP_STATIC_UNTIL seconds
+last, torch.compile specialised to each rows-op shape (dynamic=False, one compilation per
+shape); a shape's peer is the fastest of those measured there (`all` lists them). Every time
 is the median of RUNS device-event timings with the L2 flushed before each run, as
 `cakec lib bench` times (runtime/timing.c). shapes and table need no torch.
 """
@@ -100,7 +102,7 @@ def peers_main(path, out_path):
     flush = torch.empty(2 * 64 << 20, dtype=torch.uint8, device=dev)   # twice the L2 (60 MB)
     compiled = {}
     t0 = time.time()
-    budget = float(os.environ.get("SWEEP_PEERS_BUDGET", "80"))
+    budget = float(os.environ.get("SWEEP_PEERS_BUDGET", "40"))   # seconds for the dynamic compiles
 
     def timeit(fn):
         fn()
@@ -172,7 +174,28 @@ def peers_main(path, out_path):
             res["torch_compile"] = timeit(lambda: f(*args))
         return res
 
+    def static(op, s, res):
+        """torch.compile specialised to this shape (dynamic=False, a compilation per shape)"""
+        fn, args = {"rmsnorm": (rms, None), "layernorm": (ln, None), "fp8_row_quantize": (quant, None),
+                    "softmax": (sm, None), "cross_entropy": (ce, None)}[op]
+        if op in ("rmsnorm", "layernorm", "fp8_row_quantize"):
+            x = torch.randn(s["M"], s["N"], device=dev, dtype=bf)
+            w = torch.randn(s["N"], device=dev, dtype=bf)
+            b = torch.randn(s["N"], device=dev, dtype=bf)
+            args = {"rmsnorm": (x, w, 1e-6), "layernorm": (x, w, b, 1e-6), "fp8_row_quantize": (x,)}[op]
+        elif op == "softmax":
+            args = (torch.randn(s["M"], s["N"], device=dev),)
+        else:
+            args = (torch.randn(s["B"], s["V"], device=dev), torch.randint(0, s["V"], (s["B"],), device=dev))
+        f = torch.compile(fn, dynamic=False)
+        res["torch_compile_static"] = timeit(lambda: f(*args))
+
+    for name in ("cache_size_limit", "recompile_limit", "accumulated_cache_size_limit",
+                 "accumulated_recompile_limit"):
+        if hasattr(torch._dynamo.config, name):
+            setattr(torch._dynamo.config, name, 1 << 20)
     out = open(out_path, "w") if out_path else sys.stdout
+    done = []
     for line in open(path):
         line = line.split("#")[0].strip()
         if not line:
@@ -185,6 +208,26 @@ def peers_main(path, out_path):
             row.update(peer=best, peer_ms=res[best], all=res)
         except Exception as e:   # a peer that fails is reported, the next shape runs
             row.update(peer="error", peer_ms=None, error=f"{type(e).__name__}: {str(e)[:200]}")
+        torch.cuda.empty_cache()
+        out.write(json.dumps(row) + "\n")
+        out.flush()
+        done.append(row)
+    # then, while the time lasts, torch.compile specialised to each rows-op shape (a row
+    # again for the shape, with every peer: the table keeps the last row of a shape)
+    until = t0 + float(os.environ.get("SWEEP_STATIC_UNTIL", "0"))
+    torch._dynamo.reset()   # the dynamic-shape graphs of the pass above would serve these shapes
+    torch._dynamo.config.automatic_dynamic_shapes = False
+    for row in done:
+        if time.time() > until:
+            break
+        if row["op"] not in NONGEMM or not row.get("all"):
+            continue
+        try:
+            static(row["op"], parse_shape(row["shape"]), row["all"])
+        except Exception as e:
+            row["static_error"] = f"{type(e).__name__}: {str(e)[:200]}"
+        best = min(row["all"], key=row["all"].get)
+        row.update(peer=best, peer_ms=row["all"][best])
         torch.cuda.empty_cache()
         out.write(json.dumps(row) + "\n")
         out.flush()
