@@ -98,7 +98,16 @@ typedef struct {
     int workers;                /* local: children at a time (<= 1: one); worker w runs with
                                    CUDA_VISIBLE_DEVICES=devices[w % ndevices] */
     const char *devices[16]; int ndevices;   /* local: the GPUs (none: all on "0") */
+    char devbuf[512];           /* where devices[] point (ar_batch_spread) */
+    const char *gres;           /* Slurm: --gres per task (NULL: "gpu:1"; "none": no --gres) */
 } ArBatchOpts;
+/* The workers of a local batch (`--workers N`, `--devices LIST`): with N, N
+ * workers over LIST (else $CUDA_VISIBLE_DEVICES's list, else all on "0");
+ * without N, one worker per GPU: of LIST, else of $CUDA_VISIBLE_DEVICES,
+ * else (detect set) of the ngpus the driver sees (rt_gpu_count; 0 or 1: one
+ * worker). 1, or 0 with why in err. */
+int ar_batch_spread(ArBatchOpts *o, const char *workers, const char *devices, int detect,
+                    char *err, size_t errlen);
 int ar_batch(const ArBatchOpts *o, const ArJob *jobs, int n, ArResult *res, char *err, size_t errlen);
 /* "local" (or NULL) and "slurm": 1, else 0 */
 int ar_batch_kind(const char *name, ArBatchKind *out);

@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "agent.h"
+#include "rt.h"
 
 /* ---- the local batch -------------------------------------------------------- */
 
@@ -98,6 +99,35 @@ static int local_batch(const ArBatchOpts *o, const ArJob *jobs, int n, ArResult 
     for (int w = 0; w < started; w++)
         pthread_join(th[w], NULL);
     return p.failed ? -1 : 0;
+}
+
+int ar_batch_spread(ArBatchOpts *o, const char *workers, const char *devices, int detect,
+                    char *err, size_t errlen)
+{
+    long n = 0;
+    if (workers) {
+        char *end;
+        n = strtol(workers, &end, 10);
+        if (n < 1 || n > 64 || *end) {
+            snprintf(err, errlen, "--workers takes 1 .. 64, not `%s`", workers);
+            return 0;
+        }
+    }
+    const char *list = devices ? devices : getenv("CUDA_VISIBLE_DEVICES");
+    if (!list && !workers && detect) { /* every GPU the driver sees: 0 .. ngpus-1 */
+        int ngpus = rt_gpu_count();
+        size_t at = 0;
+        for (int g = 0; g < ngpus && g < 16 && at + 8 < sizeof o->devbuf; g++)
+            at += (size_t)snprintf(o->devbuf + at, sizeof o->devbuf - at, "%s%d", g ? "," : "", g);
+        list = ngpus > 1 ? o->devbuf : NULL;
+    }
+    if (list != o->devbuf)
+        snprintf(o->devbuf, sizeof o->devbuf, "%s", list ? list : "");
+    o->ndevices = 0;
+    for (char *tok = strtok(o->devbuf, ","); tok && o->ndevices < 16; tok = strtok(NULL, ","))
+        o->devices[o->ndevices++] = tok;
+    o->workers = workers ? (int)n : o->ndevices > 1 ? o->ndevices : 1;
+    return 1;
 }
 
 /* ---- the Slurm batch -------------------------------------------------------- */
@@ -263,6 +293,11 @@ static int slurm_batch(const ArBatchOpts *o, const ArJob *jobs, int n, ArResult 
     const char *argv[48] = {o->sbatch ? o->sbatch : "sbatch", "--parsable", "--job-name=cake-tune",
                             array, output, chdir_};
     int k = 6;
+    char gres[128];
+    if (!o->gres || strcmp(o->gres, "none")) { /* one GPU per task: Slurm sets its CUDA_VISIBLE_DEVICES */
+        snprintf(gres, sizeof gres, "--gres=%s", o->gres ? o->gres : "gpu:1");
+        argv[k++] = gres;
+    }
     if (o->partition) {
         snprintf(part, sizeof part, "--partition=%s", o->partition);
         argv[k++] = part;

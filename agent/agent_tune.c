@@ -21,12 +21,14 @@ typedef struct {
     const char *status;        /* pruned-cost, invalid, ok, check-failed, fault, ... */
     char why[200];
     int rank_pred;             /* 1-based among the predicted, 0 if none */
+    cJSON *on;                 /* the child's measured_on: where it ran (NULL: not said) */
     int unsure;                /* the cost model's verdict is "measure" */
 } Variant;
 
 typedef struct {
     const char *file, *shape, *fixed, *target, *out, *runs;
     const char *runner, *fake, *slurm_dir, *partition;   /* --runner local|slurm, --fake-measure D */
+    const char *workers, *devices, *gres;                /* --workers N, --devices LIST, --gres G */
     double kernel_timeout, child_timeout;
     int top, cap, check, json;
     AgSpace space;
@@ -70,6 +72,9 @@ static int parse_opts(CakeCtx *ctx, int argc, char **argv, TuneOpts *o)
         else if (more && !strcmp(a, "--fake-measure")) o->fake = argv[++i];
         else if (more && !strcmp(a, "--slurm-dir")) o->slurm_dir = argv[++i];
         else if (more && !strcmp(a, "--partition")) o->partition = argv[++i];
+        else if (more && !strcmp(a, "--workers")) o->workers = argv[++i];
+        else if (more && !strcmp(a, "--devices")) o->devices = argv[++i];
+        else if (more && !strcmp(a, "--gres")) o->gres = argv[++i];
         else if (more && (!strcmp(a, "-o") || !strcmp(a, "--out"))) o->out = argv[++i];
         else if (more && !strcmp(a, "--top")) o->top = atoi(argv[++i]);
         else if (more && !strcmp(a, "--cap")) o->cap = atoi(argv[++i]);
@@ -86,6 +91,11 @@ static int parse_opts(CakeCtx *ctx, int argc, char **argv, TuneOpts *o)
     if (!ar_batch_kind(o->runner, &kind)) {
         Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "tune: --runner `%s`: local or slurm", o->runner);
         diag_help(ctx, d, "the local runner is the default");
+        return 0;
+    }
+    ArBatchOpts probe = {0};
+    if (o->workers && !ar_batch_spread(&probe, o->workers, o->devices, 0, err, sizeof err)) {
+        diag_report(ctx, E0002, IR_NOSPAN, "tune: %s", err);
         return 0;
     }
     if (!o->file || !o->space.nparams || o->top <= 0 || o->cap <= 0 || o->kernel_timeout <= 0) {
@@ -284,6 +294,8 @@ static void take_result(Tune *tu, Variant *v, cJSON *doc, int fake)
                        : ag_json_find_number(cJSON_GetObjectItemCaseSensitive(doc, "bench"), keys);
     if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "ok")) && check_ok && !isnan(v->measured)) {
         v->status = "ok";
+        const cJSON *on = cJSON_GetObjectItemCaseSensitive(doc, "measured_on");
+        v->on = cJSON_IsObject(on) ? cJSON_Duplicate(on, 1) : NULL;
         tu->measured++;
         return;
     }
@@ -306,8 +318,13 @@ static void log_variant(int k, int total, const Variant *v)
 /* every variant not pruned, as one batch (local: one child after another; slurm: one array) */
 static void measure(AgTools *t, const TuneOpts *o, Tune *tu)
 {
-    ArBatchOpts bo = {.dir = o->slurm_dir, .partition = o->partition, .timeout_s = 0};
+    ArBatchOpts bo = {.dir = o->slurm_dir, .partition = o->partition, .timeout_s = 0, .gres = o->gres};
+    char why[200];
     ar_batch_kind(o->runner, &bo.kind);
+    /* one worker per visible GPU unless told (parse_opts checked --workers) */
+    ar_batch_spread(&bo, o->workers, o->devices, bo.kind == AR_BATCH_LOCAL && !o->fake, why, sizeof why);
+    if (bo.kind == AR_BATCH_LOCAL && bo.workers > 1)
+        fprintf(stderr, "tune: %d workers over %d GPUs\n", bo.workers, bo.ndevices ? bo.ndevices : 1);
     int total = 0;
     for (int i = 0; i < tu->n; i++)
         total += !tu->v[i].status;
@@ -495,6 +512,24 @@ static void print_table(const Tune *tu)
     }
 }
 
+/* 1 with "NAME1 and NAME2" in both when the measurements name two kinds of device */
+static int mixed_devices(const Tune *tu, char *both, size_t cap)
+{
+    const char *first = NULL;
+    for (int i = 0; i < tu->n; i++) {
+        const char *d = tu->v[i].on ? ag_json_find_string(tu->v[i].on, "device") : NULL;
+        if (!d)
+            continue;
+        if (!first)
+            first = d;
+        else if (strcmp(first, d)) {
+            snprintf(both, cap, "%s and %s", first, d);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static cJSON *report(const TuneOpts *o, const Tune *tu, const char *written)
 {
     const Variant *best = best_measured(tu), *pred = best_predicted(tu), *def = &tu->v[0];
@@ -519,6 +554,8 @@ static cJSON *report(const TuneOpts *o, const Tune *tu, const char *written)
         cJSON_AddStringToObject(row, "status", v->status ? v->status : "not-run");
         if (v->why[0] && isnan(v->measured))
             cJSON_AddStringToObject(row, "why", v->why);
+        if (v->on)
+            cJSON_AddItemToObject(row, "measured_on", cJSON_Duplicate(v->on, 1));
         cJSON_AddItemToArray(tab, row);
     }
     if (best) {
@@ -607,6 +644,14 @@ int ag_cmd_tune(CakeCtx *ctx, int argc, char **argv)
     prune(&o, &tu);
     measure(&t, &o, &tu);
     ag_tools_free(&t);
+    char mixed[300];
+    if (mixed_devices(&tu, mixed, sizeof mixed)) { /* times from two kinds of GPU decide nothing */
+        Diag *d = diag_report(ctx, E1213, IR_NOSPAN, "the measurements ran on different kinds of device: "
+                              "%s; no best is chosen", mixed);
+        diag_help(ctx, d, "give --devices the GPUs of one kind (or a Slurm partition of one kind)");
+        for (int i = 0; i < tu.n; i++)
+            tu.v[i].measured = NAN;
+    }
     const Variant *best = best_measured(&tu);
     char *written = best ? write_best(&o, best) : NULL;
     cJSON *j = report(&o, &tu, written);
@@ -625,6 +670,8 @@ int ag_cmd_tune(CakeCtx *ctx, int argc, char **argv)
         cJSON_Delete(j);
         j = NULL;
     }
+    for (int i = 0; i < tu.n; i++)
+        cJSON_Delete(tu.v[i].on);
     free(tu.v);
     return ag_finish(ctx, "tune", json, code, j);
 }

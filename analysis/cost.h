@@ -65,6 +65,7 @@ typedef struct {
     int unknown_trips;             /* loops whose trip count did not evaluate */
     int64_t wave;                  /* blocks of the first wave the reuse was measured over */
     int uses_tc[COST_TC__N];
+    int spill_bytes;               /* local memory per thread ptxas reported (0: none or unknown) */
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;  /* assumptions */
 } CostProfile;
 
@@ -73,6 +74,17 @@ typedef struct {
  * when the grid or the block size does not evaluate (why in *why). */
 int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg,
                  const CeEnv *env, int sm_count, CostProfile *out, char *why, size_t whylen);
+
+/* a calibrated family of the fit (cakec calibrate): the pattern key of its
+   training cases (cost_pattern), how many, their largest error and the range of
+   predicted times; a prediction says `model` only inside one */
+#define COST_MAX_PATTERNS 24
+typedef struct {
+    char key[40];
+    int n;
+    double err;                           /* the 80th percentile of |predicted / measured - 1| */
+    double t_lo, t_hi;                    /* predicted ms of the training cases */
+} CostPattern;
 
 /* calibration constants (bench/cost/DEVICE.json; cost_calib_default) */
 typedef struct {
@@ -84,6 +96,9 @@ typedef struct {
     double rel_err;                       /* half-width of the interval, relative */
     double launch_us;                     /* 0: the device row's */
     char source[160];                     /* "built-in defaults" or the file, date, command */
+    CostPattern pat[COST_MAX_PATTERNS];   /* the calibrated families; none: every pattern */
+    int npat;
+    double pat_err;                       /* a family fitted worse than this is not calibrated */
 } CostCalib;
 
 void cost_calib_default(CostCalib *c);
@@ -110,11 +125,21 @@ typedef struct {
     double inflight_bytes, inflight_needed;   /* Little's law, whole device */
     double inflight_block;         /* bytes one block keeps in flight */
     double pipeline_ms;            /* a block's stage fills x latency / stages in flight (per SM) */
-    struct { char name[32]; int64_t threads; int regs; double ms; } roles[COST_MAX_ROLES];
+    struct {
+        char name[32]; int64_t threads; int regs; double ms;
+        double tensor_ms, simt_ms, mufu_ms, shared_ms;   /* the role's work on each unit alone */
+    } roles[COST_MAX_ROLES];
     uint32_t nroles;
     int measure;                   /* 1: outside what the model knows, measure */
+    char pattern[40];              /* cost_pattern: the family it is judged in */
+    char infeasible[160];          /* why the variant cannot launch or spills; "" when feasible */
+    double body_ms[4];             /* compute (per-SM critical path), pipeline, shared, memory */
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;
 } CostResult;
+
+/* The pattern key of a prediction ("wgmma/tensor/roles", "simt/dram"): the
+ * unit doing the work, the bound, whether the kernel has warp roles. */
+void cost_pattern(const CostProfile *p, const CostResult *r, char *key, size_t n);
 
 /* The prediction for profile p on device d with calibration c. */
 void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, CostResult *out);

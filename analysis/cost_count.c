@@ -5,6 +5,7 @@
  * the thread counts with the fraction of sampled threads that takes it. */
 #include <string.h>
 #include "cost_walk.h"
+#include "tcfamily.h"
 
 /* ---- expressions ------------------------------------------------------------------ */
 
@@ -253,6 +254,12 @@ static void role_stmt(Walk *w, const Node *n, double m)
     w->role_threads = keep_th;
 }
 
+/* the cost unit of each tensor-core family (ir/tcfamily.h): the cost hook */
+static const int tc_family_unit[TCF__COUNT] = {
+    [TCF_MMA_SYNC] = COST_TC_MMA, [TCF_WGMMA] = COST_TC_WGMMA, [TCF_MFMA] = COST_TC_MFMA,
+    [TCF_TCGEN05] = COST_TC_WGMMA,
+};
+
 static void tc_stmt(Walk *w, const Node *n, double m)
 {
     const Type *acc = cw_type_of(w, n->a), *a = cw_type_of(w, n->b), *b = cw_type_of(w, n->c);
@@ -264,11 +271,12 @@ static void tc_stmt(Walk *w, const Node *n, double m)
     double flops = 2 * M * N * K * inst;
     DType ab = (DType)a->dtype;
     double scale = ir_dtype_bytes(ab) == 1 ? 0.5 : ab == DT_TF32 || ab == DT_F32 ? 2 : ab == DT_F64 ? 16 : 1;
-    int unit = n->op == OP_WGMMA ? COST_TC_WGMMA : n->op == OP_MMA ? COST_TC_MMA : COST_TC_MFMA;
+    TcFamily fam = tc_family_of((Op)n->op);
+    int unit = tc_family_unit[fam];
     w->w->tc_flops[unit] += flops;
     w->w->tc_work[unit] += flops * scale;
     w->p->uses_tc[unit] = 1;
-    if (n->op == OP_WGMMA) {   /* the tensor cores read their shared operands */
+    if (tc_family(fam)->b_src == TCO_SMEM_DESC) {   /* the tensor cores read their shared operands */
         if (a->space == SP_SHARED) w->w->srd += M * K * cw_dt_bytes(a) * inst;
         if (b && b->space == SP_SHARED) w->w->srd += N * K * cw_dt_bytes(b) * inst;
     }
@@ -285,12 +293,44 @@ static void reg_decl(Walk *w, NodeId id, const Node *n, double m)
         w->w->alu += cw_elems(w, t) * cw_copies(w, t) * m;
 }
 
+/* the distributed tile an implicit-index value reads (`store C[..] <- bf16(acc[r, c])`:
+   acc), or NULL: its elements are the store's, once per copy of the tile */
+static const Type *implicit_tile(const Walk *w, NodeId e, int depth)
+{
+    if (!e || depth > 32)
+        return NULL;
+    const Kernel *k = w->k;
+    const Node *n = &k->nodes[e];
+    if (n->op == OP_INDEX && n->n) {
+        const Node *i0 = &k->nodes[k->lists[n->list]];
+        if (i0->op == OP_NAME && ((i0->flags & NF_IMPLICIT) || (i0->decl && (k->nodes[i0->decl].flags & NF_IMPLICIT))))
+            return cw_type_of(w, n->a);
+    }
+    const Type *t;
+    if ((t = implicit_tile(w, n->a, depth + 1)) || (t = implicit_tile(w, n->b, depth + 1)) ||
+        (t = implicit_tile(w, n->c, depth + 1)))
+        return t;
+    if (ir_ops[n->op].cls == OC_BUILTIN)
+        for (uint32_t i = 0; i < n->n; i++)
+            if ((t = implicit_tile(w, k->lists[n->list + i], depth + 1)))
+                return t;
+    return NULL;
+}
+
 static void mem_stmt(Walk *w, const Node *n, double m)
 {
     const Type *dst = cw_type_of(w, n->a), *src = cw_type_of(w, n->b);
     switch (n->op) {
     case OP_STORE: {
         double f = cw_cond_frac(w, n->c);
+        const Type *tile = implicit_tile(w, n->b, 0);
+        if (tile) {   /* a per-element tile store: the slice once per copy of the tile, the value per element */
+            double per = cw_elems(w, tile) * cw_copies(w, tile) / (double)w->role_threads;
+            w->w->gst += cw_bytes_of(w, dst) * cw_copies(w, tile) * m;
+            cw_mark_arg(w, n->a, 2);
+            expr(w, n->b, m * per);
+            break;
+        }
         double bytes = cw_bytes_of(w, dst) * cw_copies(w, src) * m * (f < 0 ? 1 : f);
         if (cw_space_of(w, n->a) == SP_SHARED)
             w->w->swr += bytes;

@@ -75,11 +75,20 @@ static double block_path(const CostProfile *p, const CostWork *w, const TgDevice
     *smem_clk = all.smem;
     if (!p->nroles)
         return path_clk(all, overlap);
-    double worst = 0;   /* roles run concurrently: the longest one */
+    /* roles run concurrently: the longest one, but roles that use the same
+       unit share it (two consumer roles' wgmma take turns on the SM's tensor
+       cores: ping-pong overlaps one role's epilogue with the other's mainloop,
+       it does not double the tensor rate) */
+    double worst = 0, tc = 0, simt = 0;
     CostWork rest = *w;
     for (uint32_t r = 0; r < p->nroles; r++) {
-        double t = path_clk(block_clk(&p->roles[r].w, d, c), overlap);
+        BlockClk rb = block_clk(&p->roles[r].w, d, c);
+        double t = path_clk(rb, overlap);
         if (t > worst) worst = t;
+        tc += rb.tc;
+        simt += rb.alu > rb.sfu ? rb.alu : rb.sfu;
+        if (tc > worst) worst = tc;
+        if (simt > worst) worst = simt;
         double *x = (double *)&rest;
         const double *y = (const double *)&p->roles[r].w;
         for (size_t i = 0; i < sizeof rest / sizeof(double); i++)
@@ -149,9 +158,20 @@ static void uncertainty(const CostProfile *p, const TgDevice *d, CostResult *r, 
         *widen += 0.15;
     }
     if (r->blocks_per_sm < 1) {
-        cost_note(r->notes, &r->nnotes, "the block does not fit on one SM (threads, shared memory or "
+        cost_note(r->notes, &r->nnotes, "measure: the block does not fit on one SM (threads, shared memory or "
                   "registers): the launch fails or the model does not apply");
+        snprintf(r->infeasible, sizeof r->infeasible, "cannot launch: no block fits on an SM (limit: %s)",
+                 r->occ_limiter ? r->occ_limiter : "unknown");
         *widen += 1.0;
+        r->measure = 1;
+    }
+    if (p->spill_bytes > 0) {
+        cost_note(r->notes, &r->nnotes, "measure: ptxas reports %d bytes of local memory per thread "
+                  "(spills or local arrays; not modelled)", p->spill_bytes);
+        if (!r->infeasible[0])
+            snprintf(r->infeasible, sizeof r->infeasible, "spills: %d bytes of local memory per thread",
+                     p->spill_bytes);
+        *widen += 0.5;
         r->measure = 1;
     }
     if (ti->vendor == VENDOR_AMD) {
@@ -175,6 +195,46 @@ static void uncertainty(const CostProfile *p, const TgDevice *d, CostResult *r, 
         cost_note(r->notes, &r->nnotes, "fewer blocks (%lld) than half the SMs' slots: launch "
                   "and latency dominate", (long long)p->nblocks);
         *widen += 0.25;
+    }
+}
+
+void cost_pattern(const CostProfile *p, const CostResult *r, char *key, size_t n)
+{
+    const char *unit = p->uses_tc[COST_TC_WGMMA] ? "wgmma" : p->uses_tc[COST_TC_MMA] ? "mma"
+                     : p->uses_tc[COST_TC_MFMA] ? "mfma" : "simt";
+    snprintf(key, n, "%s/%s%s", unit, cost_resource_names[r->bottleneck], p->nroles ? "/roles" : "");
+}
+
+/* `model` only inside a family the calibration fitted (when it lists them) and
+   within the range of times it was fitted on */
+static void family(const CostProfile *p, const CostCalib *c, CostResult *r, double *widen)
+{
+    cost_pattern(p, r, r->pattern, sizeof r->pattern);
+    if (c->npat <= 0)
+        return;
+    const CostPattern *f = NULL;
+    for (int i = 0; i < c->npat; i++)
+        if (!strcmp(c->pat[i].key, r->pattern))
+            f = &c->pat[i];
+    if (!f) {
+        cost_note(r->notes, &r->nnotes, "measure: no calibrated family for pattern %s (the fit saw "
+                  "no training kernel bound like this one)", r->pattern);
+        *widen += 0.5;
+        r->measure = 1;
+    } else if (f->n < 2) {
+        cost_note(r->notes, &r->nnotes, "measure: family %s had one training case only", r->pattern);
+        *widen += 0.25;
+        r->measure = 1;
+    } else if (c->pat_err > 0 && f->err > c->pat_err) {
+        cost_note(r->notes, &r->nnotes, "measure: family %s was fitted with an error up to %.0f%% "
+                  "(80th percentile of %d training cases)", r->pattern, 100 * f->err, f->n);
+        *widen += f->err;
+        r->measure = 1;
+    } else if (r->time_ms < f->t_lo / 4 || r->time_ms > f->t_hi * 4) {
+        cost_note(r->notes, &r->nnotes, "measure: %.4g ms is outside the range family %s was fitted "
+                  "on (%.4g .. %.4g ms, 4x margin)", r->time_ms, r->pattern, f->t_lo, f->t_hi);
+        *widen += 0.25;
+        r->measure = 1;
     }
 }
 
@@ -215,12 +275,15 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double reads_all = nb * (p->w.gld + async_bytes);
     double dram_share = reads_all > 0 ? fmin(1, nb * p->w.dram_rd / reads_all) : 1;
     double lat_load = d->lat_l2_ns + dram_share * (d->lat_dram_ns - d->lat_l2_ns);
-    double pipe_clk = 0;
     if (p->stage_bytes > 0 && async_bytes > 0) {
+        /* a stage lands a latency plus its transfer at the SM's share of the L2
+           bandwidth after it is issued; the latencies of the blocks sharing an SM
+           overlap, their transfers do not */
         double fills = async_bytes / p->stage_bytes;
         double inflight = p->stages > 1 ? p->stages - 1 : 1;
-        pipe_clk = fills * lat_load * 1e-9 * clk / inflight;
-        r->pipeline_ms = per_sm * pipe_clk / (bps > 1 ? bps : 1) / clk * 1e3;
+        double xfer_ns = p->stage_bytes / (d->l2_gbps * c->eff_l2 / d->sm_count);
+        double per_fill_ns = (lat_load / bps + xfer_ns) / inflight;
+        r->pipeline_ms = per_sm * fills * per_fill_ns * 1e-6;
     }
     double comp_s = fmax(per_sm * path, path_max) / clk;
     if (r->pipeline_ms * 1e-3 > comp_s) {
@@ -305,12 +368,22 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
         snprintf(r->roles[i].name, sizeof r->roles[i].name, "%s", p->roles[i].name);
         r->roles[i].threads = p->roles[i].threads;
         r->roles[i].regs = p->roles[i].regs;
-        r->roles[i].ms = per_sm * path_clk(block_clk(&p->roles[i].w, d, c), overlap) / clk * 1e3;
+        BlockClk rb = block_clk(&p->roles[i].w, d, c);
+        r->roles[i].ms = per_sm * path_clk(rb, overlap) / clk * 1e3;
+        r->roles[i].tensor_ms = per_sm * rb.tc / clk * 1e3;
+        r->roles[i].simt_ms = per_sm * rb.alu / clk * 1e3;
+        r->roles[i].mufu_ms = per_sm * rb.sfu / clk * 1e3;
+        r->roles[i].shared_ms = per_sm * rb.smem / clk * 1e3;
     }
     r->nroles = p->nroles;
 
+    r->body_ms[0] = fmax(per_sm * path, path_max) / clk * 1e3;
+    r->body_ms[1] = r->pipeline_ms;
+    r->body_ms[2] = r->res_ms[CR_SMEM];
+    r->body_ms[3] = fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2]);
     double widen = 0;
     uncertainty(p, d, r, &widen);
+    family(p, c, r, &widen);
     r->lo_ms = r->time_ms * (1 - c->rel_err - 0.5 * widen > 0.2 ? 1 - c->rel_err - 0.5 * widen : 0.2);
     r->hi_ms = r->time_ms * (1 + c->rel_err + widen);
     cost_note(r->notes, &r->nnotes, "L2 reuse between blocks: the first wave's shared tiles "

@@ -26,7 +26,8 @@ int cw_hook_special(const CeEnv *env, NodeId at, int64_t *out)
     int64_t warp = tg_warp(w->tg);
     switch ((SpecialReg)w->k->nodes[at].sub) {
     case SR_THREAD_X: *out = w->thread; return 1;
-    case SR_THREAD_Y: case SR_THREAD_Z: case SR_WG: *out = 0; return 1;
+    case SR_THREAD_Y: case SR_THREAD_Z: *out = 0; return 1;
+    case SR_WG: *out = w->thread / (4 * warp); return 1;   /* role-relative, as thread.x */
     case SR_BLOCK_X: *out = w->block[0]; return 1;
     case SR_BLOCK_Y: *out = w->block[1]; return 1;
     case SR_BLOCK_Z: *out = w->block[2]; return 1;

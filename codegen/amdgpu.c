@@ -1,5 +1,5 @@
 /* amdgpu.c — the AMDGPU hooks: gfx90a / gfx942 (wave64), amdgpu_kernel
- * calling convention, work-item intrinsics, LDS in addrspace(3), s_barrier,
+ * calling convention, work-item intrinsics, LDS in addrspace(3), s_barrier, MFMA,
  * cross-lane moves through ds_swizzle / ds_bpermute, math through the
  * llvm.amdgcn.* hardware intrinsics. The object is linked by lld.c. */
 #include <string.h>
@@ -81,6 +81,13 @@ static void amd_fence(Cg *cg)
     cg_asm(cg, cg->tvoid, "", "~{memory}", NULL, 0, 1);
 }
 
+/* fence.gpu: an acquire-release fence at device (agent) scope; the C API
+ * builds it at system scope, which is stronger */
+static void amd_fence_gpu(Cg *cg)
+{
+    LLVMBuildFence(cg->b, LLVMAtomicOrderingAcquireRelease, 0, "");
+}
+
 static LLVMValueRef bpermute(Cg *cg, LLVMValueRef v, LLVMValueRef src_lane)
 {
     LLVMValueRef a[2] = {LLVMBuildShl(cg->b, src_lane, cg_i32(cg, 2), ""), v};
@@ -157,6 +164,51 @@ static LLVMValueRef amd_fdiv(Cg *cg, LLVMValueRef a, LLVMValueRef b)
     return LLVMBuildFMul(cg->b, a, hw(cg, "llvm.amdgcn.rcp", b), "");
 }
 
+/* ---- MFMA (the register-operand tensor-core family, ir/tcfamily.h) -------------
+ * llvm.amdgcn.mfma.f32.MxNxK<type>(A, B, C, cbsz 0, abid 0, blgp 0) -> C (LLVM
+ * AMDGPUUsage "MFMA intrinsics"; CDNA3 ISA "Matrix arithmetic instructions"):
+ * 16-bit A/B are <4 x i16> (bf16, the _1k variants gfx90a and gfx942 have) or
+ * <4 x half> (f16), four elements per lane low first (the mfma_a / mfma_b
+ * register order); f32 A/B one float; C is <16 x float> (32x32) or <4 x float>
+ * (16x16) in the mfma layout's register order. Other inputs (xf32, i8, f64):
+ * E0902 for now. */
+static LLVMValueRef mfma_operand(Cg *cg, IrTc t, LLVMValueRef *regs, unsigned nregs)
+{
+    if (t.ab == DT_F32)
+        return LLVMBuildBitCast(cg->b, regs[0], cg->tf32, "");
+    LLVMTypeRef v2 = LLVMVectorType(cg->ti32, 2);
+    LLVMValueRef v = LLVMGetUndef(v2);
+    for (unsigned i = 0; i < nregs && i < 2; i++)
+        v = LLVMBuildInsertElement(cg->b, v, regs[i], cg_i32(cg, i), "");
+    LLVMTypeRef el = t.ab == DT_F16 ? LLVMHalfTypeInContext(cg->lc) : LLVMInt16TypeInContext(cg->lc);
+    return LLVMBuildBitCast(cg->b, v, LLVMVectorType(el, 4), "");
+}
+
+static void amd_mfma(Cg *cg, IrTc t, LLVMValueRef *a, unsigned na, LLVMValueRef *b, unsigned nb,
+                     LLVMValueRef *d, unsigned nd)
+{
+    const char *ty = t.ab == DT_BF16 ? "bf16.1k" : t.ab == DT_F16 ? "f16" : t.ab == DT_F32 ? "f32" : NULL;
+    unsigned want_regs = t.ab == DT_F32 ? 1 : 2;
+    if (!ty || t.acc != DT_F32 || t.b_dt || na != want_regs || nb != want_regs ||
+        nd != (unsigned)t.m * t.n / 64) {
+        cg_unsupported(cg, cg->at, ir_fmt(cg->ctx, "an MFMA with %s inputs and a %s accumulator "
+                       "(bf16, f16 and f32 inputs into f32 are compiled)", ir_dtypes[t.ab].spelling,
+                       ir_dtypes[t.acc].spelling));
+        return;
+    }
+    char name[64];
+    snprintf(name, sizeof name, "llvm.amdgcn.mfma.f32.%ux%ux%u%s", t.m, t.n, t.k, ty);
+    LLVMTypeRef cv = LLVMVectorType(cg->tf32, nd);
+    LLVMValueRef c = LLVMGetUndef(cv);
+    for (unsigned i = 0; i < nd; i++)
+        c = LLVMBuildInsertElement(cg->b, c, d[i], cg_i32(cg, i), "");
+    LLVMValueRef args[6] = {mfma_operand(cg, t, a, na), mfma_operand(cg, t, b, nb), c, cg_i32(cg, 0),
+                            cg_i32(cg, 0), cg_i32(cg, 0)};
+    LLVMValueRef r = cg_call(cg, name, cv, args, 6);
+    for (unsigned i = 0; i < nd; i++)
+        d[i] = LLVMBuildExtractElement(cg->b, r, cg_i32(cg, i), "");
+}
+
 static void amd_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
 {
     LLVMSetFunctionCallConv(fn, LLVMAMDGPUKERNELCallConv);
@@ -178,8 +230,10 @@ const CgTarget cg_amdgpu = {
     .barrier = amd_barrier,
     .named_barrier = amd_named_barrier,
     .fence = amd_fence,
+    .fence_gpu = amd_fence_gpu,
     .shfl = amd_shfl,
     .math_f32 = amd_math,
     .fdiv_f32 = amd_fdiv,
+    .mma = amd_mfma,
     .mark_kernel = amd_mark_kernel,
 };

@@ -184,7 +184,7 @@ static int arg_written(Kernel *k, NodeId arg)
     for (uint32_t i = 1; i < k->nnodes; i++) {
         Node *n = &k->nodes[i];
         NodeId ref = 0;
-        if (n->op == OP_STORE || n->op == OP_ASSIGN)
+        if (n->op == OP_STORE || n->op == OP_ASSIGN || (n->op == OP_LOAD && n->sub)) /* sub: an atomic */
             ref = n->a;
         else if (n->op == OP_TMA_STORE)
             ref = n->a;

@@ -288,7 +288,10 @@ LLVMValueRef cg_expr(Cg *cg, NodeId e)
             r = undef_of(cg, ty);
             break;
         }
-        r = cg_load(cg, &ref, n->op == OP_LOAD ? n->b : 0, n->span);
+        if (n->op == OP_LOAD && n->sub) /* atomic.add(ref, v) / atomic.exch(ref, v): the old element */
+            r = cg_atomic(cg, &ref, (Op)n->sub, cg_expr_of(cg, n->c, ty), n->b);
+        else
+            r = cg_load(cg, &ref, n->op == OP_LOAD ? n->b : 0, n->span);
         break;
     }
     case OP_POW: r = power(cg, n, ty); break;

@@ -29,6 +29,7 @@ typedef struct CgTarget {
     void (*barrier)(Cg *);                                   /* sync */
     void (*named_barrier)(Cg *, LLVMValueRef id, LLVMValueRef count, int arrive, Span);
     void (*fence)(Cg *);                                     /* fence (block scope) */
+    void (*fence_gpu)(Cg *);                                 /* fence.gpu (device scope) */
     /* a 32-bit shuffle: v is i32; arg is the lane mask / delta / source lane */
     LLVMValueRef (*shfl)(Cg *, int kind, LLVMValueRef v, LLVMValueRef arg);
     /* f32 math: op is OP_EXP2 .. OP_RCP etc.; returns NULL when the shared code
@@ -61,7 +62,7 @@ typedef struct CgTarget {
     void (*cp_mbar_arrive)(Cg *, LLVMValueRef bar);
     void (*syncwarp)(Cg *);
     void (*tma_load)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, LLVMValueRef *c, unsigned n);
-    void (*tma_store)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n);
+    void (*tma_store)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n, int add);
     void (*bulk_commit)(Cg *);
     void (*bulk_wait)(Cg *, int n);
     void (*fence_proxy)(Cg *);
@@ -71,6 +72,9 @@ typedef struct CgTarget {
     /* d: nd accumulator values in, results out; a_regs: packed A registers or NULL */
     void (*wgmma)(Cg *, IrTc t, LLVMValueRef desc_a, LLVMValueRef desc_b, LLVMValueRef *a_regs,
                   unsigned na, LLVMValueRef *d, unsigned nd);
+    /* the register-operand tensor-core instruction of the target's family
+     * (ir/tcfamily.h): mma.sync on NVIDIA, MFMA on AMD; a, b: packed 32-bit
+     * registers of A and B; d: nd accumulator values in, results out */
     void (*mma)(Cg *, IrTc t, LLVMValueRef *a, unsigned na, LLVMValueRef *b, unsigned nb,
                 LLVMValueRef *d, unsigned nd);
     void (*ldmatrix)(Cg *, int n, int trans, LLVMValueRef addr, LLVMValueRef *out); /* n i32 */
@@ -174,6 +178,9 @@ int cg_ref(Cg *, NodeId ref, CgTy value, CgRef *out);
 LLVMValueRef cg_index64(Cg *, NodeId index);   /* an index, extended to i64 */
 LLVMValueRef cg_load(Cg *, const CgRef *, NodeId mask, Span);
 void cg_store(Cg *, const CgRef *, LLVMValueRef v, NodeId mask, Span);
+/* an atomic read-modify-write (OP_ATOMIC_ADD, OP_ATOMIC_EXCH) of one global
+ * element; returns the old element (0 where the mask is off) */
+LLVMValueRef cg_atomic(Cg *, const CgRef *, Op op, LLVMValueRef v, NodeId mask);
 
 /* ---- cg_reduce.c --------------------------------------------------------- */
 LLVMValueRef cg_shuffle(Cg *, int kind, LLVMValueRef v, CgTy ty, LLVMValueRef arg);

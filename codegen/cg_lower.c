@@ -253,7 +253,7 @@ static void tma(Cg *cg, const Node *n, int load)
     if (load)
         cg->t->tma_load(cg, map, smem, op_i32(cg, n, 2), c, nc);
     else
-        cg->t->tma_store(cg, map, smem, c, nc);
+        cg->t->tma_store(cg, map, smem, c, nc, n->sub == 1);
 }
 
 static void wgmma(Cg *cg, const Node *n)
@@ -276,11 +276,17 @@ static void wgmma(Cg *cg, const Node *n)
         elem_store(cg, ir_list_at(cg->k, n, at + i), d[i]);
 }
 
+/* a register-operand tensor-core instruction (mma.sync, MFMA): the operands are
+ * the elements of the C, A and B fragments over the T threads of the family's
+ * scope (ir/tcfamily.h), A and B packed into 32-bit registers */
 static void mma(Cg *cg, const Node *n)
 {
     IrTc t = ir_tc_unpack(n->v.i);
-    uint32_t nd = (uint32_t)t.m * t.n / 32, na = (uint32_t)t.m * t.k / 32, nb = (uint32_t)t.k * t.n / 32;
-    LLVMValueRef d[8], a[8], bb[8];
+    uint32_t T = (uint32_t)tg_tc_scope_threads(cg->tg, tc_family_of((Op)n->op));
+    uint32_t nd = (uint32_t)t.m * t.n / T, na = (uint32_t)t.m * t.k / T, nb = (uint32_t)t.k * t.n / T;
+    LLVMValueRef d[64], a[16], bb[16];
+    if (nd > 64 || na > 32 || nb > 32)
+        ir_bug(cg->ctx, "a tensor-core instruction with more operands than its shape allows");
     for (uint32_t i = 0; i < nd; i++)
         d[i] = elem_value(cg, ir_list_at(cg->k, n, i), (DType)t.acc);
     unsigned ra = pack_regs(cg, n, nd, na, (DType)t.ab, a);
@@ -314,6 +320,14 @@ void cg_lowered_stmt(Cg *cg, NodeId s)
 {
     Node *n = ir_get(cg->k, s);
     const CgTarget *t = cg->t;
+    TcFamily fam = tc_family_of((Op)n->op);
+    if (fam && n->op == tc_family(fam)->lowered && tc_family(fam)->a_src == TCO_REG) {
+        if (!t->mma || !tg_has(cg->tg, tc_family(fam)->feature))   /* the family's codegen hook */
+            cg_unsupported(cg, s, ir_fmt(cg->ctx, "'%s' on this target", ir_ops[n->op].spelling));
+        else
+            mma(cg, n);
+        return;
+    }
     if (!t->mbar_init) {
         cg_unsupported(cg, s, ir_fmt(cg->ctx, "'%s' on this target", ir_ops[n->op].spelling));
         return;
@@ -334,7 +348,6 @@ void cg_lowered_stmt(Cg *cg, NodeId s)
     case OP_L_WG_COMMIT: t->wg_commit(cg); return;
     case OP_L_WG_WAIT: t->wg_wait(cg, op_const(cg, n, 0)); return;
     case OP_L_WGMMA: wgmma(cg, n); return;
-    case OP_L_MMA: mma(cg, n); return;
     case OP_L_LDMATRIX: ldmatrix(cg, n); return;
     case OP_L_STMATRIX: stmatrix(cg, n); return;
     case OP_L_SETMAXNREG: t->setmaxnreg(cg, n->sub, (int)n->v.i); return;
@@ -392,6 +405,10 @@ LLVMValueRef cg_lowered_expr(Cg *cg, NodeId e, CgTy ty)
         LLVMValueRef start = LLVMBuildLShr(b, LLVMBuildAnd(b, a, cg_i64(cg, 0x3ffff), ""), cg_i64(cg, 4), "");
         uint64_t rest = ((lbo >> 4) & 0x3fff) << 16 | ((sbo >> 4) & 0x3fff) << 32 | mode << 62;
         return LLVMBuildOr(b, start, LLVMConstInt(cg->ti64, rest, 0), "");
+    }
+    case OP_L_LANE: {
+        NodeId v = ir_list_at(cg->k, n, 0);
+        return LLVMBuildExtractElement(b, cg_expr_of(cg, v, cg_ty(cg, v)), cg_i32(cg, n->v.i), "");
     }
     case OP_L_PACK: {
         LLVMTypeRef vt = cg_llvm_type(cg, ty);

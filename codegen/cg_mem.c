@@ -351,3 +351,39 @@ void cg_store(Cg *cg, const CgRef *r, LLVMValueRef v, NodeId mask, Span sp)
     LLVMBuildBr(cg->b, join);
     LLVMPositionBuilderAtEnd(cg->b, join);
 }
+
+/* atomicrmw, monotonic (PTX: relaxed, gpu scope: atom / red); ordering with
+ * other accesses is `fence.gpu`'s (docs/tir.md 7.7) */
+static LLVMValueRef atomic_plain(Cg *cg, const CgRef *r, Op op, LLVMValueRef v)
+{
+    int fl = cg_is_float(r->elem);
+    LLVMAtomicRMWBinOp bop = op == OP_ATOMIC_EXCH ? LLVMAtomicRMWBinOpXchg
+                             : fl ? LLVMAtomicRMWBinOpFAdd : LLVMAtomicRMWBinOpAdd;
+    LLVMValueRef x = LLVMBuildAtomicRMW(cg->b, bop, r->ptr, v, LLVMAtomicOrderingMonotonic, 0);
+    LLVMSetAlignment(x, r->align);
+    return x;
+}
+
+LLVMValueRef cg_atomic(Cg *cg, const CgRef *r, Op op, LLVMValueRef v, NodeId mask)
+{
+    if (r->space != SP_GLOBAL || r->elem.lanes != 1)
+        ir_bug(cg->ctx, "code generation: an atomic on a %s access of %u lanes: the verifier's "
+               "E0324/E0340 invariant does not hold", r->space == SP_GLOBAL ? "global" : "non-global",
+               r->elem.lanes);
+    if (!mask)
+        return atomic_plain(cg, r, op, v);
+    LLVMValueRef c = cg_cond(cg, mask);
+    LLVMBasicBlockRef from = LLVMGetInsertBlock(cg->b);
+    LLVMBasicBlockRef then = cg_block(cg, "matomic"), join = cg_block(cg, "mjoin");
+    LLVMBuildCondBr(cg->b, c, then, join);
+    LLVMPositionBuilderAtEnd(cg->b, then);
+    LLVMValueRef x = atomic_plain(cg, r, op, v);
+    LLVMBasicBlockRef then_end = LLVMGetInsertBlock(cg->b);
+    LLVMBuildBr(cg->b, join);
+    LLVMPositionBuilderAtEnd(cg->b, join);
+    LLVMValueRef phi = LLVMBuildPhi(cg->b, LLVMTypeOf(x), "");
+    LLVMValueRef vals[2] = {LLVMConstNull(LLVMTypeOf(x)), x};
+    LLVMBasicBlockRef bbs[2] = {from, then_end};
+    LLVMAddIncoming(phi, vals, bbs, 2);
+    return phi;
+}

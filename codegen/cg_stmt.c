@@ -183,7 +183,10 @@ static void store_stmt(Cg *cg, NodeId s, Node *n)
     CgTy vt = cg_ty(cg, n->b);   /* the destination's value type (legalize) */
     if (!cg_ref(cg, n->a, vt, &ref))
         return;
-    cg_store(cg, &ref, cg_expr(cg, n->b), n->c, n->span);
+    if (n->sub) /* atomic.add ref <- v: a `red` (the old value unused) */
+        (void)cg_atomic(cg, &ref, (Op)n->sub, cg_expr(cg, n->b), n->c);
+    else
+        cg_store(cg, &ref, cg_expr(cg, n->b), n->c, n->span);
 }
 
 static void stmt(Cg *cg, NodeId s)
@@ -231,6 +234,7 @@ static void stmt(Cg *cg, NodeId s)
     case OP_RETURN: LLVMBuildRetVoid(cg->b); return;
     case OP_SYNC: cg->t->barrier(cg); return;
     case OP_FENCE: cg->t->fence(cg); return;
+    case OP_FENCE_GPU: cg->t->fence_gpu(cg); return;
     case OP_BAR_SYNC: case OP_BAR_ARRIVE: {
         LLVMValueRef id = cg_expr_of(cg, n->a, cg_scalar(DT_I32));
         LLVMValueRef cnt = n->b ? cg_expr_of(cg, n->b, cg_scalar(DT_I32)) : cg_i32(cg, cg->block_threads);

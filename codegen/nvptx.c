@@ -57,6 +57,11 @@ static void nv_fence(Cg *cg)
     cg_asm(cg, cg->tvoid, "fence.acq_rel.cta;", "~{memory}", NULL, 0, 1);
 }
 
+static void nv_fence_gpu(Cg *cg)
+{
+    cg_asm(cg, cg->tvoid, "fence.acq_rel.gpu;", "~{memory}", NULL, 0, 1);
+}
+
 static LLVMValueRef nv_shfl(Cg *cg, int kind, LLVMValueRef v, LLVMValueRef arg)
 {
     static const char *const names[4] = {"llvm.nvvm.shfl.sync.bfly.i32", "llvm.nvvm.shfl.sync.down.i32",
@@ -244,6 +249,7 @@ const CgTarget cg_nvptx = {
     .barrier = nv_barrier,
     .named_barrier = nv_named_barrier,
     .fence = nv_fence,
+    .fence_gpu = nv_fence_gpu,
     .shfl = nv_shfl,
     .math_f32 = nv_math,
     .fdiv_f32 = nv_fdiv,

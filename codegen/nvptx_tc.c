@@ -89,12 +89,16 @@ void nv_tma_load(Cg *cg, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, 
     cg_asm(cg, cg->tvoid, text, cons, a, 3 + n, 1);
 }
 
-/* §9.7.9.27.1.2 cp.async.bulk.tensor: shared -> global, one bulk group */
-void nv_tma_store(Cg *cg, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n)
+/* §9.7.9.27.1.2 cp.async.bulk.tensor: shared -> global, one bulk group; with add,
+ * §9.7.9.27.1.3 cp.reduce.async.bulk.tensor .add: the box is added to global memory
+ * element by element (atomically per element, in the L2) */
+void nv_tma_store(Cg *cg, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n, int add)
 {
     char text[256], cons[64];
     LLVMValueRef a[8] = {map, smem};
-    int at = snprintf(text, sizeof text, "cp.async.bulk.tensor.%ud.global.shared::cta.bulk_group [$0, {", n);
+    int at = add ? snprintf(text, sizeof text,
+                            "cp.reduce.async.bulk.tensor.%ud.global.shared::cta.add.tile.bulk_group [$0, {", n)
+                 : snprintf(text, sizeof text, "cp.async.bulk.tensor.%ud.global.shared::cta.bulk_group [$0, {", n);
     for (unsigned i = 0; i < n; i++) {
         at += snprintf(text + at, sizeof text - (size_t)at, "%s$%u", i ? ", " : "", 2 + i);
         a[2 + i] = c[i];

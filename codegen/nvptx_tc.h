@@ -11,7 +11,7 @@ LLVMValueRef nv_mbar_try_wait(Cg *, LLVMValueRef bar, LLVMValueRef parity);
 void nv_cp_mbar_arrive(Cg *, LLVMValueRef bar);
 void nv_syncwarp(Cg *);
 void nv_tma_load(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, LLVMValueRef *c, unsigned n);
-void nv_tma_store(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n);
+void nv_tma_store(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n, int add);
 void nv_bulk_commit(Cg *);
 void nv_bulk_wait(Cg *, int n);
 void nv_fence_proxy(Cg *);

@@ -215,6 +215,8 @@ cJSON *drv_check_json(const CheckReport *r)
         }
         cJSON_AddNumberToObject(sm, "seed", (double)r->sample.seed);
     }
+    cJSON_AddNumberToObject(j, "ref_seconds", r->ref_seconds);       /* host: the fp64 reference */
+    cJSON_AddNumberToObject(j, "device_seconds", r->device_seconds); /* the launch, copies included */
     cJSON_AddStringToObject(j, "message", r->message);
     return j;
 }
@@ -339,6 +341,8 @@ static int run_options_ok(CakeCtx *ctx, const Options *o, const Module *m)
         bad = "--timeout takes a positive number of seconds";
     else if (o->seed && (strtoull(o->seed, &end, 0), *end))
         bad = "--seed takes a whole number";
+    else if (o->tol_scale && (strtod(o->tol_scale, &end) < 1 || *end))
+        bad = "--tol-scale takes a number >= 1 (it only widens the tolerances)";
     if (bad) {
         diag_report(ctx, E0002, IR_NOSPAN, "%s", bad);
         return 0;
@@ -391,6 +395,9 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
     copt.reference = rs->reference;
     if (o->seed)
         copt.seed = strtoull(o->seed, NULL, 0);
+    copt.dump_dir = o->dump_outputs;
+    if (o->tol_scale)
+        copt.tol_scale = strtod(o->tol_scale, NULL);
     CheckReport reps[8];
     uint32_t n;
     if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
@@ -479,7 +486,8 @@ static int bench_cost(CakeCtx *ctx, const Options *o, RunState *rs, CostResult *
         return 0;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     CakeCostOptions co = {.kernel = ir_symstr(ctx, rs->ck.k->name), .target = rs->ck.tg, .has_target = 1,
-                          .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs};
+                          .device = d->name, .shape = o->shape, .set = o->set, .regs = rs->ck.info.regs,
+                          .spill_bytes = rs->ck.info.local_bytes};
     int ok = cake_cost(ctx, rs->ck.m, &co, c) == 0;
     ctx->ndiags = nd;
     ctx->nerrors = ne;
@@ -496,7 +504,11 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
         return;
     }
     CakeBench b;
+    RtClock *clk = rt_clock_open(rs->dev);
+    int mhz0 = rt_clock_sm_mhz(clk);
     int rc = cake_bench(ctx, rs->dev, &rs->ck, &env, o->runs ? atoi(o->runs) : 0, &b);
+    cJSON_AddItemToObject(rs->extra, "measured_on", drv_measured_on(ctx, rs->dev, NULL, mhz0, rt_clock_sm_mhz(clk)));
+    rt_clock_close(clk);
     if (rc == 2) {
         rs->code = EXIT_BUG;
         return;
@@ -511,6 +523,29 @@ static void do_bench(CakeCtx *ctx, const Options *o, RunState *rs, const ShapeEn
     CostResult c;
     int have = bench_cost(ctx, o, rs, &c);
     drv_bench_report(&b, have ? &c : NULL, rs->extra, o->json);
+}
+
+/* what a measurement ran on (docs/library.md, "Tuning on every GPU"): the
+ * device's name, its PCI address, the CUDA_VISIBLE_DEVICES it was given, and
+ * the SM clock before and after (0: unknown, left out); dev NULL: the fake
+ * device of --fake-measure */
+cJSON *drv_measured_on(CakeCtx *ctx, const RtDevice *dev, const char *fake, int mhz0, int mhz1)
+{
+    cJSON *m = cJSON_CreateObject();
+    cJSON_AddStringToObject(m, "device", dev ? rt_info(dev)->name : ir_fmt(ctx, "fake:%s", fake ? fake : "?"));
+    if (dev) {
+        char bus[32];
+        rt_pci_bus_id(dev, bus, sizeof bus);
+        cJSON_AddStringToObject(m, "pci_bus_id", bus);
+    }
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (vis)
+        cJSON_AddStringToObject(m, "visible_devices", vis);
+    if (mhz0 > 0 && mhz1 > 0) {
+        int both[2] = {mhz0, mhz1};
+        cJSON_AddItemToObject(m, "sm_clock_mhz", cJSON_CreateIntArray(both, 2));
+    }
+    return m;
 }
 
 /* the bench document of b into extra ("bench", with the prediction c beside it
@@ -553,6 +588,75 @@ static void add_kernel_info(CakeCtx *ctx, RunState *rs)
     }
 }
 
+/* `run --sim`: the check of do_check/check_all with the CPU executor as the
+   device (lib cake_sim_check); no GPU is opened, nothing is compiled to PTX */
+static int sim_one(CakeCtx *ctx, const Options *o, Module *m, Target tg, const char *kernel,
+                   const char *set, const char *label, RunState *rs)
+{
+    CheckOptions copt = {0};
+    copt.reference = rs->reference;
+    if (o->seed)
+        copt.seed = strtoull(o->seed, NULL, 0);
+    copt.dump_dir = o->dump_outputs;
+    SimOptions sopt = {0};
+    sopt.no_race = o->no_race;
+    if (o->sm_count)
+        sopt.sm_count = atoll(o->sm_count);
+    Kernel *k = NULL;
+    if (cake_find_kernel(ctx, m, kernel, tg, &k))
+        return EXIT_USER;
+    ShapeEnv base;
+    if (!cake_parse_bindings(ctx, k, set, o->shape, &base))
+        return EXIT_USER;
+    CheckReport reps[8];
+    uint32_t n = 0;
+    int rc = cake_sim_check(ctx, m, kernel, tg, set, &base, o->shape != NULL, &copt, &sopt, reps, 8, &n);
+    if (rc)
+        return rc == 2 ? EXIT_BUG : EXIT_USER;
+    cJSON *arr = cJSON_GetObjectItem(rs->extra, "check");
+    if (!arr)
+        arr = cJSON_AddArrayToObject(rs->extra, "check");
+    int ok = n > 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (label) {
+            size_t w = strlen(reps[i].shape);
+            snprintf(reps[i].shape + w, sizeof reps[i].shape - w, "%s%s", w ? ", " : "", label);
+        }
+        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
+        if (!o->json)
+            drv_check_text(&reps[i]);
+        ok &= reps[i].ok;
+    }
+    return ok ? EXIT_OK : EXIT_USER;
+}
+
+static int run_sim(CakeCtx *ctx, const Options *o, Module *m, RunState *rs)
+{
+    Target tg = TG_SM90A;
+    if (o->target && !pick_target(ctx, o, m, &tg))
+        return EXIT_USER;
+    Kernel *k = NULL;
+    if (!o->target && m->nkernels) {
+        cake_find_kernel(ctx, m, o->kernel, TG__COUNT, &k);
+        if (k && !ir_kernel_targets(k, TG_SM90A))
+            tg = ir_kernel_targets(k, TG_SM80) ? TG_SM80 : tg;
+    }
+    cJSON_AddStringToObject(rs->extra, "device", "sim");
+    cJSON_AddStringToObject(rs->extra, "target", ir_target_names[tg]);
+    const char *sets[16];
+    int all = !o->set && !o->shape;
+    if (!k && cake_find_kernel(ctx, m, o->kernel, tg, &k))
+        return EXIT_USER;
+    uint32_t nsets = all ? ver_param_combos(ctx, k, sets, 16) : 0;
+    int code = sim_one(ctx, o, m, tg, o->kernel, o->set, nsets ? sets[nsets - 1] : NULL, rs);
+    for (uint32_t i = 0; i + 1 < nsets && code != EXIT_BUG; i++) {
+        int c = sim_one(ctx, o, m, tg, o->kernel, sets[i], sets[i], rs);
+        if (code == EXIT_OK)
+            code = c;
+    }
+    return code;
+}
+
 int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
 {
     RunState rs = {0};
@@ -563,6 +667,8 @@ int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m)
     Sym name = o->kernel ? ir_intern_cstr(ctx, o->kernel) : m->nkernels ? m->kernels[0]->name : 0;
     if (!run_options_ok(ctx, o, m) || !load_reference(ctx, o, &rs, name))
         return drv_finish_with(ctx, o, rs.code == EXIT_BUG ? EXIT_BUG : EXIT_USER, rs.extra);
+    if (o->sim)
+        return drv_finish_with(ctx, o, run_sim(ctx, o, m, &rs), rs.extra);
     if (!open_device(ctx, o, &rs))
         return drv_finish_with(ctx, o, EXIT_DEVICE, rs.extra);
     if (!o->target) {

@@ -58,6 +58,48 @@ static void text_result(const CostResult *r)
         printf("    - %s\n", r->notes[i]);
 }
 
+/* ---- --explain: which term bounds the time, per resource and role ------------------ */
+
+static void explain_text(const CostResult *r)
+{
+    static const char *const tn[4] = {"compute (the busiest SM's blocks x a block's critical path)",
+                                      "pipeline (stage fills x (latency + transfer) / stages in flight)",
+                                      "shared memory (bytes / the SM's shared bandwidth)",
+                                      "memory (max of DRAM and L2 traffic / bandwidth)"};
+    int top = 0;
+    for (int i = 1; i < 4; i++)
+        if (r->body_ms[i] > r->body_ms[top])
+            top = i;
+    double lat = r->res_ms[CR_LATENCY], launch = r->res_ms[CR_LAUNCH];
+    printf("explain\n  time %.4f ms = max of the terms below %.4f + latency %.4f + launch %.4f\n",
+           r->time_ms, r->body_ms[top], lat, launch);
+    for (int i = 0; i < 4; i++)
+        printf("  %s %-66s %9.4f ms\n", i == top ? "*" : " ", tn[i], r->body_ms[i]);
+    printf("  bound by: %s (bottleneck resource: %s)\n",
+           lat + launch > r->body_ms[top] ? "latency and launch, which exceed the body" : tn[top],
+           cost_resource_names[r->bottleneck]);
+    printf("  resources alone (ms):");
+    for (int i = 0; i < CR__N; i++)
+        printf(" %s %.4f", cost_resource_names[i], r->res_ms[i]);
+    printf("\n");
+    for (uint32_t i = 0; i < r->nroles; i++) {
+        const char *u = "tensor";
+        double m = r->roles[i].tensor_ms;
+        if (r->roles[i].simt_ms > m) { u = "simt"; m = r->roles[i].simt_ms; }
+        if (r->roles[i].mufu_ms > m) { u = "mufu"; m = r->roles[i].mufu_ms; }
+        if (r->roles[i].shared_ms > m) { u = "shared"; m = r->roles[i].shared_ms; }
+        printf("  role %-10s critical path %.4f ms (tensor %.4f, simt %.4f, mufu %.4f, shared %.4f): %s-bound\n",
+               r->roles[i].name, r->roles[i].ms, r->roles[i].tensor_ms, r->roles[i].simt_ms,
+               r->roles[i].mufu_ms, r->roles[i].shared_ms, m > 0 ? u : "idle");
+    }
+    printf("  occupancy %d block%s/SM (limit: %s), %.2f waves (%.0f%% efficient)\n", r->blocks_per_sm,
+           r->blocks_per_sm == 1 ? "" : "s", r->occ_limiter, r->waves, 100 * r->wave_efficiency);
+    printf("  verdict %s (family %s)\n", r->measure ? "measure" : "model", r->pattern);
+    for (uint32_t i = 0; i < r->nnotes; i++)
+        if (!strncmp(r->notes[i], "measure:", 8))
+            printf("    %s\n", r->notes[i]);
+}
+
 /* ---- --svg: the roofline and the breakdown ----------------------------------------- */
 
 static double lx(double x) { return 60 + (log10(x) + 1) / 5 * 520; }      /* 0.1 .. 1e4 FLOP/B */
@@ -120,8 +162,10 @@ static void feasibility(SweepRow *row)
 {
     const CostResult *r = &row->r;
     row->why[0] = 0;
-    if (r->blocks_per_sm > 0)
+    if (r->blocks_per_sm > 0) {
+        snprintf(row->why, sizeof row->why, "%s", r->infeasible);   /* spills, or "" */
         return;
+    }
     Target tg = TG_SM90A;
     ir_lookup_target(r->target, strlen(r->target), &tg);
     const char *lim = r->occ_limiter ? r->occ_limiter : "";
@@ -243,6 +287,8 @@ static int do_sweep(CakeCtx *ctx, const Options *o, Module *m)
         const CostResult *r = &rows[i].r;
         cJSON *j = cake_cost_json(r);
         cJSON_AddStringToObject(j, "set", rows[i].set);
+        cJSON_DeleteItemFromObject(j, "feasible");   /* the sweep's reason, which adds the limits */
+        cJSON_DeleteItemFromObject(j, "infeasible");
         cJSON_AddBoolToObject(j, "feasible", !rows[i].why[0]);
         if (rows[i].why[0])
             cJSON_AddStringToObject(j, "infeasible", rows[i].why);
@@ -299,6 +345,8 @@ int drv_cmd_cost(CakeCtx *ctx, const Options *o, Module *m)
             compare_text(&r, &r2);
     } else if (!o->json) {
         text_result(&r);
+        if (o->explain)
+            explain_text(&r);
     }
     if (o->svg && !write_svg(ctx, o->svg, &r))
         return drv_finish_with(ctx, o, EXIT_USER, extra);

@@ -25,10 +25,13 @@ static const char usage[] =
     "       cakec check FILE [--set P=V,...] [--shape M=4096,...] [--kernel NAME] [--json]\n"
     "       cakec print FILE\n"
     "       cakec cost FILE [--shape M=4096,...] [--set BM=64,...] [--target T] [--device D]\n"
-    "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg] [--json]\n"
+    "                 [--kernel NAME] [--sweep P=a,b,c Q=x,y] [--compare OTHER.tir] [--svg OUT.svg]\n"
+    "                 [--explain] [--json]\n"
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
-    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S]\n"
-    "                 [--json]\n"
+    "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S] [--tol-scale X]\n"
+    "                 [--dump-outputs DIR] [--sim [--sm-count N] [--no-race]] [--json]\n"
+    "       cakec calibrate MEASURED.jsonl [--device D] [-o CONSTANTS.json] [--json]\n"
+    "                 fit the cost model's constants (docs/cost-model.md)\n"
     "       cakec lib check|build|ops|select|run|bench|tune ... (docs/library.md)\n"
     "       cakec --help | --version\n"
     "options:\n"
@@ -162,7 +165,10 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         if (!strcmp(a, "--json")) continue;
         if (!strcmp(a, "--check")) { o->check = 1; continue; }
         if (!strcmp(a, "--bench")) { o->bench = 1; continue; }
+        if (!strcmp(a, "--sim")) { o->sim = 1; continue; }
+        if (!strcmp(a, "--no-race")) { o->no_race = 1; continue; }
         if (!strcmp(a, "--no-report")) { o->no_report = 1; continue; }
+        if (!strcmp(a, "--explain")) { o->explain = 1; continue; }
         if (!strcmp(a, "-o")) dst = &o->out;
         else if (opt_is(a, "--target")) dst = &o->target;
         else if (opt_is(a, "--emit")) dst = &o->emit;
@@ -174,6 +180,9 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         else if (opt_is(a, "--timeout")) dst = &o->timeout;
         else if (opt_is(a, "--runs")) dst = &o->runs;
         else if (opt_is(a, "--seed")) dst = &o->seed;
+        else if (opt_is(a, "--dump-outputs")) dst = &o->dump_outputs;
+        else if (opt_is(a, "--sm-count")) dst = &o->sm_count;
+        else if (opt_is(a, "--tol-scale")) dst = &o->tol_scale;
         else if (opt_is(a, "--device")) dst = &o->device;
         else if (opt_is(a, "--compare")) dst = &o->compare;
         else if (opt_is(a, "--svg")) dst = &o->svg;
@@ -225,6 +234,11 @@ int drv_main(int argc, char **argv)
     /* the agent commands (agent/agent_main.c) read their own options */
     if (argc > 1 && !strcmp(argv[1], "lib")) {   /* the library's commands (lib_cmd.c) */
         int rc = drv_cmd_lib(ctx, argc - 1, argv + 1);
+        ctx_free(ctx);
+        return rc;
+    }
+    if (argc > 1 && !strcmp(argv[1], "calibrate")) {   /* the cost model's fit (calibrate.c) */
+        int rc = drv_cmd_calibrate(ctx, argc - 1, argv + 1);
         ctx_free(ctx);
         return rc;
     }

@@ -10,10 +10,15 @@ typedef struct {
     const char *file;
     const char *out, *target, *emit, *shape, *set, *reference;
     const char *kernel, *timeout, *runs, *seed;
+    const char *dump_outputs; /* run: the written tensors of each checked shape into this folder */
+    const char *tol_scale;   /* run --check --tol-scale X: multiplies every tolerance */
     int json, check, bench;
+    int sim, no_race;        /* run --sim: the CPU executor of TIR-L; --no-race */
+    const char *sm_count;    /* run --sim --sm-count N */
     int no_report;           /* --no-report: compile without the assembler's resource report */
     const char *dump_after;
     const char *device, *compare, *svg;   /* cost */
+    int explain;                          /* cost --explain: which term bounds the time */
     const char *sweep[8]; int nsweep;      /* cost --sweep P=a,b,c Q=x,y */
 } Options;
 
@@ -32,5 +37,7 @@ int drv_finish_with(CakeCtx *ctx, const Options *o, int code, void *extra);
 int drv_cmd_compile(CakeCtx *ctx, const Options *o, Module *m);
 int drv_cmd_run(CakeCtx *ctx, const Options *o, Module *m);
 int drv_cmd_cost(CakeCtx *ctx, const Options *o, Module *m);   /* cost.c */
+/* `cakec calibrate MEASURED.jsonl ...` (calibrate.c): its own options */
+int drv_cmd_calibrate(CakeCtx *ctx, int argc, char **argv);
 
 #endif

@@ -22,7 +22,7 @@
 #include "driver.h"
 #include "lib_cmd.h"
 
-static const char *const why_names[] = {"tuned", "cost-model", "manifest-order"};
+static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near"};
 
 static int is_dir(const char *p)
 {
@@ -74,6 +74,7 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--slurm-dir", &o->slurm_dir)) continue;
         else if (take(argc, argv, &i, "--partition", &o->partition)) continue;
         else if (take(argc, argv, &i, "--devices", &o->devices)) continue;
+        else if (take(argc, argv, &i, "--gres", &o->gres)) continue;
         else if (take(argc, argv, &i, "--child-timeout", &o->child_timeout)) continue;
         else if (take(argc, argv, &i, "--timeout", &o->opt.timeout)) continue;
         else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;
@@ -323,6 +324,9 @@ static void choice_text(const CakeLib *lib, const CakeLibChoice *ch)
     if (ch->why == CAKE_SEL_TUNED)
         printf("  why: tuned table hit (class %016llx, measured on %s), rank %u\n",
                (unsigned long long)ch->class_key, dev, ch->rank);
+    else if (ch->why == CAKE_SEL_NEAR)
+        printf("  why: no tuned point for class %016llx: the nearest tuned class's ranking (measured on "
+               "%s), rank %u\n", (unsigned long long)ch->class_key, dev, ch->rank);
     else if (ch->why == CAKE_SEL_MODEL)
         printf("  why: no tuned point for class %016llx: the cost model's ranking, rank %u\n",
                (unsigned long long)ch->class_key, ch->rank);

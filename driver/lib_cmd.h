@@ -9,6 +9,7 @@ typedef struct {
     Options opt;              /* file, out, shape, device, runs, seed, timeout, json, check */
     const char *sub;          /* check, build, ops, select, run, bench, tune */
     const char *op, *table, *shapes, *runner, *workers, *fake, *slurm_dir, *partition, *devices, *child_timeout;
+    const char *gres;         /* lib tune --runner slurm: --gres per task (default gpu:1; none) */
     const char *variant;      /* run/bench --variant V: that one, not the table's */
     const char *repeat;       /* select --repeat N: time N selects */
     const char *per_task;     /* tune --per-task candidate|shape */
@@ -32,6 +33,9 @@ void drv_bench_text(const CakeBench *b, const CostResult *c);
 /* b as "bench" in extra, the prediction c (NULL: none) beside it as "cost" and in
    the bench document, and the text on stdout unless json: `run --bench` and `lib bench` */
 void drv_bench_report(const CakeBench *b, const CostResult *c, cJSON *extra, int json);
+/* where a measurement ran: device name, PCI address, CUDA_VISIBLE_DEVICES, SM clock
+   before and after (commands.c; dev NULL: --fake-measure DEVICE) */
+cJSON *drv_measured_on(CakeCtx *ctx, const RtDevice *dev, const char *fake, int mhz0, int mhz1);
 
 double lib_now_ns(void);
 double lib_select_ns(CakeCtx *ctx, const CakeLib *lib, const CakeLibChoice *ch, int n);

@@ -27,23 +27,26 @@ static int broken(CakeCtx *ctx, RtDevice *dev, const char *what)
     return 1;
 }
 
-static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
-                    const ShapeEnv *env, cJSON *extra)
+static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeLib *lib,
+                    const CakeLibChoice *ch, cJSON *extra)
 {
     CheckOptions copt = {0};
     if (o->opt.seed)
         copt.seed = strtoull(o->opt.seed, NULL, 0);
-    CheckReport reps[8];
+    CheckReport rep;
     uint32_t n = 0;
-    if (cake_check(ctx, dev, ck, env, 1, &copt, reps, 8, &n) == 2)
+    int rc = cake_lib_check(ctx, lib, dev, ch, &copt, &rep, &n);
+    if (rc == 2)
         return EXIT_BUG;
+    if (rc)
+        return rc == 3 ? EXIT_DEVICE : EXIT_USER;
     cJSON *arr = cJSON_AddArrayToObject(extra, "check");
     int ok = n > 0;
     for (uint32_t i = 0; i < n; i++) {
-        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
+        cJSON_AddItemToArray(arr, drv_check_json(&rep));
         if (!o->opt.json)
-            drv_check_text(&reps[i]);
-        ok &= reps[i].ok;
+            drv_check_text(&rep);
+        ok &= rep.ok;
     }
     if (broken(ctx, dev, "failed during the check"))
         return EXIT_DEVICE;
@@ -52,11 +55,13 @@ static int do_check(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel
 
 /* the cost model's prediction beside the measurement, as `run --bench` prints it;
    its diagnostics are not the run's */
-static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDevice *dev, CakeKernel *ck,
-                      CostResult *c)
+static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDevice *dev, CostResult *c)
 {
+    CakeLibVariant v;
+    cake_lib_variant(lib, ch->op, ch->variant, &v);
+    Target tg;
     const TgDevice *d = tg_device_match(rt_info(dev)->name);
-    if (!d || !tg_device_runs(d, ck->tg))
+    if (!d || !ir_lookup_target(v.target, strlen(v.target), &tg) || !tg_device_runs(d, tg))
         return 0;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     int ok = cake_lib_cost(ctx, lib, ch, d->name, c) == 0;
@@ -66,20 +71,27 @@ static int bench_cost(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *ch, RtDev
     return ok;
 }
 
-static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, CakeKernel *ck,
-                    const ShapeEnv *env, cJSON *extra, CakeLib *lib, const CakeLibChoice *ch)
+static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, cJSON *extra, CakeLib *lib,
+                    const CakeLibChoice *ch)
 {
     CakeBench b;
-    int rc = cake_bench(ctx, dev, ck, env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+    RtClock *clk = rt_clock_open(dev);
+    int mhz0 = rt_clock_sm_mhz(clk);
+    int rc = cake_lib_bench(ctx, lib, dev, ch, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+    int mhz1 = rt_clock_sm_mhz(clk);
+    rt_clock_close(clk);
+    cJSON_AddItemToObject(extra, "measured_on", drv_measured_on(ctx, dev, o->fake, mhz0, mhz1));
     if (rc == 2)
         return EXIT_BUG;
+    if (rc == 1)
+        return EXIT_USER;
     if (rc) {
         if (!broken(ctx, dev, "failed during the bench"))
-            diag_report(ctx, E0972, ck->k->span, "bench failed: %s", b.message);
+            diag_report(ctx, E0972, IR_NOSPAN, "bench failed: %s", b.message);
         return EXIT_DEVICE;
     }
     CostResult c;
-    int have = bench_cost(ctx, lib, ch, dev, ck, &c);
+    int have = bench_cost(ctx, lib, ch, dev, &c);
     drv_bench_report(&b, have ? &c : NULL, extra, o->opt.json);
     return EXIT_OK;
 }
@@ -182,6 +194,7 @@ static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const Cak
     cake_lib_variant(lib, ch->op, ch->variant, &v);
     cJSON_AddStringToObject(extra, "variant", v.name);
     cJSON_AddStringToObject(extra, "device", ir_fmt(ctx, "fake:%s", o->fake));
+    cJSON_AddItemToObject(extra, "measured_on", drv_measured_on(ctx, NULL, o->fake, 0, 0));
     cJSON *b = cJSON_AddObjectToObject(extra, "bench");
     cJSON_AddNumberToObject(b, "median_ms", ms);
     cJSON_AddBoolToObject(b, "fake", 1);
@@ -199,6 +212,8 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
 {
     cJSON *times = cJSON_AddObjectToObject(extra, "bench_all");
     cJSON *failed = cJSON_AddObjectToObject(extra, "failed_all");
+    cJSON *on = cJSON_AddObjectToObject(extra, "measured_on_all");
+    RtClock *clk = o->fake ? NULL : rt_clock_open(dev);
     int timed = 0;
     for (uint32_t i = 0; i < ch->ntested; i++) {
         if (!ch->held[i])
@@ -213,18 +228,18 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
         } else if (dev && rt_health(dev) != RT_OK) {
             why = "device broken by an earlier variant";
         } else {
-            CakeKernel *ck;
-            ShapeEnv env;
             CakeBench b;
-            cake_lib_choice_env(ctx, lib, ch, &env);
-            int rc = cake_lib_kernel(ctx, lib, dev, ch, &ck);
+            int mhz0 = rt_clock_sm_mhz(clk);
+            int rc = cake_lib_bench(ctx, lib, dev, ch, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
             if (!rc)
-                rc = cake_bench(ctx, dev, ck, &env, o->opt.runs ? atoi(o->opt.runs) : 0, &b);
+                cJSON_AddItemToObject(on, v.name, drv_measured_on(ctx, dev, o->fake, mhz0, rt_clock_sm_mhz(clk)));
             if (rc)
                 why = rc == 1 ? "user_error" : rc == 2 ? "internal_error" : "fault";
             else
                 ms = b.t.median_ms;
         }
+        if (!why && o->fake)
+            cJSON_AddItemToObject(on, v.name, drv_measured_on(ctx, NULL, o->fake, 0, 0));
         if (why) {
             cJSON_AddStringToObject(failed, v.name, why);
         } else {
@@ -234,8 +249,106 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
         if (!o->opt.json)
             printf("bench %-28s %s%.4f%s\n", v.name, why ? why : "median ", why ? 0.0 : ms, why ? "" : " ms");
     }
+    rt_clock_close(clk);
     cJSON_AddStringToObject(extra, "device", o->fake ? ir_fmt(ctx, "fake:%s", o->fake) : rt_info(dev)->name);
     return timed ? EXIT_OK : EXIT_DEVICE;
+}
+
+/* the diagnostics reported since `from` as one line ("E0931: no variant ..."),
+   then forgotten: one shape's failure is its row of the batch, not the run's */
+static const char *take_diags(CakeCtx *ctx, uint32_t from, uint32_t ne, uint32_t nw)
+{
+    const char *text = NULL;
+    for (uint32_t i = from; i < ctx->ndiags; i++) {
+        const Diag *d = &ctx->diags[i];
+        const char *one = ir_fmt(ctx, "%s: %s", ir_diag_info[d->code].code, d->msg);
+        text = text ? ir_fmt(ctx, "%s; %s", text, one) : one;
+    }
+    ctx->ndiags = from;
+    ctx->nerrors = ne;
+    ctx->nwarnings = nw;
+    return text;
+}
+
+/* one line of a --shapes file ("OP DIM=V,..."): the choice, the check, the
+   bench (and every variant's time with --all) as one JSON object; 0 ok, else
+   the exit code of the line */
+static int batch_line(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
+                      const char *line, cJSON *row)
+{
+    char opname[64];
+    int len = 0;
+    if (sscanf(line, "%63s %n", opname, &len) != 1) {
+        diag_report(ctx, E0002, IR_NOSPAN, "--shapes: cannot read `%s`", line);
+        return EXIT_USER;
+    }
+    LibOptions one = *o;
+    one.op = opname;
+    one.opt.shape = line + len;
+    one.opt.json = 1;
+    one.sub = "bench";
+    cJSON_AddStringToObject(row, "op", opname);
+    cJSON_AddStringToObject(row, "shape", one.opt.shape);
+    CakeLibChoice ch;
+    int code = lib_choose(ctx, &one, lib, &ch);
+    if (code)
+        return code;
+    if (o->fake)   /* no device: the cost model's time, as `lib bench --fake-measure` */
+        return fake_bench(ctx, &one, lib, &ch, row);
+    CakeLibVariant v;
+    cake_lib_variant(lib, ch.op, ch.variant, &v);
+    cJSON_AddStringToObject(row, "variant", v.name);
+    int checked = o->opt.check ? do_check(ctx, &one, dev, lib, &ch, row) : EXIT_OK;
+    cJSON_AddBoolToObject(row, "check_ok", checked == EXIT_OK);
+    if (checked == EXIT_DEVICE || checked == EXIT_BUG)
+        return checked;
+    code = do_bench(ctx, &one, dev, row, lib, &ch);
+    if (!code && o->all) {
+        CakeLibChoice all = ch;
+        bench_all(ctx, &one, lib, dev, &all, row);
+    }
+    return code ? code : checked;
+}
+
+/* `lib bench FILE --shapes F [--check] [--all]`: every line of F in this one
+   process (the artifact opened and the device set up once), one JSON object
+   per line on stdout as soon as it is known ("error" where the line failed);
+   a device that breaks ends the batch. Exit 0 when every line ran and checked. */
+static int batch(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev)
+{
+    FILE *f = fopen(o->shapes, "r");
+    if (!f) {
+        diag_report(ctx, E0001, IR_NOSPAN, "cannot read the shapes file %s", o->shapes);
+        return EXIT_USER;
+    }
+    char line[512];
+    int worst = EXIT_OK, lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "\r\n")] = 0;
+        const char *p = line + strspn(line, " \t");
+        if (!*p || *p == '#')
+            continue;
+        uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+        cJSON *row = cJSON_CreateObject();
+        cJSON_AddNumberToObject(row, "line", lineno);
+        int code = batch_line(ctx, o, lib, dev, p, row);
+        cJSON_AddNumberToObject(row, "exit", code);
+        const char *why = take_diags(ctx, nd, ne, nw);
+        if (why)
+            cJSON_AddStringToObject(row, "error", why);
+        char *text = cJSON_PrintUnformatted(row);
+        printf("%s\n", text);
+        fflush(stdout);
+        cJSON_free(text);
+        cJSON_Delete(row);
+        if (code > worst)
+            worst = code;
+        if (dev && rt_health(dev) != RT_OK)
+            break;
+    }
+    fclose(f);
+    return worst;
 }
 
 int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
@@ -245,7 +358,22 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
     cJSON *extra = cJSON_CreateObject();
     CakeLibChoice ch;
     int code = lib_open_any(ctx, o->opt.file, &lib);
-    code = code == 2 ? EXIT_BUG : code ? EXIT_USER : lib_choose(ctx, o, lib, &ch);
+    int batched = o->shapes && !strcmp(o->sub, "bench");
+    code = code == 2 ? EXIT_BUG : code ? EXIT_USER : batched ? EXIT_OK : lib_choose(ctx, o, lib, &ch);
+    if (!code && batched) {
+        if (!o->fake && !open_dev(ctx, o, &dev))
+            return drv_finish_with(ctx, &o->opt, EXIT_DEVICE, extra);
+        code = batch(ctx, o, lib, dev);
+        if (dev && rt_health(dev) == RT_TIMEOUT)
+            rt_exit_now(EXIT_DEVICE);
+        if (!dev || rt_health(dev) == RT_OK)
+            cake_lib_close(lib);
+        rt_close(dev);
+        if (ctx->ndiags)   /* the file's own failure; each line's are in its row */
+            return drv_finish_with(ctx, &o->opt, code, extra);
+        cJSON_Delete(extra);
+        return code;
+    }
     if (!code && o->fake && !strcmp(o->sub, "bench")) {
         if (o->all)
             code = bench_all(ctx, o, lib, NULL, &ch, extra);
@@ -260,7 +388,7 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
     int all = o->all && !strcmp(o->sub, "bench");
     if (!code && all) {
         code = bench_all(ctx, o, lib, dev, &ch, extra);
-    } else if (!code) {
+    } else if (!code && o->overhead) {   /* the raw launch beside: one kernel */
         int rc = cake_lib_kernel(ctx, lib, dev, &ch, &ck);
         code = rc == 2 ? EXIT_BUG : rc == 3 ? EXIT_DEVICE : rc ? EXIT_USER : EXIT_OK;
     }
@@ -278,9 +406,9 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
         int check = !strcmp(o->sub, "run") && (o->opt.check || !o->opt.bench);
         int bench = !strcmp(o->sub, "bench") || o->opt.bench;
         if (check)
-            code = do_check(ctx, o, dev, ck, &env, extra);
+            code = do_check(ctx, o, dev, lib, &ch, extra);
         if (bench && code != EXIT_DEVICE && code != EXIT_BUG) {
-            int bc = do_bench(ctx, o, dev, ck, &env, extra, lib, &ch);
+            int bc = do_bench(ctx, o, dev, extra, lib, &ch);
             code = bc ? bc : code;
         }
         if (!code && o->overhead)

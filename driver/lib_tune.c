@@ -129,8 +129,15 @@ static int make_cands(const LibOptions *o, const CakeLib *lib, const char *cakec
 }
 
 /* one result into its entry of the table: the time, or why it failed */
-static void record(const ArResult *r, cJSON *times, cJSON *failed, const char *variant, char *device,
-                   size_t devcap)
+/* where a measurement ran (lib bench's measured_on) into the entry's measured_on */
+static void record_on(cJSON *on, const char *variant, const cJSON *m)
+{
+    if (on && cJSON_IsObject(m))
+        cJSON_AddItemToObject(on, variant, cJSON_Duplicate(m, 1));
+}
+
+static void record(const ArResult *r, cJSON *times, cJSON *failed, cJSON *on, const char *variant,
+                   char *device, size_t devcap)
 {
     cJSON *doc = cJSON_Parse(r->out);
     const cJSON *bench = cJSON_GetObjectItemCaseSensitive(doc, "bench");
@@ -138,6 +145,7 @@ static void record(const ArResult *r, cJSON *times, cJSON *failed, const char *v
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(doc, "device");
     if (r->status == AR_OK && cJSON_IsNumber(ms) && ms->valuedouble > 0) {
         cJSON_AddNumberToObject(times, variant, ms->valuedouble);
+        record_on(on, variant, cJSON_GetObjectItemCaseSensitive(doc, "measured_on"));
         if (cJSON_IsString(dev) && !device[0])
             snprintf(device, devcap, "%s", dev->valuestring);
     } else {
@@ -148,10 +156,11 @@ static void record(const ArResult *r, cJSON *times, cJSON *failed, const char *v
 
 /* a shape batch's result: every held variant timed or failed */
 static void record_batch(const CakeLib *lib, const TuneShape *sh, const ArResult *r, cJSON *times,
-                         cJSON *failed, char *device, size_t devcap)
+                         cJSON *failed, cJSON *on, char *device, size_t devcap)
 {
     cJSON *doc = cJSON_Parse(r->out);
     const cJSON *all = cJSON_GetObjectItemCaseSensitive(doc, "bench_all");
+    const cJSON *all_on = cJSON_GetObjectItemCaseSensitive(doc, "measured_on_all");
     const cJSON *why = cJSON_GetObjectItemCaseSensitive(doc, "failed_all");
     const cJSON *dev = cJSON_GetObjectItemCaseSensitive(doc, "device");
     for (uint32_t t = 0; t < sh->ch.ntested; t++) {
@@ -161,9 +170,10 @@ static void record_batch(const CakeLib *lib, const TuneShape *sh, const ArResult
         cake_lib_variant(lib, sh->ch.op, sh->ch.tested[t], &v);
         const cJSON *ms = cJSON_GetObjectItemCaseSensitive(all, v.name);
         const cJSON *w = cJSON_GetObjectItemCaseSensitive(why, v.name);
-        if (cJSON_IsNumber(ms) && ms->valuedouble > 0)
+        if (cJSON_IsNumber(ms) && ms->valuedouble > 0) {
             cJSON_AddNumberToObject(times, v.name, ms->valuedouble);
-        else
+            record_on(on, v.name, cJSON_GetObjectItemCaseSensitive(all_on, v.name));
+        } else
             cJSON_AddStringToObject(failed, v.name, cJSON_IsString(w) ? w->valuestring : ar_status_name(r->status));
     }
     if (cJSON_IsString(dev) && cJSON_GetArraySize(all) > 0 && !device[0])
@@ -175,8 +185,8 @@ static void record_batch(const CakeLib *lib, const TuneShape *sh, const ArResult
  * variants after it ("device broken by an earlier variant") run again, one
  * task each, so that one bad variant costs only itself. */
 static void retry_broken(const LibOptions *o, const ArBatchOpts *bo, const char *cakec, const char *art,
-                         const TuneShape *sh, int nsh, cJSON **times, cJSON **failed, char *device,
-                         size_t devcap)
+                         const TuneShape *sh, int nsh, cJSON **times, cJSON **failed, cJSON **on,
+                         char *device, size_t devcap)
 {
     int n = 0;
     for (int i = 0; i < nsh; i++)
@@ -207,7 +217,8 @@ static void retry_broken(const LibOptions *o, const ArBatchOpts *bo, const char 
                 if (!name)
                     break;
                 cJSON_DeleteItemFromObjectCaseSensitive(failed[c[j].shape], name);
-                record(&res[j], times[c[j].shape], failed[c[j].shape], name, device, devcap);
+                record(&res[j], times[c[j].shape], failed[c[j].shape], on[c[j].shape], name, device,
+                       devcap);
                 fprintf(stderr, "lib tune: %s %s %-26s %s\n", sh[c[j].shape].op, sh[c[j].shape].shape,
                         name, ar_status_name(res[j].status));
                 ar_result_free(&res[j]);
@@ -239,33 +250,85 @@ static const char *artifact(CakeCtx *ctx, const LibOptions *o, char *buf, size_t
     return cake_lib_build(ctx, o->opt.file, art, &bo) ? NULL : art;
 }
 
-/* --workers N and the GPUs they spread over: --devices 0,1 (else $CUDA_VISIBLE_DEVICES's list) */
-static int workers_of(CakeCtx *ctx, const LibOptions *o, ArBatchOpts *bo)
+/* the kinds of device the measurements of the table ran on: one, or E1213
+ * (a table is for one kind of GPU: its times decide between variants). Adds
+ * the table's "devices": each GPU seen (name, PCI address or the
+ * CUDA_VISIBLE_DEVICES it was given), its candidates and SM clock range. */
+static int one_kind(CakeCtx *ctx, cJSON *table)
 {
-    if (!o->workers)
+    cJSON *devs = cJSON_AddArrayToObject(table, "devices");
+    const cJSON *e, *m;
+    const char *kinds[8] = {0};
+    int nkinds = 0, count[8] = {0};
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(table, "entries"))
+        cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(e, "measured_on")) {
+            const char *name = ag_json_find_string(m, "device");
+            const char *where = ag_json_find_string(m, "pci_bus_id");
+            if (!where)
+                where = ag_json_find_string(m, "visible_devices");
+            if (!name)
+                continue;
+            int k = 0;
+            while (k < nkinds && strcmp(kinds[k], name))
+                k++;
+            if (k == nkinds && nkinds < 8)
+                kinds[nkinds++] = name;
+            if (k < 8)
+                count[k]++;
+            cJSON *d = NULL, *x;
+            cJSON_ArrayForEach(x, devs)
+                if (!strcmp(ag_json_find_string(x, "device"), name) &&
+                    !strcmp(ag_json_find_string(x, "where"), where ? where : "")) d = x;
+            if (!d) {
+                d = cJSON_CreateObject();
+                cJSON_AddStringToObject(d, "device", name);
+                cJSON_AddStringToObject(d, "where", where ? where : "");
+                cJSON_AddNumberToObject(d, "candidates", 0);
+                cJSON_AddItemToArray(devs, d);
+            }
+            cJSON *n = cJSON_GetObjectItemCaseSensitive(d, "candidates");
+            cJSON_SetNumberValue(n, n->valuedouble + 1);
+            const cJSON *clk = cJSON_GetObjectItemCaseSensitive(m, "sm_clock_mhz"), *c;
+            cJSON_ArrayForEach(c, clk) {
+                cJSON *lo = cJSON_GetObjectItemCaseSensitive(d, "sm_clock_min_mhz");
+                cJSON *hi = cJSON_GetObjectItemCaseSensitive(d, "sm_clock_max_mhz");
+                if (!lo || c->valuedouble < lo->valuedouble) {
+                    cJSON_DeleteItemFromObjectCaseSensitive(d, "sm_clock_min_mhz");
+                    cJSON_AddNumberToObject(d, "sm_clock_min_mhz", c->valuedouble);
+                }
+                if (!hi || c->valuedouble > hi->valuedouble) {
+                    cJSON_DeleteItemFromObjectCaseSensitive(d, "sm_clock_max_mhz");
+                    cJSON_AddNumberToObject(d, "sm_clock_max_mhz", c->valuedouble);
+                }
+            }
+        }
+    if (nkinds <= 1)
         return 1;
-    char *end;
-    long n = strtol(o->workers, &end, 10);
-    if (n < 1 || n > 64 || *end) {
-        diag_report(ctx, E0002, IR_NOSPAN, "--workers takes 1 .. 64");
-        return 0;
-    }
-    bo->workers = (int)n;
-    const char *list = o->devices ? o->devices : getenv("CUDA_VISIBLE_DEVICES");
-    char *copy = ir_fmt(ctx, "%s", list ? list : "");
-    for (char *tok = strtok(copy, ","); tok && bo->ndevices < 16; tok = strtok(NULL, ","))
-        bo->devices[bo->ndevices++] = tok;
-    return 1;
+    char list[512] = "";
+    for (int k = 0; k < nkinds; k++)
+        snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s (%d candidates)", k ? ", " : "",
+                 kinds[k], count[k]);
+    Diag *d = diag_report(ctx, E1213, IR_NOSPAN, "the measurements ran on %d kinds of device: %s; "
+                          "the table is not written", nkinds, list);
+    diag_help(ctx, d, "a table is for one kind of GPU: give --devices the GPUs of one kind (or a "
+                      "Slurm partition of one kind: --partition, CAKE_SBATCH_ARGS=--constraint=...) "
+                      "and tune once per kind");
+    return 0;
 }
 
 static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
 {
-    ArBatchOpts bo = {.dir = o->slurm_dir, .partition = o->partition};
-    if (!workers_of(ctx, o, &bo))
-        return EXIT_USER;
+    ArBatchOpts bo = {.dir = o->slurm_dir, .partition = o->partition, .gres = o->gres};
+    char why[200];
     if (!ar_batch_kind(o->runner, &bo.kind)) {
         Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "--runner `%s`: local or slurm", o->runner);
         diag_help(ctx, d, "the local runner is the default");
+        return EXIT_USER;
+    }
+    /* one worker per visible GPU unless told (--fake-measure needs none) */
+    if (!ar_batch_spread(&bo, o->workers, o->devices, bo.kind == AR_BATCH_LOCAL && !o->fake, why,
+                         sizeof why)) {
+        diag_report(ctx, E0002, IR_NOSPAN, "%s", why);
         return EXIT_USER;
     }
     if (!o->shapes) {
@@ -302,7 +365,7 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
     char err[600];
     fprintf(stderr, "lib tune: %d %s at %d shapes, %s runner", nc, per_shape ? "tasks" : "candidates", nsh,
             bo.kind == AR_BATCH_SLURM ? "slurm" : "local");
-    if (bo.workers > 1)
+    if (bo.kind == AR_BATCH_LOCAL && bo.workers > 1)
         fprintf(stderr, ", %d workers over %d GPUs", bo.workers, bo.ndevices ? bo.ndevices : 1);
     fputc('\n', stderr);
     int rc = ar_batch(&bo, jobs, nc, res, err, sizeof err);
@@ -315,6 +378,7 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
         char device[256] = "";
         cJSON *j = cJSON_CreateObject(), *entries = cJSON_CreateArray();
         cJSON **times = calloc((size_t)nsh + 1, sizeof *times), **failed = calloc((size_t)nsh + 1, sizeof *failed);
+        cJSON **on = calloc((size_t)nsh + 1, sizeof *on);
         for (int i = 0; i < nsh; i++) {
             cJSON *e = cJSON_CreateObject();
             CakeLibOp op;
@@ -325,26 +389,34 @@ static int tune(CakeCtx *ctx, const LibOptions *o, cJSON **table)
                 cJSON_AddNumberToObject(s, op.dims[d], (double)sh[i].ch.dimv[d]);
             times[i] = cJSON_AddObjectToObject(e, "times_ms");
             failed[i] = cJSON_AddObjectToObject(e, "failed");
+            on[i] = cJSON_AddObjectToObject(e, "measured_on");
             cJSON_AddItemToArray(entries, e);
         }
         for (int i = 0; i < nc; i++) {
             if (c[i].variant)
-                record(&res[i], times[c[i].shape], failed[c[i].shape], c[i].variant, device, sizeof device);
+                record(&res[i], times[c[i].shape], failed[c[i].shape], on[c[i].shape], c[i].variant, device,
+                       sizeof device);
             else
-                record_batch(lib, &sh[c[i].shape], &res[i], times[c[i].shape], failed[c[i].shape], device,
-                             sizeof device);
+                record_batch(lib, &sh[c[i].shape], &res[i], times[c[i].shape], failed[c[i].shape],
+                             on[c[i].shape], device, sizeof device);
             fprintf(stderr, "lib tune: %s %s %-26s %s\n", sh[c[i].shape].op, sh[c[i].shape].shape,
                     c[i].variant ? c[i].variant : "(every variant)", ar_status_name(res[i].status));
             ar_result_free(&res[i]);
         }
         if (per_shape)
-            retry_broken(o, &bo, self, art, sh, nsh, times, failed, device, sizeof device);
+            retry_broken(o, &bo, self, art, sh, nsh, times, failed, on, device, sizeof device);
         cJSON_AddStringToObject(j, "device", device[0] ? device : "unknown");
         cJSON_AddStringToObject(j, "runner", bo.kind == AR_BATCH_SLURM ? "slurm" : "local");
         cJSON_AddItemToObject(j, "entries", entries);
         free(times);
         free(failed);
+        free(on);
         *table = j;
+        if (!one_kind(ctx, j)) {
+            cJSON_Delete(j);
+            *table = NULL;
+            code = EXIT_USER;
+        }
         if (!device[0]) {
             Diag *d = diag_report(ctx, E1212, IR_NOSPAN, "no candidate could be measured");
             diag_help(ctx, d, "`cakec lib bench` needs a GPU (or --fake-measure DEVICE)");

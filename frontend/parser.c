@@ -118,10 +118,34 @@ int fe_as_name(Token *t)
     return t->kind == T_IDENT;
 }
 
+/* a name being declared is one identifier: a dotted builtin (`thread.x`,
+ * `reduce.block.add`) lexes as one T_IDENT but names something already (and
+ * cannot be a PTX or AMDGPU symbol: a kernel named `thread.x` reached ptxas) */
+static int dotted_decl(Parser *p, const char *context)
+{
+    Token *t = fe_peek(p);
+    const char *s = p->ctx->files[p->file].text + t->span.lo;
+    size_t n = t->span.hi - t->span.lo;
+    if (t->kind != T_IDENT || !memchr(s, '.', n))
+        return 0;
+    Diag *d = fe_error(p, E0205, t->span, "`%.*s` is a builtin, not a name that can be declared%s%s",
+                       (int)n, s, context ? " " : "", context ? context : "");
+    char *plain = ir_fmt(p->ctx, "%.*s", (int)n, s);
+    for (char *c = plain; *c; c++)
+        if (*c == '.')
+            *c = '_';
+    if (d)
+        diag_help(p->ctx, d, "declare a plain identifier (letters, digits, `_`), e.g. `%s`", plain);
+    fe_advance(p);
+    return 1;
+}
+
 int fe_expect(Parser *p, TokKind k, const char *context)
 {
     if (k == T_IDENT)
         fe_as_name(fe_peek(p));
+    if (k == T_IDENT && dotted_decl(p, context))
+        return 0;
     if (fe_accept(p, k))
         return 1;
     const char *what = ir_fmt(p->ctx, k <= T_DTYPE ? "%s%s%s" : "`%s`%s%s",
@@ -442,7 +466,7 @@ static int parse_values(Parser *p, NodeId *lo, NodeId *hi)
 }
 
 /* argtype := 'global' DTYPE '[' dim (',' dim)* ']' ('strides' '[' expr (',' expr)* ']')?
- *            ('align' INT)? ('values' expr '..' expr)?
+ *            ('align' INT)? ('values' expr '..' expr)? ('workspace')?
  *          | DTYPE */
 static NodeId parse_argtype(Parser *p)
 {
@@ -483,8 +507,14 @@ static NodeId parse_argtype(Parser *p)
     NodeId vlo = 0, vhi = 0;
     if (!parse_values(p, &vlo, &vhi))
         return 0;
+    Token *w = fe_peek(p); /* `workspace` is not a keyword either */
+    int workspace = w->kind == T_IDENT && strcmp(ir_symstr(p->ctx, w->sym), "workspace") == 0;
+    if (workspace)
+        fe_advance(p);
     NodeId id = fe_node(p, OP_GTYPE, fe_prev(p)->span);
     Node *n = ir_get(p->k, id);
+    if (workspace)
+        n->flags |= NF_WORKSPACE;
     n->b = vlo;
     n->c = vhi;
     n->dtype = dt;

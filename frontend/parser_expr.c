@@ -544,6 +544,32 @@ static NodeId load(Parser *p, Token *kw)
     return id;
 }
 
+/* 'atomic.add' | 'atomic.exch'  '(' ref ',' expr ')' ('mask' expr)?  (docs/tir.md 7.7):
+ * a LOAD whose sub is the atomic op and c the value; its result is the old element */
+static NodeId atomic_call(Parser *p, Token *kw, Op op)
+{
+    Token *open = fe_advance(p);
+    int saved = p->store_value;
+    p->store_value = 0;
+    NodeId ref = fe_ref(p), val = 0;
+    if (ref && fe_expect(p, T_COMMA, "(`atomic.add(x[i], value)`)"))
+        val = fe_expr(p);
+    p->store_value = saved;
+    if (!val || !fe_expect_close(p, T_RPAREN, open))
+        return 0;
+    NodeId mask = 0; /* as for `load`: in a store's value a bare `mask` is the store's */
+    if (!p->store_value && fe_accept(p, T_MASK) && !(mask = fe_expr(p)))
+        return 0;
+    NodeId id = fe_node(p, OP_LOAD, kw->span);
+    Node *n = ir_get(p->k, id);
+    n->sub = (uint16_t)op;
+    n->a = ref;
+    n->b = mask;
+    n->c = val;
+    fe_finish(p, id, kw->span.lo);
+    return id;
+}
+
 /* DTYPE '(' expr ')' */
 static NodeId cast(Parser *p, Token *t)
 {
@@ -622,8 +648,10 @@ static NodeId primary(Parser *p)
     }
     const char *s = ir_symstr(p->ctx, t->sym);
     fe_advance(p);
-    if (fe_check(p, T_LPAREN))
-        return call(p, t);
+    if (fe_check(p, T_LPAREN)) {
+        Op at = lookup_op(s, OC_MEM);
+        return at ? atomic_call(p, t, at) : call(p, t);
+    }
     int sr = special_of(s);
     NodeId id = fe_node(p, sr >= 0 ? OP_SPECIAL : OP_NAME, t->span);
     if (sr >= 0)

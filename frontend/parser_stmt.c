@@ -350,7 +350,8 @@ static NodeId with_ab(Parser *p, Op op, Token *kw, NodeId a, NodeId b, NodeId c)
 }
 
 /* 'store' ref '<-' expr ('mask' expr)?  |  'cp.async' ref '<-' ref ('mask' expr)?
- * 'tma' ref '<-' ref 'on' expr  |  'tma.store' ref '<-' ref  |  'stmatrix' ref '<-' expr */
+ * 'tma' ref '<-' ref 'on' expr  |  'tma.store' ref '<-' ref  |  'tma.store.add' ref '<-' ref
+ *  |  'stmatrix' ref '<-' expr */
 static NodeId move_stmt(Parser *p, Op op, Token *kw)
 {
     NodeId dst = fe_ref(p), src = 0, extra = 0;
@@ -388,7 +389,8 @@ static NodeId op_stmt(Parser *p, Op op, Token *kw)
 {
     NodeId a = 0, b = 0;
     switch (op) {
-    case OP_CP_COMMIT: case OP_FENCE_PROXY: case OP_SYNC: case OP_FENCE: case OP_RETURN:
+    case OP_CP_COMMIT: case OP_FENCE_PROXY: case OP_SYNC: case OP_FENCE: case OP_FENCE_GPU:
+    case OP_RETURN:
         return with_ab(p, op, kw, 0, 0, 0);
     case OP_CP_WAIT: case OP_TMA_WAIT: case OP_WGMMA_WAIT: case OP_MB_ARRIVE:
         return (a = fe_expr(p)) ? with_ab(p, op, kw, a, 0, 0) : 0;
@@ -398,6 +400,12 @@ static NodeId op_stmt(Parser *p, Op op, Token *kw)
         return with_ab(p, op, kw, a, b, 0);
     case OP_STORE: case OP_CP_ASYNC: case OP_TMA_LOAD: case OP_TMA_STORE: case OP_STMATRIX:
         return move_stmt(p, op, kw);
+    case OP_TMA_STORE_ADD: { /* tma.store that adds: TMA_STORE with sub 1 */
+        NodeId id = move_stmt(p, OP_TMA_STORE, kw);
+        if (id)
+            ir_get(p->k, id)->sub = 1;
+        return id;
+    }
     case OP_MMA: case OP_WGMMA: case OP_MFMA:
         return mma_stmt(p, op, kw);
     default:
@@ -438,7 +446,8 @@ static NodeId expr_stmt(Parser *p)
     uint16_t sub;
     if (!is_assign_op(fe_peek(p)->kind, &sub)) {
         OpClass cls = (OpClass)ir_ops[n->op].cls;
-        if ((cls == OC_BUILTIN || cls == OC_PIPE) && !(n->flags & NF_PAREN)) {
+        if ((cls == OC_BUILTIN || cls == OC_PIPE || (n->op == OP_LOAD && n->sub)) &&
+            !(n->flags & NF_PAREN)) {
             NodeId id = fe_node(p, OP_EXPRSTMT, n->span);
             ir_get(p->k, id)->a = e;
             return id;
@@ -554,6 +563,14 @@ static NodeId stmt(Parser *p)
         if (op) {
             fe_advance(p);
             return op_stmt(p, op, t);
+        }
+        if (t->sym == ir_intern_cstr(p->ctx, ir_ops[OP_ATOMIC_ADD].spelling) &&
+            fe_peek_at(p, 1)->kind != T_LPAREN) {
+            fe_advance(p);   /* atomic.add ref <- value [mask c]: a STORE that adds (7.7) */
+            NodeId id = move_stmt(p, OP_STORE, t);
+            if (id)
+                ir_get(p->k, id)->sub = OP_ATOMIC_ADD;
+            return id;
         }
         return expr_stmt(p);
     }

@@ -348,6 +348,12 @@ NodeId irb_clone(IrB *b, NodeId id)
     if (declares(&src) || (src.op == OP_NAME && src.decl == id)) {
         ensure_remap(b, id);
         b->remap[id] = nid; /* later uses refer to the copy */
+        /* uses inside its own children (a loop's body naming the loop variable)
+         * are made below, before the copy is filled in: give it its name and
+         * type now, or they get none (a fuzzer's gemm_sm80 mutant: exit 2) */
+        k->nodes[nid] = src;
+        k->nodes[nid].a = k->nodes[nid].b = k->nodes[nid].c = k->nodes[nid].d = 0;
+        k->nodes[nid].n = 0;
     }
     NodeId kids[4] = {src.a, src.b, src.c, src.d};
     for (int i = 0; i < 4; i++)

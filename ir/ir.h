@@ -188,7 +188,7 @@ typedef struct {
  *   IF a=cond, b=BLOCK, c=else: BLOCK, or IF with NF_ELSEIF, or 0
  *   EXPRSTMT a=call | STORE a=ref, b=value, c=mask | CP_ASYNC a=dst, b=src, c=mask
  *   CP_WAIT, TMA_WAIT, WGMMA_WAIT a=count | TMA_LOAD a=dst, b=src, c=mbarrier
- *   TMA_STORE a=dst, b=src | STMATRIX a=dst, b=value | BAR_SYNC, BAR_ARRIVE a=id, b=count
+ *   TMA_STORE a=dst, b=src, sub=1: `tma.store.add` | STMATRIX a=dst, b=value | BAR_SYNC, BAR_ARRIVE a=id, b=count
  *   MB_ARRIVE a=bar | MB_EXPECT a=bar, b=bytes | MB_WAIT a=bar, b=parity
  *   MMA, WGMMA, MFMA a=accumulator, b=lhs, c=rhs
  * Name resolution sets NAME.decl to the declaring node (PARAM, DIM, ARG, LET,
@@ -204,6 +204,7 @@ typedef struct {
 typedef struct Node {
     uint16_t op;        /* Op */
     uint16_t sub;       /* ASSIGN: compound op (OP_ADD.. or OP_NONE); SPECIAL: SpecialReg;
+                           TMA_STORE, L_TMA_STORE: 1 for `tma.store.add` (a reduction);
                            ROLE: Unit; TYPE: 1 when it has dims (a tile/tensor type) */
     uint8_t dtype;      /* TYPE/CAST/literals: DType */
     uint8_t lanes;      /* TYPE/CAST: vector lanes (1 = scalar) */
@@ -225,7 +226,8 @@ enum { /* node flags */
     NF_HAS_STEP = 1 << 3,
     NF_PAREN = 1 << 4,    /* written in parentheses (printer keeps them) */
     NF_ELSEIF = 1 << 5,
-    NF_IMPLICIT = 1 << 6  /* implicit index variable (reference, tile assignment, tile store) */
+    NF_IMPLICIT = 1 << 6, /* implicit index variable (reference, tile assignment, tile store) */
+    NF_WORKSPACE = 1 << 7 /* GTYPE: `workspace`, zero on entry and left zero (docs/tir.md 4.2) */
 };
 
 /* A resolved type (verifier output). */
@@ -448,6 +450,9 @@ _Noreturn void ir_bug(CakeCtx *ctx, const char *fmt, ...) __attribute__((format(
 /* ---- building kernels ---------------------------------------------- */
 /* 1 when kernel k lists target tg in its `target` clause, or lists none */
 int ir_kernel_targets(const Kernel *k, Target tg);
+/* 1 when argument i (index into k->args) is declared `workspace`: the caller
+ * passes it zero-filled and the kernel leaves it zero-filled (docs/tir.md 4.2) */
+int ir_arg_workspace(const Kernel *k, uint32_t i);
 Kernel *ir_kernel_new(CakeCtx *ctx);
 /* A deep copy of src in ctx's arena (nodes, lists, types, the header arrays;
  * node ids stay the same), to bind and lower without touching src: what an

@@ -22,6 +22,14 @@ int ir_kernel_targets(const Kernel *k, Target tg)
     return !k->ntargets || k->targets[tg];
 }
 
+int ir_arg_workspace(const Kernel *k, uint32_t i)
+{
+    if (i >= k->nargs)
+        return 0;
+    const Node *a = &k->nodes[k->args[i]];
+    return a->a && k->nodes[a->a].op == OP_GTYPE && (k->nodes[a->a].flags & NF_WORKSPACE);
+}
+
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 {
     k->nodes = arena_grow(&ctx->arena, k->nodes, &k->capnodes, k->nnodes + 1, sizeof *k->nodes);

@@ -181,6 +181,16 @@ int ly_valid(const LyTile *t, char *why, size_t n)
     return ly_geo(t, &g, why, n);
 }
 
+int ly_atom(const LyTile *t, int *rows, int *cols)
+{
+    LyGeo g;
+    if (!ly_geo(t, &g, NULL, 0) || g.atom == AT_ROWS || g.atom == AT_ROWS_VEC)
+        return 0;
+    *rows = g.fr;
+    *cols = g.fc;
+    return 1;
+}
+
 int ly_threads(const LyTile *t)
 {
     LyGeo g;

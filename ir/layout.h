@@ -189,6 +189,9 @@ typedef struct {
  * tile and return 0 (or do nothing) for an invalid one. */
 int ly_valid(const LyTile *t, char *why, size_t n);
 int ly_threads(const LyTile *t);      /* threads of the owning scope: 32, 64, 128, or T */
+/* the instruction fragment ("atom") of a fragment layout: rows x cols (mfma [32, 32]
+ * or [16, 16], mfma_a [32, 8] for 16-bit ...); 0 for rows tiles or an invalid tile */
+int ly_atom(const LyTile *t, int *rows, int *cols);
 int ly_elems(const LyTile *t);        /* elements held per thread */
 /* elements per 32-bit register in canonical order: consecutive groups of ly_pack
  * elements share one register (2 for 16-bit, 4 for 8-bit A/B, 1 for 32-bit; row and
@@ -237,6 +240,12 @@ uint32_t ly_smem_align(int swizzle);   /* base alignment: 8*S (256/512/1024), el
  * row fits in the swizzle span S), `bytes` per matrix (the stride of the leading dims) */
 typedef struct { int64_t rows, cols, panel, e, bytes; } LySmemGeom;
 LySmemGeom ly_smem_geom(const int64_t *dims, int rank, int64_t elem_bytes, int swizzle);
+
+/* The bank conflicts of one LDS access of a 64-lane wavefront on AMD: lane l
+ * accesses `bytes` (4, 8 or 16) at byte address addr[l]; returns the worst number of
+ * distinct 4-byte words one bank serves in one clock (1: conflict-free), 0 for a
+ * width it does not model. */
+int ly_lds_ways(const uint32_t *addr, int lanes, int bytes);
 
 /* ---- wgmma descriptors --------------------------------------------------------- */
 uint64_t ly_wgmma_desc(uint32_t smem_addr, uint32_t lbo_bytes, uint32_t sbo_bytes, int swizzle,

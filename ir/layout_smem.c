@@ -171,3 +171,33 @@ int ly_tma_box(const int64_t *dims, int rank, DType dt, int swizzle, int64_t *bo
     *panel_bytes = m.rows * m.panel * m.e;
     return npanels;
 }
+
+/* ---- LDS bank conflicts (AMD CDNA2/CDNA3) -------------------------------------
+ * 32 banks of 4 bytes, 128 bytes per clock: a wavefront's access of w bytes per
+ * lane is served 128 / w lanes at a time (ds_read_b32: 32, b64: 16, b128: 8;
+ * AMD CK-Tile "Understanding AMD GPU LDS and Bank Conflicts"). Within one such
+ * group, lanes that touch different 4-byte words of one bank serialize; the same
+ * word is a broadcast. */
+int ly_lds_ways(const uint32_t *addr, int lanes, int bytes)
+{
+    enum { BANKS = 32 };
+    if (bytes < 4 || bytes > 16 || lanes < 1)
+        return 0;
+    int group = 128 / bytes, worst = 1;
+    for (int g0 = 0; g0 < lanes; g0 += group) {
+        uint32_t words[BANKS][16];
+        int nw[BANKS] = {0};
+        for (int l = g0; l < g0 + group && l < lanes; l++)
+            for (int b = 0; b < bytes; b += 4) {
+                uint32_t w = (addr[l] + (uint32_t)b) / 4, bank = w % BANKS;
+                int seen = 0;
+                for (int i = 0; i < nw[bank]; i++)
+                    seen |= words[bank][i] == w;
+                if (!seen && nw[bank] < 16)
+                    words[bank][nw[bank]++] = w;
+                if (nw[bank] > worst)
+                    worst = nw[bank];
+            }
+    }
+    return worst;
+}

@@ -58,6 +58,14 @@ OP(SELECT,    "select",      OC_BUILTIN, 3, 0,                  CC_ALU)    /* se
 OP(LOAD,      "load",        OC_MEM,     1, OF_MEM,             CC_GLOAD)  /* load ref [as T] [mask c] */
 OP(LDMATRIX,  "ldmatrix",    OC_BUILTIN, 1, OF_MEM|OF_WARP,     CC_SLOAD)  /* ldmatrix(shared ref) -> mma fragment */
 OP(LDMATRIX_T,"ldmatrix.trans", OC_BUILTIN, 1, OF_MEM|OF_WARP,  CC_SLOAD)
+/* atomics on global memory (docs/tir.md 7.7). No node carries these two ops:
+ * `atomic.add(ref, v) [mask c]` and `atomic.exch(ref, v) [mask c]` parse to a
+ * LOAD (sub = the atomic op, c = the value: the old element is its result),
+ * `atomic.add ref <- v [mask c]` to a STORE (sub = OP_ATOMIC_ADD, result
+ * unused: `red`), so the typing, bounds, alignment and distribution of loads
+ * and stores apply to them; the rows give the spellings and the cost class. */
+OP(ATOMIC_ADD,"atomic.add",  OC_MEM,     2, OF_MEM,             CC_GSTORE) /* f32, i32, u32 */
+OP(ATOMIC_EXCH,"atomic.exch", OC_MEM,    2, OF_MEM,             CC_GSTORE) /* f32, i32, u32 */
 
 /* ---- math builtins (elementwise over scalars, vectors and tiles) ---- */
 OP(EXP,       "exp",         OC_BUILTIN, 1, OF_MATH,            CC_SFU)
@@ -143,6 +151,7 @@ OP(CP_WAIT,   "cp.async.wait", OC_STMT,  1, OF_ASYNC|OF_SYNC,   CC_BAR)    /* cp
 OP(TMA_LOAD,  "tma",         OC_STMT,    3, OF_MEM|OF_ASYNC,    CC_TMA)    /* tma a(shared) <- b(global) on c(mbarrier) */
 OP(TMA_STORE, "tma.store",   OC_STMT,    2, OF_MEM|OF_ASYNC,    CC_TMA)    /* tma.store a(global) <- b(shared) */
 OP(TMA_WAIT,  "tma.store.wait", OC_STMT, 1, OF_ASYNC|OF_SYNC,   CC_BAR)    /* wait until <= N bulk stores pending */
+OP(TMA_STORE_ADD, "tma.store.add", OC_STMT, 2, OF_MEM|OF_ASYNC, CC_TMA) /* only a spelling: parsed as TMA_STORE, sub 1 (adds) */
 OP(STMATRIX,  "stmatrix",    OC_STMT,    2, OF_MEM|OF_WARP,     CC_SSTORE) /* stmatrix a(shared) <- b(fragment) */
 OP(SYNC,      "sync",        OC_STMT,    0, OF_SYNC|OF_BLOCK,   CC_BAR)    /* block barrier */
 OP(BAR_SYNC,  "barrier",     OC_STMT,    2, OF_SYNC,            CC_BAR)    /* barrier ID, COUNT (named, sync) */
@@ -152,6 +161,8 @@ OP(MB_EXPECT, "mbarrier.expect_tx", OC_STMT, 2, OF_SYNC,        CC_BAR)    /* mb
 OP(MB_WAIT,   "mbarrier.wait", OC_STMT,  2, OF_SYNC,            CC_BAR)    /* mbarrier.wait bar, PARITY */
 OP(FENCE_PROXY, "fence.proxy.async", OC_STMT, 0, OF_SYNC,       CC_FREE)
 OP(FENCE,     "fence",       OC_STMT,    0, OF_SYNC,            CC_FREE)   /* fence (memory fence, block scope) */
+OP(FENCE_GPU, "fence.gpu",   OC_STMT,    0, OF_SYNC,            CC_BAR)    /* fence.acq_rel.gpu: orders this thread's global
+                                                                              accesses for other blocks (7.7) */
 OP(MMA,       "mma",         OC_STMT,    3, OF_TC|OF_WARP,      CC_MMA)    /* mma a += b * c */
 OP(WGMMA,     "wgmma",       OC_STMT,    3, OF_TC|OF_ASYNC,     CC_WGMMA)  /* wgmma a += b * c */
 OP(WGMMA_WAIT,"wgmma.wait",  OC_STMT,    1, OF_TC|OF_SYNC,      CC_BAR)    /* wgmma.wait N */
@@ -184,6 +195,7 @@ OP(L_WG_WAIT,     "wgmma_wait",     OC_LOW, 1, OF_LSTMT|OF_TC|OF_SYNC, CC_BAR) /
 OP(L_WGMMA,       "wgmma",          OC_LOW, -1, OF_LSTMT|OF_TC,   CC_WGMMA)  /* (descA | 0, descB, d.., a..): v.i IrTc */
 /* ---- warp MMA and fragment moves ------------------------------------ */
 OP(L_MMA,         "mma",            OC_LOW, -1, OF_LSTMT|OF_TC,   CC_MMA)    /* (d.., a.., b..): v.i IrTc */
+OP(L_MFMA,        "mfma",           OC_LOW, -1, OF_LSTMT|OF_TC,   CC_MFMA)   /* (d.., a.., b..): v.i IrTc; one wavefront */
 OP(L_LDMATRIX,    "ldmatrix",       OC_LOW, -1, OF_LSTMT|OF_MEM,  CC_SLOAD)  /* (addr, dst..): sub = x1/x2/x4, v.i 1 = .trans */
 OP(L_STMATRIX,    "stmatrix",       OC_LOW, -1, OF_LSTMT|OF_MEM,  CC_SSTORE) /* (addr, src..): sub = x1/x2/x4, v.i 1 = .trans */
 /* ---- registers --------------------------------------------------------- */
@@ -193,6 +205,7 @@ OP(L_SADDR,       "saddr",          OC_LOW, -1, 0,                CC_INT)    /* 
                                                                                 sub 1: (NAME, byte offset) unswizzled from the base */
 OP(L_WGDESC,      "wgmma_desc",     OC_LOW, 1, 0,                 CC_INT)    /* u64 descriptor of (saddr): v.i = lbo | sbo << 20 | swizzle << 40 */
 OP(L_PACK,        "pack",           OC_LOW, -1, 0,                CC_FREE)   /* a vector of its scalar operands */
+OP(L_LANE,        "lane",           OC_LOW, 1, 0,                 CC_FREE)   /* (vector): its lane v.i, a scalar */
 /* ---- declarations ------------------------------------------------------ */
 OP(L_TMAP,        "tensormap",      OC_LOW, -1, OF_LSTMT,         CC_FREE)   /* name; a = NAME of the tensor arg; list = box
                                                                                 (innermost first); v.attr.swizzle */

@@ -47,7 +47,7 @@ static int prec_of(const Node *n)
     if (n->op == OP_NEG || n->op == OP_NOT)
         return PREC_UNARY;
     if (n->op == OP_LOAD)
-        return n->b ? PREC_TOP : PREC_LOAD;
+        return n->b ? PREC_TOP : n->sub ? PREC_POSTFIX : PREC_LOAD;   /* sub: atomic.add(..) */
     return PREC_POSTFIX;
 }
 
@@ -110,7 +110,7 @@ static void lowered(Printer *p, const Node *n)
     FILE *out = p->out;
     fprintf(out, "@%s", ir_ops[n->op].spelling);
     switch ((Op)n->op) {
-    case OP_L_MMA: case OP_L_WGMMA: {
+    case OP_L_MMA: case OP_L_WGMMA: case OP_L_MFMA: {
         IrTc t = ir_tc_unpack(n->v.i);
         fprintf(out, ".m%un%uk%u.%s.%s", t.m, t.n, t.k, ir_dtypes[t.acc].spelling,
                 ir_dtypes[t.ab].spelling);
@@ -127,12 +127,19 @@ static void lowered(Printer *p, const Node *n)
     case OP_L_LDMATRIX: case OP_L_STMATRIX:
         fprintf(out, ".x%u%s", n->sub, n->v.i ? ".trans" : "");
         break;
+    case OP_L_LANE:
+        fprintf(out, ".%lld", (long long)n->v.i);
+        break;
     case OP_L_SETMAXNREG:
         fprintf(out, ".%s.%lld", n->sub ? "inc" : "dec", (long long)n->v.i);
         break;
     case OP_L_SADDR:
         if (n->sub)
             fputs(".raw", out);
+        break;
+    case OP_L_TMA_STORE:
+        if (n->sub)
+            fputs(".add", out);
         break;
     case OP_L_WGDESC:
         fprintf(out, ".lbo%lld.sbo%lld.sw%lld", (long long)(n->v.i & 0xfffff),
@@ -193,6 +200,18 @@ static void expr_inner(Printer *p, const Node *n)
         fputc(')', out);
         return;
     case OP_LOAD:
+        if (n->sub) { /* atomic.add(ref, v) / atomic.exch(ref, v) */
+            fprintf(out, "%s(", ir_ops[n->sub].spelling);
+            expr(p, n->a, PREC_TOP);
+            fputs(", ", out);
+            expr(p, n->c, PREC_TOP);
+            fputc(')', out);
+            if (n->b) {
+                fputs(" mask ", out);
+                expr(p, n->b, PREC_TOP);
+            }
+            return;
+        }
         fputs("load ", out);
         expr(p, n->a, PREC_POSTFIX);
         if (n->dtype) {
@@ -284,6 +303,8 @@ static void type(Printer *p, NodeId id)
             fputs(" .. ", p->out);
             expr(p, n->c, PREC_TOP);
         }
+        if (n->flags & NF_WORKSPACE)
+            fputs(" workspace", p->out);
         return;
     }
     dtype(p, n->dtype, n->lanes);
@@ -394,7 +415,12 @@ static void decl(Printer *p, const Node *n)
 /* dst <- src  (and the optional trailer) */
 static void move(Printer *p, const Node *n, const char *trailer)
 {
-    fprintf(p->out, "%s ", ir_ops[n->op].spelling);
+    Op op = (Op)n->op;
+    if (n->sub && op == OP_STORE)
+        op = (Op)n->sub;
+    else if (n->sub && op == OP_TMA_STORE)
+        op = OP_TMA_STORE_ADD;
+    fprintf(p->out, "%s ", ir_ops[op].spelling);
     expr(p, n->a, PREC_POSTFIX);
     fputs(" <- ", p->out);
     /* in a store's value a bare `mask` is the store's: a masked load is parenthesized */
@@ -457,7 +483,7 @@ static void stmt(Printer *p, NodeId id)
     case OP_STORE: case OP_CP_ASYNC: move(p, n, "mask"); return;
     case OP_TMA_LOAD: move(p, n, "on"); return;
     case OP_TMA_STORE: case OP_STMATRIX: move(p, n, ""); return;
-    case OP_CP_COMMIT: case OP_SYNC: case OP_FENCE_PROXY: case OP_FENCE: case OP_RETURN:
+    case OP_CP_COMMIT: case OP_SYNC: case OP_FENCE_PROXY: case OP_FENCE: case OP_FENCE_GPU: case OP_RETURN:
         fputs(sp, out);
         return;
     case OP_CP_WAIT: case OP_TMA_WAIT: case OP_WGMMA_WAIT: case OP_MB_ARRIVE:

@@ -47,15 +47,18 @@ static const TcShape mfma_gfx90a[] = {
     {16, 16, 4, DT_F64, DT_F64, 0},
 };
 
-/* MFMA, CDNA3 (gfx942): adds fp8/bf8 and xf32; i8 moves to k = 16 / 32 */
+/* MFMA, CDNA3 (gfx942): adds xf32; i8 moves to k = 16 / 32. gfx942's fp8/bf8
+ * MFMA (v_mfma_f32_32x32x16_fp8_fp8 ...) reads the FNUZ encodings (E4M3FNUZ,
+ * E5M2FNUZ: bias 8 / 16, one NaN, no infinities, no negative zero; CDNA3 ISA
+ * "Data types"), not the OCP e4m3 / e5m2 that TIR's fp8 dtypes are (the same
+ * bits decode to half or a quarter of the OCP value, and 0x80 is NaN): no OCP
+ * fp8 row here (TF_FP8 stays: gfx942 stores OCP fp8; OCP fp8 MFMA is gfx950's). */
 static const TcShape mfma_gfx942[] = {
     {32, 32, 8, DT_F16, DT_F32, 0},   {16, 16, 16, DT_F16, DT_F32, 0},
     {32, 32, 8, DT_BF16, DT_F32, 0},  {16, 16, 16, DT_BF16, DT_F32, 0},
     {32, 32, 2, DT_F32, DT_F32, 0},   {16, 16, 4, DT_F32, DT_F32, 0},
     {32, 32, 4, DT_TF32, DT_F32, 0},  {16, 16, 8, DT_TF32, DT_F32, 0},
     {32, 32, 16, DT_I8, DT_I32, 0},   {16, 16, 32, DT_I8, DT_I32, 0},
-    {32, 32, 16, DT_E4M3, DT_F32, 0}, {16, 16, 32, DT_E4M3, DT_F32, 0},
-    {32, 32, 16, DT_E5M2, DT_F32, 0}, {16, 16, 32, DT_E5M2, DT_F32, 0},
     {16, 16, 4, DT_F64, DT_F64, 0},
 };
 
@@ -69,37 +72,37 @@ static const TcShape mfma_gfx942[] = {
 /* the columns every NVIDIA row shares, then the AMD ones */
 #define NVIDIA .vendor = VENDOR_NVIDIA, .warp_size = 32, .warp_word = "warp", \
     .max_threads_per_block = 1024, .regs_per_sm = 65536, .max_regs_per_thread = 255, \
-    .max_named_barriers = 16, .max_grid = NV_GRID, .llvm_triple = "nvptx64-nvidia-cuda", \
+    .max_named_barriers = 16, .group_warps = 4, .max_grid = NV_GRID, .llvm_triple = "nvptx64-nvidia-cuda", \
     .llvm_features = "+ptx85"
 #define AMD .vendor = VENDOR_AMD, .warp_size = 64, .warp_word = "wavefront", \
     .max_threads_per_block = 1024, .max_smem_per_block = 65536, .regs_per_sm = 131072, \
-    .max_regs_per_thread = 512, .max_grid = AMD_GRID, .llvm_triple = "amdgcn-amd-amdhsa", \
+    .max_regs_per_thread = 512, .max_agprs = 256, .group_warps = 4, .max_grid = AMD_GRID, .llvm_triple = "amdgcn-amd-amdhsa", \
     .llvm_features = ""
 #define SETMAXNREG .reg_alloc_unit = 8, .setmaxnreg_min = 24, .setmaxnreg_max = 256
-#define TC(field, table) .field = table, .n##field = N_(table)
+#define TC(fam, table) [fam] = {table, N_(table)}
 
 const TargetInfo tg_table[TG__COUNT] = {
     [TG_SM80] = {TG_SM80, "sm_80", NVIDIA, .sm = 80, .max_smem_per_block = 166912,
-                 .features = NV_BASE, .mma = mma_nv, .nmma = MMA_SM80_ROWS, .llvm_cpu = "sm_80"},
+                 .features = NV_BASE, .tc = {[TCF_MMA_SYNC] = {mma_nv, MMA_SM80_ROWS}}, .llvm_cpu = "sm_80"},
     [TG_SM90A] = {TG_SM90A, "sm_90a", NVIDIA, .sm = 90, .family_only = 1,
                   .max_smem_per_block = 232448, SETMAXNREG,
-                  .features = NV_BASE | NV_HOPPER | TF_WGMMA, TC(mma, mma_nv),
-                  TC(wgmma, wgmma_sm90a), .llvm_cpu = "sm_90a"},
+                  .features = NV_BASE | NV_HOPPER | TF_WGMMA,
+                  .tc = {TC(TCF_MMA_SYNC, mma_nv), TC(TCF_WGMMA, wgmma_sm90a)}, .llvm_cpu = "sm_90a"},
     /* LLVM 19 has no sm_100a processor: no llvm_cpu, code generation reports E0902 */
     [TG_SM100A] = {TG_SM100A, "sm_100a", NVIDIA, .sm = 100, .family_only = 1,
                    .max_smem_per_block = 232448, SETMAXNREG,
-                   .features = NV_BASE | NV_HOPPER | TF_TCGEN05, TC(mma, mma_nv)},
+                   .features = NV_BASE | NV_HOPPER | TF_TCGEN05, .tc = {TC(TCF_MMA_SYNC, mma_nv)}},
     [TG_GFX90A] = {TG_GFX90A, "gfx90a", AMD, .features = TF_MFMA | TF_BF16,
-                   TC(mfma, mfma_gfx90a), .llvm_cpu = "gfx90a"},
+                   .tc = {TC(TCF_MFMA, mfma_gfx90a)}, .llvm_cpu = "gfx90a"},
     [TG_GFX942] = {TG_GFX942, "gfx942", AMD, .features = TF_MFMA | TF_BF16 | TF_TF32 | TF_FP8,
-                   TC(mfma, mfma_gfx942), .llvm_cpu = "gfx942"},
+                   .tc = {TC(TCF_MFMA, mfma_gfx942)}, .llvm_cpu = "gfx942"},
 };
 
 int64_t tg_unit_threads(Target t, Unit unit)
 {
     switch (unit) {
     case UNIT_WARPS: return tg_table[t].warp_size;
-    case UNIT_WARPGROUPS: return 4 * (int64_t)tg_table[t].warp_size;
+    case UNIT_WARPGROUPS: return (int64_t)tg_table[t].group_warps * tg_table[t].warp_size;
     default: return 1;
     }
 }
@@ -160,15 +163,17 @@ int tg_pick_for_arch(const Kernel *k, const char *arch, Target *tg)
     return best != 0;
 }
 
-static const TcShape *tc_table(Target t, Op op, uint32_t *n)
+int tg_tc_scope_threads(Target t, TcFamily f)
 {
     const TargetInfo *ti = &tg_table[t];
-    switch (op) {
-    case OP_MMA: *n = ti->nmma; return ti->mma;
-    case OP_WGMMA: *n = ti->nwgmma; return ti->wgmma;
-    case OP_MFMA: *n = ti->nmfma; return ti->mfma;
-    default: *n = 0; return NULL;
-    }
+    return ti->warp_size * (tc_families[f].group ? 1 : ti->group_warps);
+}
+
+static const TcShape *tc_table(Target t, Op op, uint32_t *n)
+{
+    const TcShapes *s = &tg_table[t].tc[tc_family_of(op)];
+    *n = s->n;
+    return s->v;
 }
 
 static int wgmma_n_ok(const TcShape *s, int64_t n)
@@ -225,15 +230,16 @@ uint32_t tg_tc_describe(Target t, Op op, DType ab, char *buf, size_t size)
         if (ab != DT_NONE && s->ab != ab)
             continue;
         char one[64];
+        char shp[32];
         if (s->nstep)
-            snprintf(one, sizeof one, "m64nNk%u %s->%s (N = %u..256 step %u)", s->k,
-                     ir_dtypes[s->ab].spelling, ir_dtypes[s->acc].spelling, s->nstep, s->nstep);
-        else if (op == OP_MFMA)
-            snprintf(one, sizeof one, "%ux%ux%u %s->%s", s->m, s->n, s->k,
-                     ir_dtypes[s->ab].spelling, ir_dtypes[s->acc].spelling);
+            snprintf(shp, sizeof shp, "m64nNk%u", s->k);
         else
-            snprintf(one, sizeof one, "m%un%uk%u %s->%s", s->m, s->n, s->k,
-                     ir_dtypes[s->ab].spelling, ir_dtypes[s->acc].spelling);
+            snprintf(shp, sizeof shp, tc_families[tc_family_of(op)].shape_fmt, s->m, s->n, s->k);
+        if (s->nstep)
+            snprintf(one, sizeof one, "%s %s->%s (N = %u..256 step %u)", shp,
+                     ir_dtypes[s->ab].spelling, ir_dtypes[s->acc].spelling, s->nstep, s->nstep);
+        else
+            snprintf(one, sizeof one, "%s %s->%s", shp, ir_dtypes[s->ab].spelling, ir_dtypes[s->acc].spelling);
         int w = snprintf(buf + used, size > used ? size - used : 0, "%s%s", found ? ", " : "", one);
         if (w > 0 && used + (size_t)w < size)
             used += (size_t)w;
@@ -245,9 +251,8 @@ uint32_t tg_tc_describe(Target t, Op op, DType ab, char *buf, size_t size)
 uint32_t tg_op_feature(Op op)
 {
     switch (op) {
-    case OP_MMA: return TF_MMA_SYNC;
-    case OP_WGMMA: case OP_WGMMA_WAIT: return TF_WGMMA;
-    case OP_MFMA: return TF_MFMA;
+    case OP_MMA: case OP_WGMMA: case OP_WGMMA_WAIT: case OP_MFMA:
+        return tc_families[tc_family_of(op)].feature;
     case OP_LDMATRIX: case OP_LDMATRIX_T: return TF_LDMATRIX;
     case OP_STMATRIX: return TF_STMATRIX;
     case OP_CP_ASYNC: case OP_CP_COMMIT: case OP_CP_WAIT: return TF_CP_ASYNC;

@@ -7,6 +7,7 @@
 #ifndef CAKE_IR_TARGETS_H
 #define CAKE_IR_TARGETS_H
 #include "ir.h"
+#include "tcfamily.h"
 
 typedef enum { VENDOR_NVIDIA, VENDOR_AMD } Vendor;
 
@@ -42,6 +43,9 @@ typedef struct {
     uint8_t nstep;      /* wgmma: allowed N step (8 or 16); 0 otherwise */
 } TcShape;
 
+/* the shapes of one tensor-core family on one target */
+typedef struct { const TcShape *v; uint32_t n; } TcShapes;
+
 typedef struct {
     uint8_t id;                    /* Target */
     const char *name;              /* "sm_90a" (= ir_target_names[id]) */
@@ -54,14 +58,18 @@ typedef struct {
     int64_t max_smem_per_block;    /* bytes, with opt-in (NVIDIA) or LDS per workgroup (AMD) */
     int64_t regs_per_sm;           /* 32-bit registers per SM (per CU on AMD) */
     int max_regs_per_thread;       /* 255 NVIDIA; 512 AMD (VGPR + AGPR) */
+    int max_agprs;                 /* AMD: of those, the accumulation VGPRs (AGPRs) only MFMA
+                                      accumulators use: 256 (the other 256 are VGPRs); 0 NVIDIA */
     int reg_alloc_unit;            /* setmaxnreg granularity (8), 0 if no setmaxnreg */
     int setmaxnreg_min, setmaxnreg_max;
     int max_named_barriers;        /* 16 on NVIDIA, 0 on AMD */
     int64_t max_grid[3];
     uint32_t features;             /* TF_* */
-    const TcShape *mma; uint32_t nmma;     /* mma.sync (NVIDIA) */
-    const TcShape *wgmma; uint32_t nwgmma; /* wgmma (sm_90a) */
-    const TcShape *mfma; uint32_t nmfma;   /* MFMA (AMD) */
+    int group_warps;               /* warps in a warpgroup (the wgmma scope and the unit of
+                                      `warpgroups`): 4; AMD has no warpgroup instructions and
+                                      the verifier refuses the clause there (TF_WARPGROUPS) */
+    TcShapes tc[TCF__COUNT];       /* instruction shapes per tensor-core family
+                                      (ir/tcfamily.h); n = 0: the target has none */
     const char *llvm_triple;       /* "nvptx64-nvidia-cuda", "amdgcn-amd-amdhsa" */
     const char *llvm_cpu;          /* the LLVM processor; NULL: LLVM cannot generate code for it */
     const char *llvm_features;     /* "+ptx85" */
@@ -121,6 +129,10 @@ int tg_device_fit(Target t, const char *arch);
  * when none of them runs there. The one place that choice is made: `run`,
  * the cost model's device and the library ask it. */
 int tg_pick_for_arch(const Kernel *k, const char *arch, Target *tg);
+
+/* Threads that execute one instruction of family f on target t: the warp
+ * (wavefront) width times the family's warps (a warpgroup: group_warps). */
+int tg_tc_scope_threads(Target t, TcFamily f);
 
 /* Finds the tensor-core shape of `op` (OP_MMA, OP_WGMMA or OP_MFMA) on target t
  * for m x n x k with A/B dtype ab and accumulator dtype acc; NULL if the target

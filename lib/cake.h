@@ -49,6 +49,7 @@
 #include "ir.h"
 #include "rt.h"
 #include "check.h"
+#include "sim.h"
 #include "cg.h"
 #include "cost.h"
 
@@ -120,6 +121,8 @@ typedef struct CakeInstance {
     const Module *m;          /* the verified module it comes from (never written) */
     const Kernel *source;     /* the kernel in m */
     Kernel *k;                /* its own copy: bound; lowered (TIR-L, k->plan) from LOWERED */
+    Kernel *bound;            /* from LOWERED: the bound, typed copy before lowering (the
+                                 level the cost model counts, whether lowered or not) */
     Target tg;
     ShapeEnv set;             /* the bindings asked for, of params of the kernel only */
     int64_t *values;          /* the value of every param (Kernel.params order) */
@@ -208,6 +211,16 @@ int cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env
 int cake_check(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int only_env,
                const CheckOptions *opt, CheckReport *reps, uint32_t max, uint32_t *n);
 
+/* `run --sim`: the same check with the CPU executor of TIR-L (sim/sim.h) as
+ * the device: kernel `kernel` of m (NULL: the first for tg) lowered for tg at
+ * bindings `set`, run block by block on the host. No GPU, no code generator.
+ * A deadlock, a race or an out-of-bounds access the executor finds fails the
+ * shape (CHECK_DEVICE_ERROR, its diagnostic E0980-E0984 in ctx). 0 (reports
+ * in reps, *n of them), 1 (the kernel does not lower: diagnostics), or 2. */
+int cake_sim_check(CakeCtx *ctx, const Module *m, const char *kernel, Target tg, const char *set,
+                   const ShapeEnv *env, int only_env, const CheckOptions *copt, const SimOptions *sopt,
+                   CheckReport *reps, uint32_t max, uint32_t *n);
+
 typedef struct CakeBench {
     char shape[256];
     RtTiming t;            /* ms */
@@ -266,6 +279,7 @@ typedef struct CakeCostOptions {
     const char *calib_dir;    /* NULL: $CAKE_COST_DIR, else bench/cost; "none": built-in */
     const CostCalib *calib;   /* non-NULL: these constants, no file */
     int regs;                 /* registers per thread ptxas reported (run --bench); 0: estimate */
+    int spill_bytes;          /* local memory per thread ptxas reported (spills): infeasible */
 } CakeCostOptions;
 
 /* Predicts one launch of a verified kernel of m (analysis/cost.h): time with an
@@ -274,10 +288,35 @@ typedef struct CakeCostOptions {
  * value E1003, a grid that does not evaluate E1004, ...) or 2. */
 int cake_cost(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out);
 
+/* The profile cake_cost predicts from (its counts, analysis/cost.h), the device
+ * it is costed on and out's header (kernel, target, shape): cakec calibrate
+ * predicts one profile under many constants. 0, 1 (diagnostics) or 2. */
+int cake_cost_profile(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostProfile *p,
+                      const TgDevice **dev, CostResult *out);
+
 /* The calibration constants of device d: DIR/NAME.json (dir NULL: $CAKE_COST_DIR,
  * else bench/cost; "none": the built-in defaults). 1 when a file was read; a
  * file that does not parse is W1001 and the defaults. */
 int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib *c);
+
+/* One measured launch for cake_cost_fit: the case (file, kernel or NULL, params
+ * "BM=64" or NULL, shape), its measured median, whether it is fitted on, and
+ * the registers ptxas reported (0: unknown); the fit fills ok, r (the
+ * prediction with the fitted constants) or err. */
+typedef struct {
+    const char *file, *kernel, *set, *shape;
+    double meas_ms;
+    int train, regs, spill_bytes;
+    int ok;
+    CostResult r;
+    char err[200];
+} CakeFitCase;
+
+/* Fits the constants of device `device` on the cases with train set (mean
+ * |log(predicted / measured)|, coordinate descent; docs/cost-model.md §5),
+ * sets the interval from the training errors and the calibrated families
+ * (CostCalib.pat), and predicts every case with them. 0 or 2. */
+int cake_cost_fit(CakeCtx *ctx, const char *device, CakeFitCase *cases, uint32_t n, CostCalib *out);
 
 /* The result as a cJSON object (free with cake_json_delete); schema in
  * docs/cost-model.md. */

@@ -42,7 +42,7 @@ static int check_launch(void *user, CakeCtx *ctx, CheckLaunch *l)
         rs = lib_launch(ctx, dev, st->ck, l->env, tensors, (const void *const *)scalars);
     for (uint32_t i = 0; i < l->nbufs && rs == RT_OK; i++) {
         CheckBuffer *b = &l->bufs[i];
-        if (b->is_tensor && (b->role & INTERP_WRITTEN) && b->bytes)
+        if (b->is_tensor && ((b->role & INTERP_WRITTEN) || b->workspace) && b->bytes)
             rs = rt_copy_d2h(dev, b->host, dev_ptr[i], b->bytes);
     }
     if (rs != RT_OK)
@@ -119,14 +119,7 @@ static RtStatus fill_random(RtDevice *dev, RtPtr p, size_t bytes, DType dt, uint
     return st;
 }
 
-typedef struct {
-    uint32_t n;
-    RtPtr ptr[64];
-    unsigned char scal[64][8];
-    const void *scalp[64];
-} BenchArgs;
-
-static RtStatus bench_args(CakeCtx *ctx, RtDevice *dev, const Kernel *k, const ShapeEnv *env,
+RtStatus lib_bench_args(CakeCtx *ctx, RtDevice *dev, const Kernel *k, const ShapeEnv *env,
                            BenchArgs *a, double *arg_bytes)
 {
     uint32_t nt = 0, ns = 0;
@@ -157,7 +150,9 @@ static RtStatus bench_args(CakeCtx *ctx, RtDevice *dev, const Kernel *k, const S
             ihi = 8;
         }
         RtStatus st = rt_alloc(dev, bytes ? bytes : 16, &a->ptr[nt]);
-        if (st == RT_OK)
+        if (st == RT_OK && ir_arg_workspace(k, i)) /* zero in, and the kernel leaves it zero */
+            st = rt_memset_d8(dev, a->ptr[nt], 0, bytes);
+        else if (st == RT_OK)
             st = fill_random(dev, a->ptr[nt], bytes, dt, 0x43414B45u + i, ilo, ihi);
         nt++;
         a->n = nt;
@@ -167,11 +162,18 @@ static RtStatus bench_args(CakeCtx *ctx, RtDevice *dev, const Kernel *k, const S
     return RT_OK;
 }
 
-static void bench_counts(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, double arg_bytes,
+void lib_bench_args_free(RtDevice *dev, BenchArgs *a)
+{
+    if (rt_health(dev) == RT_OK)
+        free_all(dev, a->ptr, a->n);
+    a->n = 0;
+}
+
+static void bench_counts(CakeCtx *ctx, const Kernel *k, const ShapeEnv *env, double arg_bytes,
                          CakeBench *out)
 {
     out->bytes = arg_bytes;
-    Interp *in = ck->k->reference ? interp_new(ctx, ck->k) : NULL;
+    Interp *in = k->reference ? interp_new(ctx, k) : NULL;
     InterpCost cost;
     if (in && interp_cost(in, env, &cost)) {
         out->bytes = cost.bytes;
@@ -202,7 +204,7 @@ static RtStatus bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEn
     BenchArgs a = {0};
     double arg_bytes;
     CakePrepared p = {0};
-    RtStatus st = bench_args(ctx, dev, k, env, &a, &arg_bytes);
+    RtStatus st = lib_bench_args(ctx, dev, k, env, &a, &arg_bytes);
     if (st == RT_OK)
         st = lib_prepare(ctx, ck, env, a.ptr, a.scalp, &p);
     if (st == RT_OK)
@@ -214,22 +216,29 @@ static RtStatus bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEn
         memcpy(out->block, p.rl.block, sizeof out->block);
     }
     cake_prepared_free(&p);
-    if (st != RT_OK) {
-        snprintf(out->message, sizeof out->message, "%s: %s", rt_status_name(st), rt_error(dev));
-    } else {
-        bench_counts(ctx, ck, env, arg_bytes, out);
-        double s = out->t.median_ms * 1e-3;
-        out->gbps = out->bytes / s * 1e-9;
-        out->tflops = out->flops / s * 1e-12;
-        out->peak_gbps = rt_info(dev)->peak_gbps;
-        out->roofline = out->peak_gbps > 0 ? out->gbps / out->peak_gbps : 0;
+    lib_bench_finish(ctx, dev, ck->k, env, arg_bytes, st, out);
+    if (st == RT_OK) {
         out->regs = ck->info.regs;
         out->local_bytes = ck->info.local_bytes;
         out->shared_bytes = ck->info.static_shared_bytes;
     }
-    if (rt_health(dev) == RT_OK)
-        free_all(dev, a.ptr, a.n);
+    lib_bench_args_free(dev, &a);
     return st;
+}
+
+void lib_bench_finish(CakeCtx *ctx, RtDevice *dev, const Kernel *ref, const ShapeEnv *env,
+                      double arg_bytes, RtStatus st, CakeBench *out)
+{
+    if (st != RT_OK) {
+        snprintf(out->message, sizeof out->message, "%s: %s", rt_status_name(st), rt_error(dev));
+        return;
+    }
+    bench_counts(ctx, ref, env, arg_bytes, out);
+    double s = out->t.median_ms * 1e-3;
+    out->gbps = out->bytes / s * 1e-9;
+    out->tflops = out->flops / s * 1e-12;
+    out->peak_gbps = rt_info(dev)->peak_gbps;
+    out->roofline = out->peak_gbps > 0 ? out->gbps / out->peak_gbps : 0;
 }
 
 int cake_bench(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env, int runs,

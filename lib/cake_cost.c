@@ -59,21 +59,61 @@ static void take(const cJSON *o, const char *name, double *dst)
         *dst = v->valuedouble;
 }
 
+/* the calibration files compiled in (CMakeLists.txt: bench/cost/DEVICE.json) */
+typedef struct { const char *device, *json; } CalibFile;
+extern const CalibFile cake_calib_files[];
+
+static const char *builtin_calib(const char *device)
+{
+    for (int i = 0; cake_calib_files[i].device; i++)
+        if (!strcmp(cake_calib_files[i].device, device))
+            return cake_calib_files[i].json;
+    return NULL;
+}
+
+/* the fit's families (cakec calibrate): "calibrated": [{pattern, n, err80, time_ms}] */
+static void take_patterns(const cJSON *j, CostCalib *c)
+{
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(j, "calibrated"), *x;
+    take(j, "pattern_err", &c->pat_err);
+    cJSON_ArrayForEach(x, arr) {
+        const cJSON *key = cJSON_GetObjectItemCaseSensitive(x, "pattern");
+        const cJSON *t = cJSON_GetObjectItemCaseSensitive(x, "time_ms");
+        if (c->npat >= COST_MAX_PATTERNS || !cJSON_IsString(key) || cJSON_GetArraySize(t) != 2)
+            continue;
+        CostPattern *f = &c->pat[c->npat++];
+        snprintf(f->key, sizeof f->key, "%s", key->valuestring);
+        double n = 0;
+        take(x, "n", &n);
+        f->n = (int)n;
+        take(x, "err80", &f->err);
+        f->t_lo = cJSON_GetArrayItem(t, 0)->valuedouble;
+        f->t_hi = cJSON_GetArrayItem(t, 1)->valuedouble;
+    }
+}
+
 int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib *c)
 {
     cost_calib_default(c);
     if (!dir)
         dir = getenv("CAKE_COST_DIR");
-    if (!dir)
-        dir = "bench/cost";
-    if (!strcmp(dir, "none"))
+    if (dir && !*dir)
+        dir = NULL;
+    if (dir && !strcmp(dir, "none"))
         return 0;
     char path[512];
-    snprintf(path, sizeof path, "%s/%s.json", dir, d->name);
-    char *text = read_all(path);
-    if (!text)
+    char *text = NULL;
+    const char *json = NULL;
+    if (dir) {
+        snprintf(path, sizeof path, "%s/%s.json", dir, d->name);
+        json = text = read_all(path);
+    } else {   /* no directory named: the file compiled in, from any working directory */
+        snprintf(path, sizeof path, "bench/cost/%s.json (compiled in)", d->name);
+        json = builtin_calib(d->name);
+    }
+    if (!json)
         return 0;   /* no file: the built-in defaults */
-    cJSON *j = cJSON_Parse(text);
+    cJSON *j = cJSON_Parse(json);
     free(text);
     const cJSON *k = j ? cJSON_GetObjectItemCaseSensitive(j, "constants") : NULL;
     if (!cJSON_IsObject(k)) {
@@ -89,6 +129,7 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     take(k, "eff_sfu", &c->eff_sfu); take(k, "eff_smem", &c->eff_smem);
     take(k, "overlap", &c->overlap); take(k, "l2_miss", &c->l2_miss);
     take(k, "rel_err", &c->rel_err); take(k, "launch_us", &c->launch_us);
+    take_patterns(j, c);
     const cJSON *date = cJSON_GetObjectItemCaseSensitive(j, "date");
     snprintf(c->source, sizeof c->source, "%.100s (%.40s)", path,
              cJSON_IsString(date) ? date->valuestring : "undated");
@@ -146,7 +187,10 @@ static Target device_target(const Kernel *k, const char *name)
     return tg;
 }
 
-static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out)
+/* the profile of the launch o names, its device, and out's header (kernel,
+   target, shape); the registers ptxas reported (o->regs) replace the estimate */
+static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostProfile *p,
+                        const TgDevice **devp, CostResult *out)
 {
     memset(out, 0, sizeof *out);
     Kernel *k = lib_find_kernel(ctx, m, o->kernel, TG__COUNT);
@@ -171,20 +215,15 @@ static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResul
     NodeId failed;
     if (!shape_env_assumes_hold(ctx, k, &env, 1, &failed))
         return 1;   /* E0961 at the assume: the variant is not a valid launch */
-    /* the model counts the instance: the kernel typed (and, for a binding
-       `check` did not cover, verified) at the bindings */
+    /* the model counts the instance at its bound level: the kernel typed (and,
+       for a binding `check` did not cover, verified) at the bindings — the same
+       copy whether or not the instance was lowered or compiled since */
     const CakeInstance *inst;
     int rc = cake_instance_env(ctx, m, k, tg, &env, CAKE_INST_BOUND, &inst);
     if (rc)
         return rc;
-    k = inst->k;
-    CostCalib cal;
-    if (o->calib)
-        cal = *o->calib;
-    else
-        cake_cost_calib(ctx, o->calib_dir, dev, &cal);
+    k = inst->bound ? inst->bound : inst->k;
     CeEnv view = shape_env_view(&env);
-    CostProfile *p = arena_alloc(&ctx->arena, sizeof *p);
     char why[160];
     if (!cost_profile(ctx, k, tg, &view, dev->sm_count, p, why, sizeof why)) {
         Diag *d = diag_report(ctx, E1004, k->span, "cannot cost kernel `%s`: %s",
@@ -203,11 +242,36 @@ static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResul
         p->regs_from_roles = 1;   /* known, not estimated */
         cost_note(p->notes, &p->nnotes, "registers per thread: %d, as the code generator reported", o->regs);
     }
+    p->spill_bytes = o->spill_bytes;
     snprintf(out->kernel, sizeof out->kernel, "%s", ir_symstr(ctx, k->name));
     snprintf(out->target, sizeof out->target, "%s", ir_target_names[tg]);
     shape_env_format(ctx, k, &env, out->shape, sizeof out->shape);
-    cost_predict(p, dev, &cal, out);
+    *devp = dev;
     return 0;
+}
+
+static int cost_run(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out)
+{
+    CostProfile *p = arena_alloc(&ctx->arena, sizeof *p);
+    const TgDevice *dev;
+    int rc = cost_prepare(ctx, m, o, p, &dev, out);
+    if (rc)
+        return rc;
+    CostCalib *cal = arena_alloc(&ctx->arena, sizeof *cal);
+    if (o->calib)
+        *cal = *o->calib;
+    else
+        cake_cost_calib(ctx, o->calib_dir, dev, cal);
+    cost_predict(p, dev, cal, out);
+    return 0;
+}
+
+int cake_cost_profile(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostProfile *p,
+                      const TgDevice **dev, CostResult *out)
+{
+    int rc;
+    CAKE_PROTECTED(ctx, rc, cost_prepare(ctx, m, o, p, dev, out));
+    return rc;
 }
 
 int cake_cost(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostResult *out)
@@ -279,8 +343,20 @@ void *cake_cost_json(const CostResult *r)
         cJSON_AddNumberToObject(x, "threads", (double)r->roles[i].threads);
         cJSON_AddNumberToObject(x, "registers", r->roles[i].regs);
         cJSON_AddNumberToObject(x, "critical_path_ms", r4(r->roles[i].ms));
+        cJSON_AddNumberToObject(x, "tensor_ms", r4(r->roles[i].tensor_ms));
+        cJSON_AddNumberToObject(x, "simt_ms", r4(r->roles[i].simt_ms));
+        cJSON_AddNumberToObject(x, "mufu_ms", r4(r->roles[i].mufu_ms));
+        cJSON_AddNumberToObject(x, "shared_ms", r4(r->roles[i].shared_ms));
         cJSON_AddItemToArray(roles, x);
     }
+    cJSON_AddStringToObject(j, "pattern", r->pattern);
+    cJSON_AddBoolToObject(j, "feasible", !r->infeasible[0]);
+    if (r->infeasible[0])
+        cJSON_AddStringToObject(j, "infeasible", r->infeasible);
+    cJSON *terms = cJSON_AddObjectToObject(j, "terms_ms");   /* time = max(terms) + latency + launch */
+    static const char *const tn[4] = {"compute", "pipeline", "shared", "memory"};
+    for (int i = 0; i < 4; i++)
+        cJSON_AddNumberToObject(terms, tn[i], r4(r->body_ms[i]));
     cJSON *notes = cJSON_AddArrayToObject(j, "assumptions");
     for (uint32_t i = 0; i < r->nnotes; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(r->notes[i]));

@@ -112,7 +112,9 @@ typedef struct {
 typedef enum {
     CAKE_SEL_TUNED,      /* the tuned table has this shape class: measured fastest there */
     CAKE_SEL_MODEL,      /* no tuned point: the cost model's ranking for the class */
-    CAKE_SEL_ORDER       /* neither ranks a variant whose domain holds: the manifest's order */
+    CAKE_SEL_ORDER,      /* neither ranks a variant whose domain holds: the manifest's order */
+    CAKE_SEL_NEAR        /* no tuned point for the class: the nearest tuned class's ranking
+                            (at most LIB_NEAR_BUCKETS buckets away, docs/library.md) */
 } CakeLibWhy;
 
 #define CAKE_LIB_MAX_VARIANTS 64
@@ -168,6 +170,18 @@ int cake_lib_launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoi
  * and cake_bench on it. 0, 1, 3. */
 int cake_lib_kernel(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *choice,
                     CakeKernel **out);
+
+/* `lib run --check` and `lib bench` of a choice, one launch or a sequence
+ * (docs/library.md, "Variants of several launches"): one launch goes through
+ * cake_check / cake_bench on its kernel at the choice's shape; a sequence runs
+ * all its launches on the oracle's inputs and is compared with its op's
+ * reference (the reference block of the op's `reference` variant, else of its
+ * first variant of one launch), and is timed as one sample of all its launches.
+ * 0 (the verdict in *rep, *n = 1), 1, 2, 3. */
+int cake_lib_check(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *choice,
+                   const CheckOptions *opt, CheckReport *rep, uint32_t *n);
+int cake_lib_bench(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *choice, int runs,
+                   CakeBench *out);
 
 /* The ShapeEnv of a choice (its dims and its variant's parameters), for
  * cake_check and cake_bench on the kernel of cake_lib_kernel. */

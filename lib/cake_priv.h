@@ -20,6 +20,21 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
 RtStatus lib_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
                     const RtPtr *tensors, const void *const *scalars);
 
+/* random arguments of k at env on dev, as `run --bench` draws them (cake_check.c):
+   ptr[i] the i-th tensor's buffer, scalp[i] the i-th scalar's value */
+typedef struct {
+    uint32_t n;
+    RtPtr ptr[64];
+    unsigned char scal[64][8];
+    const void *scalp[64];
+} BenchArgs;
+RtStatus lib_bench_args(CakeCtx *ctx, RtDevice *dev, const Kernel *k, const ShapeEnv *env,
+                        BenchArgs *a, double *arg_bytes);
+void lib_bench_args_free(RtDevice *dev, BenchArgs *a);
+/* out's counts (ref's reference at env), rates and roofline after a timing of status st */
+void lib_bench_finish(CakeCtx *ctx, RtDevice *dev, const Kernel *ref, const ShapeEnv *env,
+                      double arg_bytes, RtStatus st, CakeBench *out);
+
 /* Withdraws every fix-it (and the help that spells it) of ctx's errors that,
  * applied to a copy of the source and verified again, does not clear its error
  * or brings more errors (fixit_verify.c). `check` calls it before it returns. */

@@ -227,6 +227,9 @@ static Kernel *bind(CakeCtx *ctx, CakeInstance *inst)
 
 static int lower(CakeCtx *ctx, CakeInstance *inst)
 {
+    /* the passes rewrite their own copy: the bound one stays for the cost model */
+    inst->bound = inst->k;
+    inst->k = ir_kernel_clone(ctx, inst->bound);
     Module one = {&inst->k, 1, inst->m->file};
     CeEnv view = shape_env_view(&inst->set);
     return pass_run_all(ctx, &one, inst->k, inst->tg, &view) ? 1 : 0;

@@ -88,6 +88,16 @@ static cJSON *variant_json(const LibVariant *v)
     cJSON *when = cJSON_AddArrayToObject(j, "when");
     for (uint32_t i = 0; i < v->nconds; i++)
         cJSON_AddItemToArray(when, cJSON_CreateString(v->conds[i].text));
+    if (v->part_of >= 0)
+        cJSON_AddNumberToObject(j, "part_of", v->part_of);
+    if (v->nsteps) {
+        cJSON *steps = cJSON_AddArrayToObject(j, "steps");
+        for (uint32_t i = 0; i < v->nsteps; i++)
+            cJSON_AddItemToArray(steps, cJSON_CreateNumber(v->steps[i]));
+        cJSON *ws = cJSON_AddArrayToObject(j, "workspace");
+        for (uint32_t i = 0; i < v->nws; i++)
+            cJSON_AddItemToArray(ws, cJSON_CreateString(v->ws[i]));
+    }
     cJSON *img = cJSON_AddObjectToObject(j, "image");
     cJSON_AddStringToObject(img, "kind", v->image_kind);
     cJSON_AddNumberToObject(img, "off", (double)v->image_off);
@@ -103,8 +113,12 @@ static cJSON *op_json(const LibOp *op)
     cJSON *args = cJSON_AddArrayToObject(j, "args");
     for (uint32_t i = 0; i < op->pub.nargs; i++)
         cJSON_AddItemToArray(args, arg_json(&op->args[i]));
+    if (op->reference)
+        cJSON_AddStringToObject(j, "reference", op->reference);
     cJSON *range = cJSON_AddObjectToObject(j, "range");
     for (uint32_t i = 0; i < op->pub.ndims; i++) {
+        if (!op->has_range[i])
+            continue;
         cJSON *lh = cJSON_AddArrayToObject(range, op->dims[i]);
         cJSON_AddItemToArray(lh, cJSON_CreateNumber((double)op->lo[i]));
         cJSON_AddItemToArray(lh, cJSON_CreateNumber((double)op->hi[i]));
@@ -285,6 +299,8 @@ static int resolve_variants(CakeCtx *ctx, CakeLib *lib)
             LibSource *s = &lib->srcs[v->src];
             if (!v->pub.kernel)   /* an artifact names every variant's kernel */
                 return 0;
+            if (v->nsteps)        /* a sequence: from its launches, below */
+                continue;
             if (s->file == UINT32_MAX)
                 s->file = ctx_add_file(ctx, s->path, s->text, s->len);
             if (!mods[v->src] && cake_verify_source(ctx, s->file, "resolve", &mods[v->src]))
@@ -297,6 +313,24 @@ static int resolve_variants(CakeCtx *ctx, CakeLib *lib)
             v->m = mods[v->src];
             v->pub.nconds = v->k->nassumes + v->nconds;
             lib_domain_compile(ctx, &lib->ops[i], v);
+        }
+    for (uint32_t i = 0; i < lib->nops; i++)
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++) {
+            LibOp *op = &lib->ops[i];
+            LibVariant *v = &op->v[j];
+            if (!v->nsteps)
+                continue;
+            for (uint32_t s = 0; s < v->nsteps; s++)
+                if (v->steps[s] >= op->pub.nvariants || op->v[v->steps[s]].part_of != (int16_t)j)
+                    return 0;
+            const LibVariant *last = &op->v[v->steps[v->nsteps - 1]];
+            v->k = last->k;
+            v->m = last->m;
+            v->pb = last->pb;
+            v->npb = last->npb;
+            v->pub.nconds = v->nconds;
+            for (uint32_t s = 0; s < v->nsteps; s++)
+                v->pub.nconds += op->v[v->steps[s]].pub.nconds;
         }
     return 1;
 }
@@ -405,6 +439,7 @@ void cake_lib_close(CakeLib *lib)
                 v->ck = NULL;
             }
         }
+    lib_seq_free(lib);
     free(lib->blob);
     lib->blob = NULL;
 }

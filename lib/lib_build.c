@@ -67,6 +67,17 @@ static int ranked_cmp(const void *a, const void *b)
 double lib_variant_cost(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Module *m,
                         const int64_t *dimv, const char *device, CostResult *res)
 {
+    if (v->nsteps) {   /* a sequence: the sum of its launches (res: the first one's) */
+        double sum = 0;
+        for (uint32_t s = 0; s < v->nsteps; s++) {
+            const LibVariant *st = &op->v[v->steps[s]];
+            double t = st->m ? lib_variant_cost(ctx, op, st, NULL, dimv, device, s ? NULL : res) : -1;
+            if (t <= 0)
+                return -1;
+            sum += t;
+        }
+        return sum;
+    }
     char shape[256];
     size_t at = 0;
     for (uint32_t i = 0; i < op->pub.ndims; i++)
@@ -318,6 +329,8 @@ static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
     for (uint32_t i = 0; i < lib->nops && rc != 2; i++)
         for (uint32_t j = 0; j < lib->ops[i].pub.nvariants && rc != 2; j++, idx++) {
             LibVariant *v = &lib->ops[i].v[j];
+            if (v->nsteps)   /* a sequence: its launches have the images */
+                continue;
             int part = o && o->nparts > 1;
             if (part && idx % (uint32_t)o->nparts != (uint32_t)o->part)
                 continue;

@@ -25,7 +25,7 @@ static int device_ok(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, RtDe
     return 1;
 }
 
-static int prepare(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, LibVariant *v)
+int lib_variant_prepare(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, LibVariant *v)
 {
     if (v->ck && v->ck_dev == dev)
         return 0;
@@ -70,7 +70,14 @@ static LibVariant *variant_of(CakeCtx *ctx, CakeLib *lib, const CakeLibChoice *c
 static int kernel_of(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *ch, CakeKernel **out)
 {
     LibVariant *v = variant_of(ctx, lib, ch);
-    int rc = prepare(ctx, lib, dev, v);
+    if (v->nsteps) {
+        Diag *d = diag_report(ctx, E1204, IR_NOSPAN, "variant `%s` is a sequence of %u launches, not "
+                              "one kernel", v->pub.name, v->nsteps);
+        diag_help(ctx, d, "launch it with cake_lib_launch; check and time it with cake_lib_check and "
+                          "cake_lib_bench");
+        return 1;
+    }
+    int rc = lib_variant_prepare(ctx, lib, dev, v);
     *out = rc ? NULL : v->ck;
     return rc;
 }
@@ -98,7 +105,9 @@ static int launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice
                   const RtPtr *tensors, const void *const *scalars, void *stream)
 {
     LibVariant *v = variant_of(ctx, lib, ch);
-    int rc = prepare(ctx, lib, dev, v);
+    if (v->nsteps)
+        return lib_seq_launch(ctx, lib, dev, ch, tensors, scalars, stream);
+    int rc = lib_variant_prepare(ctx, lib, dev, v);
     if (rc)
         return rc;
     ShapeEnv env;

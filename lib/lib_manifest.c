@@ -216,12 +216,13 @@ static void read_range(Reader *r, LibOp *op, const cJSON *j)
             cJSON_IsNumber(cJSON_GetArrayItem(lh, 1))) {
             op->lo[i] = (int64_t)cJSON_GetArrayItem(lh, 0)->valuedouble;
             op->hi[i] = (int64_t)cJSON_GetArrayItem(lh, 1)->valuedouble;
+            op->has_range[i] = 1;
         } else if (lh) {
             bad(r, op_at(r, op->pub.name),
                 ir_fmt(r->ctx, "op `%s`: range of %s must be [LO, HI]", op->pub.name, op->dims[i]));
         }
         if (op->lo[i] < 1 || op->hi[i] < op->lo[i] || op->hi[i] > INT32_MAX)
-            op->lo[i] = 1, op->hi[i] = 65536;
+            op->lo[i] = 1, op->hi[i] = 65536, op->has_range[i] = 0;
         op->glo[i] = (uint8_t)lib_bucket(op->lo[i]);
         unsigned span = lib_bucket(op->hi[i]) - op->glo[i] + 1;
         op->gstep[i] = (uint8_t)((span + LIB_GRID_POINTS - 1) / LIB_GRID_POINTS);
@@ -229,9 +230,87 @@ static void read_range(Reader *r, LibOp *op, const cJSON *j)
     }
 }
 
+static int file_is(const LibVariant *a, const LibVariant *b)
+{
+    return !strcmp(a->pub.file, b->pub.file);
+}
+
+/* ---- sequence variants --------------------------------------------------------------- */
+
+/* the names of a JSON array of strings into out (at most max): the count, or -1 */
+static int names_of(Reader *r, const cJSON *arr, const char **out, int max)
+{
+    const cJSON *it;
+    int n = 0;
+    cJSON_ArrayForEach(it, arr) {
+        if (!cJSON_IsString(it) || n == max)
+            return -1;
+        out[n++] = arena_strndup(&r->ctx->arena, it->valuestring, strlen(it->valuestring));
+    }
+    return n;
+}
+
+/* a variant of several launches. In a manifest: `"launches": [KERNEL, ...]` (or
+   objects {"kernel", "file", "set"}, the variant's file and set by default) and
+   `"workspace": [NAME, ...]`; each launch becomes a hidden variant of the op, appended
+   after the manifest's (read_op). In an artifact's meta document the hidden ones are
+   there already: the sequence says `"steps": [INDEX, ...]`, each launch `"part_of"`. */
+static int read_sequence(Reader *r, LibOp *op, const cJSON *j, LibVariant *v, uint32_t at)
+{
+    (void)op;
+    const cJSON *ws = cJSON_GetObjectItemCaseSensitive(j, "workspace");
+    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(j, "steps"), *it;
+    const cJSON *launches = cJSON_GetObjectItemCaseSensitive(j, "launches");
+    const cJSON *part = cJSON_GetObjectItemCaseSensitive(j, "part_of");
+    if (cJSON_IsNumber(part))
+        v->part_of = (int16_t)part->valuedouble;
+    if (!ws && !steps && !launches)
+        return 1;
+    int nws = ws ? names_of(r, ws, v->ws, LIB_MAX_WS) : 0;
+    int nl = cJSON_GetArraySize(launches);
+    if (nws < 0 || (launches && (!cJSON_IsArray(launches) || nl < 1 || nl > LIB_MAX_STEPS))) {
+        Diag *d = bad(r, at, ir_fmt(r->ctx, "variant `%s`: `launches` is 1 to %d kernels and `workspace` "
+                                            "at most %d tensor names", v->pub.name, LIB_MAX_STEPS, LIB_MAX_WS));
+        diag_help(r->ctx, d, "docs/library.md, \"Variants of several launches\"");
+        return 0;
+    }
+    v->nws = (uint8_t)nws;
+    cJSON_ArrayForEach(it, steps) {
+        if (!cJSON_IsNumber(it) || v->nsteps == LIB_MAX_STEPS)
+            return 0;
+        v->steps[v->nsteps++] = (uint8_t)it->valuedouble;
+    }
+    return 1;
+}
+
+/* the hidden variant of launch `l` of sequence variant `seq` (manifest form) */
+static int read_launch(Reader *r, LibOp *op, const cJSON *l, uint32_t seqi, uint32_t li, LibVariant *v)
+{
+    const LibVariant *seq = &op->v[seqi];
+    uint32_t at = variant_at(r, seq->pub.name);
+    memset(v, 0, sizeof *v);
+    v->part_of = (int16_t)seqi;
+    v->at = seq->at;
+    v->pub = seq->pub;
+    v->tg = seq->tg;
+    v->pub.name = ir_fmt(r->ctx, "%s:%u", seq->pub.name, li + 1);
+    v->pub.kernel = cJSON_IsString(l) ? arena_strndup(&r->ctx->arena, l->valuestring, strlen(l->valuestring))
+                                      : str_field(r, l, "kernel", 1, at);
+    if (!v->pub.kernel)
+        return 0;
+    if (cJSON_IsObject(l)) {
+        const char *file = str_field(r, l, "file", 0, at), *set = str_field(r, l, "set", 0, at);
+        v->pub.file = file ? file : v->pub.file;
+        v->pub.set = set ? set : v->pub.set;
+    }
+    v->src = file_is(seq, v) ? seq->src : source_of(r, v->pub.file, at);
+    return v->src != UINT32_MAX;
+}
+
 static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
 {
     memset(v, 0, sizeof *v);
+    v->part_of = -1;
     CakeLibVariant *p = &v->pub;
     p->name = str_field(r, j, "name", 1, r->op_pos);
     if (!p->name)
@@ -253,6 +332,8 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
         return 0;
     }
     v->src = source_of(r, p->file, at);
+    if (!read_sequence(r, op, j, v, at))
+        return 0;
     const cJSON *when = cJSON_GetObjectItemCaseSensitive(j, "when"), *c;
     v->nconds = 0;
     v->conds = arena_alloc(&r->ctx->arena, (size_t)(cJSON_GetArraySize(when) + 1) * sizeof *v->conds);
@@ -306,6 +387,9 @@ static int read_op(Reader *r, const cJSON *j, LibOp *op)
     op->pub.dims = op->dims;
     read_range(r, op, j);
     uint32_t nv = (uint32_t)cJSON_GetArraySize(vars);
+    cJSON_ArrayForEach(v, vars)
+        nv += (uint32_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(v, "launches"));
+    op->reference = str_field(r, j, "reference", 0, at);
     if (nv > CAKE_LIB_MAX_VARIANTS) {
         bad(r, at, ir_fmt(r->ctx, "op `%s` has more than %d variants", op->pub.name,
                           CAKE_LIB_MAX_VARIANTS));
@@ -321,6 +405,22 @@ static int read_op(Reader *r, const cJSON *j, LibOp *op)
                 bad(r, variant_at(r, lv->pub.name),
                     ir_fmt(r->ctx, "op `%s` has two variants named `%s`", op->pub.name, lv->pub.name));
         op->pub.nvariants++;
+    }
+    uint32_t nmanifest = op->pub.nvariants;
+    cJSON_ArrayForEach(v, vars) {   /* the launches of sequence variants, hidden, after them */
+        const cJSON *ls = cJSON_GetObjectItemCaseSensitive(v, "launches"), *l;
+        const cJSON *name = cJSON_GetObjectItemCaseSensitive(v, "name");
+        uint32_t li = 0, vi = 0;
+        while (ls && cJSON_IsString(name) && vi < nmanifest && strcmp(op->v[vi].pub.name, name->valuestring))
+            vi++;
+        if (!ls || !cJSON_IsString(name) || vi == nmanifest)
+            continue;
+        cJSON_ArrayForEach(l, ls) {
+            LibVariant *seq = &op->v[vi];
+            if (!read_launch(r, op, l, vi, li++, &op->v[op->pub.nvariants]))
+                return 0;
+            seq->steps[seq->nsteps++] = (uint8_t)op->pub.nvariants++;
+        }
     }
     return !r->bad;
 }
@@ -456,11 +556,18 @@ static int axis_matches(CakeCtx *ctx, const Kernel *k, NodeId e, const CakeLibAr
     return ce_eval_int(ctx, k, e, set, &c) && c == a->extent[i];
 }
 
+/* the variant's parameter bindings, for the extents that depend on them */
+static void variant_env(CakeCtx *ctx, const LibVariant *v, Kernel *k, ShapeEnv *env)
+{
+    env->n = 0;
+    if (v->pub.set[0] && !cake_parse_bindings(ctx, k, v->pub.set, NULL, env))
+        env->n = 0;
+}
+
 static const char *arg_mismatch(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Kernel *k)
 {
-    ShapeEnv env = {0};
-    if (v->pub.set[0] && !cake_parse_bindings(ctx, k, v->pub.set, NULL, &env))
-        env.n = 0;
+    ShapeEnv env;
+    variant_env(ctx, v, k, &env);
     CeEnv set = {env.b, env.n, NULL, NULL, NULL};
     if (k->nargs != op->pub.nargs)
         return ir_fmt(ctx, "the kernel has %u arguments, the op %u", k->nargs, op->pub.nargs);
@@ -488,6 +595,94 @@ static const char *arg_mismatch(CakeCtx *ctx, const LibOp *op, const LibVariant 
                               a->dims[d] ? a->dims[d] : ir_fmt(ctx, "%lld", (long long)a->extent[d]));
     }
     return NULL;
+}
+
+static int is_workspace(CakeCtx *ctx, const LibVariant *seq, Sym name)
+{
+    for (uint32_t w = 0; w < seq->nws; w++)
+        if (!strcmp(seq->ws[w], ir_symstr(ctx, name)))
+            return 1;
+    return 0;
+}
+
+/* a launch of a sequence: each argument is an argument of the op by name (with its
+   dtype and dims) or a workspace tensor of the sequence */
+static const char *launch_mismatch(CakeCtx *ctx, const LibOp *op, const LibVariant *seq,
+                                   const LibVariant *v, Kernel *k)
+{
+    ShapeEnv env;
+    variant_env(ctx, v, k, &env);
+    CeEnv set = {env.b, env.n, NULL, NULL, NULL};
+    for (uint32_t i = 0; i < k->nargs; i++) {
+        const Node *arg = &k->nodes[k->args[i]];
+        const Node *t = &k->nodes[arg->a];
+        const char *name = ir_symstr(ctx, arg->name);
+        uint32_t a = 0;
+        while (a < op->pub.nargs && strcmp(op->args[a].name, name))
+            a++;
+        if (a == op->pub.nargs) {
+            if (!is_workspace(ctx, seq, arg->name))
+                return ir_fmt(ctx, "`%s` is neither an argument of the op nor a workspace tensor of "
+                                   "the sequence", name);
+            if (t->op != OP_GTYPE)
+                return ir_fmt(ctx, "workspace `%s` is a scalar", name);
+            continue;
+        }
+        const CakeLibArg *oa = &op->args[a];
+        int tensor = t->op == OP_GTYPE;
+        if (tensor != (oa->kind == CAKE_ARG_TENSOR) || strcmp(ir_dtypes[t->dtype].spelling, oa->dtype) ||
+            (tensor && (int)t->sub != oa->rank))
+            return ir_fmt(ctx, "`%s` is not the op's %s %s", name, oa->dtype,
+                          oa->kind == CAKE_ARG_TENSOR ? "tensor of its rank" : "scalar");
+        for (int d = 0; tensor && d < oa->rank; d++)
+            if (!axis_matches(ctx, k, k->lists[t->list + d], oa, d, &set))
+                return ir_fmt(ctx, "axis %d of `%s` is not `%s` in the kernel", d + 1, name,
+                              oa->dims[d] ? oa->dims[d] : ir_fmt(ctx, "%lld", (long long)oa->extent[d]));
+    }
+    return NULL;
+}
+
+/* a sequence variant, once its launches checked: every argument of the op and every
+   workspace tensor is some launch's; the sequence takes the last launch's kernel and
+   bindings for its environment */
+static int check_sequence(CakeCtx *ctx, LibOp *op, LibVariant *v)
+{
+    const char *why = v->nsteps ? NULL : "it has no launches";
+    for (uint32_t s = 0; s < v->nsteps && !why; s++)
+        if (v->steps[s] >= op->pub.nvariants || op->v[v->steps[s]].part_of != (int16_t)(v - op->v))
+            why = "its launches are not its own";
+        else if (!op->v[v->steps[s]].k)
+            return 1;   /* the launch's own diagnostic said why */
+    for (uint32_t a = 0; a < op->pub.nargs + v->nws && !why; a++) {
+        const char *name = a < op->pub.nargs ? op->args[a].name : v->ws[a - op->pub.nargs];
+        int used = 0;
+        for (uint32_t s = 0; s < v->nsteps && !used; s++) {
+            const Kernel *k = op->v[v->steps[s]].k;
+            for (uint32_t i = 0; i < k->nargs && !used; i++)
+                used = !strcmp(ir_symstr(ctx, k->nodes[k->args[i]].name), name);
+        }
+        if (!used)
+            why = ir_fmt(ctx, "`%s` is no launch's argument", name);
+    }
+    if (why) {
+        Diag *d = diag_report(ctx, E1208, v->at, "sequence variant `%s` of op `%s`: %s", v->pub.name,
+                              op->pub.name, why);
+        diag_help(ctx, d, "docs/library.md, \"Variants of several launches\"");
+        return 1;
+    }
+    const LibVariant *last = &op->v[v->steps[v->nsteps - 1]];
+    v->k = last->k;
+    v->m = last->m;
+    v->pb = last->pb;
+    v->npb = last->npb;
+    char *names = ir_fmt(ctx, "%s", op->v[v->steps[0]].pub.kernel);
+    for (uint32_t s = 1; s < v->nsteps; s++)
+        names = ir_fmt(ctx, "%s+%s", names, op->v[v->steps[s]].pub.kernel);
+    v->pub.kernel = names;
+    v->pub.nconds = v->nconds;
+    for (uint32_t s = 0; s < v->nsteps; s++)
+        v->pub.nconds += op->v[v->steps[s]].pub.nconds;
+    return 0;
 }
 
 int lib_variant_bind(CakeCtx *ctx, LibVariant *v)
@@ -537,14 +732,19 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
         diag_note(ctx, d, k->target_span, "its targets");
         return 1;
     }
-    const char *why = arg_mismatch(ctx, op, v, k);
+    const char *why = v->part_of >= 0 ? launch_mismatch(ctx, op, &op->v[v->part_of], v, k)
+                                      : arg_mismatch(ctx, op, v, k);
     if (why) {
         Diag *d = diag_report(ctx, E1208, at, "variant `%s`: kernel `%s` does not have the signature "
                                               "of op `%s`: %s", v->pub.name, v->pub.kernel,
                               op->pub.name, why);
         diag_note(ctx, d, k->span, "the kernel");
-        diag_help(ctx, d, "every variant takes the op's arguments in the op's order, with the "
-                          "same names, dtypes and dims");
+        if (v->part_of >= 0)
+            diag_help(ctx, d, "a launch of a sequence takes the op's arguments by name (same dtypes "
+                              "and dims) and the sequence's `workspace` tensors");
+        else
+            diag_help(ctx, d, "every variant takes the op's arguments in the op's order, with the "
+                              "same names, dtypes and dims");
         return 1;
     }
     if (!lib_variant_bind(ctx, v))
@@ -559,9 +759,13 @@ int lib_variants_check(CakeCtx *ctx, CakeLib *lib)
     for (uint32_t i = 0; i < lib->nops; i++)
         for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++) {
             LibVariant *v = &lib->ops[i].v[j];
-            int rc = check_variant(ctx, lib, &lib->ops[i], v, v->at);
+            int rc = v->nsteps ? 0 : check_variant(ctx, lib, &lib->ops[i], v, v->at);
             if (rc > worst)
                 worst = rc;
         }
+    for (uint32_t i = 0; i < lib->nops; i++)   /* the sequences, once their launches checked */
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++)
+            if (lib->ops[i].v[j].nsteps && check_sequence(ctx, &lib->ops[i], &lib->ops[i].v[j]) && !worst)
+                worst = 1;
     return worst;
 }

@@ -12,6 +12,8 @@
 #define LIB_GRID_POINTS 8     /* the cost model's grid: points per dim at most */
 #define LIB_FORMAT_VERSION 1u
 #define LIB_MAGIC "CAKELIB\n"
+#define LIB_MAX_STEPS 4       /* launches of one sequence variant */
+#define LIB_MAX_WS 4          /* workspace tensors of one sequence variant */
 
 /* an explicit condition of a variant: `DIM REL VALUE` or `DIM % MOD == VALUE` */
 typedef enum { LC_LT, LC_LE, LC_GT, LC_GE, LC_EQ, LC_NE, LC_MOD } LibRel;
@@ -44,6 +46,15 @@ typedef struct {
     size_t image_off, image_len;  /* in the artifact's blob */
     CakeKernel *ck;           /* prepared for a launch (lib_launch.c), or NULL */
     RtDevice *ck_dev;
+    /* a sequence variant (docs/library.md, "Variants of several launches"): its
+       launches are hidden variants of the same op (part_of: the sequence's index),
+       run in order on the op's arguments and workspace tensors the library
+       allocates; the sequence itself has no image and no assumes of its own */
+    int16_t part_of;          /* a launch of sequence variant part_of, or -1 */
+    uint8_t nsteps;           /* > 0: a sequence of these variants, in order */
+    uint8_t steps[LIB_MAX_STEPS];
+    const char *ws[LIB_MAX_WS]; uint8_t nws;   /* its workspace tensors' names */
+    RtPtr ws_ptr; size_t ws_bytes;             /* the workspace, kept for the next launch */
 } LibVariant;
 
 typedef struct {
@@ -62,6 +73,9 @@ typedef struct {
     uint8_t glo[LIB_MAX_DIMS], ghi[LIB_MAX_DIMS];   /* the model grid's buckets: glo, glo + gstep, */
     uint8_t gstep[LIB_MAX_DIMS];                    /* ... up to ghi (at most LIB_GRID_POINTS) */
     int64_t lo[LIB_MAX_DIMS], hi[LIB_MAX_DIMS];     /* the op's `range` per dim */
+    uint8_t has_range[LIB_MAX_DIMS];                /* the manifest gave a range for the dim */
+    const char *reference;    /* the variant whose kernel's reference is the op's (sequences
+                                 are checked against it); NULL: the first single launch */
 } LibOp;
 
 typedef struct {
@@ -128,7 +142,19 @@ int lib_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
 /* sorts cells by key */
 void lib_cells_sort(LibCell *c, uint32_t n);
 
+/* ---- lib_seq.c ---- */
+/* the variant whose kernel's reference block is op's: its `reference`, else the first
+   variant of one launch */
+const LibVariant *lib_op_reference(const LibOp *op);
+/* frees the workspaces of lib's sequence variants */
+void lib_seq_free(CakeLib *lib);
+/* launches sequence variant ch->variant as cake_lib_launch does: 0, 1, 3 */
+int lib_seq_launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *ch,
+                   const RtPtr *tensors, const void *const *scalars, void *stream);
+
 /* ---- lib_launch.c ---- */
+/* prepares variant v (one launch) on dev: 0, 1, 3 */
+int lib_variant_prepare(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, LibVariant *v);
 /* the dims of a choice and its variant's parameters, as a ShapeEnv of lib's ctx */
 void lib_choice_env(const CakeLib *lib, const CakeLibChoice *ch, ShapeEnv *env);
 

@@ -68,6 +68,30 @@ static const LibCell *cell_find(const LibCell *c, uint32_t n, uint64_t key)
     return NULL;
 }
 
+#define LIB_NEAR_BUCKETS 2   /* how far (in buckets, summed over the dims) a tuned class may be */
+
+/* the tuned cell nearest the class `key`: the fewest buckets apart summed over the dims,
+   then the closest divisibility; NULL when none is within LIB_NEAR_BUCKETS */
+static const LibCell *cell_near(const LibOp *op, uint64_t key)
+{
+    const LibCell *best = NULL;
+    unsigned bestd = UINT32_MAX;
+    for (uint32_t c = 0; c < op->ntuned; c++) {
+        unsigned d = 0, t = 0;
+        for (uint32_t i = 0; i < op->pub.ndims; i++) {
+            unsigned a = (unsigned)(key >> (8 * i)) & 0xff, b = (unsigned)(op->tuned[c].key >> (8 * i)) & 0xff;
+            int db = (int)(a & 31) - (int)(b & 31);
+            d += (unsigned)(db < 0 ? -db : db);
+            t += (a >> 5) != (b >> 5);
+        }
+        if (d <= LIB_NEAR_BUCKETS && d * 16 + t < bestd) {
+            bestd = d * 16 + t;
+            best = &op->tuned[c];
+        }
+    }
+    return best;
+}
+
 static int cell_cmp(const void *a, const void *b)
 {
     uint64_t x = ((const LibCell *)a)->key, y = ((const LibCell *)b)->key;
@@ -96,26 +120,52 @@ static int cond_holds(const LibCond *c, const int64_t *dimv)
     return 0;
 }
 
-int lib_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
-                     const int64_t *dimv, NodeId *failed, const LibCond **cond)
+/* v's own conditions and assumes at dimv */
+static int own_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
+                            const int64_t *dimv, NodeId *failed, const LibCond **cond)
 {
+    if (failed)
+        *failed = 0;
+    if (cond)
+        *cond = NULL;
     for (uint32_t i = 0; i < v->nconds; i++)
         if (!cond_holds(&v->conds[i], dimv)) {
             if (cond)
                 *cond = &v->conds[i];
-            if (failed)
-                *failed = 0;
             return 0;
         }
     for (uint32_t i = 0; i < v->nas; i++)
         if (!lib_assume_holds(lib, op, v, i, dimv)) {
             if (failed)
                 *failed = v->as[i].node;
-            if (cond)
-                *cond = NULL;
             return 0;
         }
     return 1;
+}
+
+/* the variant whose own domain fails first for v at dimv: a launch of a sequence
+   (whose kernel holds the failing assume) or v; NULL when v's domain holds. A launch
+   of a sequence fails alone with neither *failed nor *cond: it is never chosen. */
+static const LibVariant *failing(const CakeLib *lib, const LibOp *op, const LibVariant *v,
+                                 const int64_t *dimv, NodeId *failed, const LibCond **cond)
+{
+    if (v->part_of >= 0 && !v->nsteps) {
+        if (failed)
+            *failed = 0;
+        if (cond)
+            *cond = NULL;
+        return v;
+    }
+    for (uint32_t s = 0; s < v->nsteps; s++)
+        if (!own_domain_holds(lib, op, &op->v[v->steps[s]], dimv, failed, cond))
+            return &op->v[v->steps[s]];
+    return own_domain_holds(lib, op, v, dimv, failed, cond) ? NULL : v;
+}
+
+int lib_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
+                     const int64_t *dimv, NodeId *failed, const LibCond **cond)
+{
+    return !failing(lib, op, v, dimv, failed, cond);
 }
 
 static const char *failed_cond_at(const CakeLib *lib, const LibOp *op, const LibVariant *v,
@@ -173,14 +223,25 @@ static void try_variant(const CakeLib *lib, const LibOp *op, uint32_t v, CakeLib
     }
 }
 
-/* how many of variant v's conditions fail at dimv */
-static uint32_t failures(const CakeLib *lib, const LibOp *op, const LibVariant *v, const int64_t *dimv)
+/* how many of v's own conditions and assumes fail at dimv */
+static uint32_t own_failures(const CakeLib *lib, const LibOp *op, const LibVariant *v, const int64_t *dimv)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < v->nconds; i++)
         n += !cond_holds(&v->conds[i], dimv);
     for (uint32_t i = 0; i < v->nas; i++)
         n += !lib_assume_holds(lib, op, v, i, dimv);
+    return n;
+}
+
+/* how many of variant v's conditions fail at dimv (a sequence: its launches' too) */
+static uint32_t failures(const CakeLib *lib, const LibOp *op, const LibVariant *v, const int64_t *dimv)
+{
+    if (v->part_of >= 0 && !v->nsteps)
+        return UINT32_MAX;   /* never the nearest: it is not chosen alone */
+    uint32_t n = own_failures(lib, op, v, dimv);
+    for (uint32_t s = 0; s < v->nsteps; s++)
+        n += own_failures(lib, op, &op->v[v->steps[s]], dimv);
     return n;
 }
 
@@ -198,26 +259,43 @@ static void report_uncovered(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, 
         if (n < fewest)
             fewest = n, best = i;
     }
-    const LibVariant *v = &op->v[best];
     NodeId failed = 0;
     const LibCond *cond = NULL;
-    lib_domain_holds(lib, op, v, dimv, &failed, &cond);
+    const LibVariant *named = &op->v[best], *v = failing(lib, op, named, dimv, &failed, &cond);
+    v = v ? v : named;
     Diag *d = diag_report(ctx, E1203, IR_NOSPAN, "no variant of op `%s` covers %s", op->pub.name, shape);
     if (cond)
         diag_note(ctx, d, IR_NOSPAN, "the nearest variant, `%s`, requires `%s` (its `when`)",
-                  v->pub.name, cond->text);
+                  named->pub.name, cond->text);
     else if (failed)
         diag_note(ctx, d, v->k->nodes[failed].span, "the nearest variant, `%s` (kernel `%s`%s%s), "
-                  "assumes this, which fails there", v->pub.name, v->pub.kernel,
+                  "assumes this, which fails there", named->pub.name, v->pub.kernel,
                   v->pub.set[0] ? " at " : "", v->pub.set);
     for (uint32_t i = 0; i < op->pub.nvariants; i++) {
-        const char *why = i == best ? NULL : failed_cond_at(lib, op, &op->v[i], dimv);
+        const char *why = i == best || op->v[i].part_of >= 0 ? NULL : failed_cond_at(lib, op, &op->v[i], dimv);
         if (why)
             diag_note(ctx, d, IR_NOSPAN, "variant `%s`%s%s%s requires `%s`", op->v[i].pub.name,
                       op->v[i].pub.set[0] ? " (" : "", op->v[i].pub.set, op->v[i].pub.set[0] ? ")" : "", why);
     }
     diag_help(ctx, d, "add a variant for this shape to the library's manifest (docs/library.md), "
                       "or pad the problem to a shape a variant covers");
+}
+
+/* the op's `range` holds at dimv: 1, or 0 with E1214 naming the dim that is outside */
+static int in_range(CakeCtx *ctx, const LibOp *op, const int64_t *dimv)
+{
+    for (uint32_t i = 0; i < op->pub.ndims; i++)
+        if (op->has_range[i] && (dimv[i] < op->lo[i] || dimv[i] > op->hi[i])) {
+            Diag *d = diag_report(ctx, E1214, IR_NOSPAN, "op `%s`: %s=%lld is outside the op's range: "
+                                  "%s must be in %lld .. %lld", op->pub.name, op->dims[i],
+                                  (long long)dimv[i], op->dims[i], (long long)op->lo[i],
+                                  (long long)op->hi[i]);
+            diag_help(ctx, d, "the manifest's `range` of the op is what its variants were built and "
+                              "checked for; split the problem, or widen the range with a variant that "
+                              "covers it");
+            return 0;
+        }
+    return 1;
 }
 
 static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int64_t *dimv,
@@ -229,21 +307,26 @@ static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int
     out->op = opi;
     out->ntested = 0;
     out->class_key = lib_class_key(op, dimv);
-    const LibCell *c = cell_find(op->tuned, op->ntuned, out->class_key);
-    out->why = CAKE_SEL_TUNED;
-    if (!c) {
-        c = cell_find(op->model, op->nmodel, lib_grid_key(op, dimv));
-        out->why = CAKE_SEL_MODEL;
-    }
+    if (!in_range(ctx, op, dimv))
+        return 1;
+    /* the rankings in turn: the tuned class, the nearest tuned class, the cost model's cell */
+    const LibCell *cells[3] = {cell_find(op->tuned, op->ntuned, out->class_key), NULL,
+                               cell_find(op->model, op->nmodel, lib_grid_key(op, dimv))};
+    static const CakeLibWhy whys[3] = {CAKE_SEL_TUNED, CAKE_SEL_NEAR, CAKE_SEL_MODEL};
+    if (!cells[0])
+        cells[1] = cell_near(op, out->class_key);
     int found = 0;
-    for (uint32_t r = 0; c && r < c->n && (all || !found); r++)
-        if (c->rank[r] < op->pub.nvariants)
-            try_variant(lib, op, c->rank[r], out, &found, r);
-    int ranked = found;
+    out->why = CAKE_SEL_ORDER;
+    for (uint32_t k = 0; k < 3 && !found; k++)
+        for (uint32_t r = 0; cells[k] && r < cells[k]->n && !found; r++)
+            if (cells[k]->rank[r] < op->pub.nvariants) {
+                try_variant(lib, op, cells[k]->rank[r], out, &found, r);
+                if (found)
+                    out->why = whys[k];
+            }
     for (uint32_t v = 0; v < op->pub.nvariants && (all || !found); v++)
-        try_variant(lib, op, v, out, &found, out->ntested);
-    if (!ranked)
-        out->why = CAKE_SEL_ORDER;
+        if (op->v[v].part_of < 0)
+            try_variant(lib, op, v, out, &found, out->ntested);
     if (!found) {
         report_uncovered(ctx, lib, op, dimv);
         return 1;
@@ -302,11 +385,14 @@ static const char *failed_cond_at(const CakeLib *lib, const LibOp *op, const Lib
 {
     NodeId failed = 0;
     const LibCond *cond = NULL;
-    if (lib_domain_holds(lib, op, v, dimv, &failed, &cond))
+    const LibVariant *f = failing(lib, op, v, dimv, &failed, &cond);
+    if (!f)
         return NULL;
     if (cond)
         return cond->text;
-    Span s = v->k->nodes[failed].span;
+    if (!failed)
+        return "a launch of a sequence variant: chosen only as part of it";
+    Span s = f->k->nodes[failed].span;
     return ir_fmt(lib->ctx, "%.*s", (int)(s.hi - s.lo), lib->ctx->files[s.file].text + s.lo);
 }
 

@@ -44,6 +44,7 @@ typedef struct CheckBuffer {
     DType dtype;
     uint8_t is_tensor;
     uint8_t role;            /* INTERP_READ / INTERP_WRITTEN bits (0: unused by the reference) */
+    uint8_t workspace;       /* declared `workspace`: zero in, copied back and checked zero */
     uint8_t rank;
     int64_t shape[IR_MAX_RANK];
     int64_t stride[IR_MAX_RANK];   /* elements */
@@ -85,6 +86,9 @@ typedef struct CheckOptions {
                                  0: 2^27 */
     uint64_t max_steps;       /* reference loop iterations before E0960; 0: 2^32 */
     int no_diags;             /* 1: report failures only in the CheckReport */
+    int skip_assumes;         /* 1: the launch's own domain was tested (a library sequence,
+                                 checked against its op's reference kernel): the kernel's
+                                 assumes are not tested at the shape */
     /* large shapes: over max_elems the check samples whole rows (or output
      * tiles) of the reference, seeded, instead of refusing (check_sample.c) */
     int sample;               /* 0: sample over max_elems or full_flops; 1: always; -1: never (E0960) */
@@ -92,6 +96,11 @@ typedef struct CheckOptions {
                                  shape is sampled; 0: CHECK_FULL_FLOPS */
     double sample_flops;      /* the reference's work on the sample; 0: 2^28 */
     double max_host_bytes;    /* sampled: the host buffers' limit (E0960); 0: 2^36 */
+    /* after the device run, every written tensor's bytes (its device encoding)
+     * into DIR/ARG.SHAPE.DTYPE.bin, SHAPE the report's shape with ", " as "_"
+     * (`run --dump-outputs DIR`: the same seed's outputs of two runs compared
+     * byte for byte or within a tolerance); NULL: none */
+    const char *dump_dir;
     /* scalar float arguments: drawn uniform in [0.1, 1) unless given here by name */
     uint32_t nscalars;
     struct { Sym name; double value; } scalars[8];

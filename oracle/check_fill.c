@@ -1,9 +1,12 @@
 /* check_fill.c — the seeded random inputs of `run --check` (check.h,
- * docs/checking.md "Inputs"): one stream per argument and shape, the same
- * values whether a tensor is filled in fp64 at once or straight into its
- * device encoding (a sampled check of a large shape). */
+ * docs/checking.md "Inputs"): one stream per argument, shape and chunk of
+ * 2^20 elements, the same values whether a tensor is filled in fp64 or
+ * straight into its device encoding (a sampled check of a large shape), on
+ * one thread or several. */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 #include "check.h"
 
 /* ---- random numbers: splitmix64 seeding xoshiro256** -------------------- */
@@ -120,26 +123,118 @@ static double filler_next(Filler *f)
     return interp_round(f->dt, v);
 }
 
-void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt)
+/* ---- chunks: element i comes from the stream of chunk i / FILL_CHUNK --------
+ * Chunk 0 is seeded with the argument's seed itself, chunk c > 0 with a value
+ * derived from (seed, c); so a tensor is filled in any order, by several
+ * threads, with the same values (a 16384 x 16384 input is 256 chunks). */
+
+#define FILL_CHUNK (INT64_C(1) << 20)
+#define FILL_THREADS 8
+
+static uint64_t chunk_seed(uint64_t seed, int64_t c)
+{
+    if (c == 0)
+        return seed;
+    uint64_t x = seed ^ ((uint64_t)c * UINT64_C(0xD1B54A32D192ED03));
+    return splitmix(&x);
+}
+
+typedef struct {
+    double *data;             /* fp64 values, or */
+    void *host;               /* the device encoding */
+    int64_t span;
+    DType dt;
+    uint64_t seed;
+    const CheckOptions *opt;
+    int ranged;
+    int64_t lo, hi;
+    int64_t next;             /* the next chunk to fill, under lock */
+    pthread_mutex_t lock;
+} Fill;
+
+static void fill_values(Fill *F, Filler *f, int64_t a, int64_t b)
+{
+    if (F->data) {
+        for (int64_t i = a; i < b; i++)
+            F->data[i] = filler_next(f);
+    } else if (F->dt == DT_BF16) { /* the common large input: the value is a bf16 already */
+        uint16_t *h = F->host;
+        for (int64_t i = a; i < b; i++) {
+            float x = (float)filler_next(f);
+            uint32_t u;
+            memcpy(&u, &x, 4);
+            h[i] = (uint16_t)(u >> 16);
+        }
+    } else if (F->dt == DT_E4M3 || F->dt == DT_E5M2) { /* rounded already: its bits */
+        uint8_t *h = F->host;
+        for (int64_t i = a; i < b; i++)
+            h[i] = (uint8_t)ir_float_bits(F->dt, filler_next(f));
+    } else {
+        int eb = interp_elem_bytes(F->dt);
+        for (int64_t i = a; i < b; i++)
+            interp_encode(F->dt, filler_next(f), (char *)F->host + i * eb);
+    }
+}
+
+static void fill_chunk(Fill *F, int64_t c)
 {
     Filler f;
-    filler_init(&f, t->dtype, seed, opt);
-    int64_t nonzero = 0;
-    for (int64_t i = 0; i < t->span; i++) {
-        t->data[i] = filler_next(&f);
-        nonzero += t->data[i] != 0;
+    filler_init(&f, F->dt, chunk_seed(F->seed, c), F->opt);
+    if (F->ranged)
+        filler_range(&f, F->lo, F->hi);
+    int64_t a = c * FILL_CHUNK, b = a + FILL_CHUNK < F->span ? a + FILL_CHUNK : F->span;
+    fill_values(F, &f, a, b);
+}
+
+static void *fill_worker(void *arg)
+{
+    Fill *F = arg;
+    for (;;) {
+        pthread_mutex_lock(&F->lock);
+        int64_t c = F->next++;
+        pthread_mutex_unlock(&F->lock);
+        if (c * FILL_CHUNK >= F->span)
+            return NULL;
+        fill_chunk(F, c);
     }
-    if (!nonzero && t->span)
+}
+
+/* fills every chunk, on up to FILL_THREADS threads (one where that fails) */
+static void fill_run(Fill *F)
+{
+    int64_t chunks = (F->span + FILL_CHUNK - 1) / FILL_CHUNK;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int nt = chunks < FILL_THREADS ? (int)chunks : FILL_THREADS;
+    if (cores > 0 && nt > cores)
+        nt = (int)cores;
+    pthread_mutex_init(&F->lock, NULL);
+    pthread_t th[FILL_THREADS];
+    int started = 0;
+    for (int i = 1; i < nt; i++) /* this thread is the first worker */
+        if (pthread_create(&th[started], NULL, fill_worker, F) == 0)
+            started++;
+    fill_worker(F);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&F->lock);
+}
+
+void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt)
+{
+    Fill F = {.data = t->data, .span = t->span, .dt = t->dtype, .seed = seed, .opt = opt};
+    fill_run(&F);
+    int64_t i = 0;
+    while (i < t->span && t->data[i] == 0)
+        i++;
+    if (i == t->span && t->span)
         t->data[0] = 1;
 }
 
 void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
 {
-    Filler f;
-    filler_init(&f, t->dtype, seed, NULL);
-    filler_range(&f, lo, hi);
-    for (int64_t i = 0; i < t->span; i++)
-        t->data[i] = filler_next(&f);
+    Fill F = {.data = t->data, .span = t->span, .dt = t->dtype, .seed = seed,
+              .ranged = 1, .lo = lo, .hi = hi};
+    fill_run(&F);
 }
 
 /* the same values straight into the device encoding (no fp64 copy): the
@@ -147,23 +242,9 @@ void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
 void check_fill_encoded(void *host, int64_t span, DType dt, uint64_t seed,
                         const CheckOptions *opt, int ranged, int64_t lo, int64_t hi)
 {
-    Filler f;
-    filler_init(&f, dt, seed, opt);
-    if (ranged)
-        filler_range(&f, lo, hi);
-    int eb = interp_elem_bytes(dt);
-    if (dt == DT_BF16) { /* the common large input: the value is a bf16 already */
-        for (int64_t i = 0; i < span; i++) {
-            float x = (float)filler_next(&f);
-            uint32_t u;
-            memcpy(&u, &x, 4);
-            uint16_t h = (uint16_t)(u >> 16);
-            memcpy((char *)host + i * 2, &h, 2);
-        }
-        return;
-    }
-    for (int64_t i = 0; i < span; i++)
-        interp_encode(dt, filler_next(&f), (char *)host + i * eb);
+    Fill F = {.host = host, .span = span, .dt = dt, .seed = seed, .opt = opt,
+              .ranged = ranged, .lo = lo, .hi = hi};
+    fill_run(&F);
 }
 
 uint64_t check_rand(uint64_t *state)

@@ -153,6 +153,26 @@ static double dot_elem(const HostTensor *t, int64_t off)
     return interp_decode(t->dtype, (const char *)t->enc + off * interp_elem_bytes(t->dtype));
 }
 
+/* an fp8 tensor given in its encoding: decoded through a table of its 256 values */
+static int byte_float(const HostTensor *t)
+{
+    return !t->data && (t->dtype == DT_E4M3 || t->dtype == DT_E5M2);
+}
+
+static double dot_bytes(const DotSide *a, const DotSide *b, int64_t n)
+{
+    double va[256], vb[256];
+    for (uint32_t i = 0; i < 256; i++) {
+        va[i] = ir_float_value(a->t->dtype, i);
+        vb[i] = ir_float_value(b->t->dtype, i);
+    }
+    const uint8_t *pa = (const uint8_t *)a->t->enc + a->off, *pb = (const uint8_t *)b->t->enc + b->off;
+    double s = 0;
+    for (int64_t i = 0; i < n; i++)
+        s += va[pa[i * a->step]] * vb[pb[i * b->step]];
+    return s;
+}
+
 /* the sum x over [lo, hi) as a dot product; 0 when it is not one */
 static int dot(Interp *I, const XNode *x, double lo, double hi, double *acc)
 {
@@ -170,6 +190,8 @@ static int dot(Interp *I, const XNode *x, double lo, double hi, double *acc)
         const double *pa = a.t->data + a.off, *pb = b.t->data + b.off;
         for (int64_t i = 0; i < n; i++)
             s += pa[i * a.step] * pb[i * b.step];
+    } else if (n >= 64 && byte_float(a.t) && byte_float(b.t)) {
+        s = dot_bytes(&a, &b, n);
     } else {
         for (int64_t i = 0; i < n; i++)
             s += dot_elem(a.t, a.off + i * a.step) * dot_elem(b.t, b.off + i * b.step);

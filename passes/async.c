@@ -5,17 +5,20 @@
  *                            (L_TMAP: tensor, box, swizzle; one per distinct
  *                            triple, passed as a kernel parameter), completing
  *                            on B's address
- *   tma.store X[c..] <- T  → single-issue: L_TMA_STORE per panel, then
+ *   tma.store X[c..] <- T  → single-issue: L_TMA_STORE per panel (sub 1 for
+ *                            tma.store.add, the reduction), then
  *                            L_BULK_COMMIT (each statement is one bulk group)
  *   tma.store.wait N       → single-issue L_BULK_WAIT N
  *   wgmma D += A * B       → L_WG_FENCE; the wgmma (split by distribute);
  *                            L_WG_COMMIT (each statement is one group, §8.4)
  *   wgmma.wait N           → L_WG_WAIT N
+ *   (the fence / commit / wait ops are read from the family row, ir/tcfamily.h)
  * Box coordinates are element indices, innermost first; the box covers the
  * tile view's dims mapped onto the tensor's last dims (leading dims 1). */
 #include <string.h>
 #include "lower.h"
 #include "layout.h"
+#include "tcfamily.h"
 
 typedef struct {
     NodeId *maps; uint32_t nmaps;   /* L_TMAP declarations made so far */
@@ -79,6 +82,7 @@ static void tma(Lw *w, NodeId s, NodeId shared_ref, NodeId global_ref, NodeId ba
     LwView v;
     NodeId tensor, start[IR_MAX_RANK];
     int trank = 0;
+    uint16_t adds = lw_node(w, s)->sub; /* tma.store.add: the reduction form */
     if (!lw_view(w, shared_ref, &v) || v.transposed || !tensor_starts(w, global_ref, &tensor, start, &trank)) {
         lw_unsupported(w, s, "this TMA operand (a shared tile view and a global tensor ref are expected)", ASYNC_HELP);
         return;
@@ -117,7 +121,9 @@ static void tma(Lw *w, NodeId s, NodeId shared_ref, NodeId global_ref, NodeId ba
             NodeId c = irb_clone(b, start[d]);
             ops[n++] = d == trank - 1 ? irb_add_c(b, c, p * panel) : c;
         }
-        irb_push(b, &issued, irb_stmt(b, bar ? OP_L_TMA_LOAD : OP_L_TMA_STORE, ops, n));
+        NodeId is = irb_stmt(b, bar ? OP_L_TMA_LOAD : OP_L_TMA_STORE, ops, n);
+        b->k->nodes[is].sub = adds;
+        irb_push(b, &issued, is);
     }
     if (!bar)
         irb_push(b, &issued, irb_stmt(b, OP_L_BULK_COMMIT, NULL, 0));
@@ -141,20 +147,26 @@ static void stmt(Lw *w, NodeId s, IrList *out)
         irb_push(b, out, lw_single_issue(w, &st, 1));
         return;
     }
-    case OP_WGMMA:
-        irb_push(b, out, irb_stmt(b, OP_L_WG_FENCE, NULL, 0));
-        irb_push(b, out, s);
-        irb_push(b, out, irb_stmt(b, OP_L_WG_COMMIT, NULL, 0));
-        return;
-    case OP_WGMMA_WAIT: {
-        NodeId c = irb_cast(b, n->a, DT_I32, 1);
-        irb_push(b, out, irb_stmt(b, OP_L_WG_WAIT, &c, 1));
-        return;
-    }
     default:
+        break;
+    }
+    /* a tensor-core family with the fence / commit / wait protocol (ir/tcfamily.h) */
+    const TcFamilyInfo *f = tc_family(tc_family_of((Op)n->op));
+    if (f->async == TCA_FENCE_COMMIT_WAIT && n->op == f->op) {
+        irb_push(b, out, irb_stmt(b, (Op)f->l_fence, NULL, 0));
         irb_push(b, out, s);
+        irb_push(b, out, irb_stmt(b, (Op)f->l_commit, NULL, 0));
         return;
     }
+    if (f->async == TCA_FENCE_COMMIT_WAIT && n->op == f->wait) {
+        int64_t nw;
+        if (pass_planted("async-no-wait") && ce_const_int(b->ctx, b->k, n->a, &nw) && nw > 0)
+            return;
+        NodeId c = irb_cast(b, n->a, DT_I32, 1);
+        irb_push(b, out, irb_stmt(b, (Op)f->l_wait, &c, 1));
+        return;
+    }
+    irb_push(b, out, s);
 }
 
 uint32_t pass_async(CakeCtx *ctx, Kernel *k, Target tg)

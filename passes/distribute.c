@@ -43,7 +43,7 @@ LyTile dist_ly_of(Lw *w, NodeId n)
     memset(&ly, 0, sizeof ly);
     ly.layout = (Layout)t->layout;
     ly.dtype = (DType)t->dtype;
-    ly.warp_size = 32;
+    ly.warp_size = tg_warp(w->tg);
     if (t->rank == 1) {
         ly.rows = (int)t->shape[0];
         ly.cols = 0;
@@ -313,7 +313,7 @@ static Red *reduce(Lw *w, NodeId rn)
         NodeId v = irb_name(b, part);
         for (int i = 0; i < nt; i++) {
             LyTerm tm = by_col ? tp.row[i] : tp.col[i];
-            if (tm.div * tm.mod > 32)
+            if (tm.div * tm.mod > tg_warp(w->tg))
                 return NULL; /* across warps: needs shared memory */
             for (int m = tm.div; m < tm.div * tm.mod; m *= 2) {
                 NodeId sargs[2] = {v, irb_i32(b, m)};
@@ -404,11 +404,6 @@ NodeId dist_elem(Lw *w, NodeId e, int r, int c)
 static void reg_decl(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
-    Layout l = dist_ly_of(w, s).layout;
-    if (l == LY_MFMA || l == LY_MFMA_A || l == LY_MFMA_B) {
-        dist_error(w, s, "MFMA register tiles (AMD matrix cores are not lowered yet)");
-        return;
-    }
     Frag *f = new_frag(w, s);
     Node *n = lw_node(w, s);
     int ne = ly_elems(&f->ly);
@@ -431,6 +426,92 @@ static void bind_implicit(Lw *w, int r, int c)
         irb_map(&w->b, d->imp_c, irb_add_c(&w->b, irb_name(&w->b, d->thr_col), c));
 }
 
+/* T = load S[view]: a register tile filled from a shared view at its elements'
+ * coordinates (base + thread part); elements adjacent along the view's
+ * contiguous dim (up to 16 bytes, a power of two) are one vector load, its
+ * lanes split with @lane (MFMA operands: 4 x 16-bit per lane, one ds_read_b64) */
+static void tile_load(Lw *w, NodeId s, const FView *v, NodeId load, IrList *out)
+{
+    IrB *b = &w->b;
+    Dist *d = dist(w);
+    Node *ld = lw_node(w, load);
+    LwView sv;
+    if (ld->b || ld->dtype != DT_NONE || !lw_view(w, ld->a, &sv) || sv.rank < 2) {
+        dist_error(w, s, "a whole-tile load into a register tile from this reference (an unmasked "
+                         "load of a shared-memory view is lowered)");
+        return;
+    }
+    LyTile lv = v->f->ly;
+    lv.rows = v->rows;
+    lv.cols = v->cols;
+    int contig = sv.transposed ? 0 : 1;   /* the logical dim that is contiguous in memory */
+    int bytes = ir_dtype_bytes(sv.dt);
+    NodeId tr = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), dist_thread_part(w, &lv, 0));
+    NodeId tc = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), dist_thread_part(w, &lv, 1));
+    irb_push(b, out, tr);
+    irb_push(b, out, tc);
+    int ne = ly_elems(&lv);
+    for (int e = 0; e < ne;) {
+        int r, c, run = 1;
+        ly_elem_base(&lv, e, &r, &c);
+        while (e + run < ne && (run + 1) * bytes <= 16) {
+            int r2, c2;
+            ly_elem_base(&lv, e + run, &r2, &c2);
+            if (r2 != r + (contig ? 0 : run) || c2 != c + (contig ? run : 0))
+                break;
+            run++;
+        }
+        while (run & (run - 1))
+            run--;
+        NodeId rel[2] = {irb_add_c(b, irb_name(b, tr), r), irb_add_c(b, irb_name(b, tc), c)};
+        if (sv.transposed) {
+            NodeId t = rel[0];
+            rel[0] = rel[1];
+            rel[1] = t;
+        }
+        NodeId idx[IR_MAX_RANK];
+        for (int dd = 0, k = 0; dd < sv.rank; dd++) {
+            idx[dd] = sv.start[dd];
+            if (sv.kept[dd] && k < 2)
+                idx[dd] = irb_add(b, idx[dd], rel[k++]);
+        }
+        if (run > 1) {
+            NodeId ext = irb_i32(b, run); /* made before: a new node may move the array */
+            NodeId sl = ir_node(b->ctx, b->k, OP_SLICE, b->span);
+            lw_node(w, sl)->a = idx[sv.rank - 1];
+            lw_node(w, sl)->b = ext;
+            idx[sv.rank - 1] = sl;
+        }
+        TypeId vt = irb_scalar_type(b, sv.dt, run);
+        NodeId ref = irb_index(b, sv.decl, idx, (uint32_t)sv.rank, vt);
+        NodeId x = ir_node(b->ctx, b->k, OP_LOAD, b->span);
+        lw_node(w, x)->a = ref;
+        lw_node(w, x)->type = vt;
+        if (run > 1) {
+            NodeId t = irb_let(b, ir_fmt(b->ctx, "ld%u", d->ntemps++), x);
+            irb_push(b, out, t);
+        }
+        NodeId vec = run > 1 ? out->v[out->n - 1] : 0;
+        for (int i = 0; i < run; i++) {
+            int r2, c2;
+            ly_elem_base(&lv, e + i, &r2, &c2);
+            NodeId dst = dist_at(w, v, r2, c2);
+            if (!dst) {
+                dist_error(w, s, "a load into a view that does not line up with its fragments");
+                return;
+            }
+            NodeId val = x;
+            if (run > 1) {
+                NodeId nm = irb_name(b, vec);
+                val = irb_call(b, OP_L_LANE, &nm, 1, irb_scalar_type(b, sv.dt, 1));
+                lw_node(w, val)->v.i = i;
+            }
+            irb_push(b, out, irb_assign(b, dst, irb_cast(b, val, irb_dtype(b, dst), 1)));
+        }
+        e += run;
+    }
+}
+
 static void tile_assign(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
@@ -446,6 +527,10 @@ static void tile_assign(Lw *w, NodeId s, IrList *out)
     Node *rhs = lw_node(w, n->b);
     if (rhs->op == OP_LDMATRIX || rhs->op == OP_LDMATRIX_T) {
         dist_ldmatrix(w, s, lhs, n->b, out);
+        return;
+    }
+    if (rhs->op == OP_LOAD && !implicit) {
+        tile_load(w, s, &v, n->b, out);
         return;
     }
     IrList pre = {0};
@@ -544,13 +629,16 @@ static void store_implicit(Lw *w, NodeId src, const LyTile *lv, NodeId r0, NodeI
  * as one vector, under the whole-tile mask. With implicit indices
  * (`<- bf16(acc[r, c]) mask bm + r < M`) every element is stored alone, under
  * the mask evaluated at its coordinates: a vector could straddle the edge,
- * and its alignment is not known when the row pitch is ragged. */
+ * and its alignment is not known when the row pitch is ragged. An atomic
+ * tile store (`atomic.add X[..] <- acc[r, c]`, sub = OP_ATOMIC_ADD) is one
+ * atomic per element. */
 static void tile_store(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
     Dist *d = dist(w);
     Node *n = lw_node(w, s);
     NodeId value = n->b, mask = n->c;
+    uint16_t atomic = n->sub;
     Node *ref = lw_node(w, n->a);
     if (ref->op != OP_INDEX || lw_node(w, ref->a)->op != OP_NAME) {
         dist_error(w, s, "a tile store to this reference");
@@ -596,7 +684,7 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     for (int e = 0; e < ne;) {
         int r, c, run = 1;
         ly_elem_base(&lv, e, &r, &c);
-        while (!src && e + run < ne && run < 16 && (run + 1) * ir_dtype_bytes(xdt) <= 16) {
+        while (!src && !atomic && e + run < ne && run < 16 && (run + 1) * ir_dtype_bytes(xdt) <= 16) {
             int r2, c2;
             ly_elem_base(&lv, e + run, &r2, &c2);
             if (r2 != r || c2 != c + run)
@@ -636,6 +724,7 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
         NodeId st = ir_node(b->ctx, b->k, OP_STORE, b->span);
         lw_node(w, st)->a = dst;
         lw_node(w, st)->b = val;
+        lw_node(w, st)->sub = atomic;
         if (src && mask) { /* the mask at this element's coordinates */
             IrList one = {0};
             irb_push(b, &one, st);
@@ -672,12 +761,14 @@ static void stmt(Lw *w, NodeId s, IrList *out)
             return;
         }
         break;
-    case OP_MMA:
-        dist_mma(w, s, out);
-        return;
-    case OP_WGMMA:
-        dist_wgmma(w, s, out);
-        return;
+    case OP_MMA: case OP_WGMMA: case OP_MFMA: {
+        DistTcFn fn = dist_tc[tc_family_of((Op)n->op)];
+        if (fn) {
+            fn(w, s, out);
+            return;
+        }
+        break;
+    }
     case OP_STMATRIX:
         dist_stmatrix(w, s, out);
         return;

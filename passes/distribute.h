@@ -14,6 +14,7 @@
 #define CAKE_DISTRIBUTE_H
 #include "lower.h"
 #include "layout.h"
+#include "targets.h"
 
 typedef struct {
     NodeId src;        /* the source REG declaration */
@@ -54,9 +55,10 @@ NodeId dist_elem(Lw *w, NodeId e, int r, int c);           /* scalar value of ti
 NodeId dist_thread_part(Lw *w, const LyTile *t, int col);  /* Σ coef ((thread.x / div) % mod) */
 void dist_error(Lw *w, NodeId at, const char *what);
 
-/* distribute_tc.c */
-void dist_mma(Lw *w, NodeId s, IrList *out);
-void dist_wgmma(Lw *w, NodeId s, IrList *out);
+/* distribute_tc.c: the distribute hook of each tensor-core family
+ * (ir/tcfamily.h); NULL: the family is not lowered (unsupported.c reports it) */
+typedef void (*DistTcFn)(Lw *w, NodeId s, IrList *out);
+extern const DistTcFn dist_tc[TCF__COUNT];
 void dist_ldmatrix(Lw *w, NodeId s, NodeId dst, NodeId call, IrList *out);
 void dist_stmatrix(Lw *w, NodeId s, IrList *out);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include "distribute.h"
 
-static LyTile frag_tile(Layout l, DType dt, int rows, int cols)
+static LyTile frag_tile(Lw *w, Layout l, DType dt, int rows, int cols)
 {
     LyTile t;
     memset(&t, 0, sizeof t);
@@ -19,7 +19,7 @@ static LyTile frag_tile(Layout l, DType dt, int rows, int cols)
     t.dtype = dt;
     t.rows = rows;
     t.cols = cols;
-    t.warp_size = 32;
+    t.warp_size = tg_warp(w->tg);
     return t;
 }
 
@@ -49,7 +49,7 @@ static int tc_k(DType ab)
 
 /* ---- mma.sync ------------------------------------------------------------------ */
 
-void dist_mma(Lw *w, NodeId s, IrList *out)
+static void dist_mma(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
     Node *n = lw_node(w, s);
@@ -60,8 +60,9 @@ void dist_mma(Lw *w, NodeId s, IrList *out)
     }
     DType ab = a.f->ly.dtype, acc = d.f->ly.dtype;
     int k = tc_k(ab);
-    LyTile fd = frag_tile(LY_MMA, acc, 16, 8), fa = frag_tile(LY_MMA_A, ab, 16, k),
-           fb = frag_tile(LY_MMA_B, ab, k, 8);
+    const TcFamilyInfo *fam = tc_family(TCF_MMA_SYNC);
+    LyTile fd = frag_tile(w, fam->c, acc, 16, 8), fa = frag_tile(w, fam->a, ab, 16, k),
+           fb = frag_tile(w, fam->b, ab, k, 8);
     IrTc tc = {16, 8, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE};
     if (bb.f->ly.dtype != ab)
         tc.b_dt = (uint8_t)bb.f->ly.dtype;
@@ -76,7 +77,7 @@ void dist_mma(Lw *w, NodeId s, IrList *out)
                     dist_error(w, s, "mma operands whose fragments do not line up with the instruction");
                     return;
                 }
-                NodeId m = irb_stmt(b, OP_L_MMA, ops, no);
+                NodeId m = irb_stmt(b, fam->lowered, ops, no);
                 lw_node(w, m)->v.i = ir_tc_pack(tc);
                 irb_push(b, out, m);
             }
@@ -120,7 +121,7 @@ static NodeId wg_desc(Lw *w, const LwView *v, const WgGeom *g, NodeId rel0, Node
     return d;
 }
 
-void dist_wgmma(Lw *w, NodeId s, IrList *out)
+static void dist_wgmma(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
     Node *n = lw_node(w, s);
@@ -159,7 +160,8 @@ void dist_wgmma(Lw *w, NodeId s, IrList *out)
                (uint8_t)(!a_regs && !ga.kmajor), (uint8_t)!gb.kmajor, DT_NONE};
     if (bs.dt != ab)
         tc.b_dt = (uint8_t)bs.dt;
-    LyTile fd = frag_tile(LY_WGMMA, acc, 64, nchunk), fa = frag_tile(LY_WGMMA_A, ab, 64, k);
+    const TcFamilyInfo *fam = tc_family(TCF_WGMMA);
+    LyTile fd = frag_tile(w, fam->c, acc, 64, nchunk), fa = frag_tile(w, fam->a, ab, 64, k);
     for (int slab = 0; slab < d.rows / 64; slab++)
         for (int ks = 0; ks < K / k; ks++)
             for (int n0 = 0; n0 < d.cols; n0 += nchunk) {
@@ -173,11 +175,75 @@ void dist_wgmma(Lw *w, NodeId s, IrList *out)
                     dist_error(w, s, "wgmma operands whose fragments do not line up with the instruction");
                     return;
                 }
-                NodeId m = irb_stmt(b, OP_L_WGMMA, ops, no);
+                if (pass_planted("distribute-frag")) { /* test-only: a wrong fragment index */
+                    uint32_t d0 = a_regs ? 1 : 2;
+                    NodeId x = ops[d0];
+                    ops[d0] = ops[d0 + 1];
+                    ops[d0 + 1] = x;
+                }
+                NodeId m = irb_stmt(b, fam->lowered, ops, no);
                 lw_node(w, m)->v.i = ir_tc_pack(tc);
                 irb_push(b, out, m);
             }
 }
+
+/* ---- MFMA ------------------------------------------------------------------------ */
+
+/* mfma D += A * B: the instruction is the accumulator's MFMA atom (m x m, ir/layout:
+ * 32 when both dims are multiples of 32, else 16) with K the A atom's columns (16-bit:
+ * 8 for 32x32, 16 for 16x16; f32: 2 or 4); one @mfma per (k-step, row block, column
+ * block), k-step outermost, so consecutive instructions use different accumulators */
+static void dist_mfma(Lw *w, NodeId s, IrList *out)
+{
+    IrB *b = &w->b;
+    Node *n = lw_node(w, s);
+    FView d, a, bb;
+    if (!dist_view(w, n->a, &d) || !dist_view(w, n->b, &a) || !dist_view(w, n->c, &bb)) {
+        dist_error(w, s, "mfma operands that are not register tile views");
+        return;
+    }
+    const TcFamilyInfo *fam = tc_family(TCF_MFMA);
+    DType ab = a.f->ly.dtype, acc = d.f->ly.dtype;
+    int m, m2, am, k, bk, bn;
+    if (!ly_atom(&d.f->ly, &m, &m2) || !ly_atom(&a.f->ly, &am, &k) || !ly_atom(&bb.f->ly, &bk, &bn) ||
+        m != m2 || am != m || bn != m || bk != k) {
+        dist_error(w, s, "mfma operands whose MFMA atoms differ (the accumulator's rows and columns, "
+                         "A's rows and B's columns must all be multiples of 32, or all use 16)");
+        return;
+    }
+    if (!tg_tc_find(w->tg, OP_MFMA, m, m, k, ab, acc)) {
+        char have[256];
+        tg_tc_describe(w->tg, OP_MFMA, ab, have, sizeof have);
+        dist_error(w, s, ir_fmt(b->ctx, "an MFMA %dx%dx%d %s->%s on %s (it has: %s)", m, m, k,
+                                ir_dtypes[ab].spelling, ir_dtypes[acc].spelling, ir_target_names[w->tg],
+                                have[0] ? have : "none for these inputs"));
+        return;
+    }
+    LyTile fd = frag_tile(w, fam->c, acc, m, m), fa = frag_tile(w, fam->a, ab, m, k),
+           fb = frag_tile(w, fam->b, ab, k, m);
+    IrTc tc = {(uint16_t)m, (uint16_t)m, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE};
+    for (int ki = 0; ki < a.cols / k; ki++)
+        for (int mi = 0; mi < d.rows / m; mi++)
+            for (int ni = 0; ni < d.cols / m; ni++) {
+                NodeId ops[64];
+                uint32_t no = 0;
+                if (!operands(w, &d, &fd, m * mi, m * ni, ops, &no) ||
+                    !operands(w, &a, &fa, m * mi, k * ki, ops, &no) ||
+                    !operands(w, &bb, &fb, k * ki, m * ni, ops, &no)) {
+                    dist_error(w, s, "mfma operands whose fragments do not line up with the instruction");
+                    return;
+                }
+                NodeId x = irb_stmt(b, fam->lowered, ops, no);
+                lw_node(w, x)->v.i = ir_tc_pack(tc);
+                irb_push(b, out, x);
+            }
+}
+
+const DistTcFn dist_tc[TCF__COUNT] = {
+    [TCF_MMA_SYNC] = dist_mma,
+    [TCF_WGMMA] = dist_wgmma,
+    [TCF_MFMA] = dist_mfma,
+};
 
 /* ---- ldmatrix / stmatrix ----------------------------------------------------------- */
 
@@ -201,7 +267,8 @@ static NodeId lane_row_ref(Lw *w, const LwView *sv, const LyTile *lt, const int 
                            int row_dim)
 {
     IrB *b = &w->b;
-    NodeId lane = irb_divmod_c(b, irb_special(b, SR_THREAD_X), 1, 32);
+    int warp = tg_warp(w->tg);
+    NodeId lane = irb_divmod_c(b, irb_special(b, SR_THREAD_X), 1, warp);
     NodeId m = irb_divmod_c(b, lane, 8, nreg);
     NodeId co[2];
     for (int d = 0; d < 2; d++) {
@@ -218,7 +285,7 @@ static NodeId lane_row_ref(Lw *w, const LwView *sv, const LyTile *lt, const int 
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < (d ? tp.ncol : tp.nrow); i++) {
             LyTerm t = d ? tp.col[i] : tp.row[i];
-            if (t.div >= 32)
+            if (t.div >= warp)
                 co[d] = irb_add(b, co[d], irb_mul_c(b, irb_divmod_c(b, irb_special(b, SR_THREAD_X), t.div, t.mod), t.coef));
         }
     NodeId rel[2] = {co[0], co[1]};

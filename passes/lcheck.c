@@ -6,11 +6,13 @@
 #include <string.h>
 #include "passes.h"
 #include "build.h"
+#include "targets.h"
 
 typedef struct {
     CakeCtx *ctx;
     Kernel *k;
     const char *pass;
+    Target tg;      /* the target being lowered for (warp width, family scopes) */
     int stage;      /* how far the lowering got: LC_* */
 } LCheck;
 
@@ -31,23 +33,32 @@ static int frag_type(const Kernel *k, NodeId id)
            k->types[t].layout != LY_NONE;
 }
 
+/* the lcheck hook of every tensor-core family, read from its row: one
+ * operand per element of the register fragments (m*n / T of C, m*k / T of A,
+ * k*n / T of B over the T threads of the family's scope), one descriptor per
+ * shared operand. Checked where every element is one operand: 16-bit A/B or
+ * an f32 accumulator. */
+static void tc_operands(LCheck *c, NodeId id, const Node *n, TcFamily fam)
+{
+    const TcFamilyInfo *f = tc_family(fam);
+    IrTc t = ir_tc_unpack(n->v.i);
+    uint32_t T = (uint32_t)tg_tc_scope_threads(c->tg, fam);
+    int a_reg = f->a_src == TCO_REG || (f->a_src == TCO_REG_OR_SMEM && t.a_regs);
+    int b_reg = f->b_src == TCO_REG;
+    uint32_t need = t.m * t.n / T + (a_reg ? t.m * t.k / T : 1) + (b_reg ? t.k * t.n / T : 1);
+    int checked = fam == TCF_WGMMA ? t.acc == DT_F32 : ir_dtype_bytes((DType)t.ab) == 2;
+    if (checked && n->n != need)
+        bad(c, id, ir_fmt(c->ctx, "%s operand count does not match its shape", f->name));
+}
+
 static void lowered(LCheck *c, NodeId id, const Node *n)
 {
     int want = ir_ops[n->op].nargs;
     if (want >= 0 && n->n != (uint32_t)want)
         bad(c, id, "wrong operand count");
-    if (n->op == OP_L_MMA) {
-        IrTc t = ir_tc_unpack(n->v.i);
-        uint32_t need = (uint32_t)(t.m * t.n / 32 + t.m * t.k / 32 + t.k * t.n / 32);
-        if (ir_dtype_bytes((DType)t.ab) == 2 && n->n != need)
-            bad(c, id, "mma operand count does not match its shape");
-    }
-    if (n->op == OP_L_WGMMA) {
-        IrTc t = ir_tc_unpack(n->v.i);
-        uint32_t need = (uint32_t)(t.n / 2 + (t.a_regs ? 1 + t.m * t.k / 128 : 2));
-        if (t.acc == DT_F32 && n->n != need)
-            bad(c, id, "wgmma operand count does not match its shape");
-    }
+    TcFamily fam = tc_family_of((Op)n->op);
+    if (fam && n->op == tc_family(fam)->lowered)
+        tc_operands(c, id, n, fam);
     if (n->op == OP_L_LDMATRIX || n->op == OP_L_STMATRIX) {
         if ((n->sub != 1 && n->sub != 2 && n->sub != 4) || n->n != 1u + 2u * n->sub)
             bad(c, id, "ldmatrix/stmatrix with a wrong matrix count");
@@ -94,7 +105,8 @@ static void walk(LCheck *c, NodeId id, int depth)
                                  op == OP_WGMMA_WAIT))
         bad(c, id, "a TMA or wgmma.wait statement survived the async pass");
     if (c->stage >= LC_DISTRIBUTE && !(n->flags & NF_ERROR) &&
-        (op == OP_MMA || op == OP_WGMMA || op == OP_STMATRIX || op == OP_LDMATRIX || frag_type(k, id)))
+        ((tc_family_of(op) && op == tc_family(tc_family_of(op))->op) || op == OP_STMATRIX ||
+         op == OP_LDMATRIX || frag_type(k, id)))
         bad(c, id, "a tile operation survived the distribute pass");
     if (c->stage >= LC_ROLES && op == OP_ROLE)
         bad(c, id, "a role survived the roles pass");
@@ -127,11 +139,11 @@ int pass_lcheck_enabled(const CakeCtx *ctx)
 #endif
 }
 
-void pass_lcheck(CakeCtx *ctx, Kernel *k, const char *pass)
+void pass_lcheck(CakeCtx *ctx, Kernel *k, Target tg, const char *pass)
 {
     if (!pass_lcheck_enabled(ctx) || ctx->nerrors)
         return;
-    LCheck c = {ctx, k, pass, -1};
+    LCheck c = {ctx, k, pass, tg, -1};
     for (int i = 0; i < (int)(sizeof stage_names / sizeof *stage_names); i++)
         if (!strcmp(pass, stage_names[i]))
             c.stage = i;

@@ -384,6 +384,8 @@ static NodeId load(Lg *l, NodeId e)
     reference(l, N(l, e)->a);
     if (N(l, e)->b)
         child(l, e, KID_B, 0);
+    if (N(l, e)->sub && N(l, e)->c) /* an atomic's value: the element type */
+        child(l, e, KID_C, N(l, e)->type);
     Node *n = N(l, e);
     if (n->dtype == DT_NONE || !n->type || !N(l, n->a)->type)
         return e;

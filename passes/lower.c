@@ -3,6 +3,7 @@
  * element references and addresses. */
 #include <string.h>
 #include "lower.h"
+#include "targets.h"
 
 void lw_init(Lw *w, CakeCtx *ctx, Kernel *k, Target tg, void *user)
 {
@@ -87,7 +88,7 @@ NodeId lw_issuer(Lw *w)
     if (!w->role)
         return irb_bin(b, OP_EQ, irb_special(b, SR_THREAD_X), irb_i32(b, 0));
     if (lw_node(w, w->role)->sub == UNIT_WARPGROUPS)
-        return irb_bin(b, OP_EQ, irb_divmod_c(b, irb_special(b, SR_THREAD_X), 1, 128), irb_i32(b, 0));
+        return irb_bin(b, OP_EQ, irb_divmod_c(b, irb_special(b, SR_THREAD_X), 1, (int)tg_unit_threads(w->tg, UNIT_WARPGROUPS)), irb_i32(b, 0));
     return irb_bin(b, OP_EQ, irb_special(b, SR_LANE), irb_i32(b, 0));
 }
 

@@ -50,7 +50,14 @@ uint32_t pass_unsupported(CakeCtx *ctx, Kernel *k, Target tg);
 /* the lowered-level checker (lcheck.c): after `pass`, a violated invariant
  * is a compiler bug (ir_bug) */
 int pass_lcheck_enabled(const CakeCtx *ctx);
-void pass_lcheck(CakeCtx *ctx, Kernel *k, const char *pass);
+/* Test-only planted lowering bugs (docs/sim.md): 1 when the environment's
+ * CAKE_PLANT_BUG names `bug` (a comma-separated list). `run --sim` must catch
+ * each in CI: distribute-frag (distribute swaps the first two accumulator
+ * operands of every @wgmma), async-no-wait (async drops every `wgmma.wait N`
+ * with N > 0), pipes-parity (pipes makes the producer wait on the empty
+ * barrier's current phase instead of the previous one: a deadlock). */
+int pass_planted(const char *bug);
+void pass_lcheck(CakeCtx *ctx, Kernel *k, Target tg, const char *pass);
 
 /* dumps k after `pass` when ctx->dump_after asks for it */
 void pass_dump(CakeCtx *ctx, const Kernel *k, const char *pass);

@@ -1,5 +1,6 @@
 /* pipeline.c — the pass pipeline before code generation, as one readable
  * function, and the shared IR dump. */
+#include <stdlib.h>
 #include <string.h>
 #include "passes.h"
 
@@ -19,7 +20,7 @@ void pass_dump(CakeCtx *ctx, const Kernel *k, const char *pass)
         if (ctx->nerrors == before) {                            \
             (void)(call);                                        \
             pass_dump(ctx, kk, name);                            \
-            pass_lcheck(ctx, kk, name);                          \
+            pass_lcheck(ctx, kk, tg, name);                          \
         }                                                        \
     } while (0)
 
@@ -45,4 +46,14 @@ uint32_t pass_run_all(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const CeEnv
         PASS("unsupported", pass_unsupported(ctx, kk, tg));
     }
     return ctx->nerrors - before;
+}
+
+int pass_planted(const char *bug)
+{
+    const char *e = getenv("CAKE_PLANT_BUG");
+    size_t n = strlen(bug);
+    for (const char *p = e; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+        if (!strncmp(p, bug, n) && (p[n] == 0 || p[n] == ','))
+            return 1;
+    return 0;
 }

@@ -21,6 +21,7 @@
  * and mbarrier.expect_tx is a single-issue L_MBAR_ARRIVE_TX. */
 #include <string.h>
 #include "lower.h"
+#include "targets.h"
 #include "verify.h"
 
 #define MAX_PIPES 16
@@ -125,7 +126,7 @@ static int64_t role_threads(Lw *w, NodeId role)
     lw_const(w, r->a, &a);
     if (!r->b || !lw_const(w, r->b, &b))
         b = a + 1;
-    return (b - a) * (r->sub == UNIT_WARPGROUPS ? 128 : 32);
+    return (b - a) * tg_unit_threads(w->tg, (Unit)r->sub);
 }
 
 static NodeId mbar_decl(Lw *w, const char *name, int64_t n, int64_t count)
@@ -170,7 +171,7 @@ static void declare_pipe(Lw *w, NodeId s, IrList *out)
     p->tma = tma_fills(w, p, w->b.k->body, 0);
     p->cp_async = p->prod && contains_op(w->b.k, lw_node(w, p->prod)->d, OP_CP_ASYNC, 0);
     const char *nm = ir_symstr(w->b.ctx, n->name);
-    int64_t cons_warps = p->cons ? role_threads(w, p->cons) / 32 : 1;
+    int64_t cons_warps = p->cons ? role_threads(w, p->cons) / tg_warp(w->tg) : 1;
     int64_t full_count = p->tma ? 1 : (p->prod ? role_threads(w, p->prod) : 1);
     p->full = mbar_decl(w, ir_fmt(w->b.ctx, "%s.full", nm), p->stages, full_count);
     p->empty = mbar_decl(w, ir_fmt(w->b.ctx, "%s.empty", nm), p->stages, cons_warps);
@@ -218,7 +219,7 @@ static void acquire_or_wait(Lw *w, NodeId let, Pipe *p, int side, IrList *out)
     lw_node(w, let)->b = stage;
     irb_push(b, out, let);
     NodeId par = irb_name(b, p->phase[side]);
-    if (!side)
+    if (!side && !pass_planted("pipes-parity"))
         par = irb_bin(b, OP_BXOR, par, irb_i32(b, 1));
     NodeId bar = bar_elem(w, side ? p->full : p->empty, irb_name(b, let));
     NodeId wargs[2] = {lw_mbar_addr(w, bar), par};

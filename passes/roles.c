@@ -14,9 +14,12 @@
  * budget that setmaxnreg moves from) is recorded for the launch plan. */
 #include <string.h>
 #include "lower.h"
+#include "targets.h"
 
 typedef struct {
     int64_t first_warp, nwarps;
+    int64_t warp;           /* lanes per warp (ir/targets) */
+    int64_t group_warps;    /* warps per warpgroup (ir/targets) */
     uint8_t *seen;          /* nodes already rewritten (shared subtrees) */
     uint32_t red_barrier;   /* the named barrier of this role's block reductions (0: none yet) */
     uint32_t next_barrier;  /* the next one to hand out, from 15 down */
@@ -45,9 +48,9 @@ static void taken_barriers(Lw *w, NodeId id, uint32_t lowest, int depth)
         taken_barriers(w, k->lists[k->nodes[id].list + i], lowest, depth + 1);
 }
 
-static int64_t warps_per_unit(const Node *r)
+static int64_t warps_per_unit(const Roles *rs, const Node *r)
 {
-    return r->sub == UNIT_WARPGROUPS ? 4 : 1;
+    return r->sub == UNIT_WARPGROUPS ? rs->group_warps : 1;
 }
 
 /* rewrites the specials of one role body in place */
@@ -62,11 +65,11 @@ static void relative(Lw *w, Roles *rs, NodeId id, uint32_t limit, int depth)
     if (n.op == OP_SPECIAL) {
         int64_t sub;
         switch (n.sub) {
-        case SR_THREAD_X: sub = rs->first_warp * 32; break;
+        case SR_THREAD_X: sub = rs->first_warp * rs->warp; break;
         case SR_WARP: sub = rs->first_warp; break;
-        case SR_WG: sub = rs->first_warp / 4; break;
+        case SR_WG: sub = rs->first_warp / rs->group_warps; break;
         case SR_NTHREADS: {
-            NodeId c = irb_i32(b, rs->nwarps * 32);
+            NodeId c = irb_i32(b, rs->nwarps * rs->warp);
             irb_replace(b, id, c);
             return;
         }
@@ -100,6 +103,8 @@ uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
     Roles rs;
     memset(&rs, 0, sizeof rs);
     rs.next_barrier = 15;
+    rs.warp = tg_warp(tg);
+    rs.group_warps = tg_info(tg)->group_warps;
     uint32_t limit = k->nnodes;
     rs.seen = arena_alloc(&ctx->arena, limit);
     Node *body = lw_node(&w, k->body);
@@ -122,8 +127,8 @@ uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
         lw_const(&w, r->a, &a);
         if (!r->b || !lw_const(&w, r->b, &e))
             e = a + 1;
-        rs.first_warp = a * warps_per_unit(r);
-        rs.nwarps = (e - a) * warps_per_unit(r);
+        rs.first_warp = a * warps_per_unit(&rs, r);
+        rs.nwarps = (e - a) * warps_per_unit(&rs, r);
         rs.red_barrier = 0;
         relative(&w, &rs, r->d, limit, 0);
         IrList rb = {0};
@@ -138,7 +143,7 @@ uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)
         Node *rbody = lw_node(&w, lw_node(&w, s)->d);
         for (uint32_t j = 0; j < rbody->n; j++)
             irb_push(b, &rb, ir_list_at(k, rbody, j));
-        NodeId warp = irb_divmod_c(b, irb_special(b, SR_THREAD_X), 32, 0);
+        NodeId warp = irb_divmod_c(b, irb_special(b, SR_THREAD_X), (int)rs.warp, 0);
         NodeId lo = irb_bin(b, OP_GE, warp, irb_i32(b, rs.first_warp));
         NodeId hi = irb_bin(b, OP_LT, irb_clone(b, warp), irb_i32(b, rs.first_warp + rs.nwarps));
         NodeId cond = irb_bin(b, OP_AND, lo, hi);

@@ -8,6 +8,16 @@
 #include "passes.h"
 #include "targets.h"
 
+/* the TIR-L ops AMD code generation emits: lane moves, and the lowered
+ * instruction of a tensor-core family the target has (ir/tcfamily.h: MFMA) */
+static int amd_lowered(const Node *n, Target tg)
+{
+    if (n->op == OP_L_PACK || n->op == OP_L_LANE)
+        return 1;
+    const TcFamilyInfo *f = tc_family(tc_family_of((Op)n->op));
+    return f->id != TCF_NONE && n->op == f->lowered && tg_has(tg, f->feature);
+}
+
 static const char *unsupported(const Kernel *k, const Node *n, Target tg)
 {
     uint16_t fl = ir_ops[n->op].flags;
@@ -23,12 +33,12 @@ static const char *unsupported(const Kernel *k, const Node *n, Target tg)
     case OP_COLON: return "whole-dimension indices outside tile operands";
     case OP_SUM: case OP_RMAX: case OP_RMIN: return "reductions over a range (reference only)";
     case OP_FIELD: return "member access";
-    case OP_MFMA: return "'mfma'";
     case OP_MB_ARRIVE: case OP_MB_EXPECT: case OP_MB_WAIT: return "mbarrier statements here";
     default: break;
     }
     (void)k;
-    if (tg_vendor(tg) == VENDOR_AMD && (ir_ops[n->op].cls == OC_LOW || n->op == OP_CP_ASYNC ||
+    if (tg_vendor(tg) == VENDOR_AMD && ((ir_ops[n->op].cls == OC_LOW && !amd_lowered(n, tg)) ||
+                                          n->op == OP_CP_ASYNC ||
                                           n->op == OP_CP_COMMIT || n->op == OP_CP_WAIT ||
                                           n->op == OP_FENCE_PROXY))
         return "tile and async operations on AMD targets";

@@ -248,6 +248,9 @@ static const RtAttr cu_attrs[] = {
     ATTR(MAX_SHARED_MEMORY_PER_BLOCK, shared_per_block),
     ATTR(MAX_SHARED_MEMORY_PER_BLOCK_OPTIN, shared_per_block_optin),
     ATTR(MAX_SHARED_MEMORY_PER_MULTIPROCESSOR, shared_per_sm),
+    ATTR(PCI_DOMAIN_ID, pci_domain),
+    ATTR(PCI_BUS_ID, pci_bus),
+    ATTR(PCI_DEVICE_ID, pci_device),
 };
 #undef ATTR
 

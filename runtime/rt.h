@@ -85,7 +85,27 @@ typedef struct {
     int clock_khz, mem_clock_khz, mem_bus_bits;
     double peak_gbps;           /* 2 * mem clock * bus width: a hint, not a measurement */
     int driver_version;         /* CUDA: 13000 for 13.0; HIP: hipDriverGetVersion */
+    int pci_domain, pci_bus, pci_device;   /* where it sits (CUDA; 0 on HIP) */
 } RtDeviceInfo;
+
+/* The device's PCI address "DDDDDDDD:BB:DD.0" (NVML's form) into buf; a
+ * device stays the same device under any CUDA_VISIBLE_DEVICES. */
+void rt_pci_bus_id(const RtDevice *dev, char *buf, size_t cap);
+
+/* The SM clock now, in MHz, read through NVML (libnvidia-ml.so.1, dlopen'd
+ * by rt_clock_open; clock.c): 0 where there is no NVML, the device is not
+ * NVIDIA or NVML does not know it. A timing records it before and after its
+ * runs (a clock that dropped between the two says the GPU throttled). */
+/* How many CUDA devices the driver sees (under this process's
+ * CUDA_VISIBLE_DEVICES), without creating a context: cuInit and
+ * cuDeviceGetCount through libcuda.so.1 (or $CAKE_LIBCUDA); 0 without a
+ * driver or a GPU. The tuners spread their workers over them. */
+int rt_gpu_count(void);
+
+typedef struct RtClock RtClock;
+RtClock *rt_clock_open(const RtDevice *dev);   /* NULL when there is no NVML */
+int rt_clock_sm_mhz(RtClock *c);               /* NULL is fine: 0 */
+void rt_clock_close(RtClock *c);               /* NULL is fine */
 
 /* Opens device `ordinal` of the given backend (RT_AUTO: CUDA, then HIP). On
  * failure *out is NULL and err holds why, e.g. "no CUDA driver: libcuda.so.1

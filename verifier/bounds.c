@@ -38,6 +38,8 @@
 
 #define MAXTERM 16
 #define MAXFACT 24
+#define PROVE_BUDGET 200000   /* prove() steps per access: the search is exponential in the
+                                 facts and the min/max/division atoms; past it, unproved */
 #define MAXOPAQUE 32
 
 enum { A_NODE = 0, A_SPEC = 1 };
@@ -56,6 +58,7 @@ typedef struct {
     int guarded;                    /* facts beyond the assumes hold at the access (if, mask, guard) */
     NodeId access;                  /* the access statement */
     NodeId since;                   /* facts_of: the statement whose condition it reads (0: at the access) */
+    long steps;                     /* prove() calls for this access (PROVE_BUDGET) */
 } Bx;
 
 #define SPEC(sr) (0x80000000u | (uint32_t)(sr))
@@ -693,7 +696,7 @@ static int prove_split(Bx *b, Lin f, uint32_t a, int64_t c, int depth)
 static int prove(Bx *b, Lin f, int depth)
 {
     SyK *s = b->s;
-    if (!f.ok || depth > 48)
+    if (!f.ok || depth > 48 || ++b->steps > PROVE_BUDGET)
         return 0;
     uint32_t skipped = 0; /* bit i: f.t[i] has no bound */
     for (;;) {

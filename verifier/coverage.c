@@ -16,10 +16,14 @@
  * (implicit indices, constant indices, indices affine in one loop variable:
  * `y[m, q * 4]`; not those under an `if`, which may not happen).
  *   E0820  an element the reference writes that no block writes;
- *   E0821  an element two different threads (or blocks) write;
+ *   E0821  an element two different threads (or blocks) write (not for
+ *          `tma.store.add`, whose writers add);
  *   E0822  a note: coverage could not be decided (too large, an index the
  *          interpreter cannot evaluate, a reference target it cannot follow).
- * Outputs are the arguments the reference assigns to. Then, where no error
+ * Outputs are the arguments the reference assigns to, except those atomics
+ * add to (several writers by design, docs/tir.md 7.7); a store whose mask or
+ * guard reads an atomic's old value is elected by it (one writer at run time,
+ * whichever thread the static maps name). Then, where no error
  * was found, what only runs at scale: a persistent kernel (grid reads
  * `sm.count`) with 2 blocks resident, so that a grid-stride loop whose stride
  * is not the grid size shows; a scale sample with many row tiles (a grouped
@@ -44,7 +48,9 @@ typedef struct {
     int64_t n;
     uint32_t *writer;            /* 0: never written, else 1 + writer id */
     uint8_t *ref;                /* the reference writes it */
+    uint8_t *by_elected;         /* written by a store an atomic elects (elected_stores) */
     NodeId dup_at;               /* the first store that wrote an element twice */
+    int dup_elected;             /* ... against a store an atomic elects (or it is one) */
     int64_t dup_elem;
     uint32_t dup_a, dup_b;
     int ref_known;
@@ -77,6 +83,7 @@ typedef struct {
     NodeId max_at;               /* the max sample: an assume that bounds a dim (0: another sample) */
     int quiet;                   /* an extra sample (run_at_scale): no E0822 when it cannot run */
     NodeId undecided_at;
+    uint8_t *elected;            /* per node: a store an atomic's result elects (elected_stores) */
 } Cov;
 
 /* ---- outputs and what the reference writes -------------------------------- */
@@ -111,15 +118,78 @@ static void find_outputs(SyK *s, NodeId e, void *u)
     c->out[c->nout++].arg = arg;
 }
 
+/* Outputs that atomics accumulate into (docs/tir.md 7.7) are no one's single
+ * writes: several threads add to one element by design, and which of them
+ * comes last is not a property of the index maps. Coverage leaves them out. */
+static void drop_atomic_outputs(Cov *c)
+{
+    SyK *s = c->s;
+    for (NodeId i = 1; i < s->k->nnodes; i++) {
+        Node *n = sy_node(s, i);
+        NodeId ix, arg;
+        if ((n->op != OP_STORE && n->op != OP_LOAD) || !n->sub || !(arg = target_arg(s, n->a, &ix)))
+            continue;
+        Out *o = out_of(c, arg);
+        if (o)
+            *o = c->out[--c->nout];
+    }
+}
+
+/* 1 when e reads the old value of an atomic, itself or through `let`s */
+static int reads_atomic(SyK *s, NodeId e, int depth)
+{
+    if (!e || depth > 64)
+        return 0;
+    Node *n = sy_node(s, e);
+    if (n->op == OP_LOAD && n->sub)
+        return 1;
+    if (n->op == OP_NAME) {
+        NodeId d = sy_decl(s, e);
+        return d && sy_node(s, d)->op == OP_LET && reads_atomic(s, sy_node(s, d)->b, depth + 1);
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4; i++)
+        if (reads_atomic(s, kids[i], depth + 1))
+            return 1;
+    for (uint32_t i = 0; i < n->n; i++)
+        if (reads_atomic(s, ir_list_at(s->k, n, i), depth + 1))
+            return 1;
+    return 0;
+}
+
+/* Stores whose mask or guard reads an atomic's old value — the "last
+ * arriver" of docs/tir.md 7.7 (`store C[..] <- .. mask old == SPLIT - 1`):
+ * the atomic elects one writer per element at run time, so the threads and
+ * blocks that may take such a store are not two writers. Their writes still
+ * count for coverage (some thread is elected), and a second store writing the
+ * same element is still a race. */
+static void elected_stores(Cov *c)
+{
+    SyK *s = c->s;
+    for (NodeId i = 1; i < s->k->nnodes; i++) {
+        Node *n = sy_node(s, i);
+        if (n->op != OP_STORE || n->sub)
+            continue;
+        int el = reads_atomic(s, n->c, 0);
+        for (NodeId p = s->up[i]; p && !el; p = s->up[p])
+            el = sy_node(s, p)->op == OP_IF && reads_atomic(s, sy_node(s, p)->a, 0);
+        if (!el)
+            continue;
+        if (!c->elected)
+            c->elected = arena_alloc(&s->ctx->arena, s->k->nnodes);
+        c->elected[i] = 1;
+    }
+}
+
 static int out_shape(SyExec *x, Out *o, int64_t max_elems)
 {
-    Node *g = sy_node(x->s, sy_node(x->s, o->arg)->a);
+    Node *g = sy_node(sy_xk(x), sy_node(sy_xk(x), o->arg)->a);
     o->rank = g->sub;
     o->n = 1;
     if (o->rank < 1 || o->rank > IR_MAX_RANK)
         return 0;
     for (int i = 0; i < o->rank; i++) {
-        if (!sy_eval(x, ir_list_at(x->s->k, g, (uint32_t)i), &o->ext[i]) || o->ext[i] < 1)
+        if (!sy_eval(x, ir_list_at(sy_xk(x)->k, g, (uint32_t)i), &o->ext[i]) || o->ext[i] < 1)
             return 0;
         o->n *= o->ext[i];
         if (o->n > max_elems)
@@ -131,6 +201,7 @@ static int out_shape(SyExec *x, Out *o, int64_t max_elems)
 /* marks box [lo, lo + len) per dimension, clipped to the tensor */
 static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int is_ref, NodeId at, uint32_t who)
 {
+    int elected = !is_ref && c->elected && c->elected[at];
     int64_t a[IR_MAX_RANK], b[IR_MAX_RANK], i[IR_MAX_RANK];
     for (int d = 0; d < o->rank; d++) {
         a[d] = lo[d] < 0 ? 0 : lo[d];
@@ -148,6 +219,8 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
     }
     uint32_t *w = o->writer;     /* locals: the stores below cannot move them */
     int64_t covered = 0;
+    /* `tma.store.add` accumulates: many writers of one element are its point */
+    int adds = !is_ref && at && sy_node(c->s, at)->op == OP_TMA_STORE && sy_node(c->s, at)->sub == 1;
     for (;;) {
         int64_t e = 0;
         for (int d = 0; d < r; d++)
@@ -159,12 +232,17 @@ static void mark_box(Cov *c, Out *o, const int64_t *lo, const int64_t *len, int 
             for (int64_t j = e + a[r]; j < e + b[r]; j++) {
                 if (!w[j]) {
                     w[j] = who;
+                    o->by_elected[j] = (uint8_t)elected;
                     covered++;
-                } else if (w[j] != who && !o->dup_at) {
+                } else if (!adds && !o->dup_at && (elected != o->by_elected[j] || /* elected: not known to be this thread */
+                                                   (w[j] != who && !elected))) {
                     o->dup_at = at;
                     o->dup_elem = j;
                     o->dup_a = w[j];
                     o->dup_b = who;
+                    o->dup_elected = elected != o->by_elected[j];
+                    if (o->dup_elected && elected)   /* dup_b: the plain store's writer */
+                        o->dup_b = w[j];
                 }
             }
         }
@@ -246,7 +324,7 @@ static NodeId ref_loop_of(SyK *s, NodeId e, int depth)
  * step st: the loop's values, evaluated at its first two iterations) */
 static int ref_index(SyExec *x, NodeId e, int64_t ext, RefDim *r, NodeId *loop)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     Node *n = sy_node(s, e);
     *loop = 0;
     r->stride = 1;
@@ -813,11 +891,13 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
         out_shape(x, o, c->max_elems);
         o->writer = arena_alloc(&s->ctx->arena, (size_t)o->n * sizeof *o->writer);
         o->ref = arena_alloc(&s->ctx->arena, (size_t)o->n);
+        o->by_elected = arena_alloc(&s->ctx->arena, (size_t)o->n);
         /* arena_alloc zeroes */
         o->ref_known = 1;
         o->ref_all = 0;
         o->covered = 0;
         o->dup_at = 0;
+        o->dup_elected = 0;
     }
     x->u = c;
     ref_walk(s, c->ref_block, x);
@@ -851,7 +931,14 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
     }
     for (int i = 0; i < c->nout; i++) {
         Out *o = &c->out[i];
-        if (o->dup_at) {
+        if (o->dup_at && o->dup_elected) {
+            Diag *d = sy_report(s, E0821, o->dup_at, "at %s, %s is written by a store an atomic elects (the last "
+                                "arriver, whichever thread that is at run time) and by a plain store of %s",
+                                sy_sample_text(x), elem_text(s, o, o->dup_elem), writer_text(s, o->dup_b, bt, grid));
+            if (d)
+                diag_help(s->ctx, d, "the elected store is the element's only writer: drop the other store, or "
+                          "mask it off where the elected one writes");
+        } else if (o->dup_at) {
             Diag *d = sy_report(s, E0821, o->dup_at, "at %s, %s is written by two threads: %s and %s (a write-write "
                                 "race: a block->tile or thread->element map sends two writers to one element)", sy_sample_text(x),
                                 elem_text(s, o, o->dup_elem), writer_text(s, o->dup_a, bt, grid),
@@ -922,7 +1009,7 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
  * invisible when M == N. 0 when the assumes reject it. */
 static int sample(SyExec *x, int i)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     if (!sy_sample_dims(x, i % SY_NSAMPLES))
         return 0;
     if (i < SY_NSAMPLES)
@@ -981,7 +1068,7 @@ static int reads_sm_count(SyK *s, NodeId e, int depth)
  * the assumes reject it or no dim is tiled. */
 static int scale_sample(SyExec *x, int base, int tiles)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     if (!sample(x, base))
         return 0;
     int first = 1, any = 0;
@@ -1012,7 +1099,7 @@ static int scale_sample(SyExec *x, int base, int tiles)
  * shorter than the largest shape it admits shows. 0 when no dim is bounded. */
 static int max_sample(SyExec *x, int base, NodeId *max_at)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     *max_at = 0;
     if (!sample(x, base))
         return 0;
@@ -1095,6 +1182,8 @@ static uint32_t check_coverage(SyK *s)
     c->ref_block = sy_node(s, s->k->reference)->op == OP_REFERENCE ? sy_node(s, s->k->reference)->a
                    : s->k->reference;
     sy_each_stmt(s, c->ref_block, find_outputs, c);
+    drop_atomic_outputs(c);
+    elected_stores(c);
     if (!c->nout)
         return 0;
     /* which threads run: one per unit when every output store of the role is a unit store */

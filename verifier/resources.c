@@ -6,6 +6,7 @@
 #include <string.h>
 #include "vpriv.h"
 #include "smem.h"
+#include "layout.h"
 
 static Node *N(Ver *v, NodeId n) { return &v->k->nodes[n]; }
 
@@ -550,12 +551,83 @@ static void check_thread_regs(Ver *v)
     }
 }
 
+/* ---- register tiles on AMD: the VGPR and AGPR files -------------------------
+ * gfx90a / gfx942 give a lane 512 registers at one wavefront per SIMD (CDNA2/3
+ * ISA "VGPRs and AccVGPRs"): max_regs_per_thread - max_agprs architectural VGPRs
+ * and max_agprs AGPRs, which hold MFMA accumulators (LLVM allocates them there).
+ * The kernel's register tiles are counted before code generation, in 32-bit
+ * registers per lane (ir/layout ly_regs): `mfma` accumulators against the AGPRs,
+ * A/B fragments and per-thread arrays against the VGPRs. Over either is E0512: the
+ * rest would spill to scratch memory. */
+static double tile_regs(const Type *t, Layout *ly)
+{
+    *ly = (Layout)t->layout;
+    if (t->kind == TK_TILE && t->layout != LY_NONE) {
+        LyTile lt;
+        memset(&lt, 0, sizeof lt);
+        lt.layout = (Layout)t->layout;
+        lt.dtype = (DType)t->dtype;
+        lt.warp_size = 64;
+        lt.rows = (int)t->shape[0];
+        lt.cols = t->rank > 1 ? (int)t->shape[1] : 0;
+        lt.colvec = t->rank > 1 && lt.rows == 1 && lt.layout == LY_MFMA;
+        return ly_valid(&lt, NULL, 0) ? ly_regs(&lt) : 0;
+    }
+    if (t->kind != TK_TILE && t->kind != TK_VECTOR && t->kind != TK_SCALAR)
+        return 0;
+    double regs = (double)(t->lanes ? t->lanes : 1) * ir_dtypes[t->dtype].bits / 32.0;
+    for (int i = 0; t->kind == TK_TILE && i < t->rank; i++)
+        regs *= t->shape[i] > 0 ? (double)t->shape[i] : 1;
+    return regs < 1 ? 1 : regs;
+}
+
+static void check_amd_regs(Ver *v)
+{
+    if (v->ctx->nerrors)
+        return;
+    for (int tg = 0; tg < TG__COUNT; tg++) {
+        const TargetInfo *ti = tg_info((Target)tg);
+        if (!v->k->targets[tg] || !ti->max_agprs)
+            continue;
+        double acc = 0, other = 0;
+        NodeId big_acc = 0, big_other = 0;
+        double max_acc = 0, max_other = 0;
+        for (NodeId n = 1; n < v->k->nnodes; n++) {
+            if (N(v, n)->op != OP_REG || v_err(v, n))
+                continue;
+            Layout ly;
+            double r = tile_regs(ver_type(v->k, n), &ly);
+            int is_acc = ly == LY_MFMA && ir_dtypes[ver_type(v->k, n)->dtype].bits == 32;
+            *(is_acc ? &acc : &other) += r;
+            if (is_acc && r > max_acc)
+                max_acc = r, big_acc = n;
+            if (!is_acc && r > max_other)
+                max_other = r, big_other = n;
+        }
+        int vgprs = ti->max_regs_per_thread - ti->max_agprs;
+        int over_acc = acc > ti->max_agprs, over_v = other > vgprs;
+        if (!over_acc && !over_v)
+            continue;
+        NodeId at = over_acc ? big_acc : big_other;
+        Diag *d = v_report(v, E0512, at, "the register tiles need %.0f %s per lane on %s, which has %d: "
+                           "the rest would spill to scratch memory", over_acc ? acc : other,
+                           over_acc ? "AGPRs (MFMA accumulators)" : "VGPRs (fragments and arrays)",
+                           ti->name, over_acc ? ti->max_agprs : vgprs);
+        diag_note(v->ctx, d, N(v, at)->span, "`reg %s` alone holds %.0f", v_name(v, at),
+                  over_acc ? max_acc : max_other);
+        diag_help(v->ctx, d, "use a smaller tile per wavefront (more wavefronts per block), or fewer "
+                  "fragments live at once");
+        return;
+    }
+}
+
 void ver_resources(Ver *v)
 {
     check_block(v);
     check_roles(v);
     check_regs(v);
     check_thread_regs(v);
+    check_amd_regs(v);
     check_smem(v);
     check_grid(v);
 }

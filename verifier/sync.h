@@ -28,6 +28,7 @@
 #include "ir.h"
 #include "targets.h"
 #include "consteval.h"
+#include "exec.h"
 
 /* Entry points, called by ver_verify after type checking. Each returns the
  * number of errors it reported. */
@@ -63,6 +64,7 @@ typedef struct {
     int64_t *cval;     /* node -> its constant value where cknown is 1 */
     uint32_t ncmemo;   /* nodes the memo covers (the kernel's node count at sy_init) */
     int named_decided; /* sync_named.c simulated the named barriers (sync_diverge.c stands down) */
+    AxKernel ax;       /* the kernel as analysis/exec.h sees it (owner: this SyK) */
 } SyK;
 
 /* Builds the tables of k for target tg. */
@@ -122,7 +124,7 @@ NodeId sy_role_named(const SyK *s, NodeId name);   /* NAME of a role -> ROLE dec
 /* roles and threads */
 int sy_role_range(const SyK *s, NodeId role, int64_t *first, int64_t *count); /* in threads */
 const char *sy_role_name(const SyK *s, NodeId role);  /* "role `mma`" or "the kernel body" */
-/* (sync_exec.c from here to sy_threads_at)
+/* (sync_threads.c from here to sy_threads_at)
  * threads per issuing unit of a role (warpgroup, warp; the block outside roles) */
 int64_t sy_unit_size(const SyK *s, NodeId role);
 /* tma, tma.store, tma.store.wait, mbarrier.expect_tx: once per issuing unit */
@@ -179,40 +181,32 @@ int sy_same_expr(const SyK *s, NodeId a, NodeId b);
 /* runs the statements of block over state; returns 0 when no path gets through */
 int sy_flow(SyFlow *f, NodeId block, void *state);
 
-/* ---- a concrete interpreter for integer control (sync_exec.c) ---------- */
-/* Expressions evaluate with analysis/consteval.c (ce_eval_int): the
- * interpreter's state enters through the evaluator's hooks. */
-typedef struct SyExec SyExec;
-struct SyExec {
-    SyK *s;
-    CeEnv env;                            /* hooks on val/has, spec/has_spec (env.u = this: no copies) */
-    int64_t *val; uint8_t *has;          /* per declaration node */
-    int64_t spec[SR__COUNT]; uint8_t has_spec[SR__COUNT];
-    long budget;                          /* statements left; < 0: gave up */
-    int unknown;                          /* hit a condition it cannot evaluate */
-    int stopped;                          /* executed `return` */
-    int in_grid;                          /* evaluating the grid clause (for grid.x) */
-    int64_t sm_count;                     /* the value of `sm.count` (0: TG_DEFAULT_SM_COUNT) */
-    NodeId role;                          /* only this role's body (0: outside roles) */
-    void (*stmt)(SyExec *x, NodeId st);   /* each non-control statement */
-    const uint8_t *skip;                  /* per statement: 1 = not run (NULL: run all) */
-    void *u;
-};
-void sy_exec_init(SyExec *x, SyK *s, long budget);
-int sy_eval(SyExec *x, NodeId e, int64_t *out);
+/* ---- the concrete interpreter for integer control (analysis/exec.h) ----- */
+/* The checks run it as SyExec: an AxExec whose owner is the SyK (sy_xk). */
+typedef AxExec SyExec;
+static inline SyK *sy_xk(const SyExec *x) { return x->owner; }
+static inline void sy_exec_init(SyExec *x, SyK *s, long budget)
+{
+    ax_exec_init(x, &s->ax, budget);
+    x->owner = s;
+}
+static inline int sy_eval(SyExec *x, NodeId e, int64_t *out) { return ax_eval(x, e, out); }
 /* sets thread.x, lane, warp, wg for block thread t of role (warp and wg count
  * from the role's first warp; lanes per warp: s->warp) */
-void sy_exec_thread(SyExec *x, NodeId role, int64_t t);
-void sy_exec(SyExec *x, NodeId block);
+static inline void sy_exec_thread(SyExec *x, NodeId role, int64_t t) { ax_exec_thread(x, role, t); }
+static inline void sy_exec(SyExec *x, NodeId block) { ax_exec(x, block); }
 /* binds the kernel's dims to sample `i` (0..SY_NSAMPLES-1) that satisfies the
  * assumes; returns 0 when sample i does not */
-#define SY_NSAMPLES 8
-int sy_sample_dims(SyExec *x, int i);
+#define SY_NSAMPLES AX_NSAMPLES
+static inline int sy_sample_dims(SyExec *x, int i) { return ax_sample_dims(x, i); }
 /* what the assumes say about dim (a DIM node): `D % mod == 0`, lo <= D <= hi
  * (callers initialize mod = 1 and the bounds) */
-void sy_dim_facts(SyK *s, NodeId dim, int64_t *mod, int64_t *lo, int64_t *hi);
+static inline void sy_dim_facts(SyK *s, NodeId dim, int64_t *mod, int64_t *lo, int64_t *hi)
+{
+    ax_dim_facts(&s->ax, dim, mod, lo, hi);
+}
 /* "M = 4096, K = 96" of the current sample */
-const char *sy_sample_text(SyExec *x);
+static inline const char *sy_sample_text(SyExec *x) { return ax_sample_text(x); }
 
 /* ---- the checks (one file each) ----------------------------------------- */
 uint32_t sy_check_all(SyK *s);     /* sync.c: every synchronization check, in order */

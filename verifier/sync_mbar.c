@@ -259,7 +259,7 @@ typedef struct {
 /* the loop variables around st and their values, innermost last */
 static const char *loop_values(SyExec *x, NodeId st)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     const char *out = "";
     for (NodeId l = sy_loop_of(s, st); l; l = sy_loop_of(s, l))
         if (x->has[l])

@@ -57,13 +57,13 @@ typedef struct {
 static void record(SyExec *x, NodeId st)
 {
     Named *nm = x->u;
-    const Node *n = sy_node(x->s, st);
+    const Node *n = sy_node(sy_xk(x), st);
     if (n->op != OP_BAR_SYNC && n->op != OP_BAR_ARRIVE)
         return;
     int64_t id, count;
     uint32_t w = nm->cur;
     if (!sy_eval(x, n->a, &id) || !sy_eval(x, n->b, &count) || id < 0 || id >= MAX_IDS || count <= 0 ||
-        count % x->s->warp || nm->nev[w] == MAX_EVENTS) {
+        count % sy_xk(x)->warp || nm->nev[w] == MAX_EVENTS) {
         nm->bad = 1;
         return;
     }

@@ -407,8 +407,8 @@ typedef struct { NodeId pipe; uint16_t op; long n; } Count;
 static void count_stmt(SyExec *x, NodeId st)
 {
     Count *c = x->u;
-    Node *n = sy_node(x->s, st);
-    if (n->op == OP_LET && n->b && sy_node(x->s, n->b)->op == c->op && sy_pipe_of(x->s, n->b) == c->pipe)
+    Node *n = sy_node(sy_xk(x), st);
+    if (n->op == OP_LET && n->b && sy_node(sy_xk(x), n->b)->op == c->op && sy_pipe_of(sy_xk(x), n->b) == c->pipe)
         c->n++;
 }
 

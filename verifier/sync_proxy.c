@@ -193,7 +193,7 @@ typedef struct {
 /* the values of a ref's indices (innermost INDEX first): -1 whole, -2 unknown */
 static void ref_key(SyExec *x, NodeId ref, int64_t *key)
 {
-    SyK *s = x->s;
+    SyK *s = sy_xk(x);
     NodeId chain[8];
     int nc = 0, nk = 0;
     for (int i = 0; i < KEYS; i++)

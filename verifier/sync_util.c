@@ -1,8 +1,8 @@
 /* sync_util.c — what the synchronization and bounds checks share: the kernel's
  * statement tables (enclosing statement, role, program order), diagnostics,
  * references, stage tokens and roles. Visiting and the forward dataflow are in
- * sync_walk.c; the concrete interpreter for simulations and thread counting
- * under guards in sync_exec.c. */
+ * sync_walk.c; thread counting under guards in sync_threads.c (the concrete
+ * interpreter for simulations is analysis/exec.c). */
 #include <stdarg.h>
 #include <string.h>
 #include "consteval.h"
@@ -90,6 +90,17 @@ static void find_tokvars(SyK *s, NodeId st, void *u)
         s->tok_src[var] = s->tok_src[src];
 }
 
+/* analysis/exec.h's hooks: the memoized constants, stage tokens left unvalued */
+static int ax_konst(const AxKernel *kf, NodeId e, int64_t *out)
+{
+    return sy_const(kf->owner, e, out);
+}
+
+static int ax_opaque(const AxKernel *kf, NodeId let)
+{
+    return sy_token_kind(kf->owner, let) != OP_NONE;
+}
+
 void sy_init(SyK *s, CakeCtx *ctx, Kernel *k, Target tg)
 {
     memset(s, 0, sizeof *s);
@@ -113,6 +124,7 @@ void sy_init(SyK *s, CakeCtx *ctx, Kernel *k, Target tg)
     s->tok_src = arena_alloc(&ctx->arena, nn * sizeof *s->tok_src);
     for (int it = 0; it < 3; it++) /* var prev: i32 = s0; prev = s */
         sy_each_stmt(s, k->body, find_tokvars, NULL);
+    s->ax = (AxKernel){ctx, k, tg, s->warp, s->block_threads, s->role, s->stmt_of, ax_konst, ax_opaque, s};
 }
 
 /* ---- one run per warp width -------------------------------------------- */
@@ -503,24 +515,7 @@ NodeId sy_role_named(const SyK *s, NodeId name)
 
 int sy_role_range(const SyK *s, NodeId role, int64_t *first, int64_t *count)
 {
-    if (!role) {
-        *first = 0;
-        *count = s->block_threads;
-        return s->block_threads > 0;
-    }
-    const Node *r = sy_node(s, role);
-    int64_t unit = tg_unit_threads(s->tg, (Unit)r->sub), a, b;
-    if (!sy_const(s, r->a, &a))
-        return 0;
-    if (!r->b)
-        b = a + 1;
-    else if (!sy_const(s, r->b, &b))
-        return 0;
-    if (b <= a)
-        return 0;
-    *first = a * unit;
-    *count = (b - a) * unit;
-    return 1;
+    return ax_role_range(&s->ax, role, first, count);
 }
 
 const char *sy_role_name(const SyK *s, NodeId role)

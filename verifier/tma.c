@@ -139,6 +139,12 @@ static void check_global(Ver *v, NodeId stmt, NodeId gref, int esz)
     (void)stmt;
 }
 
+/* the element types cp.reduce.async.bulk.tensor .add takes (PTX ISA §9.7.9.27.1.3) */
+static int reduce_add_dtype(DType t)
+{
+    return t == DT_F32 || t == DT_F16 || t == DT_BF16 || t == DT_I32 || t == DT_U32 || t == DT_U64;
+}
+
 static void check_tma(Ver *v, NodeId s)
 {
     const Node *x = N(v, s);
@@ -148,7 +154,7 @@ static void check_tma(Ver *v, NodeId s)
         return;
     const Type *S = ver_type(v->k, sref), *G = ver_type(v->k, gref);
     NodeId sdecl = v_root_decl(v, sref), gdecl = v_root_decl(v, gref);
-    const char *kw = load ? "tma" : "tma.store";
+    const char *kw = load ? "tma" : x->sub ? "tma.store.add" : "tma.store";
     if (S->kind != TK_TILE || S->space != SP_SHARED) {
         Diag *d = v_report(v, E0609, sref, "`%s` %s a shared-memory tile; `%s` is %s", kw,
                            load ? "writes" : "reads", v_text(v, sref), vt_str(v, vt_of(v, sref)));
@@ -170,6 +176,14 @@ static void check_tma(Ver *v, NodeId s)
         Diag *d = v_report(v, E0610, gref, "`%s` copies bytes: the tile holds %s, the tensor %s", kw,
                            ir_dtypes[S->dtype].spelling, ir_dtypes[G->dtype].spelling);
         v_note_decl(v, d, sdecl, NULL);
+        return;
+    }
+    if (x->sub && !reduce_add_dtype((DType)G->dtype)) {
+        Diag *d = v_report(v, E0613, gref, "`tma.store.add` adds %s elements, which the TMA unit's "
+                           "reduction does not: it adds f32, f16, bf16, i32, u32 and u64",
+                           ir_dtypes[G->dtype].spelling);
+        v_note_decl(v, d, gdecl, NULL);
+        diag_help(v->ctx, d, "accumulate in an f32 tensor and convert it afterwards");
         return;
     }
     /* the global side gives the box's start in every dim (7.3); the box maps onto the

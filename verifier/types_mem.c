@@ -160,6 +160,13 @@ Type ty_view_value(const Type *r)
     }
     t.kind = TK_TILE;
     t.space = SP_REG;
+    if (r->transposed && r->rank == 2) {   /* the value of X^T is the logical [C, R] tile (lx) */
+        int a = r->rank - 2, c = r->rank - 1;
+        t.shape[a] = r->shape[c];
+        t.shape[c] = r->shape[a];
+        t.dims[a] = r->dims[c];
+        t.dims[c] = r->dims[a];
+    }
     t.swizzle = 0;
     t.align = 0;
     t.layout = 0;
@@ -216,9 +223,90 @@ static int vector_access_ok(Ver *v, NodeId ref, const Type *val)
     return 1;
 }
 
+/* An atomic (docs/tir.md 7.7) of `op` on the memory `D`, whose accessed view
+ * is `view`: global memory, a 4-byte element (f32, i32, u32), one element per
+ * access (a tile takes the per-element or whole-tile store form; no vector
+ * slice). 1 when it fits; E0324 / E0340 otherwise. */
+static int atomic_ok(Ver *v, NodeId ref, const Type *D, const Type *view, Op op)
+{
+    const char *sp = ir_ops[op].spelling;
+    NodeId decl = v_root_decl(v, ref);
+    if (D->space != SP_GLOBAL) {
+        Diag *d = v_report(v, E0324, ref, "`%s` works on global memory; `%s` is in %s memory", sp,
+                           v_text(v, ref), D->space == SP_SHARED ? "shared" : "register");
+        v_note_decl(v, d, decl, NULL);
+        diag_help(v->ctx, d, "shared memory and registers are combined with barriers and reductions "
+                             "(`reduce.block.add`); atomics order work between blocks");
+        return 0;
+    }
+    DType dt = (DType)D->dtype;
+    if (dt != DT_F32 && dt != DT_I32 && dt != DT_U32) {
+        Diag *d = v_report(v, E0340, ref, "`%s` of %s elements: atomics take f32, i32 or u32", sp,
+                           ir_dtypes[dt].spelling);
+        v_note_decl(v, d, decl, NULL);
+        diag_help(v->ctx, d, "accumulate in an f32 workspace and convert once at the end");
+        return 0;
+    }
+    if (view->kind == TK_VECTOR) {
+        Diag *d = v_report(v, E0340, ref, "`%s` of a %u-lane slice: an atomic accesses one element", sp,
+                           view->lanes);
+        diag_help(v->ctx, d, "index the element: `%s[..., i]` (a tile of elements takes the "
+                             "per-element store form, `atomic.add X[r0 : +R, c0 : +C] <- acc[r, c]`)",
+                  v_text(v, N(v, ref)->a));
+        return 0;
+    }
+    return 1;
+}
+
+/* atomic.add(ref, v) / atomic.exch(ref, v) [mask c]: the old element */
+static TypeId atomic_expr(Ver *v, NodeId e)
+{
+    Node *n = N(v, e);
+    TypeId tr = ty_expr(v, n->a);
+    ty_expr(v, n->c);
+    if (n->b)
+        ty_expr(v, n->b);
+    if (!tr || v_err(v, n->a) || !known(v, n->c))
+        return 0;
+    const Type *r = vt(v, tr);
+    if (!is_memory(r)) {
+        v_report(v, E0324, n->a, "`%s` works on global memory; `%s` is %s", ir_ops[n->sub].spelling,
+                 v_text(v, n->a), vt_str(v, tr));
+        return 0;
+    }
+    Type val = ty_view_value(r);
+    if (val.kind == TK_TILE) {
+        Diag *d = v_report(v, E0340, n->a, "`%s(%s, ...)` reads a whole tile: the expression form "
+                           "returns one old element", ir_ops[n->sub].spelling, v_text(v, n->a));
+        diag_help(v->ctx, d, "index one element, or add a tile with the statement form "
+                             "`atomic.add X[r0 : +R, c0 : +C] <- acc[r, c]`");
+        return 0;
+    }
+    if (!vector_access_ok(v, n->a, &val) || !atomic_ok(v, n->a, r, &val, (Op)n->sub))
+        return 0;
+    if (n->b && known(v, n->b))
+        ty_want_bool(v, n->b, "an atomic's mask", 1);
+    if (!ty_value_ok(v, n->c))
+        return 0;
+    const Type *V = T(v, n->c);
+    if (vt_is_untyped(V)) {
+        ty_adapt(v, n->c, (DType)val.dtype);
+    } else if (V->kind != TK_SCALAR || V->dtype != val.dtype) {
+        Diag *d = v_report(v, E0301, n->c, "`%s` on %s elements takes a value of that type, found %s "
+                           "(an atomic converts nothing)", ir_ops[n->sub].spelling, ir_dtypes[val.dtype].spelling,
+                           vt_str(v, vt_of(v, n->c)));
+        if (V->kind == TK_SCALAR)
+            diag_help(v->ctx, d, "convert it: `%s(%s)`", ir_dtypes[val.dtype].spelling, v_text(v, n->c));
+        return 0;
+    }
+    return vt_intern(v, &val);
+}
+
 TypeId ty_load_expr(Ver *v, NodeId e)
 {
     Node *n = N(v, e);
+    if (n->sub)
+        return atomic_expr(v, e);
     TypeId tr = ty_expr(v, n->a);
     if (n->b) {
         ty_expr(v, n->b);
@@ -373,6 +461,8 @@ void ty_store_stmt(Ver *v, NodeId s)
     const char *what = ir_fmt(v->ctx, "store to `%s`", v_text(v, n->a));
     Type dv = ty_view_value(D);
     if (!vector_access_ok(v, n->a, &dv))
+        return;
+    if (n->sub && !atomic_ok(v, n->a, D, &dv, (Op)n->sub))
         return;
     NodeId src = implicit_source(v, n->b, 0);
     if (src && !element_store_ok(v, s, src, &dv, what))

@@ -3,15 +3,12 @@
  * ldmatrix and stmatrix. */
 #include "types_priv.h"
 #include "layout.h"
+#include "tcfamily.h"
 
 static void wgmma_layout(Ver *v, NodeId at, const Type *t, int is_a);
 
 /* ---- tensor cores -------------------------------------------------- */
 
-static const char *tc_name(Op op)
-{
-    return op == OP_WGMMA ? "wgmma" : op == OP_MMA ? "mma" : "mfma";
-}
 
 void ty_tc_stmt(Ver *v, NodeId s)
 {
@@ -21,10 +18,9 @@ void ty_tc_stmt(Ver *v, NodeId s)
         return;
     const Type *C = vt(v, tc), *A = vt(v, ta), *B = vt(v, tb);
     Op op = (Op)n->op;
-    const char *nm = tc_name(op);
-    uint8_t acc_ly = op == OP_WGMMA ? LY_WGMMA : op == OP_MMA ? LY_MMA : LY_MFMA;
-    uint8_t a_ly = op == OP_WGMMA ? LY_WGMMA_A : op == OP_MMA ? LY_MMA_A : LY_MFMA_A;
-    uint8_t b_ly = op == OP_MMA ? LY_MMA_B : LY_MFMA_B;
+    const TcFamilyInfo *fam = tc_family(tc_family_of(op));
+    const char *nm = ir_ops[op].spelling;   /* the source keyword: mma, wgmma, mfma */
+    uint8_t acc_ly = fam->c, a_ly = fam->a, b_ly = fam->b;
     NodeId ops3[3] = {n->a, n->b, n->c};
     const Type *ty3[3] = {C, A, B};
     static const char *const role3[3] = {"accumulator", "A operand", "B operand"};
@@ -46,7 +42,7 @@ void ty_tc_stmt(Ver *v, NodeId s)
                   ir_layout_names[acc_ly]);
         ok = 0;
     }
-    if (op == OP_WGMMA) {
+    if (fam->b_src == TCO_SMEM_DESC) {   /* wgmma */
         if (!(A->space == SP_SHARED || (A->space == SP_REG && A->layout == LY_WGMMA_A))) {
             Diag *d = v_report(v, E0317, n->b, "the A operand of `wgmma` must be a shared tile or a "
                                "register tile with layout wgmma_a, found %s", vt_str(v, ta));

@@ -237,6 +237,69 @@ def _():
         return ops.swiglu(g, u), F.silu(g.float()) * u.float()
     return check_op("swiglu", cases, run, 2e-2)
 
+def e4m3_step(q):
+    """one e4m3 ulp at each (f32) e4m3 value q: 2^(e-3) for a normal of exponent e, 2^-9
+    below 2^-6 (the subnormals)"""
+    return torch.exp2(torch.floor(torch.log2(q.abs().clamp_min(2.0 ** -6))) - 3)
+
+
+@section("ops_fp8_row_quantize_vs", "ops.fp8_row_quantize vs torch", 10)
+def _():
+    """against torch's `(x.float() / (amax / 448)).to(float8_e4m3fn)`, compared in f32 after
+    dequantization, each element within one e4m3 ulp (of the larger of the two codes) times
+    the scale, the scales within 1e-6; the details count the codes that differ, by row path
+    (vector rows that fit in registers, longer vector rows, rows of any N)"""
+    cases = [(random.randint(1, 400), random.randint(1, 12000)) for _ in range(40)]
+    cases += [(random.randint(1, 300), 8 * random.randint(1, 1024)) for _ in range(8)]
+    cases += [(random.randint(1, 64), 8 * random.randint(1025, 8192)) for _ in range(4)]
+    cases += [(1, 1), (3, 7), (1000, 64), (17, 65536)]
+    worst_ulps, worst_scale, n, bad, paths = 0.0, 0.0, 0, [], {}
+    for i, (M, N) in enumerate(cases):
+        if left() < 8:
+            break
+        progress(f"case {i}: {(M, N)}")
+        watchdog(CASE_LIMIT)
+        x = torch.randn(M, N, device=dev, dtype=bf) * 3
+        y, s = ops.fp8_row_quantize(x)
+        amax = x.float().abs().amax(-1).clamp_min(1e-12)
+        sw = amax / 448.0
+        yw = (x.float() / sw[:, None]).to(torch.float8_e4m3fn)
+        yr = (x.float() * (448.0 / amax)[:, None]).to(torch.float8_e4m3fn)   # the kernel's formula
+        got, want = y.float() * s[:, None], yw.float() * sw[:, None]
+        step = torch.maximum(e4m3_step(y.float()), e4m3_step(yw.float())) * torch.maximum(s, sw)[:, None]
+        ulps = ((got - want).abs() / step).max().item() if got.numel() else 0.0
+        sdiff = ((s - sw).abs() / sw).max().item()
+        ok = bool(torch.isfinite(got).all()) and ulps <= 1.0 + 1e-6 and sdiff <= 1e-6
+        path = "fits" if N % 8 == 0 and N <= 8192 else "vector" if N % 8 == 0 else "any_n"
+        pc = paths.setdefault(path, {"shapes": 0, "codes_differ": 0, "differ_from_reciprocal": 0,
+                                     "elements": 0, "failed": 0, "variants": []})
+        pc["shapes"] += 1
+        pc["elements"] += M * N
+        pc["codes_differ"] += int((y.view(torch.uint8) != yw.view(torch.uint8)).sum())
+        pc["differ_from_reciprocal"] += int((y.view(torch.uint8) != yr.view(torch.uint8)).sum())
+        pc["failed"] += not ok
+        pc["worst_scale_rel"] = max(pc.get("worst_scale_rel", 0.0), sdiff)
+        pc["worst_ulps"] = max(pc.get("worst_ulps", 0.0), ulps)
+        if not ok and len(pc.setdefault("examples", [])) < 3:   # where it differs: the evidence
+            r = int(((got - want).abs().amax(-1)).argmax())
+            pc["examples"].append({"shape": [M, N], "row": r, "scale": float(s[r]), "torch_scale": float(sw[r]),
+                                   "amax": float(amax[r]), "codes_differ_in_row":
+                                   int((y[r].view(torch.uint8) != yw[r].view(torch.uint8)).sum())})
+        if ops.last_pick[0] not in pc["variants"]:
+            pc["variants"].append(ops.last_pick[0])
+        n += 1
+        worst_ulps, worst_scale = max(worst_ulps, ulps), max(worst_scale, sdiff)
+        if not ok:
+            bad.append(f"{(M, N)}: {ulps:.2f} ulp, scale {sdiff:.2e}, {ops.last_pick[0]}")
+        torch.cuda.synchronize()
+    details["fp8_row_quantize"] = {"shapes": n, "worst_e4m3_ulps": worst_ulps, "worst_scale_rel": worst_scale,
+                                   "paths": paths, "failed": bad[:6]}
+    return (n >= 50 and not bad,
+            f"{n} shapes, {len(bad)} wrong; worst {worst_ulps:.2f} e4m3 ulp, scale {worst_scale:.1e}; "
+            + ", ".join(f"{k}: {v['codes_differ']}/{v['elements']} codes differ "
+                        f"({v['differ_from_reciprocal']} from x*448/amax)" for k, v in paths.items()))
+
+
 @section("ops_attention_vs_torch_s", "ops.attention vs torch SDPA", 20)
 def _():
     cases = [(random.randint(1, 4), random.randint(1, 8), random.randint(1, 600),
@@ -420,7 +483,7 @@ ORDER = ["import", "ops_gemm_vs_torch", "ops_rms_norm_vs_torch", "ops_swiglu_vs_
          "call_overhead_of_a_cache", "two_streams_overlap", "ordering_with_torch_on_o",
          "cuda_graph_gemm_rms_norm", "ops_softmax_vs_torch", "ops_cross_entropy_vs_tor",
          "ops_layer_norm_vs_torch", "ops_attention_vs_torch_s", "torch_compile_fullgraph_",
-         "examples_python_llama_ml", "ops_gemm_bias_silu_vs_to", "ops_gemm_fp8_vs_torch",
+         "examples_python_llama_ml", "ops_gemm_bias_silu_vs_to", "ops_gemm_fp8_vs_torch", "ops_fp8_row_quantize_vs",
          "dispatch_library_vs_mini"]
 SECTIONS.sort(key=lambda s: ORDER.index(s[0]) if s[0] in ORDER else len(ORDER))
 

@@ -22,6 +22,8 @@ below); `stats` counts which path each new shape took. The kernel for one
     swiglu(g, u)               silu(g) * u, bf16, numel % 8 == 0
     gemm_bias_silu(a, b, bias) silu(a @ b.T + bias): bf16 a, b, f32 bias [N]
     gemm_fp8(a, b, sa, sb)     sa * sb * (a @ b.T): float8_e4m3fn a [M, K], b [N, K], bf16 out
+    fp8_row_quantize(x)        (y, scale): scale = amax(|row|) / 448 (f32 [M]), y = e4m3(x / scale),
+                               bf16 x [..., N], any N
 """
 import math
 import os
@@ -33,7 +35,7 @@ from . import _cake, _use_torch_streams, load
 _use_torch_streams()   # torch is imported now: launch on its current stream
 
 __all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attention", "swiglu",
-           "gemm_bias_silu", "gemm_fp8", "library", "kernel_for", "stats"]
+           "gemm_bias_silu", "gemm_fp8", "fp8_row_quantize", "library", "kernel_for", "stats"]
 
 PKG = os.path.dirname(os.path.abspath(__file__))
 stats = {"library": 0, "minimal": 0}
@@ -78,9 +80,13 @@ def kernel_for(op, dims, minimal):
         try:
             if lib is None:
                 raise ValueError("no library")
-            skip = tuple(avoid[op]) if op in avoid else None
-            k = lib.kernel(op, dims, dev, skip)
-            name = f"{op}/{lib.select(op, dims, skip)['name']}"
+            skip = tuple(avoid[op]) if op in avoid else ()
+            pick = lib.select(op, dims, skip or None)
+            while "+" in pick["kernel"]:   # a sequence of launches, not one Kernel: the next best
+                skip += (pick["name"],)
+                pick = lib.select(op, dims, skip)
+            k = lib.kernel(op, dims, dev, skip or None)
+            name = f"{op}/{pick['name']}"
             stats["library"] += 1
         except (ValueError, _cake.CakeError) as e:   # no such op, no variant covers the shape
             if isinstance(e, _cake.CakeError):
@@ -213,6 +219,16 @@ def _gemm_fp8(a, b, scale_a, scale_b):
     return c
 
 
+def _fp8_row_quantize(x):
+    x2 = _rows(x)
+    M, N = x2.shape
+    y = torch.empty((M, N), dtype=torch.float8_e4m3fn, device=x.device)
+    scale = torch.empty((M,), dtype=torch.float32, device=x.device)
+    k = kernel_for("fp8_row_quantize", {"M": M, "N": N}, lambda: _kernel("fp8_quant"))
+    k(x2, y, scale)
+    return y.view(x.shape), scale
+
+
 def _swiglu(g, u):
     g, u = g.contiguous(), u.contiguous()
     h = torch.empty_like(g)
@@ -314,3 +330,15 @@ def gemm_fp8(a: Tensor, b: Tensor, scale_a: float, scale_b: float) -> Tensor:
 @gemm_fp8.register_fake
 def _(a, b, scale_a, scale_b):
     return torch.empty((a.shape[0], b.shape[0]), dtype=torch.bfloat16, device=a.device)
+
+
+@torch.library.custom_op("cake::fp8_row_quantize", mutates_args=())
+def fp8_row_quantize(x: Tensor) -> tuple[Tensor, Tensor]:
+    return _fp8_row_quantize(x)
+
+
+@fp8_row_quantize.register_fake
+def _(x):
+    rows = x.numel() // x.shape[-1] if x.dim() else 1
+    return (torch.empty(x.shape, dtype=torch.float8_e4m3fn, device=x.device),
+            torch.empty((rows,), dtype=torch.float32, device=x.device))

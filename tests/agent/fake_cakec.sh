@@ -4,7 +4,8 @@
 # layout) and timings come from the tables below; BM=64,STAGES=2 does not
 # compile, BM=256,STAGES=3 is rejected by the cost model, BM=64,STAGES=3 is
 # one it is unsure of (verdict "measure"), BM=256,STAGES=4 faults (exit 3,
-# E0972), BM=256,STAGES=2 hangs. FAKE_NO_COST=1 makes `cost`
+# E0972), BM=256,STAGES=2 hangs; a run says where it ran (measured_on: an H200,
+# or with FAKE_MIXED=1 an A100 on CUDA_VISIBLE_DEVICES=1). FAKE_NO_COST=1 makes `cost`
 # answer like a cakec without the cost model (E0004). Any other command goes
 # to the real cakec ($CAKEC).
 cmd=$1
@@ -45,7 +46,9 @@ run)
     BM=128,STAGES=4) ms=0.9 ;;
     *) ms=1.2 ;;
     esac
-    printf '{"command":"run","ok":true,"errors":0,"warnings":0,"diagnostics":[],"check":[],"bench":{"shape":"M=4096","median_ms":%s},"argv":"%s"}\n' "$ms" "$*"
+    dev="NVIDIA H200"   # FAKE_MIXED=1: the GPU CUDA_VISIBLE_DEVICES=1 is an A100
+    [ "${FAKE_MIXED:-0}" = 1 ] && [ "${CUDA_VISIBLE_DEVICES:-}" = 1 ] && dev="NVIDIA A100-SXM4-80GB"
+    printf '{"command":"run","ok":true,"errors":0,"warnings":0,"diagnostics":[],"check":[],"bench":{"shape":"M=4096","median_ms":%s},"measured_on":{"device":"%s","visible_devices":"%s"},"argv":"%s"}\n' "$ms" "$dev" "${CUDA_VISIBLE_DEVICES:-}" "$*"
     ;;
 *)
     exec "$CAKEC" "$@"

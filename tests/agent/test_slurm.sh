@@ -5,9 +5,12 @@
 # no accounting), starts slurmctld and slurmd as background processes it owns (killed
 # by pid at the end), and submits CPU-only tuning jobs as job arrays: each candidate
 # is a child `cakec lib bench --fake-measure h200` (or `cakec cost` for `cakec tune`),
-# the cost model's time standing in for a GPU's. Checks that the table gathered from
-# the array's files is the one the local runner gives, and that a library built with
-# it dispatches from it. Skips (77) only when the Slurm binaries are absent.
+# the cost model's time standing in for a GPU's. The node declares two GPUs (GRES
+# gpu:2 on two placeholder files: no NVIDIA device needed) and every task asks for one
+# (`--gres=gpu:1`), so Slurm hands each task its own CUDA_VISIBLE_DEVICES, which the
+# table's measured_on records. Checks that the table gathered from the array's files is
+# the one the local runner gives, and that a library built with it dispatches from it.
+# Skips (77) only when the Slurm binaries are absent.
 set -u
 for b in slurmctld slurmd sbatch squeue sinfo; do
     command -v "$b" > /dev/null 2>&1 || { echo "skip: $b not found (apt-get install slurm-wlm)"; exit 77; }
@@ -29,6 +32,9 @@ cleanup() {
 }
 trap cleanup EXIT
 mkdir -p "$D/state" "$D/spool"
+: > "$D/gpu0"
+: > "$D/gpu1"
+printf 'NodeName=%s Name=gpu File=/dev/null\nNodeName=%s Name=gpu File=/dev/zero\n' "$H" "$H" > "$D/gres.conf"
 cat > "$D/slurm.conf" << CONF
 ClusterName=caketest
 SlurmctldHost=$H(127.0.0.1)
@@ -52,8 +58,9 @@ SlurmdUser=$(id -un)
 JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
+GresTypes=gpu
 ReturnToService=2
-NodeName=$H NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+NodeName=$H NodeAddr=127.0.0.1 CPUs=$(nproc) Gres=gpu:2 State=UNKNOWN
 PartitionName=cake Nodes=$H Default=YES MaxTime=INFINITE State=UP
 CONF
 export SLURM_CONF=$D/slurm.conf
@@ -94,17 +101,30 @@ import json, sys
 a, b = (json.load(open(p)) for p in sys.argv[1:3])
 assert b["runner"] == "slurm" and a["runner"] == "local", (a["runner"], b["runner"])
 assert b["device"] == "fake:h200", b["device"]
-assert a["entries"] == b["entries"], "the tables differ"
+strip = lambda t: [{k: v for k, v in e.items() if k != "measured_on"} for e in t["entries"]]
+assert strip(a) == strip(b), "the tables differ"
 n = sum(len(e["times_ms"]) for e in b["entries"])
 assert n == 3 and not any(e["failed"] for e in b["entries"]), b["entries"]
-print("ok: the gathered table is the local runner's (3 candidates timed)")
+vis = {m.get("visible_devices") for e in b["entries"] for m in e["measured_on"].values()}
+assert vis and vis <= {"0", "1"}, vis   # Slurm bound each task to one of the two GPUs
+print("ok: the gathered table is the local runner's (3 candidates timed, on GPUs %s)" % sorted(vis))
 PY
 check "tables agree" [ $? = 0 ]
 "$C" lib tune "$D/work/tune.cakelib" --shapes "$D/shapes.txt" --fake-measure h200 -o "$D/batch.json" \
     --runner slurm --per-task shape --slurm-dir "$D/batch" > "$D/batch.out" 2>&1
 check "lib tune, slurm runner, one task per shape" [ $? = 0 ]
 check "that array ran 2 tasks" [ "$(ls "$D/batch" | grep -c '^rc_')" = 2 ]
-check "and gathered the same table" cmp -s "$D/slurm.json" "$D/batch.json"
+check "and gathered the same table" python3 -c "
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+strip = lambda t: [{k: v for k, v in e.items() if k != 'measured_on'} for e in t['entries']]
+sys.exit(strip(a) != strip(b))" "$D/slurm.json" "$D/batch.json"
+"$C" lib tune "$D/work/tune.cakelib" --shapes "$D/shapes.txt" --fake-measure h200 -o "$D/nogres.json" \
+    --runner slurm --gres none --slurm-dir "$D/nogres" > "$D/nogres.out" 2>&1
+check "--gres none: tasks without a GPU of their own" python3 -c "
+import json, sys
+t = json.load(open(sys.argv[1]))
+sys.exit(any('visible_devices' in m for e in t['entries'] for m in e['measured_on'].values()))" "$D/nogres.json"
 "$C" lib build "$SRC/tests/lib/small" -o "$D/tuned.cakelib" --table "$D/slurm.json" --no-model > /dev/null 2>&1
 check "lib build --table" [ $? = 0 ]
 sel=$("$C" lib select "$D/tuned.cakelib" --op rmsnorm --shape M=16384,N=1024 --json)

@@ -74,6 +74,26 @@ PY
     >"$T/rho.txt" 2>/dev/null || no "rho tune failed"
 grep -q "Spearman): 0.75" "$T/rho.txt" && ok || no "spearman: $(cat "$T/rho.txt")"
 
+# 3c. --workers 2 over GPUs 0 and 1: the same table as one worker, each measurement
+#     saying where it ran; two kinds of GPU among them: E1213 and no best
+"$CAKEC" tune "$SRC/examples/gemm_sm90.tir" --space BM=128 STAGES=3,4 --top 4 --json \
+    >"$T/w1.json" 2>/dev/null || no "tune, one worker"
+"$CAKEC" tune "$SRC/examples/gemm_sm90.tir" --space BM=128 STAGES=3,4 --top 4 --json \
+    --workers 2 --devices 0,1 >"$T/w2.json" 2>"$T/w2.err" || no "tune --workers 2: $(cat "$T/w2.err")"
+python3 - "$T/w1.json" "$T/w2.json" <<'PY' && ok || no "tune --workers 2 table"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+strip = lambda j: [{k: v for k, v in r.items() if k != "measured_on"} for r in j["table"]]
+assert strip(a) == strip(b) and a["best"] == b["best"], (a, b)
+seen = {r["measured_on"]["visible_devices"] for r in b["table"] if "measured_on" in r}
+assert seen == {"0", "1"}, seen
+PY
+rc=0
+FAKE_MIXED=1 "$CAKEC" tune "$SRC/examples/gemm_sm90.tir" --space BM=128 STAGES=3,4 --top 4 --json \
+    --workers 2 --devices 0,1 >"$T/mixed.json" 2>/dev/null || rc=$?
+[ $rc -eq 1 ] && grep -q '"code":"E1213"' "$T/mixed.json" && ! grep -q '"best"' "$T/mixed.json" && ok ||
+    no "two kinds of GPU: rc $rc $(cat "$T/mixed.json")"
+
 # 4. a bad space is E1103
 rc=0
 "$CAKEC" tune "$SRC/examples/gemm_sm90.tir" --space BM --json >"$T/bad.json" 2>/dev/null || rc=$?

@@ -11,6 +11,9 @@
 #     object disassembles with llvm-objdump --mcpu=... and matches
 #     golden/NAME.gcn.pat, and llvm-readelf --notes shows the AMDHSA metadata
 #     of every kernel (.name, .group_segment_fixed_size, .max_flat_workgroup_size);
+#   - the AMD tile examples (gemm_gfx942 for gfx942 and gfx90a): the code object's
+#     disassembly has the MFMAs, LDS reads and writes, global loads and barriers
+#     the schedule in the file's header implies, counted (golden/NAME.gcn.pat);
 #   - the tile examples (gemm_sm80, gemm_sm90, flash_attn_fwd) and the GPU test
 #     kernels of tests/gpu/tc go through the lowering passes with the
 #     lowered-level checker on (CAKE_LCHECK=1), and their PTX assembles and
@@ -23,7 +26,8 @@
 #     fail with E0902 (exit 1), never a crash;
 #   - --emit llvm prints textual LLVM IR.
 # A pattern file holds one extended regex per line that must match the output;
-# a line `!re` must not match; `#` lines are comments.
+# a line `!re` must not match; `=N re` must match exactly N lines (the
+# instruction counts a schedule implies); `#` lines are comments.
 # Prints "N passed, M failed (K skipped)"; exits 1 when anything failed.
 CAKEC=${1:?usage: run_codegen_tests.sh CAKEC [REPO_ROOT]}
 ROOT=${2:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -55,6 +59,9 @@ check_patterns() { # $1 output file, $2 pattern file, $3 label
     while IFS= read -r line || [ -n "$line" ]; do
         case "$line" in
         ''|'#'*) continue ;;
+        '='*) want=${line%% *}; want=${want#=}; re=${line#* }
+              got=$(grep -Ec -- "$re" "$1")
+              if [ "$got" -eq "$want" ]; then ok; else bad "$3: $got lines match /$re/, want $want"; fi ;;
         '!'*) re=${line#!}
               if grep -Eq -- "$re" "$1"; then bad "$3: unexpected /$re/"; else ok; fi ;;
         *)    if grep -Eq -- "$line" "$1"; then ok; else bad "$3: no /$line/"; fi ;;
@@ -74,7 +81,7 @@ kernels_for() { # kernel names of $1 that list target $2
 }
 
 simt="vector_add copy rmsnorm softmax layernorm"
-tiles="gemm_sm80 gemm_sm90 gemm_sm90_persistent flash_attn_fwd flash_attn_fwd_d64 gemm_bias_act gemm_fp8"
+tiles="gemm_sm80 gemm_sm90 gemm_sm90_persistent flash_attn_fwd flash_attn_fwd_d64 gemm_bias_act gemm_fp8 gemm_gfx942"
 files="" simt_files=""
 for n in $simt; do simt_files="$simt_files $ROOT/examples/$n.tir"; done
 for f in "$HERE"/cases/*.tir; do [ -f "$f" ] && simt_files="$simt_files $f"; done

@@ -779,6 +779,44 @@ static void test_stmatrix(void **state)
     assert_int_equal(how.nmat, 2);
 }
 
+/* the LDS byte addresses of one ds_read_b64 per lane filling an mfma_a atom [m, 8]
+ * (or [16, 16]) of bf16 from a K-contiguous shared matrix with rows `pitch` elements
+ * apart: lane l reads its 4 consecutive K elements starting at its first element */
+static void mfma_a_addrs(int m, int k, int pitch, uint32_t *addr)
+{
+    LyTile t = amd(LY_MFMA_A, DT_BF16, m, k);
+    for (int l = 0; l < 64; l++) {
+        int r, c;
+        ly_coord(&t, l, 0, &r, &c);
+        addr[l] = (uint32_t)((r * pitch + c) * 2);
+    }
+}
+
+/* examples/gemm_gfx942.tir's LDS layout: rows of 36 bf16 (72 bytes) make the MFMA
+ * operand reads conflict-free; unpadded rows of 32 or 64 bf16 do not */
+static void test_lds_banks(void **state)
+{
+    (void)state;
+    uint32_t addr[64];
+    mfma_a_addrs(32, 8, 36, addr);
+    assert_int_equal(ly_lds_ways(addr, 64, 8), 1);
+    mfma_a_addrs(16, 16, 36, addr);
+    assert_int_equal(ly_lds_ways(addr, 64, 8), 1);
+    mfma_a_addrs(32, 8, 68, addr);                   /* BK = 64 with the same padding */
+    assert_int_equal(ly_lds_ways(addr, 64, 8), 1);
+    mfma_a_addrs(32, 8, 32, addr);                   /* 64-byte rows: rows r, r+2, ... share banks */
+    assert_int_equal(ly_lds_ways(addr, 64, 8), 8);
+    mfma_a_addrs(32, 8, 64, addr);                   /* 128-byte rows: every row the same banks */
+    assert_int_equal(ly_lds_ways(addr, 64, 8), 16);
+    for (int l = 0; l < 64; l++)                     /* contiguous 16-byte chunks */
+        addr[l] = (uint32_t)(16 * l);
+    assert_int_equal(ly_lds_ways(addr, 64, 16), 1);
+    for (int l = 0; l < 64; l++)                     /* one word for all: a broadcast */
+        addr[l] = 64;
+    assert_int_equal(ly_lds_ways(addr, 64, 4), 1);
+    assert_int_equal(ly_lds_ways(addr, 64, 2), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -793,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_invalid),
         cmocka_unit_test(test_ldmatrix),
         cmocka_unit_test(test_stmatrix),
+        cmocka_unit_test(test_lds_banks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

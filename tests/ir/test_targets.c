@@ -143,11 +143,41 @@ static void mfma_shapes(void **state)
     (void)state;
     assert_non_null(tg_tc_find(TG_GFX942, OP_MFMA, 32, 32, 8, DT_BF16, DT_F32));
     assert_non_null(tg_tc_find(TG_GFX90A, OP_MFMA, 16, 16, 16, DT_F16, DT_F32));
-    assert_non_null(tg_tc_find(TG_GFX942, OP_MFMA, 16, 16, 32, DT_E4M3, DT_F32));
+    /* gfx942's fp8 MFMA reads FNUZ encodings, not OCP e4m3: no row (ir/targets.c) */
+    assert_null(tg_tc_find(TG_GFX942, OP_MFMA, 16, 16, 32, DT_E4M3, DT_F32));
+    assert_non_null(tg_tc_find(TG_GFX942, OP_MFMA, 16, 16, 16, DT_BF16, DT_F32));
     assert_null(tg_tc_find(TG_GFX90A, OP_MFMA, 16, 16, 32, DT_E4M3, DT_F32));
     assert_non_null(tg_tc_find(TG_GFX90A, OP_MFMA, 32, 32, 8, DT_I8, DT_I32));
     assert_null(tg_tc_find(TG_GFX942, OP_MFMA, 32, 32, 8, DT_I8, DT_I32));   /* k = 16 on gfx942 */
     assert_null(tg_tc_find(TG_SM90A, OP_MFMA, 32, 32, 8, DT_BF16, DT_F32));
+}
+
+/* the tensor-core family rows (ir/tcfamily.h): every row's ops map back to it,
+ * its layouts belong to it, and its scope width comes from the target table */
+static void families(void **state)
+{
+    (void)state;
+    for (int f = TCF_MMA_SYNC; f < TCF__COUNT; f++) {
+        const TcFamilyInfo *r = tc_family((TcFamily)f);
+        assert_int_equal(r->id, f);
+        if (r->op != OP_NONE) {
+            assert_int_equal(tc_family_of((Op)r->op), f);
+            assert_int_equal(tc_family_of((Op)r->lowered), f);
+            assert_int_equal(tc_family_of_layout((Layout)r->c), f);
+            assert_int_equal(tg_op_feature((Op)r->op), r->feature);
+        }
+        if (r->async == TCA_FENCE_COMMIT_WAIT)
+            assert_true(r->l_fence && r->l_commit && r->l_wait && r->wait);
+    }
+    assert_int_equal(tg_tc_scope_threads(TG_SM90A, TCF_WGMMA), 128);
+    assert_int_equal(tg_tc_scope_threads(TG_SM80, TCF_MMA_SYNC), 32);
+    assert_int_equal(tg_tc_scope_threads(TG_GFX942, TCF_MFMA), 64);
+    assert_int_equal(tg_unit_threads(TG_SM90A, UNIT_WARPGROUPS), 128);
+    assert_int_equal(tc_family_of(OP_ADD), TCF_NONE);
+    assert_int_equal(tc_family_of_layout(LY_ROWS), TCF_NONE);
+    assert_int_equal(tc_family_of_layout(LY_MFMA_B), TCF_MFMA);
+    assert_int_equal(tg_info(TG_GFX942)->tc[TCF_WGMMA].n, 0);
+    assert_true(tg_info(TG_SM90A)->tc[TCF_WGMMA].n > 0);
 }
 
 static void describe(void **state)
@@ -168,7 +198,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(limits), cmocka_unit_test(vendors_and_warps), cmocka_unit_test(block_threads),
         cmocka_unit_test(device_fit), cmocka_unit_test(first_target), cmocka_unit_test(features), cmocka_unit_test(mma_shapes),
-        cmocka_unit_test(wgmma_shapes), cmocka_unit_test(mfma_shapes), cmocka_unit_test(describe),
+        cmocka_unit_test(wgmma_shapes), cmocka_unit_test(mfma_shapes), cmocka_unit_test(families), cmocka_unit_test(describe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -81,7 +81,7 @@ static void test_ops_and_signature(void **state)
     assert_string_equal(o.args[1].dims[0], "N");
     assert_int_equal(o.args[3].kind, CAKE_ARG_SCALAR);
     assert_string_equal(o.args[3].dtype, "f32");
-    assert_int_equal(o.nvariants, 2);
+    assert_int_equal(o.nvariants, 5);   /* block256, block64_short, split and its 2 launches */
     CakeLibVariant v;
     assert_int_equal(cake_lib_variant(lib, op, 1, &v), 0);
     assert_string_equal(v.name, "block64_short");
@@ -116,7 +116,7 @@ static void test_select(void **state)
     assert_null(cake_lib_failed_cond(lib, &ch, 0));
     /* explain tests every variant */
     assert_int_equal(cake_lib_explain(ctx, lib, op, dims, 2, &ch), 0);
-    assert_int_equal(ch.ntested, 2);
+    assert_int_equal(ch.ntested, 3);   /* the launches of `split` are never tested alone */
     /* the same through a ShapeEnv */
     ShapeEnv env;
     shape_env_clear(&env);
@@ -125,6 +125,24 @@ static void test_select(void **state)
     CakeLibChoice ch2;
     assert_int_equal(cake_lib_select_env(ctx, lib, op, &env, &ch2), 0);
     assert_int_equal(ch2.variant, ch.variant);
+    /* one long row: only the sequence `split` covers it; it is not one kernel */
+    CakeLibChoice cs;
+    CakeLibDim lr[] = {{"M", 2}, {"N", 65536}};
+    assert_int_equal(cake_lib_select(ctx, lib, op, lr, 2, &cs), 0);
+    cake_lib_variant(lib, op, cs.variant, &v);
+    assert_string_equal(v.name, "split");
+    assert_string_equal(v.kernel, "rmsnorm_split_stats+rmsnorm_split_apply");
+    CakeKernel *ck = NULL;
+    ctx->ndiags = ctx->nerrors = 0;
+    assert_int_equal(cake_lib_kernel(ctx, lib, NULL, &cs, &ck), 1);
+    assert_null(ck);
+    assert_int_equal(ctx->diags[0].code, E1204);
+    /* the op's range is enforced: N = 70000 > 65536 */
+    CakeLibDim far[] = {{"M", 2}, {"N", 70000}};
+    ctx->ndiags = ctx->nerrors = 0;
+    assert_int_equal(cake_lib_select(ctx, lib, op, far, 2, &cs), 1);
+    assert_int_equal(ctx->diags[0].code, E1214);
+    ctx->ndiags = ctx->nerrors = 0;
     /* the choice's env binds the dims and the variant's parameters */
     ShapeEnv ce;
     assert_int_equal(cake_lib_choice_env(ctx, lib, &ch2, &ce), 0);

@@ -103,6 +103,66 @@ static void test_fp8_and_tf32(void **state)
     assert_true(interp_round(DT_TF32, 1.0 + 0x1p-10) == 1.0 + 0x1p-10);
 }
 
+/* the rounding by frexp/ldexp/nearbyint (the definition ir/numfmt.c's bit
+ * arithmetic must agree with) */
+static double slow_round(double v, int p, int emin, double maxf, int sat)
+{
+    if (isnan(v) || v == 0)
+        return v;
+    double a = fabs(v);
+    if (isinf(a))
+        return sat ? copysign(maxf, v) : v;
+    int e;
+    frexp(a, &e);
+    e -= 1;
+    if (e < emin)
+        e = emin;
+    double q = ldexp(1.0, e - (p - 1));
+    double r = nearbyint(a / q) * q;
+    if (r > maxf)
+        r = sat ? maxf : INFINITY;
+    return copysign(r, v);
+}
+
+static uint64_t mix(uint64_t *x)
+{
+    uint64_t z = (*x += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+/* the fast rounding, bits and values equal the slow definition: random
+ * doubles over every binade the formats meet, ties and their neighbours */
+static void test_fast_paths_agree(void **state)
+{
+    (void)state;
+    static const struct { DType dt; int p, emin; double maxf; int sat; } F[] = {
+        {DT_BF16, 8, -126, 0x1.FEp127, 0}, {DT_TF32, 11, -126, 0x1.FFCp127, 0},
+        {DT_F16, 11, -14, 65504.0, 0},      {DT_E4M3, 4, -6, 448.0, 1},
+        {DT_E5M2, 3, -14, 57344.0, 1},
+    };
+    uint64_t st = 7;
+    for (int i = 0; i < 400000; i++) {
+        uint64_t r = mix(&st);
+        int e = (int)(r % 300) - 150;
+        double v = ldexp(1.0 + (double)(mix(&st) >> 11) * 0x1p-53, e);
+        if (r & (1u << 20)) /* a tie or a neighbour of one at some precision */
+            v = ldexp(1.0 + (double)(mix(&st) % 1024) * 0x1p-11, e) + (double)((int)(r >> 24 & 3) - 1) * ldexp(1.0, e - 52);
+        if (r & (1u << 21))
+            v = -v;
+        for (unsigned f = 0; f < sizeof F / sizeof F[0]; f++) {
+            double want = slow_round(v, F[f].p, F[f].emin, F[f].maxf, F[f].sat);
+            double got = interp_round(F[f].dt, v);
+            if (!(got == want) || signbit(got) != signbit(want))
+                fail_msg("%s of %a: %a, want %a", ir_dtypes[F[f].dt].spelling, v, got, want);
+            if (F[f].dt == DT_BF16 || F[f].dt == DT_TF32 || isinf(want))
+                continue;
+            assert_true(ir_float_value(F[f].dt, ir_float_bits(F[f].dt, v)) == want);
+        }
+    }
+}
+
 static void test_ints(void **state)
 {
     (void)state;
@@ -127,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_f16_rounding),
         cmocka_unit_test(test_fp8_and_tf32),
         cmocka_unit_test(test_ints),
+        cmocka_unit_test(test_fast_paths_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

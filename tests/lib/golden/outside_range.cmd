@@ -1,0 +1,1 @@
+lib select T/lib.cakelib --op rmsnorm --shape M=2,N=70000

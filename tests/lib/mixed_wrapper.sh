@@ -1,0 +1,17 @@
+#!/bin/sh
+# mixed_wrapper.sh — a host with two kinds of GPU for `cakec lib tune` (test_workers.sh):
+# used as CAKE_RUN_CMD, it runs the real cakec ($CAKEC), but a candidate given
+# CUDA_VISIBLE_DEVICES=5 measures as an A100 (`--fake-measure a100`) instead of the
+# H200 the others are.
+if [ "${CUDA_VISIBLE_DEVICES:-}" = 5 ]; then
+    n=$#
+    i=0
+    prev=""
+    for a in "$@"; do
+        i=$((i + 1))
+        if [ "$prev" = --fake-measure ]; then set -- "$@" a100; else set -- "$@" "$a"; fi
+        prev=$a
+    done
+    shift "$n"
+fi
+exec "$CAKEC" "$@"
