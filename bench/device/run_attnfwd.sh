@@ -108,6 +108,7 @@ timeout -k 3 $(( $(left) - 4 )) python3 bench/device/attnfwd_peers.py --out "$O/
     --deadline $(( $(left) - 12 )) > "$R/sweep.txt" 2>&1
 say "sweep exit $? at $((SECONDS - T0)) s"
 sed -n '/^| shape/,$p' "$R/sweep.txt" > "$O/af_table.md"
+grep -h "^cake.ops attention" "$R/sweep.txt" >> "$O/af_table.md"
 [ -s "$O/af_table.md" ] || tail -20 "$R/sweep.txt" >> "$LOG"
 tar -czf "$O/af_raw.tar.gz" -C "$O" af_raw && rm -rf "$R"
 say "== done in $((SECONDS - T0)) s"

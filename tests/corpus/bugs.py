@@ -200,7 +200,7 @@ B = [
      "dynamic", "under CAUSAL=1 the first KV block is not masked: rows see keys from their future"),
     # ---- flash_attn_fwd_pp (the persistent ping-pong) --------------------------------------
     ("flash_attn_fwd_pp", "pingpong_wait_removed",
-     "        barrier 1 + wg, 256\n        sacc = 0\n", "        sacc = 0\n", "E0754",
+     "        barrier 1 + wg, 256\n        wgmma sacc +=", "        wgmma sacc +=", "E0754",
      "the loop no longer waits for its turn: the other warpgroup's hand-overs complete phases nobody waits on"),
     ("flash_attn_fwd_pp", "pingpong_arrive_removed",
      "        barrier.arrive 2 - wg, 256\n        wgmma.wait 1", "        wgmma.wait 1", "E0751",
