@@ -42,8 +42,8 @@ for D in 128 64; do for c in 1 0; do
     echo "$PP $s BH=8,BHK=2,S=200,sm.count=3 pp_${D}_${c}_gqa4" >> "$CHK"
     echo "$PP $s BH=16,BHK=2,S=130,sm.count=5 pp_${D}_${c}_gqa8" >> "$CHK"
     echo "$PP $s - pp_${D}_${c}_default" >> "$CHK"
-    [ -f $VL ] && echo "$VL $s H=4,HK=2,T=700,B1=6,sm.count=2 vl_${D}_${c}_gqa" >> "$CHK"
-    [ -f $VL ] && echo "$VL $s H=3,HK=1,T=450,B1=3,sm.count=3 vl_${D}_${c}_mqa" >> "$CHK"
+    [ -f $VL ] && echo "$VL $s H=4,HK=2,T=260,B1=4,sm.count=2 vl_${D}_${c}_gqa" >> "$CHK"
+    [ -f $VL ] && echo "$VL $s H=2,HK=1,T=400,B1=5,sm.count=3 vl_${D}_${c}_mqa" >> "$CHK"
     [ -f $VL ] && echo "$VL $s - vl_${D}_${c}_default" >> "$CHK"
 done; done
 one_check() { # FILE SET SHAPE TAG
