@@ -544,18 +544,31 @@ static Kernel *kernel_of(CakeCtx *ctx, Module *m, const LibVariant *v)
     return lib_kernel(ctx, m, v->pub.kernel, v->tg);   /* the one lookup (instance.c) */
 }
 
-/* the text of an extent expression of k: a dim's name, or its constant */
-static int axis_matches(CakeCtx *ctx, const Kernel *k, NodeId e, const CakeLibArg *a, int i)
+/* the text of an extent expression of k: a dim's name, or its constant at the
+   variant's bindings (`bf16[BH, S, D]` with `D=64` set is the op's 64) */
+static int axis_matches(CakeCtx *ctx, const Kernel *k, NodeId e, const CakeLibArg *a, int i,
+                        const CeEnv *set)
 {
     const Node *n = &k->nodes[e];
     if (a->dims[i])
         return n->op == OP_NAME && !strcmp(ir_symstr(ctx, n->name), a->dims[i]);
     int64_t c;
-    return ce_const_int(ctx, k, e, &c) && c == a->extent[i];
+    return ce_eval_int(ctx, k, e, set, &c) && c == a->extent[i];
 }
 
-static const char *arg_mismatch(CakeCtx *ctx, const LibOp *op, const Kernel *k)
+/* the variant's parameter bindings, for the extents that depend on them */
+static void variant_env(CakeCtx *ctx, const LibVariant *v, Kernel *k, ShapeEnv *env)
 {
+    env->n = 0;
+    if (v->pub.set[0] && !cake_parse_bindings(ctx, k, v->pub.set, NULL, env))
+        env->n = 0;
+}
+
+static const char *arg_mismatch(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Kernel *k)
+{
+    ShapeEnv env;
+    variant_env(ctx, v, k, &env);
+    CeEnv set = {env.b, env.n, NULL, NULL, NULL};
     if (k->nargs != op->pub.nargs)
         return ir_fmt(ctx, "the kernel has %u arguments, the op %u", k->nargs, op->pub.nargs);
     for (uint32_t i = 0; i < k->nargs; i++) {
@@ -577,7 +590,7 @@ static const char *arg_mismatch(CakeCtx *ctx, const LibOp *op, const Kernel *k)
         if ((int)t->sub != a->rank)
             return ir_fmt(ctx, "`%s` has rank %u in the kernel, %d in the op", name, t->sub, a->rank);
         for (int d = 0; d < a->rank; d++)
-            if (!axis_matches(ctx, k, k->lists[t->list + d], a, d))
+            if (!axis_matches(ctx, k, k->lists[t->list + d], a, d, &set))
                 return ir_fmt(ctx, "axis %d of `%s` is not `%s` in the kernel", d + 1, name,
                               a->dims[d] ? a->dims[d] : ir_fmt(ctx, "%lld", (long long)a->extent[d]));
     }
@@ -594,8 +607,12 @@ static int is_workspace(CakeCtx *ctx, const LibVariant *seq, Sym name)
 
 /* a launch of a sequence: each argument is an argument of the op by name (with its
    dtype and dims) or a workspace tensor of the sequence */
-static const char *launch_mismatch(CakeCtx *ctx, const LibOp *op, const LibVariant *seq, const Kernel *k)
+static const char *launch_mismatch(CakeCtx *ctx, const LibOp *op, const LibVariant *seq,
+                                   const LibVariant *v, Kernel *k)
 {
+    ShapeEnv env;
+    variant_env(ctx, v, k, &env);
+    CeEnv set = {env.b, env.n, NULL, NULL, NULL};
     for (uint32_t i = 0; i < k->nargs; i++) {
         const Node *arg = &k->nodes[k->args[i]];
         const Node *t = &k->nodes[arg->a];
@@ -618,7 +635,7 @@ static const char *launch_mismatch(CakeCtx *ctx, const LibOp *op, const LibVaria
             return ir_fmt(ctx, "`%s` is not the op's %s %s", name, oa->dtype,
                           oa->kind == CAKE_ARG_TENSOR ? "tensor of its rank" : "scalar");
         for (int d = 0; tensor && d < oa->rank; d++)
-            if (!axis_matches(ctx, k, k->lists[t->list + d], oa, d))
+            if (!axis_matches(ctx, k, k->lists[t->list + d], oa, d, &set))
                 return ir_fmt(ctx, "axis %d of `%s` is not `%s` in the kernel", d + 1, name,
                               oa->dims[d] ? oa->dims[d] : ir_fmt(ctx, "%lld", (long long)oa->extent[d]));
     }
@@ -715,7 +732,8 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
         diag_note(ctx, d, k->target_span, "its targets");
         return 1;
     }
-    const char *why = v->part_of >= 0 ? launch_mismatch(ctx, op, &op->v[v->part_of], k) : arg_mismatch(ctx, op, k);
+    const char *why = v->part_of >= 0 ? launch_mismatch(ctx, op, &op->v[v->part_of], v, k)
+                                      : arg_mismatch(ctx, op, v, k);
     if (why) {
         Diag *d = diag_report(ctx, E1208, at, "variant `%s`: kernel `%s` does not have the signature "
                                               "of op `%s`: %s", v->pub.name, v->pub.kernel,

@@ -231,7 +231,42 @@ def main():
         print(name, json.dumps({k: v for k, v in d.items() if k != "trace"}), flush=True)
         json.dump(docs, open(a.out, "w"), indent=1)
         torch.cuda.empty_cache()
+    print(ops_check())
     print(table(docs))
+
+
+def ops_check():
+    """cake.ops.attention / attention_lse / attention_varlen (the library's dispatch) at a few
+    shapes against SDPA in f32: one line"""
+    try:
+        import cake.ops as ops
+        dev, bf = "cuda", torch.bfloat16
+        worst, n = 0.0, 0
+        for B, H, Hkv, S, D, c in ((2, 8, 2, 333, 128, 1), (1, 4, 4, 700, 64, 0), (3, 8, 1, 129, 64, 1)):
+            q = torch.randn(B, H, S, D, device=dev, dtype=bf)
+            k, v = (torch.randn(B, Hkv, S, D, device=dev, dtype=bf) for _ in range(2))
+            o, lse = ops.attention_lse(q, k, v, causal=bool(c))
+            rep = H // Hkv
+            ro, rl = ref_f32(q.view(B * H, S, D), k.repeat_interleave(rep, 1).view(B * H, S, D),
+                             v.repeat_interleave(rep, 1).view(B * H, S, D), c, 1 / math.sqrt(D))
+            worst = max(worst, (o.view(B * H, S, D).float() - ro).abs().max().item(),
+                        50 * (lse.view(B * H, S) - rl).abs().max().item())
+            n += 1
+        lens = [300, 1, 129, 1000]
+        cu = torch.tensor([0, 300, 301, 430, 1430], device=dev, dtype=torch.int32)
+        q = torch.randn(1430, 8, 128, device=dev, dtype=bf)
+        k, v = (torch.randn(1430, 2, 128, device=dev, dtype=bf) for _ in range(2))
+        o, lse = ops.attention_varlen(q, k, v, cu, causal=True)
+        for a, b in zip(cu[:-1].tolist(), cu[1:].tolist()):
+            ro, rl = ref_f32(q[a:b].transpose(0, 1), k[a:b].transpose(0, 1).repeat_interleave(4, 0),
+                             v[a:b].transpose(0, 1).repeat_interleave(4, 0), 1, 1 / math.sqrt(128))
+            worst = max(worst, (o[a:b].transpose(0, 1).float() - ro).abs().max().item(),
+                        50 * (lse[:, a:b] - rl).abs().max().item())
+            n += 1
+        return (f"cake.ops attention_lse / attention_varlen: {n} cases, worst error {worst:.4f} "
+                f"({'ok' if worst <= 2e-2 else 'FAIL'}); picks {ops.stats}, errors {ops.errors[:3]}")
+    except Exception as e:
+        return f"cake.ops attention: FAIL {type(e).__name__}: {str(e)[:300]}"
 
 
 if __name__ == "__main__":

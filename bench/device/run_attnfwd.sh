@@ -31,7 +31,7 @@ left() { echo $((DEADLINE - (SECONDS - T0))); }
 say "gpu: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1)"
 PP=examples/flash_attn_fwd_pp.tir
 VL=examples/flash_attn_varlen_fwd.tir
-VL_SAN_SHAPE=H=2,T=300,B=3
+VL_SAN_SHAPE=H=2,HK=1,T=300,B1=4,sm.count=2
 
 # ---- 1. checks: FILE SET SHAPE TAG ------------------------------------------------------
 CHK=$R/checks.txt
@@ -42,6 +42,8 @@ for D in 128 64; do for c in 1 0; do
     echo "$PP $s BH=8,BHK=2,S=200,sm.count=3 pp_${D}_${c}_gqa4" >> "$CHK"
     echo "$PP $s BH=16,BHK=2,S=130,sm.count=5 pp_${D}_${c}_gqa8" >> "$CHK"
     echo "$PP $s - pp_${D}_${c}_default" >> "$CHK"
+    [ -f $VL ] && echo "$VL $s H=4,HK=2,T=260,B1=4,sm.count=2 vl_${D}_${c}_gqa" >> "$CHK"
+    [ -f $VL ] && echo "$VL $s H=2,HK=1,T=400,B1=5,sm.count=3 vl_${D}_${c}_mqa" >> "$CHK"
     [ -f $VL ] && echo "$VL $s - vl_${D}_${c}_default" >> "$CHK"
 done; done
 one_check() { # FILE SET SHAPE TAG
@@ -106,6 +108,7 @@ timeout -k 3 $(( $(left) - 4 )) python3 bench/device/attnfwd_peers.py --out "$O/
     --deadline $(( $(left) - 12 )) > "$R/sweep.txt" 2>&1
 say "sweep exit $? at $((SECONDS - T0)) s"
 sed -n '/^| shape/,$p' "$R/sweep.txt" > "$O/af_table.md"
+grep -h "^cake.ops attention" "$R/sweep.txt" >> "$O/af_table.md"
 [ -s "$O/af_table.md" ] || tail -20 "$R/sweep.txt" >> "$LOG"
 tar -czf "$O/af_raw.tar.gz" -C "$O" af_raw && rm -rf "$R"
 say "== done in $((SECONDS - T0)) s"

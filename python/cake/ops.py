@@ -18,7 +18,12 @@ below); `stats` counts which path each new shape took. The kernel for one
     layer_norm(x, w, b, eps)   bf16, as rms_norm
     softmax(x)                 f32 over the last dim, N % 4 == 0
     cross_entropy(logits, t)   f32 logits [B, V], integer targets [B]: per-row loss
-    attention(q, k, v, causal) bf16 [B, H, S, D], D in {64, 128}, q, k, v of one S
+    attention(q, k, v, causal) bf16 q [B, H, S, D], k, v [B, Hkv, S, D] (Hkv divides H: GQA,
+                               MQA), D in {64, 128}, q, k, v of one S
+    attention_lse(q, k, v, causal)   (O, LSE): the same, and the f32 [B, H, S] natural-log
+                               log-sum-exp of every row (what the backward pass reads)
+    attention_varlen(q, k, v, cu_seqlens, causal)   packed sequences: q [T, H, D], k, v
+                               [T, Hkv, D], cu_seqlens int32 [B + 1]; (O [T, H, D], LSE f32 [H, T])
     swiglu(g, u)               silu(g) * u, bf16, numel % 8 == 0
     gemm_bias_silu(a, b, bias) silu(a @ b.T + bias): bf16 a, b, f32 bias [N]
     gemm_fp8(a, b, sa, sb)     sa * sb * (a @ b.T): float8_e4m3fn a [M, K], b [N, K], bf16 out
@@ -34,7 +39,8 @@ from . import _cake, _use_torch_streams, load
 
 _use_torch_streams()   # torch is imported now: launch on its current stream
 
-__all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attention", "swiglu",
+__all__ = ["gemm", "rms_norm", "layer_norm", "softmax", "cross_entropy", "attention", "attention_lse",
+           "attention_varlen", "swiglu",
            "gemm_bias_silu", "gemm_fp8", "fp8_row_quantize", "library", "kernel_for", "stats"]
 
 PKG = os.path.dirname(os.path.abspath(__file__))
@@ -138,11 +144,16 @@ def select_softmax(N):
     return select_row("softmax", N, 256 * 4, kernel="softmax")
 
 
-def select_attention(D, causal):
-    file = {128: "flash_attn_fwd", 64: "flash_attn_fwd_d64"}.get(D)
-    if file is None:
+def select_attention(D, causal, varlen=False):
+    if D not in (64, 128):
         raise ValueError(f"cake.ops.attention: head dim {D}; the kernels have 64 and 128")
-    return _kernel(file, CAUSAL=int(bool(causal)))
+    file = "flash_attn_varlen_fwd" if varlen else "flash_attn_fwd_pp"
+    return _kernel(file, D=D, CAUSAL=int(bool(causal)))
+
+
+def _attention_op(base, D, causal):
+    """the library op: attention_fwd_gqa[_d64][_causal], attention_varlen_fwd[...]"""
+    return base + ("_d64" if D == 64 else "") + ("_causal" if causal else "")
 
 
 # ---- the ops, eager ------------------------------------------------------------------
@@ -190,16 +201,39 @@ def _cross_entropy(logits, target):
     return loss
 
 
-def _attention(q, k, v, causal):
+def _attention_lse(q, k, v, causal):
     B, H, S, D = q.shape
-    q3, k3, v3 = (t.contiguous().view(B * H, S, D) for t in (q, k, v))
+    Hkv = k.shape[1]
+    if H % Hkv:
+        raise ValueError(f"cake.ops.attention: {Hkv} KV heads do not divide {H} query heads")
+    q3 = q.contiguous().view(B * H, S, D)
+    k3, v3 = (t.contiguous().view(B * Hkv, S, D) for t in (k, v))
     o = torch.empty_like(q3)
-    op = {128: "attention_fwd", 64: "attention_fwd_d64"}.get(D, "attention_fwd")
-    if causal:            # the library's attention ops are not causal
-        op += "_causal"
-    kern = kernel_for(op, {"BH": B * H, "S": S}, lambda: select_attention(D, causal))
-    kern(q3, k3, v3, o, 1.0 / math.sqrt(D))
-    return o.view(B, H, S, D)
+    lse = torch.empty((B * H, S), dtype=torch.float32, device=q.device)
+    kern = kernel_for(_attention_op("attention_fwd_gqa", D, causal), {"BH": B * H, "BHK": B * Hkv, "S": S},
+                      lambda: select_attention(D, causal))
+    kern(q3, k3, v3, o, lse, 1.0 / math.sqrt(D))
+    return o.view(B, H, S, D), lse.view(B, H, S)
+
+
+def _attention(q, k, v, causal):
+    return _attention_lse(q, k, v, causal)[0]
+
+
+def _attention_varlen(q, k, v, cu_seqlens, causal):
+    T, H, D = q.shape
+    Hkv = k.shape[1]
+    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    o = torch.empty_like(q)
+    lse = torch.empty((H, T), dtype=torch.float32, device=q.device)
+    cu = cu_seqlens.to(torch.int32).contiguous()
+    kern = kernel_for(_attention_op("attention_varlen_fwd", D, causal),
+                      {"H": H, "HK": Hkv, "T": T, "B1": cu.shape[0]},
+                      lambda: select_attention(D, causal, varlen=True))
+    # the kernel's [H, T, D] views of the token-major tensors (strides [D, H * D, 1])
+    kern(q.permute(1, 0, 2), k.permute(1, 0, 2), v.permute(1, 0, 2), o.permute(1, 0, 2), lse, cu,
+         1.0 / math.sqrt(D))
+    return o, lse
 
 
 def _gemm_bias_silu(a, b, bias):
@@ -301,6 +335,27 @@ def attention(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> Tensor:
 @attention.register_fake
 def _(q, k, v, causal=False):
     return torch.empty_like(q)
+
+
+@torch.library.custom_op("cake::attention_lse", mutates_args=())
+def attention_lse(q: Tensor, k: Tensor, v: Tensor, causal: bool = False) -> tuple[Tensor, Tensor]:
+    return _attention_lse(q, k, v, causal)
+
+
+@attention_lse.register_fake
+def _(q, k, v, causal=False):
+    return torch.empty_like(q), q.new_empty(q.shape[:3], dtype=torch.float32)
+
+
+@torch.library.custom_op("cake::attention_varlen", mutates_args=())
+def attention_varlen(q: Tensor, k: Tensor, v: Tensor, cu_seqlens: Tensor,
+                     causal: bool = False) -> tuple[Tensor, Tensor]:
+    return _attention_varlen(q, k, v, cu_seqlens, causal)
+
+
+@attention_varlen.register_fake
+def _(q, k, v, cu_seqlens, causal=False):
+    return torch.empty_like(q), q.new_empty((q.shape[1], q.shape[0]), dtype=torch.float32)
 
 
 @torch.library.custom_op("cake::swiglu", mutates_args=())

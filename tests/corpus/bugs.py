@@ -198,6 +198,18 @@ B = [
      "dynamic", "exp2 is fed natural-log scores: the softmax temperature is off by log2(e)"),
     ("flash_attn_fwd_d64", "first_block_unmasked", "if BN > S || (CAUSAL == 1 && BN > r0) {", "if BN > S {",
      "dynamic", "under CAUSAL=1 the first KV block is not masked: rows see keys from their future"),
+    # ---- flash_attn_fwd_pp (the persistent ping-pong) --------------------------------------
+    ("flash_attn_fwd_pp", "pingpong_wait_removed",
+     "        barrier 1 + wg, 256\n        wgmma sacc +=", "        wgmma sacc +=", "E0754",
+     "the loop no longer waits for its turn: the other warpgroup's hand-overs complete phases nobody waits on"),
+    ("flash_attn_fwd_pp", "pingpong_arrive_removed",
+     "        barrier.arrive 2 - wg, 256\n        wgmma.wait 1", "        wgmma.wait 1", "E0751",
+     "the loop never hands the turn over: each warpgroup's next wait never opens (deadlock)"),
+    ("flash_attn_fwd_pp", "first_turn_not_given", "      barrier.arrive 1, 256                            # the first turn",
+     "      barrier.arrive 1, 128                            # the first turn", "E0751",
+     "the first hand-over counts 128 threads where warpgroup 0's wait counts 256: one phase, two counts"),
+    ("flash_attn_fwd_pp", "o_not_cleared", "      o = 0\n      let sq = qp.wait()", "      let sq = qp.wait()",
+     "E0764", "the accumulator is not cleared per tile: a block's second tile adds to the first's O"),
 ]
 
 

@@ -7,6 +7,7 @@
  *
  *   # expect error[E0201] at 12:9        an error with this code at line 12, column 9
  *   # expect warning[W0101] at 3:1       the same for a warning
+ *   # expect note[E0822] at 43:1         the same for a diagnostic of severity note
  *   # expect note at 4:17                the diagnostic above carries a note there
  *   # expect help: did you mean `acc`    ... and says this (message, note, help or fix-it)
  *   # check-args: --set STAGES=9         more arguments for `check` (at most 6, split at spaces)
@@ -193,7 +194,7 @@ static int parse_expects(const char *path, const char *text, Expect **out, int *
         if (!h)
             continue;
         const char *p = skip_ws(h + 8);
-        if (!strncmp(p, "error[", 6) || !strncmp(p, "warning[", 8)) {
+        if (!strncmp(p, "error[", 6) || !strncmp(p, "warning[", 8) || !strncmp(p, "note[", 5)) {
             if (*n == cap) {
                 cap = cap ? cap * 2 : 8;
                 *out = realloc(*out, (size_t)cap * sizeof **out);
