@@ -20,9 +20,9 @@ mkdir -p "$TMP"
 trap 'rm -rf "$TMP"' EXIT
 
 # ---- golden JSON ---------------------------------------------------------------------
-golden() { # name args...
+golden() { # name args... (paths relative to ROOT: a diagnostic's span names the file as given)
     name=$1; shift
-    "$CAKEC" cost "$@" --json > "$TMP/$name.json" 2> "$TMP/$name.err"
+    (cd "$ROOT" && "$CAKEC" cost "$@" --json) > "$TMP/$name.json" 2> "$TMP/$name.err"
     rc=$?
     if [ "$UPDATE" = 1 ]; then cp "$TMP/$name.json" "$G/$name.json"; ok; return; fi
     if [ $rc -ne 0 ]; then bad "$name: exit $rc: $(cat "$TMP/$name.err")"; return; fi
@@ -32,14 +32,14 @@ golden() { # name args...
 UPDATE=0
 [ "${1:-}" = "--update" ] && UPDATE=1
 for f in "$ROOT"/examples/*.tir; do
-    golden "$(basename "$f" .tir)" "$f"
+    golden "$(basename "$f" .tir)" "examples/$(basename "$f")"
 done
-golden softmax_warp_h200 "$ROOT/examples/softmax.tir" --kernel softmax_warp --device h200
-golden gemm_sm80_h200 "$ROOT/examples/gemm_sm80.tir" --device h200
-golden rmsnorm_mi300x "$ROOT/examples/rmsnorm.tir" --target gfx942
-golden rmsnorm_mi250x "$ROOT/examples/rmsnorm.tir" --target gfx90a --shape M=4096,N=4096
-golden attn_causal "$ROOT/examples/flash_attn_fwd.tir" --shape BH=128,S=4096 --set CAUSAL=1
-golden sweep_gemm_sm90 "$ROOT/examples/gemm_sm90.tir" --shape M=4096,N=4096,K=4096 --sweep BN=128,256 STAGES=3,4
+golden softmax_warp_h200 "examples/softmax.tir" --kernel softmax_warp --device h200
+golden gemm_sm80_h200 "examples/gemm_sm80.tir" --device h200
+golden rmsnorm_mi300x "examples/rmsnorm.tir" --target gfx942
+golden rmsnorm_mi250x "examples/rmsnorm.tir" --target gfx90a --shape M=4096,N=4096
+golden attn_causal "examples/flash_attn_fwd.tir" --shape BH=128,S=4096 --set CAUSAL=1
+golden sweep_gemm_sm90 "examples/gemm_sm90.tir" --shape M=4096,N=4096,K=4096 --sweep BN=128,256 STAGES=3,4
 [ "$UPDATE" = 1 ] && { echo "updated $pass goldens"; exit 0; }
 
 # ---- properties (one python process runs the cakec calls) ------------------------------
