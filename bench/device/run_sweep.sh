@@ -14,6 +14,8 @@
 # through nvJitLink); without it the library is built on the device. Every step has a
 # timeout; the script honours $DEADLINE (seconds, default 150). Output under $OUT.
 #   usage (device machine, repo root): bash bench/device/run_sweep.sh
+#   step limits (seconds): SWEEP_T_ROWS (35), SWEEP_T_GEMM (25), SWEEP_T_PEERS (60),
+#   SWEEP_T_ALL (40; 0 skips the every-variant pass) — the whole sweep: raise them
 set -u
 C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out}
@@ -91,21 +93,21 @@ batch() {
 
 : > "$O/lib.jsonl"
 l0=$SECONDS
-batch 35 "$O/shapes_rows.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
+batch "${SWEEP_T_ROWS:-35}" "$O/shapes_rows.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
 say "library, rows ops: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes"
 l0=$SECONDS
-batch 25 "$O/shapes_gemm.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
+batch "${SWEEP_T_GEMM:-25}" "$O/shapes_gemm.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
 say "library, GEMM: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes in all"
 
 p0=$SECONDS
-SWEEP_STATIC_UNTIL=$((DEADLINE - (SECONDS - T0) - 30)) t 60 python3 bench/device/sweep.py peers "$O/shapes.txt" "$O/peers.jsonl" \
+SWEEP_STATIC_UNTIL=$((DEADLINE - (SECONDS - T0) - 30)) t "${SWEEP_T_PEERS:-60}" python3 bench/device/sweep.py peers "$O/shapes.txt" "$O/peers.jsonl" \
     >> "$LOG" 2>&1
 say "peers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") shapes"
 
 # every variant of the rows ops timed at each shape (no check): the tuned table's data
 l0=$SECONDS
 : > "$O/lib_all.jsonl"
-batch 40 "$O/shapes_rows.txt" "$O/lib_all.jsonl" --all --runs 5 --timeout 5
+[ "${SWEEP_T_ALL:-40}" -gt 0 ] && batch "${SWEEP_T_ALL:-40}" "$O/shapes_rows.txt" "$O/lib_all.jsonl" --all --runs 5 --timeout 5
 say "library, every variant of the rows ops: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib_all.jsonl") shapes"
 
 say "== sweep summary (at $((SECONDS - T0)) s; ratio = peer ms / library ms)"
