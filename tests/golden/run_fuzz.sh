@@ -21,7 +21,7 @@ for d in "$@"; do
 done
 echo "fuzzing for ${seconds}s from:$seeds"
 # shellcheck disable=SC2086
-"$fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
+"$fuzzer" -max_total_time="$seconds" -timeout=60 -rss_limit_mb=2048 -max_len=16384 \
     -error_exitcode=1 -timeout_exitcode=1 -print_final_stats=1 \
     -artifact_prefix="$work/" "$work/corpus" $seeds >"$work/log" 2>&1
 rc=$?
