@@ -388,6 +388,27 @@ static int device_broken(CakeCtx *ctx, RunState *rs, const char *what)
 
 /* checks ck; `set` names the parameter combination ("CAUSAL=1") when the run
    checks several, and is appended to each report's shape */
+/* appends n check reports to the document's "check" array (each shape labelled with
+ * `label`, the bindings, when given) and prints them; 1 when there are some and all pass */
+static int add_reports(const Options *o, RunState *rs, CheckReport *reps, uint32_t n, const char *label)
+{
+    cJSON *arr = cJSON_GetObjectItem(rs->extra, "check");
+    if (!arr)
+        arr = cJSON_AddArrayToObject(rs->extra, "check");
+    int ok = n > 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (label) {
+            size_t w = strlen(reps[i].shape);
+            snprintf(reps[i].shape + w, sizeof reps[i].shape - w, "%s%s", w ? ", " : "", label);
+        }
+        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
+        if (!o->json)
+            drv_check_text(&reps[i]);
+        ok &= reps[i].ok;
+    }
+    return ok;
+}
+
 static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *ck,
                      const ShapeEnv *base, const char *set)
 {
@@ -404,20 +425,7 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
         rs->code = EXIT_BUG;
         return;
     }
-    cJSON *arr = cJSON_GetObjectItem(rs->extra, "check");
-    if (!arr)
-        arr = cJSON_AddArrayToObject(rs->extra, "check");
-    int ok = n > 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (set) {
-            size_t w = strlen(reps[i].shape);
-            snprintf(reps[i].shape + w, sizeof reps[i].shape - w, "%s%s", w ? ", " : "", set);
-        }
-        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
-        if (!o->json)
-            drv_check_text(&reps[i]);
-        ok &= reps[i].ok;
-    }
+    int ok = add_reports(o, rs, reps, n, set);
     if (device_broken(ctx, rs, "failed during the check"))
         return;
     if (!ok && rs->code == EXIT_OK)
@@ -615,20 +623,7 @@ static int sim_one(CakeCtx *ctx, const Options *o, Module *m, Target tg, const c
     int rc = cake_sim_check(ctx, m, kernel, tg, set, &base, o->shape != NULL, &copt, &sopt, reps, 8, &n);
     if (rc)
         return rc == 2 ? EXIT_BUG : EXIT_USER;
-    cJSON *arr = cJSON_GetObjectItem(rs->extra, "check");
-    if (!arr)
-        arr = cJSON_AddArrayToObject(rs->extra, "check");
-    int ok = n > 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (label) {
-            size_t w = strlen(reps[i].shape);
-            snprintf(reps[i].shape + w, sizeof reps[i].shape - w, "%s%s", w ? ", " : "", label);
-        }
-        cJSON_AddItemToArray(arr, drv_check_json(&reps[i]));
-        if (!o->json)
-            drv_check_text(&reps[i]);
-        ok &= reps[i].ok;
-    }
+    int ok = add_reports(o, rs, reps, n, label);
     return ok ? EXIT_OK : EXIT_USER;
 }
 
