@@ -21,8 +21,24 @@ static size_t blob_add(CakeCtx *ctx, CakeLib *lib, const void *data, size_t len)
     return off;
 }
 
+/* A cubin's SASS runs only on GPUs of its own major version (an sm_80 cubin
+ * does not load on an sm_90 H200: RT_LOAD_ERROR), PTX on any later one
+ * through the driver's JIT. So a variant is stored as a cubin where its code
+ * runs only on its own family anyway (`a` targets) or where that family is
+ * the build device's (`--device`, default h200); else as PTX. */
+int lib_cubin_fits(Target t, const char *device)
+{
+    const TgDevice *d = tg_device_find(device ? device : "h200");
+    const TargetInfo *ti = &tg_table[t];
+    if (ti->vendor != VENDOR_NVIDIA)
+        return 0;
+    return ti->family_only || (d && tg_table[d->target].vendor == VENDOR_NVIDIA &&
+                               tg_table[d->target].sm / 10 == ti->sm / 10);
+}
+
 /* compiles variant v into the blob */
-static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose)
+static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose,
+                           const char *device)
 {
     CakeKernel ck;
     int rc = lib_instance(ctx, lib, v, CAKE_INST_COMPILED, &ck);
@@ -36,7 +52,7 @@ static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinke
     void *cubin = NULL;
     size_t clen = 0;
     char log[2048];
-    if (tg_vendor(v->tg) == VENDOR_NVIDIA && jl &&
+    if (jl && lib_cubin_fits(v->tg, device) &&
         rt_jitlink_ptx(jl, v->pub.target, ck.image, ck.len, &cubin, &clen, log, sizeof log) == RT_OK) {
         strcpy(v->image_kind, "cubin");
         v->image_off = blob_add(ctx, lib, cubin, clen);
@@ -340,7 +356,7 @@ static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
                 rc = r > rc ? r : rc;
                 continue;
             }
-            int r = compile_variant(ctx, lib, v, jl, o && o->verbose);
+            int r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);
             if (!r && part && !image_to_dir(ctx, lib, v, o->image_dir, idx))
                 r = 1;
             rc = r > rc ? r : rc;
