@@ -109,12 +109,29 @@ s0=$SECONDS
 batch "${GS_T_EVAL:-24}" "$O/eval_shapes.txt" "$O/eval.jsonl" --check --sample --runs 10 --timeout 5
 say "measure: $(cnt '"op"' "$O/eval.jsonl") shapes in $((SECONDS - s0)) s"
 s0=$SECONDS
-head -n "$(cnt '"op"' "$O/eval.jsonl")" "$O/eval_shapes.txt" > "$A/peer_shapes.txt"
+# cuBLAS at the measured sweep shapes, then at the tuning set's GEMM shapes (offline: the
+# dispatch policies' ratios at shapes the table holds, leave-one-out)
+{ head -n "$(cnt '"op"' "$O/eval.jsonl")" "$O/eval_shapes.txt"; grep '^gemm ' "$TS"; } > "$A/peer_shapes.txt"
 t "${GS_T_PEERS:-25}" python3 bench/device/sweep.py peers "$A/peer_shapes.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") shapes"
 
+# the split-K kernel's SASS: its atomics, fences and branches in order (why its floor is ~7 us)
+if t 10 "$C" library/kernels/gemm_splitk_fused.tir --set BN=128,SPLIT=4 --emit ptx -o "$A/sk.ptx" > /dev/null 2>&1 &&
+    ptxas -arch=sm_90a "$A/sk.ptx" -o "$A/sk.cubin" 2>> "$LOG" && command -v cuobjdump > /dev/null; then
+    cuobjdump -sass "$A/sk.cubin" > "$A/sk.sass" 2>> "$LOG"
+    grep -nE 'RED|ATOM|MEMBAR|FENCE|CCTL|ERRBAR|BAR\.|EXIT|BRA' "$A/sk.sass" | head -400 > "$O/splitk_sass.txt"
+    say "splitk SASS: $(wc -l < "$A/sk.sass") lines; $(grep -c 'RED' "$A/sk.sass") RED, $(grep -c 'ATOM' "$A/sk.sass") ATOM, $(grep -cE 'MEMBAR|FENCE' "$A/sk.sass") fences"
+fi
+
 mkdir -p "$O/eval"
 say "== gsmall summary (at $((SECONDS - T0)) s; ratio = cuBLAS ms / library ms, tuned table)"
-timeout 15 python3 bench/device/sweep.py table "$O/eval.jsonl" "$O/peers.jsonl" "$O/eval" > "$A/sum.txt" 2>&1
+python3 -c 'import json, sys
+rows = lambda p: [json.loads(l) for l in open(p) if l.startswith("{")]
+keys = {(r.get("op"), r.get("shape")) for r in rows(sys.argv[1])}
+for r in rows(sys.argv[2]):
+    if (r["op"], r["shape"]) in keys:
+        line = json.dumps(r) + "\n"
+        print(line, end="")' "$O/eval.jsonl" "$O/peers.jsonl" > "$A/peers_eval.jsonl" 2>> "$LOG"
+timeout 15 python3 bench/device/sweep.py table "$O/eval.jsonl" "$A/peers_eval.jsonl" "$O/eval" > "$A/sum.txt" 2>&1
 grep '^| gemm' "$O/eval/sweep_table.md" 2>/dev/null | sort -t'|' -k9 -n | head -12 | tee -a "$LOG"
 tee -a "$LOG" < "$A/sum.txt"
