@@ -74,16 +74,33 @@ batch() {
     say "  $starts start(s), $(cnt '"op"' "$out") rows of $(cnt . "$shapes") shapes"
 }
 
+# 0. every split-K variant (this branch's kernels) checked at ragged multi-tile, multi-split
+# shapes first: the tuning pass times without checking, and a variant that fails here is
+# kept out of the table (DROP)
+printf '%s\n' "gemm M=200,N=328,K=1032" "gemm M=77,N=1032,K=4096" "gemm M=3,N=200,K=2056" > "$A/check_shapes.txt"
+DROP=""
+s0=$SECONDS
+for v in $("$C" lib ops "$LIB" 2>/dev/null | grep -oE 'splitk_[0-9]+x[0-9]+_s[0-9]+' | sort -u); do
+    t 8 "$C" lib bench "$LIB" --shapes "$A/check_shapes.txt" --variant "$v" --check --sample --runs 3 \
+        --timeout 5 --json > "$A/check_$v.jsonl" 2>> "$LOG"
+    rc=$?
+    ok=$(cnt '"check_ok":true' "$A/check_$v.jsonl")
+    say "check $v: $ok of 3 shapes pass (exit $rc)"
+    [ "$ok" -lt 3 ] && DROP="$DROP,gemm/$v"
+    cat "$A/check_$v.jsonl" >> "$O/checks.jsonl"
+done
+say "checks in $((SECONDS - s0)) s; kept out of the table: ${DROP:-none}"
+
 # 1. tune: every variant at every tuning shape
 TS=bench/device/gsmall_tune_shapes.txt
 : > "$O/tune_all.jsonl"
 s0=$SECONDS
-batch "${GS_T_TUNE:-50}" "$TS" "$O/tune_all.jsonl" --all --runs 5 --timeout 5
+batch "${GS_T_TUNE:-42}" "$TS" "$O/tune_all.jsonl" --all --runs 5 --timeout 5
 say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
 # 2. the table: the new measurements, then the committed table's at other shapes
 python3 bench/device/sweep.py tune "$O/tune_all.jsonl" "NVIDIA H200" > "$A/new.json" 2>> "$LOG"
-python3 bench/device/tune_shapes.py merge "$A/new.json" bench/device/sweep_table_h200.json \
+python3 bench/device/tune_shapes.py merge "$A/new.json" bench/device/sweep_table_h200.json "$DROP" \
     > "$O/tuned_table.json" 2>> "$LOG" || cp "$A/new.json" "$O/tuned_table.json"
 say "table: $(python3 -c "import json,collections,sys; t=json.load(open(sys.argv[1])); \
 print(len(t['entries']), 'entries', dict(collections.Counter(e['op'] for e in t['entries'])))" \
@@ -106,13 +123,13 @@ fi
 : > "$O/eval.jsonl"
 LIB=$TUNED
 s0=$SECONDS
-batch "${GS_T_EVAL:-24}" "$O/eval_shapes.txt" "$O/eval.jsonl" --check --sample --runs 10 --timeout 5
+batch "${GS_T_EVAL:-20}" "$O/eval_shapes.txt" "$O/eval.jsonl" --check --sample --runs 10 --timeout 5
 say "measure: $(cnt '"op"' "$O/eval.jsonl") shapes in $((SECONDS - s0)) s"
 s0=$SECONDS
 # cuBLAS at the measured sweep shapes, then at the tuning set's GEMM shapes (offline: the
 # dispatch policies' ratios at shapes the table holds, leave-one-out)
 { head -n "$(cnt '"op"' "$O/eval.jsonl")" "$O/eval_shapes.txt"; grep '^gemm ' "$TS"; } > "$A/peer_shapes.txt"
-t "${GS_T_PEERS:-25}" python3 bench/device/sweep.py peers "$A/peer_shapes.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+t "${GS_T_PEERS:-22}" python3 bench/device/sweep.py peers "$A/peer_shapes.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") shapes"
 
 # the split-K kernel's SASS: its atomics, fences and branches in order (why its floor is ~7 us)

@@ -5,9 +5,11 @@ sweep measures the table at shapes it was not tuned at; more GEMM shapes (the op
 the most variants and classes) and some of every other op the sweep serves.
 
     tune_shapes.py [SEED]      one `OP DIM=V,...` per line on stdout (default seed 4099)
-    tune_shapes.py merge NEW.json OLD.json > TABLE.json
+    tune_shapes.py merge NEW.json OLD.json [DROP] > TABLE.json
                                a tuned table (`lib tune -o` format): NEW's entries, then
-                               OLD's at shapes NEW did not measure (one kind of device)
+                               OLD's at shapes NEW did not measure (one kind of device);
+                               the variants named in DROP (OP/NAME,...: those that failed
+                               their check on the device) moved to `failed`
 
 GEMM shapes are capped at CAP_FLOPS (a tuning pass times every variant whose domain
 holds, ~16 at a GEMM shape, 11 launches each); a third of them have M <= 64, as in the
@@ -44,7 +46,7 @@ def draw(seed):
     return out
 
 
-def merge(new_path, old_path):
+def merge(new_path, old_path, drop=""):
     new = json.load(open(new_path))
     try:
         old = json.load(open(old_path))
@@ -56,10 +58,16 @@ def merge(new_path, old_path):
     for e in old["entries"]:
         if (e["op"], json.dumps(e["shape"], sort_keys=True)) not in seen:
             new["entries"].append(e)
+    gone = {tuple(d.split("/", 1)) for d in drop.split(",") if "/" in d}
+    for e in new["entries"]:
+        for op, name in gone:
+            if e["op"] == op and name in e["times_ms"]:
+                del e["times_ms"][name]
+                e.setdefault("failed", {})[name] = "check failed on the device"
     print(json.dumps(new, indent=1))
 
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "merge":
-    merge(sys.argv[2], sys.argv[3])
+    merge(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
 elif __name__ == "__main__":
     print("\n".join(draw(int(sys.argv[1]) if len(sys.argv) > 1 else 4099)))
