@@ -3,6 +3,7 @@
  * through nvJitLink where it is present, PTX otherwise), ranks the variants
  * with the cost model on a grid of shape classes, folds in a tuned table,
  * and writes the artifact (lib_artifact.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -172,6 +173,14 @@ static int table_bad(CakeCtx *ctx, const char *path, const char *why)
     return 1;
 }
 
+static uint32_t variant_named(const LibOp *op, const char *name)
+{
+    uint32_t v = 0;
+    while (v < op->pub.nvariants && strcmp(op->v[v].pub.name, name))
+        v++;
+    return v;
+}
+
 static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, uint32_t *nacc)
 {
     const cJSON *opn = cJSON_GetObjectItemCaseSensitive(e, "op");
@@ -203,12 +212,18 @@ static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, ui
         memset(a, 0, sizeof *a);
         a->key = key;
     }
+    /* each variant's time relative to the fastest of this library's variants at this
+       shape, in logs: a class's ranking is by the geometric mean over its shapes, so
+       its largest shape does not outweigh the others */
+    double best = 0;
+    cJSON_ArrayForEach(t, times)
+        if (variant_named(op, t->string) < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0 &&
+            (best == 0 || t->valuedouble < best))
+            best = t->valuedouble;
     cJSON_ArrayForEach(t, times) {
-        uint32_t v = 0;
-        while (v < op->pub.nvariants && strcmp(op->v[v].pub.name, t->string))
-            v++;
+        uint32_t v = variant_named(op, t->string);
         if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0) {
-            a->sum[v] += t->valuedouble;
+            a->sum[v] += log(t->valuedouble / best);
             a->cnt[v]++;
         }
     }
