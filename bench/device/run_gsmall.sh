@@ -95,7 +95,8 @@ say "checks in $((SECONDS - s0)) s; kept out of the table: ${DROP:-none}"
 TS=bench/device/gsmall_tune_shapes.txt
 : > "$O/tune_all.jsonl"
 s0=$SECONDS
-batch "${GS_T_TUNE:-42}" "$TS" "$O/tune_all.jsonl" --all --runs 5 --timeout 5
+SKIP=$(echo "$DROP" | sed 's|,gemm/|,|g; s|^,||')
+batch "${GS_T_TUNE:-42}" "$TS" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
 say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
 # 2. the table: the new measurements, then the committed table's at other shapes
