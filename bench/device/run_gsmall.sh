@@ -74,14 +74,17 @@ batch() {
     say "  $starts start(s), $(cnt '"op"' "$out") rows of $(cnt . "$shapes") shapes"
 }
 
-# 0. every split-K variant (this branch's kernels) checked at ragged multi-tile, multi-split
+# 0. every split-K and GEMV variant (this branch's kernels) checked at ragged multi-tile, multi-split
 # shapes first: the tuning pass times without checking, and a variant that fails here is
 # kept out of the table (DROP)
 printf '%s\n' "gemm M=200,N=328,K=1032" "gemm M=77,N=1032,K=4096" "gemm M=3,N=200,K=2056" > "$A/check_shapes.txt"
+printf '%s\n' "gemm M=1,N=1032,K=4104" "gemm M=1,N=72,K=200" "gemm M=1,N=8,K=64" > "$A/check_gemv.txt"
 DROP=""
 s0=$SECONDS
-for v in $("$C" lib ops "$LIB" 2>/dev/null | grep -oE 'splitk_[0-9]+x[0-9]+_s[0-9]+' | sort -u); do
-    t 8 "$C" lib bench "$LIB" --shapes "$A/check_shapes.txt" --variant "$v" --check --sample --runs 3 \
+for v in $("$C" lib ops "$LIB" 2>/dev/null | grep -oE 'splitk_[0-9]+x[0-9]+_s[0-9]+|gemv_m[0-9]+(_l[0-9]+)?' | sort -u); do
+    cs=$A/check_shapes.txt
+    case $v in gemv_*) cs=$A/check_gemv.txt ;; esac
+    t 8 "$C" lib bench "$LIB" --shapes "$cs" --variant "$v" --check --sample --runs 3 \
         --timeout 5 --json > "$A/check_$v.jsonl" 2>> "$LOG"
     rc=$?
     ok=$(cnt '"check_ok":true' "$A/check_$v.jsonl")
@@ -96,7 +99,7 @@ TS=bench/device/gsmall_tune_shapes.txt
 : > "$O/tune_all.jsonl"
 s0=$SECONDS
 SKIP=$(echo "$DROP" | sed 's|,gemm/|,|g; s|^,||')
-batch "${GS_T_TUNE:-42}" "$TS" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+batch "${GS_T_TUNE:-40}" "$TS" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
 say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
 # 2. the table: the new measurements, then the committed table's at other shapes
@@ -130,7 +133,7 @@ s0=$SECONDS
 # cuBLAS at the measured sweep shapes, then at the tuning set's GEMM shapes (offline: the
 # dispatch policies' ratios at shapes the table holds, leave-one-out)
 { head -n "$(cnt '"op"' "$O/eval.jsonl")" "$O/eval_shapes.txt"; grep '^gemm ' "$TS"; } > "$A/peer_shapes.txt"
-t "${GS_T_PEERS:-22}" python3 bench/device/sweep.py peers "$A/peer_shapes.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+t "${GS_T_PEERS:-20}" python3 bench/device/sweep.py peers "$A/peer_shapes.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") shapes"
 
 # the split-K kernel's SASS: its atomics, fences and branches in order (why its floor is ~7 us)
