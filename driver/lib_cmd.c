@@ -79,6 +79,7 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--timeout", &o->opt.timeout)) continue;
         else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;
         else if (take(argc, argv, &i, "--variant", &o->variant)) continue;
+        else if (take(argc, argv, &i, "--skip", &o->skip)) continue;
         else if (take(argc, argv, &i, "-j", &o->jobs)) continue;
         else if (take(argc, argv, &i, "--part", &o->part)) continue;
         else if (take(argc, argv, &i, "--image-dir", &o->image_dir)) continue;
@@ -433,11 +434,16 @@ static void build_parts(CakeCtx *ctx, const LibOptions *o, int n, const char *di
     ArJob jobs[64];
     ArResult res[64];
     char parts[64][32];
-    const char *argv[64][14];
+    const char *argv[64][16];
     for (int k = 0; k < n; k++) {
         snprintf(parts[k], sizeof parts[k], "%d/%d", k, n);
         const char *a[] = {self, "lib", "build", o->opt.file, "-o", "/dev/null", "--part", parts[k],
-                           "--image-dir", dir, o->ptx ? "--ptx" : NULL, NULL};
+                           "--image-dir", dir, o->ptx ? "--ptx" : NULL, NULL, NULL, NULL};
+        if (o->opt.device) {   /* which targets get cubins (lib_cubin_fits) */
+            int at = o->ptx ? 11 : 10;
+            a[at] = "--device";
+            a[at + 1] = o->opt.device;
+        }
         memcpy(argv[k], a, sizeof a);
         jobs[k] = (ArJob){.argv = argv[k], .timeout_s = 600};
     }
