@@ -34,6 +34,8 @@ for bm, bn in ((128, 256), (128, 192), (128, 128), (64, 256), (64, 128), (64, 64
     V[f"fp8/persistent_{bm}x{bn}"] = ("gemm_fp8", "gemm_fp8_persistent.tir", {"BM": bm, "BN": bn}, False)
 for bn, g in ((256, 16), (192, 16), (128, 16), (192, 4), (128, 4)):
     V[f"persistent_128x{bn}_g{g}"] = ("gemm", "gemm_persistent.tir", {"BM": 128, "BN": bn, "GROUP_M": g}, False)
+for bn in (256, 192, 128):   # cp.async loads: the ragged-pitch candidate
+    V[f"cpa_128x{bn}"] = ("gemm", "gemm_persistent_cpa.tir", {"BM": 128, "BN": bn}, False)
 for bn, w in ((128, 1), (128, 0), (192, 0), (256, 0)):
     V[f"streamk_128x{bn}" + ("_rem" if w == 0 else "")] = ("gemm", "gemm_streamk.tir", {"BN": bn, "WAVE": w}, True)
 V["fp8/sm90_128x256"] = ("gemm_fp8", "../../examples/gemm_fp8.tir", {}, False)
@@ -215,7 +217,7 @@ def main():
             Ap[:, :K].copy_(A)
             Bp[:, :K].copy_(B)
             pad = {}
-            for _, n in [x for x in best if "persistent" in x[1]][:3]:
+            for _, n in [x for x in best if "persistent" in x[1] or "cpa" in x[1]][:3]:
                 pad[n] = run_one(n, Ap[:, :K], Bp[:, :K])
             row["padded_pitch"] = {"pitch_elems": kp, "variants": pad}
             pb = [v["ms"] for v in pad.values() if v.get("ok") and "ms" in v]

@@ -4,7 +4,8 @@
 #   1. checks  `cakec run --check` of gemm_streamk where data-parallel and stream-K tiles
 #              both run (and all stream-K), at shapes the oracle samples (the workspace
 #              must come back zero: E0963 before the sampled-check fix), and of
-#              gemm_fp8_splitk_fused at uneven splits and ragged edges; 8 at a time
+#              gemm_fp8_splitk_fused at uneven splits and ragged edges, gemm_persistent_cpa at
+#              ragged shapes; 10 at a time
 #   2. timing  bench/device/glarge_bench.py (compiling during step 1): ~21 bf16 shapes beside
 #              cuBLAS and ~13 gemm_fp8 shapes beside torch._scaled_mm (or, where it refuses
 #              N or K, cuBLAS bf16 on the dequantized operands / torch eager), every
@@ -46,6 +47,8 @@ $S BN=128 M=3000,N=3000,K=520
 $S BN=256 M=100,N=2000,K=4096
 $S BN=192,WAVE=0 M=3000,N=3000,K=520
 $S BN=256,WAVE=0 M=1100,N=4000,K=200
+library/kernels/gemm_persistent_cpa.tir BM=128,BN=192 M=1100,N=4000,K=200
+library/kernels/gemm_persistent_cpa.tir BM=128,BN=256 M=3000,N=3000,K=3000
 $F BN=64,SPLIT=4 M=1723,N=224,K=14688
 $F BN=128,SPLIT=3 M=100,N=1000,K=2048
 $F BN=256,SPLIT=2 M=65,N=520,K=1040
@@ -61,7 +64,7 @@ one_check() { # FILE SET SHAPE
 export -f one_check
 export C R
 say "== checks: $(wc -l < "$CHK") runs"
-timeout -k 3 $((DEADLINE * 40 / 100)) xargs -P 8 -L 1 bash -c 'one_check "$@"' _ < "$CHK" > "$R/verdicts.txt"
+timeout -k 3 $((DEADLINE * 40 / 100)) xargs -P 10 -L 1 bash -c 'one_check "$@"' _ < "$CHK" > "$R/verdicts.txt"
 touch "$GO"
 NOK=$(grep -c '^ok' "$R/verdicts.txt")
 NCHK=$(wc -l < "$CHK")
