@@ -16,7 +16,8 @@ every candidate variant beside cuBLAS (torch.matmul) / torch._scaled_mm in one p
 3. at a K whose row pitch is not a multiple of 128 bytes (K % 64 != 0), the three fastest
    persistent variants again on A and B stored with the pitch rounded up to 64 elements
    (strided views: the same K, TMA zero-fills past it): is the pitch what costs?
-4. writes OUT_DIR/glarge.json and glarge_table.md and prints the table.
+4. writes OUT_DIR/glarge.json, glarge_tuned.json (`lib tune`'s table format) and
+   glarge_table.md, and prints the table.
 """
 import json
 import math
@@ -125,117 +126,139 @@ def main():
         if time.time() - t0 > deadline - 3:
             print(f"out of time before {op} {M}x{N}x{K}", flush=True)
             break
-        g = torch.Generator(device="cuda").manual_seed(M * 131 + N * 7 + K)
-        A = torch.randn(M, K, device="cuda", dtype=bf, generator=g)
-        B = torch.randn(N, K, device="cuda", dtype=bf, generator=g)
-        flops = 2.0 * M * N * K
-        reps = 7 if flops > 5e11 else 15
-        row = {"op": op, "M": M, "N": N, "K": K, "variants": {}, "peers": {}}
-        sa, sb = 0.5, 0.25
-        if op == "gemm_fp8":
-            A, B = A.to(torch.float8_e4m3fn), B.to(torch.float8_e4m3fn)
-            ref = (A.float() @ B.float().t()) * (sa * sb)
-            ta = torch.tensor(sa, device="cuda")
-            tb = torch.tensor(sb, device="cuda")
-            A16, B16 = (A.to(bf) * sa), (B.to(bf) * sb)
-            peers = {"cublas_bf16_dequant": lambda: torch.matmul(A16, B16.t()),
-                     "torch_eager": lambda: torch.matmul(A.to(bf) * sa, (B.to(bf) * sb).t())}
-            if N % 16 == 0 and K % 16 == 0:
-                peers["scaled_mm"] = lambda: torch._scaled_mm(A, B.t(), scale_a=ta, scale_b=tb, out_dtype=bf)
-            else:
-                row["refused"] = "scaled_mm: N or K not a multiple of 16"
-        else:
-            ref = A.float() @ B.float().t()
-            peers = {"cublas": lambda: torch.matmul(A, B.t())}
-        scale = ref.abs().max().item() + 1e-30
-        terr = 0.0
-        for pn, fn in peers.items():
-            try:
-                e = (fn().float() - ref).abs().max().item()
-                terr = max(terr, e)
-                row["peers"][pn] = timed(fn, reps)
-            except Exception as ex:
-                row["peers"][pn] = None
-                row.setdefault("peer_errors", {})[pn] = str(ex)[:160]
-        okp = {k: v for k, v in row["peers"].items() if v}
-        if okp:
-            row["peer"] = min(okp, key=okp.get)
-            row["peer_ms"] = okp[row["peer"]]
-        C = torch.empty(M, N, device="cuda", dtype=bf)
-        W = L = None
-
-        def args_of(name, A_, B_):
-            nonlocal W, L
-            ws = V[name][3]
-            if ws and W is None:
-                W = torch.zeros(M, N, device="cuda", dtype=torch.float32)
-                L = torch.zeros(M, N, device="cuda", dtype=torch.int32)
+        try:
+            g = torch.Generator(device="cuda").manual_seed(M * 131 + N * 7 + K)
+            A = torch.randn(M, K, device="cuda", dtype=bf, generator=g)
+            B = torch.randn(N, K, device="cuda", dtype=bf, generator=g)
+            flops = 2.0 * M * N * K
+            reps = 7 if flops > 5e11 else 15
+            row = {"op": op, "M": M, "N": N, "K": K, "variants": {}, "peers": {}}
+            sa, sb = 0.5, 0.25
             if op == "gemm_fp8":
-                return (A_, B_, sa, sb, C, W, L) if ws else (A_, B_, sa, sb, C)
-            return (A_, B_, C, W, L) if ws else (A_, B_, C)
+                A, B = A.to(torch.float8_e4m3fn), B.to(torch.float8_e4m3fn)
+                ref = (A.float() @ B.float().t()) * (sa * sb)
+                ta = torch.tensor(sa, device="cuda")
+                tb = torch.tensor(sb, device="cuda")
+                A16, B16 = (A.to(bf) * sa), (B.to(bf) * sb)
+                peers = {"cublas_bf16_dequant": lambda: torch.matmul(A16, B16.t()),
+                         "torch_eager": lambda: torch.matmul(A.to(bf) * sa, (B.to(bf) * sb).t())}
+                if N % 16 == 0 and K % 16 == 0:
+                    peers["scaled_mm"] = lambda: torch._scaled_mm(A, B.t(), scale_a=ta, scale_b=tb, out_dtype=bf)
+                else:
+                    row["refused"] = "scaled_mm: N or K not a multiple of 16"
+            else:
+                ref = A.float() @ B.float().t()
+                peers = {"cublas": lambda: torch.matmul(A, B.t())}
+            scale = ref.abs().max().item() + 1e-30
+            terr = 0.0
+            for pn, fn in peers.items():
+                try:
+                    e = (fn().float() - ref).abs().max().item()
+                    terr = max(terr, e)
+                    row["peers"][pn] = timed(fn, reps)
+                except Exception as ex:
+                    row["peers"][pn] = None
+                    row.setdefault("peer_errors", {})[pn] = str(ex)[:160]
+            okp = {k: v for k, v in row["peers"].items() if v}
+            if okp:
+                row["peer"] = min(okp, key=okp.get)
+                row["peer_ms"] = okp[row["peer"]]
+            C = torch.empty(M, N, device="cuda", dtype=bf)
+            W = L = None
 
-        def run_one(name, A_, B_):
-            k = kernels[name]
-            args = args_of(name, A_, B_)
-            v = {}
-            try:
-                C.fill_(float("nan"))
-                k(*args)
-                torch.cuda.synchronize()
-                err = (C.float() - ref).abs().max().item()
-                v["err"] = err / scale
-                ok = math.isfinite(err) and err <= 2 * terr + scale * 2 ** -7
-                if ok:
-                    v["ms"] = timed(lambda: k(*args), reps)
-                if V[name][3]:
-                    dirty = int(W.count_nonzero().item()) + int(L.count_nonzero().item())
-                    v["ws_dirty"] = dirty
-                    ok = ok and dirty == 0
-                    if dirty:
-                        W.zero_()
-                        L.zero_()
-                v["ok"] = bool(ok)
-            except Exception as e:
-                v = {"ok": False, "error": str(e)[:200]}
-            return v
+            def args_of(name, A_, B_):
+                nonlocal W, L
+                ws = V[name][3]
+                if ws and W is None:
+                    W = torch.zeros(M, N, device="cuda", dtype=torch.float32)
+                    L = torch.zeros(M, N, device="cuda", dtype=torch.int32)
+                if op == "gemm_fp8":
+                    return (A_, B_, sa, sb, C, W, L) if ws else (A_, B_, sa, sb, C)
+                return (A_, B_, C, W, L) if ws else (A_, B_, C)
 
-        for name in kernels:
-            if applies(op, name, M, N, K):
-                row["variants"][name] = run_one(name, A, B)
-        best = sorted((v["ms"], n) for n, v in row["variants"].items() if v.get("ok") and "ms" in v)
-        if best:
-            row["best_ms"], row["best"] = best[0]
-            if "peer_ms" in row:
-                row["ratio"] = row["peer_ms"] / row["best_ms"]
-            row["tflops"] = flops / row["best_ms"] / 1e9
-            row["roofline"] = row["tflops"] / PEAK[op]
-        pitch = K * (1 if op == "gemm_fp8" else 2)
-        if pitch % 128 and best and time.time() - t0 < deadline - 8:
-            kp = (pitch + 127) // 128 * 128 // (1 if op == "gemm_fp8" else 2)
-            Ap = torch.zeros(M, kp, device="cuda", dtype=A.dtype)
-            Bp = torch.zeros(N, kp, device="cuda", dtype=B.dtype)
-            Ap[:, :K].copy_(A)
-            Bp[:, :K].copy_(B)
-            pad = {}
-            for _, n in [x for x in best if "persistent" in x[1] or "cpa" in x[1]][:3]:
-                pad[n] = run_one(n, Ap[:, :K], Bp[:, :K])
-            row["padded_pitch"] = {"pitch_elems": kp, "variants": pad}
-            pb = [v["ms"] for v in pad.values() if v.get("ok") and "ms" in v]
-            if pb:
-                row["padded_best_ms"] = min(pb)
-            del Ap, Bp
-        results.append(row)
-        with open(os.path.join(out, "glarge.json"), "w") as f:
-            json.dump({"results": results, "compile_errors": errors}, f, indent=1)
-        print(f"{op:8s} {M:5d} {N:5d} {K:5d} peer {row.get('peer', '-')} {row.get('peer_ms', float('nan')):.4f}"
-              f" best {row.get('best', '-')} {row.get('best_ms', float('nan')):.4f} "
-              f"ratio {row.get('ratio', float('nan')):.3f} pad {row.get('padded_best_ms', float('nan')):.4f}",
-              flush=True)
-        del A, B, C, W, L, ref
-        torch.cuda.empty_cache()
+            def run_one(name, A_, B_):
+                k = kernels[name]
+                args = args_of(name, A_, B_)
+                v = {}
+                try:
+                    C.fill_(float("nan"))
+                    k(*args)
+                    torch.cuda.synchronize()
+                    err = (C.float() - ref).abs().max().item()
+                    v["err"] = err / scale
+                    ok = math.isfinite(err) and err <= 2 * terr + scale * 2 ** -7
+                    if ok:
+                        v["ms"] = timed(lambda: k(*args), reps)
+                    if V[name][3]:
+                        dirty = int(W.count_nonzero().item()) + int(L.count_nonzero().item())
+                        v["ws_dirty"] = dirty
+                        ok = ok and dirty == 0
+                        if dirty:
+                            W.zero_()
+                            L.zero_()
+                    v["ok"] = bool(ok)
+                except Exception as e:
+                    v = {"ok": False, "error": str(e)[:200]}
+                return v
+
+            for name in kernels:
+                if applies(op, name, M, N, K):
+                    row["variants"][name] = run_one(name, A, B)
+            best = sorted((v["ms"], n) for n, v in row["variants"].items() if v.get("ok") and "ms" in v)
+            if best:
+                row["best_ms"], row["best"] = best[0]
+                if "peer_ms" in row:
+                    row["ratio"] = row["peer_ms"] / row["best_ms"]
+                row["tflops"] = flops / row["best_ms"] / 1e9
+                row["roofline"] = row["tflops"] / PEAK[op]
+            pitch = K * (1 if op == "gemm_fp8" else 2)
+            if pitch % 128 and best and time.time() - t0 < deadline - 8:
+                kp = (pitch + 127) // 128 * 128 // (1 if op == "gemm_fp8" else 2)
+                try:
+                    Ap = torch.empty(M, kp, device="cuda", dtype=A.dtype)
+                    Bp = torch.empty(N, kp, device="cuda", dtype=B.dtype)
+                    Ap[:, :K].copy_(A)
+                    Bp[:, :K].copy_(B)
+                    pad = {}
+                    for _, n in [x for x in best if "persistent" in x[1] or "cpa" in x[1]][:3]:
+                        pad[n] = run_one(n, Ap[:, :K], Bp[:, :K])
+                    row["padded_pitch"] = {"pitch_elems": kp, "variants": pad}
+                    pb = [v["ms"] for v in pad.values() if v.get("ok") and "ms" in v]
+                    if pb:
+                        row["padded_best_ms"] = min(pb)
+                    del Ap, Bp
+                except Exception as e:
+                    row["padded_pitch"] = {"error": str(e)[:200]}
+            results.append(row)
+            with open(os.path.join(out, "glarge.json"), "w") as f:
+                json.dump({"results": results, "compile_errors": errors}, f, indent=1)
+            print(f"{op:8s} {M:5d} {N:5d} {K:5d} peer {row.get('peer', '-')} {row.get('peer_ms', float('nan')):.4f}"
+                  f" best {row.get('best', '-')} {row.get('best_ms', float('nan')):.4f} "
+                  f"ratio {row.get('ratio', float('nan')):.3f} pad {row.get('padded_best_ms', float('nan')):.4f}",
+                  flush=True)
+            torch.cuda.empty_cache()
+        except Exception as e:   # a shape that breaks is reported; the next one runs
+            print(f"{op} {M}x{N}x{K}: {type(e).__name__}: {str(e)[:200]}", flush=True)
+            torch.cuda.empty_cache()
     with open(os.path.join(out, "glarge.json"), "w") as f:
         json.dump({"results": results, "compile_errors": errors}, f, indent=1)
+    tuned(results, os.path.join(out, "glarge_tuned.json"), torch.cuda.get_device_name())
     table(results, os.path.join(out, "glarge_table.md"))
+
+
+def tuned(results, path, device):
+    """the measurements as `cakec lib tune`'s table (docs/library.md, Tuning), the
+    variant names those of library/manifest.json where it has them"""
+    entries = []
+    bare = lambda n: n.split("/")[-1]  # noqa: E731
+    for r in results:
+        times = {bare(n): round(v["ms"], 5) for n, v in r["variants"].items() if v.get("ok") and "ms" in v}
+        failed = {bare(n): (v.get("error") or f"wrong result (max error {v.get('err', float('nan')):.3g})")
+                  for n, v in r["variants"].items() if not v.get("ok")}
+        entries.append({"op": r["op"], "shape": {"M": r["M"], "N": r["N"], "K": r["K"]},
+                        "times_ms": times, "failed": failed})
+    with open(path, "w") as f:
+        json.dump({"device": device, "runner": "glarge_bench.py", "entries": entries}, f, indent=1)
 
 
 def table(results, path):
