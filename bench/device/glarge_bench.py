@@ -30,7 +30,7 @@ PEAK = {"gemm": 989.0, "gemm_fp8": 1979.0}
 KDIR = "library/kernels"
 
 V = {}   # name -> (op, file, params, workspace?)
-for bm, bn in ((128, 256), (128, 192), (128, 128), (64, 256), (64, 128), (64, 64)):
+for bm, bn in ((128, 256), (128, 192), (128, 128), (128, 64), (64, 256), (64, 128), (64, 64)):
     V[f"persistent_{bm}x{bn}"] = ("gemm", "gemm_persistent.tir", {"BM": bm, "BN": bn}, False)
     V[f"fp8/persistent_{bm}x{bn}"] = ("gemm_fp8", "gemm_fp8_persistent.tir", {"BM": bm, "BN": bn}, False)
 for bn, g in ((256, 16), (192, 16), (128, 16), (192, 4), (128, 4)):
