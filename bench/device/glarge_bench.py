@@ -37,6 +37,7 @@ for bn, g in ((256, 16), (192, 16), (128, 16), (192, 4), (128, 4)):
     V[f"persistent_128x{bn}_g{g}"] = ("gemm", "gemm_persistent.tir", {"BM": 128, "BN": bn, "GROUP_M": g}, False)
 for bn in (256, 192, 128):   # cp.async loads: the ragged-pitch candidate
     V[f"cpa_128x{bn}"] = ("gemm", "gemm_persistent_cpa.tir", {"BM": 128, "BN": bn}, False)
+    V[f"cpa3_128x{bn}"] = ("gemm", "gemm_persistent_cpa.tir:gemm_persistent_cpa3", {"BM": 128, "BN": bn}, False)
 for bn, w in ((128, 1), (128, 0), (192, 0), (256, 0)):
     V[f"streamk_128x{bn}" + ("_rem" if w == 0 else "")] = ("gemm", "gemm_streamk.tir", {"BN": bn, "WAVE": w}, True)
 V["fp8/sm90_128x256"] = ("gemm_fp8", "../../examples/gemm_fp8.tir", {}, False)
@@ -53,6 +54,8 @@ def applies(op, name, M, N, K):
     if "splitk" in f:
         tiles = math.ceil(M / 64) * math.ceil(N / p["BN"])
         return K >= 128 * p["SPLIT"] and tiles < 132 and tiles * p["SPLIT"] <= 132 * 4
+    if "cpa3" in name and K <= 64:
+        return False
     if "streamk" in f:   # where the tile count leaves a ragged last wave, or too few tiles
         tiles = math.ceil(M / 128) * math.ceil(N / p["BN"])
         return tiles % 132 != 0 and M >= 256
@@ -91,8 +94,9 @@ def main():
 
     def build(name):
         _, f, params, _ = V[name]
+        f, _, kern = f.partition(":")   # FILE or FILE:KERNEL
         try:
-            kernels[name] = cake.load(os.path.join(KDIR, f), **params)
+            kernels[name] = cake.load(os.path.join(KDIR, f), kernel=kern or None, **params)
         except Exception as e:
             errors[name] = str(e)[:300]
 
