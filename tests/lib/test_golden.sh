@@ -33,6 +33,7 @@ cat > "$T/table.json" << 'JSON'
    "times_ms": {"block256": 0.03, "block64_short": 0.02}, "failed": {}}]}
 JSON
 printf 'rmsnorm M=16384,N=1024\nnosuch M=1\nsoftmax M=1\n' > "$T/shapes.txt"
+printf 'rmsnorm M=16384,N=1024 block256\nrmsnorm M=16384,N=1024 nosuch\n' > "$T/variants.txt"
 "$C" lib build tests/lib/small -o "$T/tuned.cakelib" --ptx --no-model --table "$T/table.json" > /dev/null 2>&1 ||
     { echo "FAIL: lib build --table"; exit 1; }
 pass=0
