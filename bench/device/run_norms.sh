@@ -86,7 +86,7 @@ if t 15 nvcc -arch=sm_90a -cubin -o "$A/empty.cubin" "$A/empty.cu" >> "$LOG" 2>&
     t 5 "$A/launch_floor" "$A/empty.cubin" empty 2000 >> "$O/dispatch.txt" 2>&1
 fi
 say "dispatch cost in $((SECONDS - b0)) s:"
-grep -E "select|dispatch|bare_launch" "$O/dispatch.txt" | tee -a "$LOG"
+grep -E " -> |ns per call|dispatch:|bare_launch" "$O/dispatch.txt" | tee -a "$LOG"
 
 p0=$SECONDS
 SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=$(( $(left) / 3 )) SWEEP_STATIC_UNTIL=$(( $(left) - 12 )) \
