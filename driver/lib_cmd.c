@@ -455,6 +455,13 @@ static void build_parts(CakeCtx *ctx, const LibOptions *o, int n, const char *di
     (void)ctx;
 }
 
+/* -j's default: the processors online, at most 8 (1 where that is unknown) */
+static int default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
+}
+
 static int cmd_build(CakeCtx *ctx, const LibOptions *o)
 {
     if (!o->opt.out) {
@@ -466,7 +473,7 @@ static int cmd_build(CakeCtx *ctx, const LibOptions *o)
         return drv_finish(ctx, &o->opt, code_of(cake_lib_retable(ctx, o->opt.file, o->table, o->opt.out)));
     CakeLibBuildOptions bo = {.table = o->table, .no_model = o->no_model, .ptx_only = o->ptx,
                               .device = o->opt.device, .verbose = o->verbose, .image_dir = o->image_dir};
-    int k = 0, n = 0, jn = o->jobs ? atoi(o->jobs) : 1;
+    int k = 0, n = 0, jn = o->jobs ? atoi(o->jobs) : default_jobs();
     if (o->part && (sscanf(o->part, "%d/%d", &k, &n) != 2 || n < 1 || k < 0 || k >= n || !o->image_dir)) {
         diag_report(ctx, E0002, IR_NOSPAN, "--part K/N (0 <= K < N) needs --image-dir DIR");
         return drv_finish(ctx, &o->opt, EXIT_USER);

@@ -291,15 +291,17 @@ static const char *take_diags(CakeCtx *ctx, uint32_t from, uint32_t ne, uint32_t
 static int batch_line(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
                       const char *line, cJSON *row)
 {
-    char opname[64];
-    int len = 0;
-    if (sscanf(line, "%63s %n", opname, &len) != 1) {
+    char opname[64], shape[256], variant[64];
+    int n = sscanf(line, "%63s %255s %63s", opname, shape, variant);
+    if (n < 2) {
         diag_report(ctx, E0002, IR_NOSPAN, "--shapes: cannot read `%s`", line);
         return EXIT_USER;
     }
     LibOptions one = *o;
     one.op = opname;
-    one.opt.shape = line + len;
+    one.opt.shape = shape;
+    if (n == 3)   /* "OP SHAPE VARIANT": that variant at this line, as --variant */
+        one.variant = variant;
     one.opt.json = 1;
     one.sub = "bench";
     cJSON_AddStringToObject(row, "op", opname);

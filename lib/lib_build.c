@@ -388,10 +388,10 @@ static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBu
         return rc;
     for (uint32_t i = 0; i < lib->nsrcs; i++)
         lib->srcs[i].off = blob_add(ctx, lib, lib->srcs[i].text, lib->srcs[i].len);
-    rc = lib_variants_check(ctx, lib);
+    int part = o && o->nparts > 1;
+    rc = part ? lib_variants_check_part(ctx, lib, o->part, o->nparts) : lib_variants_check(ctx, lib);
     if (!rc)
         rc = images(ctx, lib, o);
-    int part = o && o->nparts > 1;
     for (uint32_t i = 0; i < lib->nops && !rc && !part && !(o && o->no_model); i++)
         model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
     if (!rc && !part && o && o->table)

@@ -61,6 +61,7 @@ JSON
 "$C" lib build tests/lib/skinny -o "$T/skinny.cakelib" --ptx --no-model --table "$T/table3.json" > "$T/build3.txt" 2>&1 ||
     { echo "FAIL: lib build tests/lib/skinny"; cat "$T/build3.txt"; exit 1; }
 printf 'rmsnorm M=16384,N=1024\nnosuch M=1\nsoftmax M=1\n' > "$T/shapes.txt"
+printf 'rmsnorm M=16384,N=1024 block256\nrmsnorm M=16384,N=1024 nosuch\n' > "$T/variants.txt"
 "$C" lib build tests/lib/small -o "$T/tuned.cakelib" --ptx --no-model --table "$T/table.json" > /dev/null 2>&1 ||
     { echo "FAIL: lib build --table"; exit 1; }
 pass=0
