@@ -60,8 +60,8 @@ for D in 128 64; do for c in 1 0; do
     for q in 2 1; do
         s=D=$D,CAUSAL=$c,QST=$q
         j pp_${D}_${c}_q${q}_default "$C run $PP --set $s --check"
-        j pp_${D}_${c}_q${q}_gqa8 "$C run $PP --set $s --shape BH=16,BHK=2,S=130,sm.count=5 --check"
         if [ $q = 2 ]; then
+            j pp_${D}_${c}_q${q}_gqa8 "$C run $PP --set $s --shape BH=16,BHK=2,S=130,sm.count=5 --check"
             j pp_${D}_${c}_q${q}_mqa "$C run $PP --set $s --shape BH=4,BHK=1,S=300,sm.count=2 --check"
             j pp_${D}_${c}_q${q}_gqa4 "$C run $PP --set $s --shape BH=8,BHK=2,S=200,sm.count=3 --check"
         fi
