@@ -172,8 +172,8 @@ def varlen_case(name, B, H, Hkv, lens, D, c):
     qv, kv_, vv, ov = (t.permute(1, 0, 2) for t in (q, k, v, o))
     ours = lambda: kern(qv, kv_, vv, ov, lse, cu, scale)
     ours()
-    # peers: one SDPA call per sequence is not a fair peer; torch's nested-jagged SDPA runs
-    # the flash/cuDNN varlen kernels in one launch
+    # peers: torch's nested-jagged SDPA (the flash/cuDNN varlen kernels in one launch) and
+    # one SDPA call per sequence; the faster of the two counts
     qs = [q[a:b].transpose(0, 1).unsqueeze(0) for a, b in zip(cu[:-1].tolist(), cu[1:].tolist())]
     ks = [k[a:b].transpose(0, 1).unsqueeze(0) for a, b in zip(cu[:-1].tolist(), cu[1:].tolist())]
     vs = [v[a:b].transpose(0, 1).unsqueeze(0) for a, b in zip(cu[:-1].tolist(), cu[1:].tolist())]
@@ -195,19 +195,20 @@ def varlen_case(name, B, H, Hkv, lens, D, c):
             with sdpa_kernel(backend):
                 return F.scaled_dot_product_attention(nq, nk, nv, is_causal=bool(c))
         return f
+    # each backend: the faster of its nested-jagged call and one call per sequence
     for key, be in (("cudnn_ms", SDPBackend.CUDNN_ATTENTION), ("flash_ms", SDPBackend.FLASH_ATTENTION)):
+        def g(be=be):
+            with sdpa_kernel(be):
+                for i in range(len(qs)):
+                    F.scaled_dot_product_attention(qs[i], ks[i], vs[i], is_causal=bool(c))
+        doc[key.replace("_ms", "_loop_ms")] = timed(g)
         try:
             f = nested(be)
             f()
-            doc[key] = timed(f)
-        except Exception as e:   # the backend has no jagged path: per-sequence calls, summed
-            doc[key + "_why"] = f"{type(e).__name__}: {str(e)[:120]}; per-sequence calls"
-
-            def g(be=be):
-                with sdpa_kernel(be):
-                    for i in range(len(qs)):
-                        F.scaled_dot_product_attention(qs[i], ks[i], vs[i], is_causal=bool(c))
-            doc[key] = timed(g)
+            doc[key.replace("_ms", "_nested_ms")] = timed(f)
+        except Exception as e:   # the backend has no jagged path
+            doc[key + "_why"] = f"{type(e).__name__}: {str(e)[:120]}"
+        doc[key] = min(doc.get(key.replace("_ms", "_nested_ms"), 1e9), doc[key.replace("_ms", "_loop_ms")])
     return doc
 
 
