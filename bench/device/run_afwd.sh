@@ -16,7 +16,7 @@
 #                 timed kernel checked; the tables are printed last
 #   usage (device machine, repo root): bash bench/device/run_afwd.sh
 #   expects .carry/ from bench/device/carry.sh; output under $OUT: af_table.md, af_sweep.json,
-#   af_checks.tsv, af_log.txt, af_raw.tar.gz
+#   af_checks.tsv, af_log.txt, af_raw.tar.gz, af_sass.tar.gz (the SASS of four kernels)
 set -u
 C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out-afwd}
@@ -79,6 +79,22 @@ j dec_many "$C run $DP --tol-scale 256 --shape BHK=8,R=8,S=2600,NS=20 --check"
 j dec_empty "$C run $DP --tol-scale 256 --shape BHK=2,R=5,S=300,NS=4 --check"
 j dec_many_s2 "$C run $DP --set HD=128,STAGES=2 --tol-scale 256 --shape BHK=140,R=8,S=700,NS=2 --check"
 j merge_many "$C run $DM --shape BHK=140,R=16,NS=7 --check"
+# the SASS of the main kernels (ptxas and cuobjdump of the device's toolkit), for the
+# instruction counts between the tensor-core instructions: af_sass.tar.gz and a summary
+sass() { # TAG FILE SET
+    "$C" "$2" --set "$3" --emit ptx -o "$R/$1.ptx" > /dev/null 2>&1 &&
+        ptxas -arch=sm_90a "$R/$1.ptx" -o "$R/$1.cubin" 2> "$R/$1.ptxas" &&
+        cuobjdump -sass "$R/$1.cubin" > "$R/$1.sass" 2>&1
+    local f=$R/$1.sass
+    [ -s "$f" ] || { echo "$1: no sass"; return; }
+    echo "$1: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$f") instructions, HGMMA $(grep -c HGMMA "$f"),"\
+        "WARPGROUP.ARRIVE $(grep -c 'WARPGROUP.ARRIVE' "$f"), WARPGROUP.DEPBAR $(grep -c 'WARPGROUP.DEPBAR' "$f"),"\
+        "MUFU.EX2 $(grep -c 'MUFU.EX2' "$f"), STL $(grep -c 'STL' "$f"), LDL $(grep -c 'LDL' "$f"),"\
+        "ptxas: $(grep -ci warn "$R/$1.ptxas") warnings"
+}
+( sass pp128 $PP D=128,CAUSAL=0; sass pp64 $PP D=64,CAUSAL=0; sass pp64c $PP D=64,CAUSAL=1
+  sass dec128 $DP HD=128 ) > "$R/sass_summary.txt" 2>&1 &
+SASS=$!
 say "== checks: $(wc -l < "$JOBS") runs in the background (at $((SECONDS - T0)) s)"
 CT=$(( $(left) * 45 / 100 ))
 runjob() {
@@ -125,6 +141,9 @@ grep -E "^precompile|^timings start" "$R/sweep.txt" | tee -a "$LOG"
 sed -n '/^| decode/,$p' "$R/sweep.txt" > "$O/af_table.md"
 grep -h "^cake.ops attention" "$R/sweep.txt" >> "$O/af_table.md"
 [ -s "$O/af_table.md" ] || tail -20 "$R/sweep.txt" >> "$LOG"
+wait $SASS
+cat "$R/sass_summary.txt" | tee -a "$LOG"
+(cd "$R" && tar -czf "$O/af_sass.tar.gz" *.sass *.ptxas 2>/dev/null; rm -f *.sass *.cubin *.ptx)
 tar -czf "$O/af_raw.tar.gz" -C "$O" af_raw && rm -rf "$R"
 say "== done in $((SECONDS - T0)) s"
 echo "checks (exit 0 = every shape passed; sanitizer: exit 0 and its summary):"
