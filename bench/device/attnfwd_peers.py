@@ -66,7 +66,15 @@ def timed(fn):
 
 # the dense kernel's variants per head dim: (tag, parameters); the first is the default
 VARIANTS = {128: [("q2", {"QST": 2}), ("q1", {"QST": 1})],
-            64: [("q2", {"QST": 2}), ("q1", {"QST": 1}), ("bn192", {"QST": 2, "BN": 192})]}
+            64: [("q2", {"QST": 2}), ("q1", {"QST": 1}), ("bn192", {"QST": 2, "BN": 192})],
+            256: [("bn64", {})]}
+KFILE = {64: "flash_attn_fwd_pp", 128: "flash_attn_fwd_pp", 256: "flash_attn_fwd_pp_d256"}
+
+
+def shapes_d256():
+    """head dim 256 (examples/flash_attn_fwd_pp_d256.tir): not in the acceptance sweep"""
+    return [(f"d256_c{c}_b{B}h{H}k{Hk}_s{S}", B, H, Hk, S, 256, c)
+            for c in (1, 0) for B, H, Hk, S in ((2, 16, 16, 4096), (1, 32, 8, 8192), (4, 8, 8, 1537))]
 
 
 def flops_of(B, H, S, D, c):
@@ -132,7 +140,7 @@ def dense_case(name, B, H, Hkv, S, D, c):
                       v.repeat_interleave(rep, 1).view(B * H, S, D), c, scale)
     doc = {"expanded": xc or xf, "variants": {}}
     for i, (tag, ps) in enumerate(VARIANTS[D]):
-        kern = kernel("flash_attn_fwd_pp", D=D, CAUSAL=c, **ps)
+        kern = kernel(KFILE[D], **({} if D == 256 else {"D": D}), CAUSAL=c, **ps)
         ours = lambda: kern(q3, k3, v3, o3, lse, scale)
         o.fill_(float("nan"))
         lse.fill_(float("nan"))
@@ -355,6 +363,7 @@ def precompile():
     """every kernel the sweep launches, on threads (the compile releases the GIL)"""
     from concurrent.futures import ThreadPoolExecutor
     jobs = []
+    jobs += [("flash_attn_fwd_pp_d256", dict(CAUSAL=c)) for c in (1, 0)]
     for D in (128, 64):
         for c in (1, 0):
             jobs += [("flash_attn_fwd_pp", dict(D=D, CAUSAL=c, **ps)) for _, ps in VARIANTS[D]]
@@ -386,7 +395,7 @@ def main():
     while a.go and not os.path.exists(a.go) and time.time() - T0 < a.deadline / 2:
         time.sleep(0.2)
     print(f"timings start at {time.time() - T0:.1f} s", flush=True)
-    docs, dec = {}, {}
+    docs, dec, d256 = {}, {}, {}
     fwd_end = a.deadline - (a.deadline - (time.time() - T0)) * a.decode_share
     for name, B, H, Hkv, S, D, c in shapes():
         if a.only and not name.startswith(a.only):
@@ -402,13 +411,13 @@ def main():
         d["flops"] = flops_of(B, H, S, D, c)
         docs[name] = d
         print(name, json.dumps({k: v for k, v in d.items() if k != "trace"}), flush=True)
-        json.dump({"fwd": docs, "decode": dec}, open(a.out, "w"), indent=1)
+        json.dump({"fwd": docs, "decode": dec, "d256": d256}, open(a.out, "w"), indent=1)
         torch.cuda.empty_cache()
     for B, H, Hkv, S, D in DECODE:
         name = f"B={B},H={H},Hkv={Hkv},S={S},D={D}"
         if a.only and a.only != "decode":
             continue
-        if time.time() - T0 > a.deadline:
+        if time.time() - T0 > a.deadline - 3:
             dec[name] = {"error": "skipped: out of time"}
             continue
         try:
@@ -417,10 +426,28 @@ def main():
             d = {"error": f"{type(e).__name__}: {e}"[:300], "trace": traceback.format_exc()[-1500:]}
         dec[name] = d
         print(name, json.dumps({k: v for k, v in d.items() if k != "trace"}), flush=True)
-        json.dump({"fwd": docs, "decode": dec}, open(a.out, "w"), indent=1)
+        json.dump({"fwd": docs, "decode": dec, "d256": d256}, open(a.out, "w"), indent=1)
+        torch.cuda.empty_cache()
+    for name, B, H, Hkv, S, D, c in shapes_d256():
+        if a.only and not name.startswith(a.only):
+            continue
+        if time.time() - T0 > a.deadline - 2:
+            d256[name] = {"error": "skipped: out of time"}
+            continue
+        try:
+            d = dense_case(name, B, H, Hkv, S, D, c)
+        except Exception as e:
+            d = {"error": f"{type(e).__name__}: {e}"[:300], "trace": traceback.format_exc()[-1500:]}
+        d["flops"] = flops_of(B, H, S, D, c)
+        d256[name] = d
+        print(name, json.dumps({k: v for k, v in d.items() if k != "trace"}), flush=True)
+        json.dump({"fwd": docs, "decode": dec, "d256": d256}, open(a.out, "w"), indent=1)
         torch.cuda.empty_cache()
     print(ops_check())
     print(decode_table(dec))
+    print()
+    print("head dim 256 (not part of the acceptance sweep):")
+    print(table(d256))
     print()
     print(table(docs))
 

@@ -4,6 +4,7 @@
 #   0. peers      attnfwd_peers.py starts at once: it compiles every kernel it times (threads)
 #                 beside the checks, then waits for the go file
 #   1. checks     `cakec run --check` of examples/flash_attn_fwd_pp.tir (persistent ping-pong),
+#                 flash_attn_fwd_pp_d256.tir (its head-dim-256 form),
 #                 examples/flash_attn_varlen_fwd.tir, attn_decode_partial.tir and
 #                 attn_decode_merge.tir for every declared parameter value: the checker's own
 #                 shapes (ragged ones; the persistent kernels with sm.count below the tile
@@ -42,6 +43,7 @@ PEERS=$!
 
 # ---- 1. checks and sanitizer: TAG|COMMAND ----------------------------------------------------
 PP=examples/flash_attn_fwd_pp.tir
+P256=examples/flash_attn_fwd_pp_d256.tir
 VL=examples/flash_attn_varlen_fwd.tir
 DP=examples/attn_decode_partial.tir
 DM=examples/attn_decode_merge.tir
@@ -56,6 +58,13 @@ for t in racecheck synccheck memcheck; do
     j cs_${t}_dec "$CS --tool $t $C run $DP --set HD=64,STAGES=2 --shape BHK=1,R=8,S=300,NS=2 --tol-scale 256 --check --timeout 25"
 done
 j cs_memcheck_merge "$CS --tool memcheck $C run $DM --shape BHK=2,R=5,NS=3 --check --timeout 25"
+for t in racecheck memcheck; do
+    j cs_${t}_pp256c "$CS --tool $t $C run $P256 --set CAUSAL=1 --shape BH=2,BHK=1,S=130,sm.count=1 --check --timeout 25"
+done
+for c in 1 0; do
+    j pp256_${c}_default "$C run $P256 --set CAUSAL=$c --check"
+    j pp256_${c}_gqa4 "$C run $P256 --set CAUSAL=$c --shape BH=8,BHK=2,S=200,sm.count=3 --check"
+done
 for D in 128 64; do for c in 1 0; do
     for q in 2 1; do
         s=D=$D,CAUSAL=$c,QST=$q
