@@ -135,6 +135,22 @@ if grep -qE "^bwd_(64|128)_[01]_dk1 (124|137|2|3)$" "$R/rc.txt"; then
     touch "$GO.skip_fused"
     say "attn_bwd's check hung or crashed: the peers time the two-pass kernels only"
 fi
+# Nsight Compute on one launch of the main kernel per head dim (alone on the GPU, before the
+# peers time anything): where the time goes (tensor pipe, shared memory, L2 and its
+# reductions, stalls), when ncu is there and the deadline allows
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [ -n "$NCU" ] && [ "$(left)" -gt 40 ]; then
+    for hd in 128 64; do
+        say "== ncu attn_bwd HD=$hd (at $((SECONDS - T0)) s)"
+        timeout -k 2 10 "$NCU" -k attn_bwd -c 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+            --section MemoryWorkloadAnalysis --section WarpStateStats \
+            "$C" run $E/attn_bwd.tir --bench --runs 1 --set HD=$hd --shape BH=32,S=4096 \
+            > "$O/ab_ncu_$hd.txt" 2>&1
+        echo "ncu exit $?" >> "$O/ab_ncu_$hd.txt"
+    done
+else
+    say "ncu: ${NCU:-not found}, $(left) s left: skipped"
+fi
 touch "$GO"
 wait $PEERS
 say "== peers exit $? (at $((SECONDS - T0)) s)"
