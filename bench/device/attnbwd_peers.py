@@ -88,8 +88,10 @@ KERNELS = {}
 # the shared dS^T (DKRS = 0, the previous schedule), each warpgroup adding its own dQ^T
 # (XWG = 0), and at HD = 64 the 128-row query tile of FA3 (spills: the column vectors take
 # 64 registers)
-ALT = {128: [("fused_dk0", {"DKRS": 0}), ("fused_xwg0", {"XWG": 0})],
-       64: [("fused_dk0", {"DKRS": 0}), ("fused_bm128", {"BM": 128, "STAGES": 2, "DKRS": 0})]}
+# (LSM = 1: the query tile's LSE and Di by TMA into the stage, read from shared memory
+# where they are used; S % 4 == 0 only)
+ALT = {128: [("fused_dk0", {"DKRS": 0}), ("fused_xwg0", {"XWG": 0}), ("fused_lsm", {"LSM": 1})],
+       64: [("fused_dk0", {"DKRS": 0}), ("fused_lsm", {"LSM": 1}), ("fused_bm128", {"BM": 128, "STAGES": 2, "DKRS": 0})]}
 
 
 def kern(name, **params):
@@ -134,6 +136,8 @@ def backward_case(B, H, S, D, causal, check_math, twopass_too, alt=False):
         kconv = kern("attn_bwd_dq_convert", HD=D)
         dqacc = torch.empty(BH, D, (S + 3) // 4 * 4, device=dev, dtype=torch.float32)
         for wname, extra in [("fused", {})] + (ALT[D] if alt else []):
+            if extra.get("LSM") and S % 4:
+                continue
             kmain = kern("attn_bwd", HD=D, CAUSAL=int(causal), **extra)
             g1 = tuple(torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
 

@@ -3,7 +3,7 @@
 # (default 60): attn_bwd_prep, attn_bwd (dK, dV, dQ by tma.store.add) + attn_bwd_dq_convert,
 # the two-pass attn_bwd_dq + attn_bwd_dkdv, and the library ops attention_bwd*:
 #   1. checks     `cakec run --check` of attn_bwd at every combination of its declared
-#                 parameters (HD, CAUSAL, XWG, DKRS) and at the other query tiles the peers
+#                 parameters (HD, CAUSAL, XWG, DKRS, LSM) and at the other query tiles the peers
 #                 time (the checker's shapes: ragged, below one tile, many tiles), at ragged
 #                 shapes with more blocks than SMs (BH=64, S=300: 192 blocks; the causal grid
 #                 is transposed), the other backward kernels at every declared value, the
@@ -62,6 +62,8 @@ for hd in 64 128; do
         else
             j bwd_${hd}_${c}_bm128 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,BM=128,STAGES=2,DKRS=0 $T"
         fi
+        j bwd_${hd}_${c}_lsm "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,LSM=1 $T"
+        j bwd_many_${hd}_${c}_lsm "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,LSM=1 $T --shape BH=64,S=300"
         # more blocks than SMs, ragged
         j bwd_many_${hd}_$c "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c $T --shape BH=64,S=300"
     done
@@ -85,6 +87,7 @@ for t in racecheck synccheck memcheck; do
     j cs_${t}_64c "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=64,CAUSAL=1 --shape BH=1,S=200"
     j cs_${t}_128c "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=128,CAUSAL=1 --shape BH=1,S=200"
     j cs_${t}_128 "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=128,CAUSAL=0 --shape BH=1,S=200"
+    j cs_${t}_128lsm "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=128,CAUSAL=1,LSM=1 --shape BH=1,S=200"
 done
 j cs_memcheck_dq "$CS --tool memcheck $C run $E/attn_bwd_dq.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
 j cs_memcheck_dkdv "$CS --tool memcheck $C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
