@@ -91,7 +91,7 @@ KERNELS = {}
 # (LSM = 1: the query tile's LSE and Di by TMA into the stage, read from shared memory
 # where they are used; S % 4 == 0 only)
 ALT = {128: [("fused_dk0", {"DKRS": 0}), ("fused_xwg0", {"XWG": 0}), ("fused_lsm", {"LSM": 1})],
-       64: [("fused_dk0", {"DKRS": 0}), ("fused_lsm", {"LSM": 1}), ("fused_bm128", {"BM": 128, "STAGES": 2, "DKRS": 0})]}
+       64: [("fused_dk0", {"DKRS": 0}), ("fused_lsm", {"LSM": 1}), ("fused_bm128", {"BM": 128, "DKRS": 0})]}
 
 
 def kern(name, **params):

@@ -60,7 +60,7 @@ for hd in 64 128; do
             j bwd_${hd}_${c}_x0 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,XWG=0,DKRS=1 $T"
             j bwd_${hd}_${c}_x0dk0 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,XWG=0,DKRS=0 $T"
         else
-            j bwd_${hd}_${c}_bm128 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,BM=128,STAGES=2,DKRS=0 $T"
+            j bwd_${hd}_${c}_bm128 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,BM=128,DKRS=0 $T"
         fi
         j bwd_${hd}_${c}_lsm "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,LSM=1 $T"
         j bwd_many_${hd}_${c}_lsm "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,LSM=1 $T --shape BH=64,S=300"
