@@ -237,17 +237,42 @@ static void note_other_uses(const Named *nm, const Verdict *v, Diag *d)
         }
 }
 
-static void report(const Named *nm, const Verdict *v)
+/* how many barrier events on id use count */
+static uint32_t tally(const Named *nm, int64_t id, int64_t count)
+{
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < nm->nw; w++)
+        for (uint32_t i = 0; i < nm->nev[w]; i++)
+            n += nm->ev[w][i].id == id && nm->ev[w][i].count == count;
+    return n;
+}
+
+static void report(const Named *nm, const Verdict *vin)
 {
     SyK *s = nm->s;
+    Verdict sw = *vin;
+    const Verdict *v = vin;
+    int swapped = 0;
+    if (v->kind == 1 && v->first && tally(nm, v->id, v->count) > tally(nm, v->id, v->other)) {
+        /* the phase's first arrival is the odd one (its count the minority on this id): report it there */
+        sw.at = vin->first;
+        sw.first = vin->at;
+        sw.count = vin->other;
+        sw.other = vin->count;
+        v = &sw;
+        swapped = 1;
+    }
     const Node *n = sy_node(s, v->at);
     NodeId at = v->kind == 4 ? v->at : n->b;
     Diag *d = NULL;
     switch (v->kind) {
     case 1:
-        d = sy_report(s, E0751, at, "named barrier %lld is given count %lld here, but %lld threads already "
-                      "arrived in this phase with count %lld: every arrival of a phase must use one count",
-                      (long long)v->id, (long long)v->count, (long long)v->arrived, (long long)v->other);
+        d = swapped ? sy_report(s, E0751, at, "named barrier %lld is given count %lld here, but the other arrivals "
+                                "of its phase count %lld: every arrival of a phase must use one count",
+                                (long long)v->id, (long long)v->count, (long long)v->other)
+                    : sy_report(s, E0751, at, "named barrier %lld is given count %lld here, but %lld threads already "
+                                "arrived in this phase with count %lld: every arrival of a phase must use one count",
+                                (long long)v->id, (long long)v->count, (long long)v->arrived, (long long)v->other);
         break;
     case 2:
         d = sy_report(s, E0751, at, "named barrier %lld waits for %lld threads, but only %lld arrive in this "
@@ -265,8 +290,8 @@ static void report(const Named *nm, const Verdict *v)
         return;
     diag_note(s->ctx, d, IR_NOSPAN, "simulated warp by warp at the sample shape, ids and counts evaluated per warp");
     if (v->kind == 1 && v->first && v->first != v->at)
-        diag_note(s->ctx, d, sy_span(s, sy_node(s, v->first)->b), "the phase's first arrival, with count %lld",
-                  (long long)v->other);
+        diag_note(s->ctx, d, sy_span(s, sy_node(s, v->first)->b), swapped ? "an arrival of the same phase, with "
+                  "count %lld" : "the phase's first arrival, with count %lld", (long long)v->other);
     for (uint32_t i = 0; v->kind == 2 && i < v->narr; i++)
         if (v->arr[i] != v->at)
             diag_note(s->ctx, d, sy_span(s, v->arr[i]), "an arrival of the phase that never opens");
@@ -278,9 +303,32 @@ static void report(const Named *nm, const Verdict *v)
                   sy_text(s, n->a), (long long)want);
         diag_fixit(s->ctx, d, sy_span(s, n->b), ir_fmt(s->ctx, "%lld", (long long)want));
     }
-    else if (v->kind == 4)
-        diag_help(s->ctx, d, "the side that takes the turn waits on the barrier the other side arrives on: "
-                  "`barrier %lld, %lld` before its turn", (long long)v->id, (long long)v->count);
+    else if (v->kind == 1 && v->first) {
+        uint32_t line, col, el, ec;
+        span_linecol(s->ctx, sy_span(s, v->first), &line, &col, &el, &ec);
+        diag_help(s->ctx, d, "barrier %lld is also used with count %lld (line %u), and that count here does not "
+                  "run through either: if this barrier orders another set of threads, give it an id no other "
+                  "barrier uses", (long long)v->id, (long long)v->other, line);
+    }
+    else if (v->kind == 4) {
+        /* the wait as the kernel writes it elsewhere (`barrier 1 + wg, 256`): a literal id would be one
+           warpgroup's in code both run */
+        const Ev *w = NULL;
+        for (uint32_t u = 0; u < nm->nw && !w; u++)
+            for (uint32_t i = 0; i < nm->nev[u] && !w; i++)
+                if (nm->ev[u][i].wait && nm->ev[u][i].id == v->id)
+                    w = &nm->ev[u][i];
+        if (w) {
+            const Node *wn = sy_node(s, w->st);
+            uint32_t line, col, el, ec;
+            span_linecol(s->ctx, sy_span(s, w->st), &line, &col, &el, &ec);
+            diag_help(s->ctx, d, "the side that takes the turn waits on the barrier the other side arrives on: "
+                      "`barrier %s, %s` (as at line %u) before its turn", sy_text(s, wn->a), sy_text(s, wn->b), line);
+        } else {
+            diag_help(s->ctx, d, "the side that takes the turn waits on the barrier the other side arrives on: "
+                      "`barrier %lld, %lld` before its turn", (long long)v->id, (long long)v->count);
+        }
+    }
 }
 
 /* A phase of `barrier ID, N` completes with the first N threads to arrive:
