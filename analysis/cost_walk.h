@@ -35,6 +35,13 @@ typedef struct {
     double regs_tile;             /* per-thread registers of the reg declarations */
     uint8_t *arg_rw;              /* per argument: 1 read, 2 written */
     NodeId reuse_node[64]; double reuse[64]; int nreuse;   /* per global read, by node */
+    /* the lowered level (TIR-L): the walk runs once per role over the role's
+       threads [group_first, group_first + role_threads); special registers are
+       the real (absolute) ones, conditions are sampled at lanes and warps of
+       the group, and cond_f is the fraction of the group on the current path */
+    int lowered;
+    int64_t group_first;
+    double cond_f;
 } Walk;
 
 /* ---- cost_query.c ---- */
@@ -58,6 +65,8 @@ double cw_cond_frac(Walk *w, NodeId cond);
 /* arguments, reuse and banks */
 void cw_mark_arg(Walk *w, NodeId ref, uint8_t how);
 double cw_wave_reuse(Walk *w, NodeId at, NodeId ref);
+/* the same for a lowered TMA: its coordinate operands */
+double cw_wave_reuse_list(Walk *w, NodeId at, const NodeId *ix, uint32_t n);
 double cw_bank_ways(Walk *w, NodeId ref);
 Space cw_space_of(const Walk *w, NodeId ref);
 

@@ -253,7 +253,9 @@ int cake_instance_cover(CakeCtx *ctx, const CakeInstance *inst)
 
 static int lower(CakeCtx *ctx, CakeInstance *inst)
 {
-    if (cover(ctx, inst))   /* before any code exists */
+    /* before any code exists; the cost model lowers a variant to count it
+       (ctx->defer_coverage) and leaves the check to code generation */
+    if (!ctx->defer_coverage && cover(ctx, inst))
         return 1;
     /* the passes rewrite their own copy: the bound one stays for the cost model */
     inst->bound = inst->k;
@@ -265,6 +267,8 @@ static int lower(CakeCtx *ctx, CakeInstance *inst)
 
 static int compile(CakeCtx *ctx, CakeInstance *inst)
 {
+    if (cover(ctx, inst))   /* an instance the cost model lowered still owes it */
+        return 1;
     const CgPlugin *cg = lib_codegen(ctx);
     if (!cg)
         return 3;
