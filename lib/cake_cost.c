@@ -250,7 +250,9 @@ static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostP
         return rc;
     if (o->cover && (rc = cake_instance_cover(ctx, inst)) != 0)
         return rc;
-    const Kernel *low = o->source_level ? NULL : lowered(ctx, m, k, tg, &env, &inst);
+    const char *lvl = getenv("CAKE_COST_LEVEL");   /* "source": the comparison of bench/device/run_cost.sh */
+    int source = o->source_level || (lvl && !strcmp(lvl, "source"));
+    const Kernel *low = source ? NULL : lowered(ctx, m, k, tg, &env, &inst);
     k = inst->bound ? inst->bound : inst->k;
     CeEnv view = shape_env_view(&env);
     char why[160];
@@ -273,7 +275,7 @@ static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostP
     }
     if (!low)
         cost_note(p->notes, &p->nnotes, "counted on the source level: %s",
-                  o->source_level ? "asked for (source_level)" : "the kernel does not lower yet");
+                  source ? "asked for (source_level, CAKE_COST_LEVEL=source)" : "the kernel does not lower yet");
     p->spill_bytes = o->spill_bytes;
     snprintf(out->kernel, sizeof out->kernel, "%s", ir_symstr(ctx, k->name));
     snprintf(out->target, sizeof out->target, "%s", ir_target_names[tg]);
