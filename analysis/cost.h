@@ -36,7 +36,8 @@ typedef struct {
     double srd, swr;               /* shared-memory bytes read / written */
     double barriers;               /* barrier and mbarrier waits (per thread group) */
     double flops_simt;             /* floating-point FLOPs on the SIMT pipes */
-    double greq;                   /* warp-level global memory requests of thread loads/stores */
+    double greq;                   /* 128-byte lines the warp instructions of thread loads and
+                                      stores touch (coalescing: the lanes' addresses) */
     double dram_rd;                /* global bytes read that the first wave's other blocks
                                       did not read already (its L2 reuse, by tile order) */
 } CostWork;
@@ -73,6 +74,8 @@ typedef struct {
     int tile_stores;               /* a per-element store of a register tile to global memory */
     int tc_roles;                  /* roles that issue tensor-core work */
     int lowered;                   /* 1: counted on the lowered level (TIR-L), 0: on the source */
+    int scatter;                   /* a global access whose warp instructions touch more than
+                                      twice the 128-byte lines their bytes fill */
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;  /* assumptions */
 } CostProfile;
 

@@ -9,6 +9,20 @@
 
 /* ---- expressions ------------------------------------------------------------------ */
 
+/* the 128-byte lines a warp instruction of global access `at` touches; notes
+   an access that touches more than twice the lines its bytes need (scattered) */
+static double access_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask)
+{
+    double fewest, lines = cw_lines(w, at, ref, bytes, mask, &fewest);
+    if (lines > 2 * fewest && !w->p->scatter) {
+        w->p->scatter = 1;
+        cw_note(w, "global access `%s` (line %u) is scattered: a warp instruction touches more "
+                "128-byte lines than its bytes fill", ir_symstr(w->ctx, w->k->nodes[w->k->nodes[ref].a].name),
+                cw_line_of(w, at));
+    }
+    return lines;
+}
+
 static void count_mem_load(Walk *w, const Node *n, double m)
 {
     const Type *rt = cw_type_of(w, n->a);
@@ -20,7 +34,8 @@ static void count_mem_load(Walk *w, const Node *n, double m)
         return;
     }
     w->w->gld += total;
-    w->w->greq += (f < 0 ? 1 : f) * (double)w->role_threads * m / tg_warp(w->tg);
+    w->w->greq += (f < 0 ? 1 : f) * (double)w->role_threads * m / tg_warp(w->tg) *
+                  access_lines(w, (NodeId)(n - w->k->nodes), n->a, cw_bytes_of(w, rt), n->b);
     w->w->dram_rd += total / cw_wave_reuse(w, (NodeId)(n - w->k->nodes), n->a);
     cw_mark_arg(w, n->a, 1);
     if (cw_bytes_of(w, rt) < 8)
@@ -353,7 +368,8 @@ static void mem_stmt(Walk *w, const Node *n, double m)
             w->w->swr += bytes;
         else {
             w->w->gst += bytes;
-            w->w->greq += cw_copies(w, src) * m * (f < 0 ? 1 : f) / tg_warp(w->tg);
+            w->w->greq += cw_copies(w, src) * m * (f < 0 ? 1 : f) / tg_warp(w->tg) *
+                          access_lines(w, (NodeId)(n - w->k->nodes), n->a, cw_bytes_of(w, dst), n->c);
             cw_mark_arg(w, n->a, 2);
         }
         expr(w, n->b, m);

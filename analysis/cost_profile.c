@@ -183,6 +183,16 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, co
     p->inflight_loop = w.inflight_loop * (double)p->threads;
     for (uint32_t r = 0; r < p->nroles; r++)
         p->tc_roles += p->roles[r].w.tc_work[0] + p->roles[r].w.tc_work[1] + p->roles[r].w.tc_work[2] > 0;
+    /* TIR-L: a role (or a kernel) that does tensor-core work and stores to global
+       memory from its threads stores its register tiles element by element */
+    if (low) {
+        uint32_t groups = p->nroles ? p->nroles : 1;
+        for (uint32_t r = 0; r < groups; r++) {
+            const CostWork *x = p->nroles ? &p->roles[r].w : &p->w;
+            if (x->tc_work[0] + x->tc_work[1] + x->tc_work[2] > 0 && x->gst > 0)
+                p->tile_stores = 1;
+        }
+    }
     /* registers: the roles' budgets when every role has one, else an estimate */
     int all_regs = p->nroles > 0;
     int maxr = 0;

@@ -3,7 +3,9 @@
  * sampled block and thread, notes, the sizes of types per block, the fraction
  * of sampled threads a condition holds for, the arguments read and written,
  * the reuse of a global read across a wave and shared-memory bank ways. */
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cost_walk.h"
 
@@ -312,6 +314,106 @@ double cw_bank_ways(Walk *w, NodeId ref)
                   ir_symstr(w->ctx, d->name), cw_line_of(w, k->nodes[ref].decl), (long long)ways,
                   (long long)pitch, d->v.attr.swizzle, (long long)ways);
     return (double)ways;
+}
+
+/* the element offset of global ref (X[i, j : +n]) at the current thread: row-major,
+   or the strides the argument declares; 0 when an index does not evaluate */
+static int elem_offset(Walk *w, NodeId ref, int64_t *off)
+{
+    const Kernel *k = w->k;
+    const Node *ix = &k->nodes[ref];
+    if (ix->op != OP_INDEX || k->nodes[ix->a].op != OP_NAME)
+        return 0;
+    NodeId d = k->nodes[ix->a].decl;
+    if (!d || k->nodes[d].op != OP_ARG || !k->nodes[d].a || k->nodes[k->nodes[d].a].op != OP_GTYPE)
+        return 0;
+    const Node *gt = &k->nodes[k->nodes[d].a];
+    uint32_t rank = gt->sub;
+    if (ix->n != rank || rank > IR_MAX_RANK)
+        return 0;
+    int64_t stride[IR_MAX_RANK], acc = 1;
+    for (int i = (int)rank - 1; i >= 0; i--) {
+        int64_t v;
+        if (gt->n >= 2 * rank) {
+            if (!cw_eval(w, k->lists[gt->list + rank + (uint32_t)i], &v))
+                return 0;
+            stride[i] = v;
+        } else {
+            stride[i] = acc;
+            if (!cw_eval(w, k->lists[gt->list + (uint32_t)i], &v))
+                return 0;
+            acc *= v;
+        }
+    }
+    int64_t o = 0;
+    for (uint32_t i = 0; i < rank; i++) {
+        NodeId e = k->lists[ix->list + i];
+        if (k->nodes[e].op == OP_SLICE)
+            e = k->nodes[e].a;
+        int64_t v;
+        if (k->nodes[e].op == OP_COLON)
+            v = 0;
+        else if (!cw_eval(w, e, &v))
+            return 0;
+        o += v * stride[i];
+    }
+    *off = o;
+    return 1;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+double cw_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask, double *min_lines)
+{
+    int64_t warp = tg_warp(w->tg);
+    double fewest = ceil(bytes * (double)warp / 128.0);
+    *min_lines = fewest > 1 ? fewest : 1;
+    for (int i = 0; i < w->nlines; i++)
+        if (w->line_node[i] == at) {
+            *min_lines = w->line_min[i];
+            return w->lines[i];
+        }
+    const Kernel *k = w->k;
+    while (ref && k->nodes[ref].op == OP_TRANS)
+        ref = k->nodes[ref].a;
+    int64_t line[64 * 4], keep = w->thread, nl = 0, active = 0;
+    int ok = bytes > 0 && bytes <= 256 && warp <= 64;
+    int64_t dtb = (int64_t)cw_dt_bytes(cw_type_of(w, ref));
+    for (int64_t l = 0; l < warp && ok; l++) {
+        w->thread = (w->lowered ? w->group_first : 0) + l;
+        int64_t v, off;
+        if (mask && cw_eval(w, mask, &v) && !v)
+            continue;
+        if (!elem_offset(w, ref, &off)) {
+            ok = 0;
+            break;
+        }
+        int64_t b0 = off * dtb, b1 = b0 + (int64_t)bytes - 1;
+        for (int64_t x = b0 >> 7; x <= b1 >> 7 && nl < 64 * 4; x++)
+            line[nl++] = x;
+        active++;
+    }
+    w->thread = keep;
+    double r = *min_lines;
+    if (ok && active > 0) {
+        qsort(line, (size_t)nl, sizeof *line, cmp_i64);
+        int64_t distinct = 0;
+        for (int64_t i = 0; i < nl; i++)
+            distinct += i == 0 || line[i] != line[i - 1];
+        r = (double)distinct;
+        double need = ceil(bytes * (double)active / 128.0);
+        *min_lines = need > 1 ? need : 1;
+    }
+    if (w->nlines < 128) {
+        w->line_node[w->nlines] = at;
+        w->line_min[w->nlines] = *min_lines;
+        w->lines[w->nlines++] = r;
+    }
+    return r;
 }
 
 Space cw_space_of(const Walk *w, NodeId ref)

@@ -42,6 +42,7 @@ typedef struct {
     int lowered;
     int64_t group_first;
     double cond_f;
+    NodeId line_node[128]; double lines[128], line_min[128]; int nlines;   /* per global access, by node */
 } Walk;
 
 /* ---- cost_query.c ---- */
@@ -68,6 +69,9 @@ double cw_wave_reuse(Walk *w, NodeId at, NodeId ref);
 /* the same for a lowered TMA: its coordinate operands */
 double cw_wave_reuse_list(Walk *w, NodeId at, const NodeId *ix, uint32_t n);
 double cw_bank_ways(Walk *w, NodeId ref);
+/* the 128-byte lines one warp instruction of global access `at` to ref (bytes
+   per thread, mask or 0) touches, and the fewest its bytes could touch */
+double cw_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask, double *min_lines);
 Space cw_space_of(const Walk *w, NodeId ref);
 
 /* ---- cost_count.c ---- */

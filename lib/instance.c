@@ -237,7 +237,7 @@ static int cover(CakeCtx *ctx, CakeInstance *inst)
     if (!inst->coverage_pending)
         return 0;
     uint32_t errors = ctx->nerrors;
-    ver_coverage(ctx, inst->k);
+    ver_coverage(ctx, inst->bound ? inst->bound : inst->k);   /* the source level, lowered or not */
     if (ctx->nerrors > errors)
         return 1;
     inst->coverage_pending = 0;
@@ -267,8 +267,6 @@ static int lower(CakeCtx *ctx, CakeInstance *inst)
 
 static int compile(CakeCtx *ctx, CakeInstance *inst)
 {
-    if (cover(ctx, inst))   /* an instance the cost model lowered still owes it */
-        return 1;
     const CgPlugin *cg = lib_codegen(ctx);
     if (!cg)
         return 3;
@@ -296,6 +294,10 @@ static int compile(CakeCtx *ctx, CakeInstance *inst)
 static int advance(CakeCtx *ctx, CakeInstance *inst, CakeInstStage stage)
 {
     int rc = 0;
+    /* an instance the cost model lowered (ctx->defer_coverage) still owes the
+       check: whoever asks for the lowered level or code gets it first */
+    if (stage >= CAKE_INST_LOWERED && !ctx->defer_coverage && cover(ctx, inst))
+        return 1;
     if (inst->stage < CAKE_INST_LOWERED && stage >= CAKE_INST_LOWERED) {
         if ((rc = lower(ctx, inst)))
             return rc;
