@@ -138,13 +138,15 @@ def main(argv):
             restores = "?"
             if src and os.path.exists(os.path.join(ROOT, src)):
                 orig = open(os.path.join(ROOT, src)).read().split("\n")
-                fl = fixed.split("\n")
-                # the fixed copy's lines may have moved if a fix-it inserted lines; compare the
-                # original bug line with any line of the copy within 3 lines of it
-                want = code_of(orig[bline - 4]) if bline - 4 < len(orig) else None
-                restores = "yes" if want is not None and any(
-                    code_of(l) == want for l in fl[max(0, bline - 4):bline + 3]) and fixed != text and \
-                    code_of(fl[bline - 1]) != code_of(text.split("\n")[bline - 1]) else "no"
+                # restored: a line reading as the original bug line appears near the bug line
+                # more often than before the fix-its (they may insert lines above it)
+                want = code_of(orig[bline - 4]) if 0 <= bline - 4 < len(orig) else None
+                before, after = text.split("\n"), fixed.split("\n")
+                grow = max(0, len(after) - len(before))
+                lo = max(0, bline - 4)
+                n0 = sum(code_of(l) == want for l in before[lo:bline + 3])
+                n1 = sum(code_of(l) == want for l in after[lo:bline + 3 + grow])
+                restores = "yes" if want and n1 > n0 else "no"
             fix_restores = restores
         helps = [h for e in errs for h in e.get("help", [])]
         verdict, note = judge.get(name, ("", ""))
