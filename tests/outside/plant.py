@@ -11,7 +11,8 @@ blank so the numbering stays). Each file gets a three-line header:
     # bug: LINE: what is wrong        (LINE in the planted file, i.e. original + 3)
     # from: SOURCE
 
-usage: python3 tests/outside/plant.py            (from the repo root; rewrites the corpus)
+usage: python3 tests/outside/plant.py [--out DIR]   (from the repo root; rewrites the corpus,
+                                                     or writes it to DIR)
 """
 import os, sys
 
@@ -129,8 +130,8 @@ BUGS = [
   "varlen: the TMA store of a full O tile forgets the sequence's first row"),
  ("vl_key_mask_T", "dynamic", VL, 182, "n0 + c < sl", "n0 + c < T",
   "varlen: keys past the sequence end (the next sequence's) are not masked"),
- ("dp_split_tail_unmasked", "dynamic", DP, 116, "if n0 + BN > hi", "if n0 + BN > S",
-  "split-KV decode: a split's ragged last tile is masked only at S, so keys of the next split enter this one"),
+ ("dp_empty_split_nan", "dynamic", DP, 135, "select(li[r] > 0.0, o[r, c] / li[r], 0.0)", "o[r, c] / li[r]",
+  "split-KV decode: an empty split (lo >= S) divides 0 by a zero row sum: NaN partial outputs instead of 0"),
  ("dp_row_mask_oob", "static", DP, 135, "mask r < R", "mask r <= R",
   "the partial O store admits row R: out-of-bounds tail"),
  # --- split-K with atomics (library)
@@ -178,7 +179,7 @@ SIM_BY_BUG = {
 
 def main():
     root = os.getcwd()
-    out = os.path.join(root, "tests/outside/corpus")
+    out = sys.argv[2] if len(sys.argv) > 2 and sys.argv[1] == "--out" else os.path.join(root, "tests/outside/corpus")
     os.makedirs(out, exist_ok=True)
     for f in os.listdir(out):
         if f.endswith(".tir"):

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """score.py — scores `cakec check` on the outside planted-bug corpus (tests/outside/corpus).
 
-usage: python3 tests/outside/score.py CAKEC [--corpus DIR] [--judge TSV] [-o OUT.tsv] [--quiet]
+usage: python3 tests/outside/score.py CAKEC [--corpus DIR] [--judge TSV] [-o OUT.tsv]
+                                           [--run-list RUN.txt] [--quiet]
 
 For every corpus file (header `# corpus: static|dynamic`, `# bug: LINE: what`, `# from: SRC`)
 it runs `CAKEC check --json FILE` and records:
@@ -18,7 +19,8 @@ it runs `CAKEC check --json FILE` and records:
              misleading = points elsewhere, none = no help)
 Writes one TSV row per bug (default tests/outside/score.tsv), the names check leaves clean
 (heaviest first) to CORPUS/RUN.txt for bench/device/run_outside.sh, and prints a summary last.
-Exit 0 unless the harness itself fails (the scores are a report, not a test).
+Exit 0 unless the harness fails or cakec has an internal error (exit 2) on an entry: the
+scores are a report, not a test.
 """
 import json, os, re, subprocess, sys, tempfile
 
@@ -98,6 +100,7 @@ def main(argv):
     judge_path = os.path.join(HERE, "judgement.tsv")
     out_path = os.path.join(HERE, "score.tsv")
     quiet = False
+    run_list = None
     while args:
         a = args.pop(0)
         if a == "--corpus":
@@ -106,6 +109,8 @@ def main(argv):
             judge_path = args.pop(0)
         elif a == "-o":
             out_path = args.pop(0)
+        elif a == "--run-list":
+            run_list = args.pop(0)
         elif a == "--quiet":
             quiet = True
         else:
@@ -169,7 +174,7 @@ def main(argv):
     # the entries check leaves clean: bench/device/run_outside.sh runs them under run --check
     heavy = ("pp_", "vl_", "fa_", "dp_")
     clean = [r["name"] for r in rows if r["caught"] == "no"]
-    with open(os.path.join(corpus, "RUN.txt"), "w") as o:
+    with open(run_list or os.path.join(corpus, "RUN.txt"), "w") as o:
         for n in sorted(clean, key=lambda n: (not n.startswith(heavy), n)):
             o.write(n + "\n")
     if not quiet:
@@ -193,7 +198,7 @@ def main(argv):
         print("caught but not judged yet: " + " ".join(unjudged))
     print("internal errors: %d; rows in %s" % (sum(r["internal_error"] == "yes" for r in rows),
                                                os.path.relpath(out_path)))
-    return 0
+    return 2 if any(r["internal_error"] == "yes" for r in rows) else 0
 
 
 if __name__ == "__main__":
