@@ -67,6 +67,8 @@ BUGS = [
   "both warpgroups stage O in Os[0] (shared-memory overlap, a race between warpgroups); Os[1] is stored unwritten"),
  ("pp_v_not_transposed", "dynamic", PP, 151, "Ks[ks]^T", "Ks[ks]",
   "the K operand of S_j = Q K_j^T is not transposed (K-major vs MN-major mix-up on a wgmma operand): shapes agree at D = BN = 128, values are Q K"),
+ ("pp_p_layout_wgmma", "static", PP, 110, "reg p: bf16[64, BN] layout wgmma_a", "reg p: bf16[64, BN] layout wgmma",
+  "P, the register A operand of O += P V, is declared with the accumulator layout `wgmma` instead of `wgmma_a` (layout mistake on a wgmma operand)"),
  # --- flash_attn_fwd (plain mbarrier for Q, explicit expect_tx and parity)
  ("fa_qbar_parity_1", "static", FA, 74, "mbarrier.wait qbar, 0", "mbarrier.wait qbar, 1",
   "the Q mbarrier is waited on parity 1: a fresh mbarrier passes it at once, before the TMA landed (parity mistake)"),
