@@ -369,6 +369,9 @@ static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
                 CakeKernel ck;   /* lowered here too: the cost model's grid reads the instance */
                 int r = lib_instance(ctx, lib, v, CAKE_INST_LOWERED, &ck);
                 rc = r > rc ? r : rc;
+                if (o->verbose)
+                    fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
+                            v->image_len, v->image_kind);
                 continue;
             }
             int r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);

@@ -68,7 +68,7 @@ static const LibCell *cell_find(const LibCell *c, uint32_t n, uint64_t key)
     return NULL;
 }
 
-#define LIB_NEAR_BUCKETS 2   /* how far (in buckets, summed over the dims) a tuned class may be */
+#define LIB_NEAR_BUCKETS 4   /* how far (in buckets, summed over the dims) a tuned class may be (docs/library.md, "The ranking", says why 4) */
 
 /* the tuned cell nearest the class `key`: the fewest buckets apart summed over the dims,
    then the closest divisibility; NULL when none is within LIB_NEAR_BUCKETS */

@@ -16,12 +16,16 @@
 #            every shape), cuBLAS (torch.matmul) timed at the same shapes in this call
 #            (sweep.py peers: device events, the L2 flushed before each run, as
 #            `lib bench` times), the per-shape table and summary printed last
-# Every step has a timeout; honours $DEADLINE (default 110). Output under $OUT (< 2 MB).
+# Every step has a timeout; honours $DEADLINE (default 60). Output under $OUT (< 2 MB).
+# Round 1 (110 s): GS_CHECK='splitk_...|gemv_...' GS_TUNE_FROM=1 GS_T_TUNE=40 GS_EVAL=1.
+# Round 2 (the defaults, 60 s): the GEMV variants (kernel changed) checked, the tuning
+# set from line GS_TUNE_FROM (124: where round 1's time ran out) tuned and merged with
+# the committed table (round 1's), no measuring pass (the sweep measures the table).
 #   usage (device machine, repo root): bash bench/device/run_gsmall.sh
 set -u
 C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out}
-DEADLINE=${DEADLINE:-110}
+DEADLINE=${DEADLINE:-60}
 LOG=$O/gsmall_log.txt
 mkdir -p "$O"
 : > "$LOG"
@@ -81,7 +85,7 @@ printf '%s\n' "gemm M=200,N=328,K=1032" "gemm M=77,N=1032,K=4096" "gemm M=3,N=20
 printf '%s\n' "gemm M=1,N=1032,K=4104" "gemm M=1,N=72,K=200" "gemm M=1,N=8,K=64" > "$A/check_gemv.txt"
 DROP=""
 s0=$SECONDS
-for v in $("$C" lib ops "$LIB" 2>/dev/null | grep -oE 'splitk_[0-9]+x[0-9]+_s[0-9]+|gemv_m[0-9]+(_l[0-9]+)?' | sort -u); do
+for v in $("$C" lib ops "$LIB" 2>/dev/null | grep -oE "${GS_CHECK:-gemv_m[0-9]+(_[lc][0-9]+)?}" | sort -u); do
     cs=$A/check_shapes.txt
     case $v in gemv_*) cs=$A/check_gemv.txt ;; esac
     t 8 "$C" lib bench "$LIB" --shapes "$cs" --variant "$v" --check --sample --runs 3 \
@@ -95,11 +99,12 @@ done
 say "checks in $((SECONDS - s0)) s; kept out of the table: ${DROP:-none}"
 
 # 1. tune: every variant at every tuning shape
-TS=bench/device/gsmall_tune_shapes.txt
+TS=$A/tune_shapes.txt
+tail -n +"${GS_TUNE_FROM:-124}" bench/device/gsmall_tune_shapes.txt > "$TS"
 : > "$O/tune_all.jsonl"
 s0=$SECONDS
 SKIP=$(echo "$DROP" | sed 's|,gemm/|,|g; s|^,||')
-batch "${GS_T_TUNE:-40}" "$TS" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+batch "${GS_T_TUNE:-30}" "$TS" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
 say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
 # 2. the table: the new measurements, then the committed table's at other shapes
@@ -115,6 +120,20 @@ if t 20 "$C" lib build "$LIB" --table "$O/tuned_table.json" -o "$TUNED" >> "$LOG
 else
     say "FAIL: lib build --table (measuring the untuned artifact)"
     TUNED=$LIB
+fi
+
+if [ "${GS_EVAL:-0}" != 1 ]; then
+    say "== gsmall summary (at $((SECONDS - T0)) s): the fastest variant per tuned shape (checks above)"
+    python3 -c 'import json, sys, collections
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
+best = collections.Counter()
+for r in rows:
+    t = r.get("bench_all")
+    if t:
+        best[(r["op"], min(t, key=t.get))] += 1
+for (op, v), n in sorted(best.items()):
+    print(f"{op:18s} {v:24s} {n}")' "$O/tune_all.jsonl" 2>&1 | tee -a "$LOG"
+    exit 0
 fi
 
 # 3. measure at the sweep's GEMM shapes: the chosen variant checked and timed, cuBLAS beside
