@@ -100,7 +100,10 @@ say "checks in $((SECONDS - s0)) s; kept out of the table: ${DROP:-none}"
 
 # 1. tune: every variant at every tuning shape
 TS=$A/tune_shapes.txt
-tail -n +"${GS_TUNE_FROM:-124}" bench/device/gsmall_tune_shapes.txt > "$TS"
+# round 2 first the library's own tuning shapes (lib_tune_shapes.txt: the classes run_library.sh
+# times, M=128,N=4096,K=4096 among them), then the rest of the seeded set
+{ [ "${GS_TUNE_FROM:-124}" -gt 1 ] && grep -v '^#' bench/device/lib_tune_shapes.txt
+  tail -n +"${GS_TUNE_FROM:-124}" bench/device/gsmall_tune_shapes.txt; } > "$TS"
 : > "$O/tune_all.jsonl"
 s0=$SECONDS
 SKIP=$(echo "$DROP" | sed 's|,gemm/|,|g; s|^,||')
