@@ -35,6 +35,8 @@ for bm, bn in ((128, 256), (128, 192), (128, 128), (128, 64), (64, 256), (64, 12
     V[f"fp8/persistent_{bm}x{bn}"] = ("gemm_fp8", "gemm_fp8_persistent.tir", {"BM": bm, "BN": bn}, False)
 for bn, g in ((256, 16), (192, 16), (128, 16), (192, 4), (128, 4)):
     V[f"persistent_128x{bn}_g{g}"] = ("gemm", "gemm_persistent.tir", {"BM": 128, "BN": bn, "GROUP_M": g}, False)
+for bn in (128, 64):   # 256-row tiles: four consumer warpgroups
+    V[f"persistent_256x{bn}"] = ("gemm", "gemm_persistent_m256.tir", {"BN": bn}, False)
 for bn, w in ((128, 1), (128, 0), (192, 0), (256, 0)):
     V[f"streamk_128x{bn}" + ("_rem" if w == 0 else "")] = ("gemm", "gemm_streamk.tir", {"BN": bn, "WAVE": w}, True)
 V["fp8/sm90_128x256"] = ("gemm_fp8", "../../examples/gemm_fp8.tir", {}, False)

@@ -5,7 +5,8 @@
 #              both run (and all stream-K), at shapes the oracle samples (the workspace
 #              must come back zero: E0963 before the sampled-check fix), and of
 #              gemm_fp8_splitk_fused at uneven splits and ragged edges, and its manifest variant
-#              through `lib run --check` (the workspace the library allocates); 9 at a time
+#              through `lib run --check` (the workspace the library allocates), gemm_persistent_m256
+#              where blocks take several tiles; 10 at a time
 #   2. timing  bench/device/glarge_bench.py (compiling during step 1): ~21 bf16 shapes beside
 #              cuBLAS and ~13 gemm_fp8 shapes beside torch._scaled_mm (or, where it refuses
 #              N or K, cuBLAS bf16 on the dequantized operands / torch eager), every
@@ -52,6 +53,7 @@ $F BN=64,SPLIT=4 M=1723,N=224,K=14688
 $F BN=128,SPLIT=3 M=100,N=1000,K=2048
 $F BN=256,SPLIT=2 M=65,N=520,K=1040
 lib splitk_64x64_s8 M=6,N=632,K=6688
+library/kernels/gemm_persistent_m256.tir BN=128 M=1100,N=4000,K=200
 LIST
 one_check() { # FILE SET SHAPE
     local t0=$SECONDS tag
@@ -69,7 +71,7 @@ one_check() { # FILE SET SHAPE
 export -f one_check
 export C R
 say "== checks: $(wc -l < "$CHK") runs"
-timeout -k 3 $((DEADLINE * 40 / 100)) xargs -P 9 -L 1 bash -c 'one_check "$@"' _ < "$CHK" > "$R/verdicts.txt"
+timeout -k 3 $((DEADLINE * 40 / 100)) xargs -P 10 -L 1 bash -c 'one_check "$@"' _ < "$CHK" > "$R/verdicts.txt"
 touch "$GO"
 NOK=$(grep -c '^ok' "$R/verdicts.txt")
 NCHK=$(wc -l < "$CHK")
