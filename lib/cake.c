@@ -171,6 +171,16 @@ static int tensor_geometry(CakeCtx *ctx, const Kernel *k, NodeId arg, const CeEn
     return 1;
 }
 
+/* the tensor maps' L2 promotion: 128 bytes, or $CAKE_TMA_L2_PROMOTE (0, 64, 128
+   or 256) where set: a measurement knob (bench/device/glarge_bench.py times a
+   ragged row pitch both ways), read when a launch is prepared */
+static unsigned l2_promote_bytes(void)
+{
+    const char *e = getenv("CAKE_TMA_L2_PROMOTE");
+    long v = e && *e ? strtol(e, NULL, 10) : 128;
+    return v == 0 || v == 64 || v == 256 ? (unsigned)v : 128;
+}
+
 /* encodes the plan's tensor maps (L_TMAP: tensor, box, swizzle) */
 static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const RtPtr *tensors,
                           CakePrepared *p)
@@ -195,7 +205,7 @@ static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const 
         for (uint32_t j = 0; j < m->n && j < 5; j++)
             d.box[j] = (uint32_t)k->nodes[k->lists[m->list + j]].v.i;
         d.swizzle = m->v.attr.swizzle;
-        d.l2_promote = 128;
+        d.l2_promote = l2_promote_bytes();
         RtStatus st = ck->dev ? rt_tma_encode(ck->dev, &d, &p->maps[i]) : RT_UNSUPPORTED;
         if (st != RT_OK) {
             Diag *dg = diag_report(ctx, E0962, m->span, "cannot build the tensor map of `%s` for TMA",

@@ -13,9 +13,9 @@ every candidate variant beside cuBLAS (torch.matmul) / torch._scaled_mm in one p
    launch, median; the peer timed the same way in the same loop. gemm_fp8's peer is
    torch._scaled_mm where it takes the shape (N, K multiples of 16), else the faster of
    cuBLAS bf16 on the dequantized operands (conversion not timed) and torch eager;
-3. at a K whose row pitch is not a multiple of 128 bytes (K % 64 != 0), the three fastest
-   persistent variants again on A and B stored with the pitch rounded up to 64 elements
-   (strided views: the same K, TMA zero-fills past it): is the pitch what costs?
+3. at a K whose row pitch is not a multiple of 128 bytes (K % 64 != 0; and at 3072^3 and
+   3008^3 for control) the two fastest TMA variants again with the tensor maps' L2
+   promotion at 256 and at 0 bytes instead of 128 ($CAKE_TMA_L2_PROMOTE, lib/cake.c);
 4. writes OUT_DIR/glarge.json, glarge_tuned.json (`lib tune`'s table format) and
    glarge_table.md, and prints the table.
 """
@@ -35,9 +35,8 @@ for bm, bn in ((128, 256), (128, 192), (128, 128), (128, 64), (64, 256), (64, 12
     V[f"fp8/persistent_{bm}x{bn}"] = ("gemm_fp8", "gemm_fp8_persistent.tir", {"BM": bm, "BN": bn}, False)
 for bn, g in ((256, 16), (192, 16), (128, 16), (192, 4), (128, 4)):
     V[f"persistent_128x{bn}_g{g}"] = ("gemm", "gemm_persistent.tir", {"BM": 128, "BN": bn, "GROUP_M": g}, False)
-for bn in (256, 192, 128):   # cp.async loads: the ragged-pitch candidate
-    V[f"cpa_128x{bn}"] = ("gemm", "gemm_persistent_cpa.tir", {"BM": 128, "BN": bn}, False)
-    V[f"cpa3_128x{bn}"] = ("gemm", "gemm_persistent_cpa.tir:gemm_persistent_cpa3", {"BM": 128, "BN": bn}, False)
+for bn in (128, 64):   # 256-row tiles: four consumer warpgroups
+    V[f"persistent_256x{bn}"] = ("gemm", "gemm_persistent_m256.tir", {"BN": bn}, False)
 for bn, w in ((128, 1), (128, 0), (192, 0), (256, 0)):
     V[f"streamk_128x{bn}" + ("_rem" if w == 0 else "")] = ("gemm", "gemm_streamk.tir", {"BN": bn, "WAVE": w}, True)
 V["fp8/sm90_128x256"] = ("gemm_fp8", "../../examples/gemm_fp8.tir", {}, False)
@@ -54,8 +53,6 @@ def applies(op, name, M, N, K):
     if "splitk" in f:
         tiles = math.ceil(M / 64) * math.ceil(N / p["BN"])
         return K >= 128 * p["SPLIT"] and tiles < 132 and tiles * p["SPLIT"] <= 132 * 4
-    if "cpa3" in name and K <= 64:
-        return False
     if "streamk" in f:   # where the tile count leaves a ragged last wave, or too few tiles
         tiles = math.ceil(M / 128) * math.ceil(N / p["BN"])
         return tiles % 132 != 0 and M >= 256
@@ -71,7 +68,8 @@ def shapes():
          (8192, 8192, 8192)]
     f = [(1723, 224, 14688), (90, 416, 4320), (42, 352, 7184), (1, 336, 2240), (4, 12688, 1840),
          (114, 6880, 1808), (730, 16, 2256), (43, 656, 1856), (6, 632, 6688), (3369, 1544, 6176),
-         (14810, 14048, 352), (3072, 3072, 3072), (8192, 8192, 8192)]
+         (14810, 14048, 352), (3072, 3072, 3072), (8192, 8192, 8192), (16, 1024, 8192),
+         (8, 512, 12288), (33, 768, 6144), (60, 256, 16384)]
     return [("gemm",) + s for s in g] + [("gemm_fp8",) + s for s in f]
 
 
@@ -216,29 +214,31 @@ def main():
                 row["tflops"] = flops / row["best_ms"] / 1e9
                 row["roofline"] = row["tflops"] / PEAK[op]
             pitch = K * (1 if op == "gemm_fp8" else 2)
-            if pitch % 128 and best and time.time() - t0 < deadline - 8:
-                kp = (pitch + 127) // 128 * 128 // (1 if op == "gemm_fp8" else 2)
-                try:
-                    Ap = torch.empty(M, kp, device="cuda", dtype=A.dtype)
-                    Bp = torch.empty(N, kp, device="cuda", dtype=B.dtype)
-                    Ap[:, :K].copy_(A)
-                    Bp[:, :K].copy_(B)
-                    pad = {}
-                    for _, n in [x for x in best if "persistent" in x[1] or "cpa" in x[1]][:3]:
-                        pad[n] = run_one(n, Ap[:, :K], Bp[:, :K])
-                    row["padded_pitch"] = {"pitch_elems": kp, "variants": pad}
-                    pb = [v["ms"] for v in pad.values() if v.get("ok") and "ms" in v]
+            if (pitch % 128 or (M, N, K) in ((3072, 3072, 3072), (3008, 3008, 3008))) and best \
+                    and time.time() - t0 < deadline - 8:
+                # the tensor maps' L2 promotion (lib/cake.c, $CAKE_TMA_L2_PROMOTE) at 256 and 0
+                # bytes against the default 128, the two fastest TMA variants, on copies of A
+                # and B (new pointers: a launch prepared anew, its maps encoded again)
+                l2 = {}
+                for prom in ("256", "0"):
+                    os.environ["CAKE_TMA_L2_PROMOTE"] = prom
+                    A2, B2 = A.clone(), B.clone()
+                    for _, n in [x for x in best if "persistent" in x[1]][:2]:
+                        l2[f"{n}@l2_{prom}"] = run_one(n, A2, B2)
+                    del A2, B2
+                os.environ.pop("CAKE_TMA_L2_PROMOTE", None)
+                row["l2_promote"] = l2
+                for prom in ("256", "0"):
+                    pb = [v["ms"] for k, v in l2.items() if k.endswith("@l2_" + prom) and "ms" in v]
                     if pb:
-                        row["padded_best_ms"] = min(pb)
-                    del Ap, Bp
-                except Exception as e:
-                    row["padded_pitch"] = {"error": str(e)[:200]}
+                        row[f"l2_{prom}_best_ms"] = min(pb)
             results.append(row)
             with open(os.path.join(out, "glarge.json"), "w") as f:
                 json.dump({"results": results, "compile_errors": errors}, f, indent=1)
             print(f"{op:8s} {M:5d} {N:5d} {K:5d} peer {row.get('peer', '-')} {row.get('peer_ms', float('nan')):.4f}"
                   f" best {row.get('best', '-')} {row.get('best_ms', float('nan')):.4f} "
-                  f"ratio {row.get('ratio', float('nan')):.3f} pad {row.get('padded_best_ms', float('nan')):.4f}",
+                  f"ratio {row.get('ratio', float('nan')):.3f} l2_256 {row.get('l2_256_best_ms', float('nan')):.4f}"
+                  f" l2_0 {row.get('l2_0_best_ms', float('nan')):.4f}",
                   flush=True)
             torch.cuda.empty_cache()
         except Exception as e:   # a shape that breaks is reported; the next one runs
@@ -266,7 +266,7 @@ def tuned(results, path, device):
 
 
 def table(results, path):
-    lines = ["| op | M | N | K | best variant | ms | peer | peer ms | ratio | TFLOP/s | of peak | padded-pitch ms | 2nd best |",
+    lines = ["| op | M | N | K | best variant | ms | peer | peer ms | ratio | TFLOP/s | of peak | L2 promote 256 / 0 ms | 2nd best |",
              "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         vs = sorted((v["ms"], n) for n, v in r["variants"].items() if v.get("ok") and "ms" in v)
@@ -274,7 +274,8 @@ def table(results, path):
         bad = [n for n, v in r["variants"].items() if not v.get("ok")]
         if bad:
             second += " WRONG: " + ",".join(bad)
-        pad = f"{r['padded_best_ms']:.4f}" if "padded_best_ms" in r else "-"
+        pad = (f"{r.get('l2_256_best_ms', float('nan')):.4f} / {r.get('l2_0_best_ms', float('nan')):.4f}"
+               if "l2_promote" in r else "-")
         if "best" not in r:
             lines.append(f"| {r['op']} | {r['M']} | {r['N']} | {r['K']} | (none correct) | - | "
                          f"{r.get('peer', '-')} | {r.get('peer_ms', 0):.4f} | - | - | - | {pad} | {second} |")
