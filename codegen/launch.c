@@ -27,7 +27,10 @@ static int launch_special(const CeEnv *env, NodeId at, int64_t *out)
 static int grid_extent(CakeCtx *ctx, const Kernel *k, NodeId e, const int64_t *dim_values,
                        int64_t sm_count, int64_t *out)
 {
-    CeBinding *b = arena_alloc(&ctx->arena, (k->ndims + 1) * sizeof *b);
+    /* on the stack for the usual few dims: a launch is called millions of times
+       in one context, and the context's arena never gives memory back */
+    CeBinding local[16];
+    CeBinding *b = k->ndims < 16 ? local : arena_alloc(&ctx->arena, (k->ndims + 1) * sizeof *b);
     for (uint32_t i = 0; dim_values && i < k->ndims; i++)
         b[i] = (CeBinding){k->nodes[k->dims[i]].name, dim_values[i]};
     LaunchConsts lc = {k, sm_count > 0 ? sm_count : TG_DEFAULT_SM_COUNT};

@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include <dirent.h>
 #include <unistd.h>
 #include "agent.h"
 #include <cjson/cJSON.h>
@@ -410,51 +409,6 @@ static int cmd_check(CakeCtx *ctx, const LibOptions *o)
     return drv_finish(ctx, &o->opt, code_of(cake_lib_check_dir(ctx, o->opt.file)));
 }
 
-static void remove_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (e->d_name[0] != '.') {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-            unlink(path);
-        }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
-/* -j N: N child builds (`--part K/N --image-dir D`) compile the images in
-   parallel; this one then reads them (compiling any a child did not write) */
-static void build_parts(CakeCtx *ctx, const LibOptions *o, int n, const char *dir)
-{
-    char self_buf[4096];
-    const char *self = ag_cakec_path(self_buf, sizeof self_buf);
-    ArJob jobs[64];
-    ArResult res[64];
-    char parts[64][32];
-    const char *argv[64][16];
-    for (int k = 0; k < n; k++) {
-        snprintf(parts[k], sizeof parts[k], "%d/%d", k, n);
-        const char *a[] = {self, "lib", "build", o->opt.file, "-o", "/dev/null", "--part", parts[k],
-                           "--image-dir", dir, o->ptx ? "--ptx" : NULL, NULL, NULL, NULL};
-        if (o->opt.device) {   /* which targets get cubins (lib_cubin_fits) */
-            int at = o->ptx ? 11 : 10;
-            a[at] = "--device";
-            a[at + 1] = o->opt.device;
-        }
-        memcpy(argv[k], a, sizeof a);
-        jobs[k] = (ArJob){.argv = argv[k], .timeout_s = 600};
-    }
-    ArBatchOpts bo = {.kind = AR_BATCH_LOCAL, .workers = n};
-    char err[256];
-    if (ar_batch(&bo, jobs, n, res, err, sizeof err) == 0)
-        for (int k = 0; k < n; k++)
-            ar_result_free(&res[k]);
-    (void)ctx;
-}
-
 /* -j's default: the processors online, at most 8 (1 where that is unknown) */
 static int default_jobs(void)
 {
@@ -480,20 +434,9 @@ static int cmd_build(CakeCtx *ctx, const LibOptions *o)
     }
     bo.part = k;
     bo.nparts = n;
-    char tmpl[512] = "";
-    if (!o->part && jn > 1) {
-        const char *tmp = getenv("TMPDIR");
-        snprintf(tmpl, sizeof tmpl, "%s/cake-build.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-        if (mkdtemp(tmpl)) {
-            build_parts(ctx, o, jn > 64 ? 64 : jn, tmpl);
-            bo.image_dir = tmpl;
-        } else {
-            tmpl[0] = 0;
-        }
-    }
+    if (!o->part && jn > 1)
+        bo.workers = jn;   /* forked after the check (lib_build.c) */
     int rc = cake_lib_build(ctx, o->opt.file, o->opt.out, &bo);
-    if (tmpl[0])
-        remove_dir(tmpl);
     return drv_finish(ctx, &o->opt, code_of(rc));
 }
 

@@ -210,6 +210,12 @@ typedef struct {
      * image_dir set, take the images found there instead of compiling them. */
     int part, nparts;
     const char *image_dir;
+    /* workers > 1 (and no part): the images are compiled by that many processes
+     * forked after the check (this one among them), which share its verified
+     * modules and write their images to a temporary folder this one reads; the
+     * artifact is the one a build in one process writes. fork(): the caller must
+     * have no other threads (cakec has none). */
+    int workers;
 } CakeLibBuildOptions;
 
 /* Reads DIR/manifest.json, checks every variant (its kernel checks, its

@@ -3,9 +3,13 @@
  * through nvJitLink where it is present, PTX otherwise), ranks the variants
  * with the cost model on a grid of shape classes, folds in a tuned table,
  * and writes the artifact (lib_artifact.c). */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "lib_priv.h"
 #include "protect.h"
@@ -37,18 +41,19 @@ int lib_cubin_fits(Target t, const char *device)
                                tg_table[d->target].sm / 10 == ti->sm / 10);
 }
 
-/* compiles variant v into the blob */
-static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose,
-                           const char *device)
+/* compiles variant v for a build for `device`: its image (malloc'd, *len bytes;
+   v->image_kind set), or NULL with the diagnostics */
+static void *make_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, const char *device,
+                        size_t *len, int *rc)
 {
     CakeKernel ck;
-    int rc = lib_instance(ctx, lib, v, CAKE_INST_COMPILED, &ck);
-    if (rc) {
+    *rc = lib_instance(ctx, lib, v, CAKE_INST_COMPILED, &ck);
+    if (*rc) {
         Diag *d = diag_report(ctx, E1207, v->at, "variant `%s`: kernel `%s` does not compile for %s",
                               v->pub.name, v->pub.kernel, v->pub.target);
         diag_help(ctx, d, "`cakec %s --target %s%s%s` shows why", v->pub.file, v->pub.target,
                   v->pub.set[0] ? " --set " : "", v->pub.set);
-        return rc;
+        return NULL;
     }
     void *cubin = NULL;
     size_t clen = 0;
@@ -56,19 +61,36 @@ static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinke
     if (jl && lib_cubin_fits(v->tg, device) &&
         rt_jitlink_ptx(jl, v->pub.target, ck.image, ck.len, &cubin, &clen, log, sizeof log) == RT_OK) {
         strcpy(v->image_kind, "cubin");
-        v->image_off = blob_add(ctx, lib, cubin, clen);
-        v->image_len = clen;
-    } else {
-        strcpy(v->image_kind, tg_vendor(v->tg) == VENDOR_NVIDIA ? "ptx" : "hsaco");
-        v->image_off = blob_add(ctx, lib, ck.image, ck.len);
-        v->image_len = ck.len;
+        free(ck.image);
+        *len = clen;
+        return cubin;
     }
+    strcpy(v->image_kind, tg_vendor(v->tg) == VENDOR_NVIDIA ? "ptx" : "hsaco");
+    *len = ck.len;
+    return ck.image;
+}
+
+/* puts an image of v into the blob (and frees it) */
+static void take_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, void *img, size_t len, int verbose)
+{
+    v->image_off = blob_add(ctx, lib, img, len);
+    v->image_len = len;
+    free(img);
     if (verbose)
         fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
                 v->image_len, v->image_kind);
-    free(cubin);
-    free(ck.image);
-    return 0;
+}
+
+/* compiles variant v into the blob */
+static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose,
+                           const char *device)
+{
+    size_t len = 0;
+    int rc;
+    void *img = make_image(ctx, lib, v, jl, device, &len, &rc);
+    if (img)
+        take_image(ctx, lib, v, img, len, verbose);
+    return rc;
 }
 
 /* ---- the cost model's grid ------------------------------------------------------- */
@@ -338,11 +360,12 @@ static int image_from_dir(CakeCtx *ctx, CakeLib *lib, LibVariant *v, const char 
     return 0;
 }
 
-static int image_to_dir(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, const char *dir, uint32_t idx)
+static int write_image(CakeCtx *ctx, const char *dir, uint32_t idx, const char *kind, const void *data,
+                       size_t len)
 {
-    const char *path = ir_fmt(ctx, "%s/%u.%s", dir, idx, v->image_kind);
+    const char *path = ir_fmt(ctx, "%s/%u.%s", dir, idx, kind);
     FILE *f = fopen(path, "wb");
-    int ok = f && fwrite(lib->blob + v->image_off, 1, v->image_len, f) == v->image_len;
+    int ok = f && fwrite(data, 1, len, f) == len;
     if (f && fclose(f))
         ok = 0;
     if (!ok)
@@ -350,10 +373,131 @@ static int image_to_dir(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, c
     return ok;
 }
 
+static int image_to_dir(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, const char *dir, uint32_t idx)
+{
+    return write_image(ctx, dir, idx, v->image_kind, lib->blob + v->image_off, v->image_len);
+}
+
+/* ---- a build in forked workers (o->workers) ------------------------------------------ */
+
+static uint32_t count_variants(const CakeLib *lib)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < lib->nops; i++)
+        n += lib->ops[i].pub.nvariants;
+    return n;
+}
+
+/* worker w of n, in a forked process: compiles every n-th variant (number idx,
+   idx % n == w) into dir/IDX.KIND and ends the process; what fails is left out
+   (the parent compiles it again and reports) */
+static void worker_run(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o, int w, int n,
+                       const char *dir)
+{
+    RtJitLinker *jl = o->ptx_only ? NULL : rt_jitlink_open();
+    uint32_t idx = 0;
+    for (uint32_t i = 0; i < lib->nops; i++)
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++, idx++) {
+            LibVariant *v = &lib->ops[i].v[j];
+            if (v->nsteps || idx % (uint32_t)n != (uint32_t)w)
+                continue;
+            size_t len = 0;
+            int rc;
+            void *img = make_image(ctx, lib, v, jl, o->device, &len, &rc);
+            if (img)
+                write_image(ctx, dir, idx, v->image_kind, img, len);
+            free(img);
+        }
+    _exit(0);
+}
+
+static void remove_images(const char *dir, uint32_t total)
+{
+    static const char *const kinds[] = {"cubin", "ptx", "hsaco"};
+    char path[600];
+    for (uint32_t idx = 0; idx < total; idx++)
+        for (int k = 0; k < 3; k++) {
+            snprintf(path, sizeof path, "%s/%u.%s", dir, idx, kinds[k]);
+            unlink(path);
+        }
+    rmdir(dir);
+}
+
+/* the images by n processes: n - 1 forked workers and this one (worker 0), then
+   put into the blob in variant order, as a build in one process does */
+static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o, int n, const char *dir)
+{
+    pid_t kids[64];
+    int nk = 0;
+    fflush(NULL);   /* nothing buffered is written twice */
+    for (int w = 1; w < n; w++) {
+        pid_t p = fork();
+        if (p == 0)
+            worker_run(ctx, lib, o, w, n, dir);
+        if (p > 0)
+            kids[nk++] = p;
+    }
+    uint32_t total = count_variants(lib), idx = 0;
+    void **mine = calloc(total ? total : 1, sizeof *mine);
+    size_t *lens = calloc(total ? total : 1, sizeof *lens);
+    if (!mine || !lens)
+        ir_bug(ctx, "out of memory for the images of %u variants", total);
+    RtJitLinker *jl = o->ptx_only ? NULL : rt_jitlink_open();
+    int rc = 0;
+    for (uint32_t i = 0; i < lib->nops; i++)
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++, idx++) {
+            LibVariant *v = &lib->ops[i].v[j];
+            int r = 0;
+            if (!v->nsteps && idx % (uint32_t)n == 0)
+                mine[idx] = make_image(ctx, lib, v, jl, o->device, &lens[idx], &r);
+            rc = r > rc ? r : rc;
+        }
+    for (int k = 0; k < nk; k++) {
+        int status;
+        while (waitpid(kids[k], &status, 0) < 0 && errno == EINTR)
+            ;
+    }
+    idx = 0;
+    for (uint32_t i = 0; i < lib->nops && rc != 2; i++)
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants && rc != 2; j++, idx++) {
+            LibVariant *v = &lib->ops[i].v[j];
+            int r = 0;
+            if (v->nsteps || (idx % (uint32_t)n == 0 && !mine[idx]))
+                continue;
+            if (mine[idx]) {
+                take_image(ctx, lib, v, mine[idx], lens[idx], o->verbose);
+                mine[idx] = NULL;
+            } else if (image_from_dir(ctx, lib, v, dir, idx)) {
+                CakeKernel ck;   /* lowered here too: the cost model's grid reads the instance */
+                r = lib_instance(ctx, lib, v, CAKE_INST_LOWERED, &ck);
+                if (o->verbose)
+                    fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
+                            v->image_len, v->image_kind);
+            } else {
+                r = compile_variant(ctx, lib, v, jl, o->verbose, o->device);   /* a worker's failure: here again */
+            }
+            rc = r > rc ? r : rc;
+        }
+    for (uint32_t k = 0; k < total; k++)
+        free(mine[k]);
+    free(mine);
+    free(lens);
+    rt_jitlink_close(jl);
+    remove_images(dir, total);
+    return rc;
+}
+
 /* every variant's image: compiled here, or (o->image_dir) read from a part build;
    a part build (o->nparts) compiles its share and writes them there */
 static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
 {
+    if (o && o->workers > 1 && o->nparts <= 1 && !o->image_dir) {
+        const char *tmp = getenv("TMPDIR");
+        char dir[512];
+        snprintf(dir, sizeof dir, "%s/cake-build.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (mkdtemp(dir))
+            return images_forked(ctx, lib, o, o->workers > 64 ? 64 : o->workers, dir);
+    }
     int rc = 0;
     RtJitLinker *jl = o && o->ptx_only ? NULL : rt_jitlink_open();
     uint32_t idx = 0;
@@ -369,9 +513,6 @@ static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
                 CakeKernel ck;   /* lowered here too: the cost model's grid reads the instance */
                 int r = lib_instance(ctx, lib, v, CAKE_INST_LOWERED, &ck);
                 rc = r > rc ? r : rc;
-                if (o->verbose)
-                    fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
-                            v->image_len, v->image_kind);
                 continue;
             }
             int r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);

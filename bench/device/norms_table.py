@@ -1,9 +1,10 @@
 """norms_table.py — the table of bench/device/run_norms.sh (the row ops: rmsnorm,
 layernorm, softmax, cross_entropy, fp8_row_quantize).
 
-  norms_table.py best ALL.jsonl > BEST.txt
+  norms_table.py best ALL.jsonl [--not-dispatched] > BEST.txt
       from `lib bench --shapes --all` rows: one `OP SHAPE VARIANT` line per shape, the
-      fastest variant there (run again with --check to check and time it)
+      fastest variant there (run again with --check to check and time it); with
+      --not-dispatched only where it is not the variant the row dispatched
   norms_table.py table LIB.jsonl BEST.jsonl PEERS.jsonl ALL.jsonl OUTDIR
       per shape: the dispatched variant (LIB), the fastest variant (BEST), both checked,
       against the best peer (PEERS, bench/device/sweep.py peers); OUTDIR/norms_table.md
@@ -28,11 +29,16 @@ def rows_of(path):
     return out
 
 
-def best_main(path):
+def fastest(r):
+    times = r.get("bench_all") or {}
+    return min(times, key=times.get) if times else None
+
+
+def best_main(path, not_dispatched=False):
     for (op, shape), r in rows_of(path).items():
-        times = r.get("bench_all") or {}
-        if times:
-            print(op, shape, min(times, key=times.get))
+        f = fastest(r)
+        if f and not (not_dispatched and f == r.get("variant")):
+            print(op, shape, f)
 
 
 def checked(r):
@@ -58,6 +64,8 @@ def table_main(lib_p, best_p, peers_p, all_p, outdir):
     rows = []
     for k in keys:
         li, be, pe = lib.get(k, {}), best.get(k, {}), peers.get(k, {})
+        if not be and li.get("variant") and fastest(allv.get(k) or {}) == li["variant"]:
+            be = li   # the dispatched variant is the fastest: its checked row
         pms = pe.get("peer_ms")
         lms, bms = ms_of(li), ms_of(be)
         rows.append({"op": k[0], "shape": k[1], "peer": pe.get("peer", "-"), "peer_ms": pms,
@@ -95,6 +103,6 @@ def table_main(lib_p, best_p, peers_p, all_p, outdir):
 
 if __name__ == "__main__":
     if sys.argv[1] == "best":
-        best_main(sys.argv[2])
+        best_main(sys.argv[2], "--not-dispatched" in sys.argv[3:])
     else:
         table_main(*sys.argv[2:7])
