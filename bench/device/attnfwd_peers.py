@@ -331,8 +331,13 @@ def decode_case(B, H, HKV, S, D):
             tried[f"{tag}/{ns}"] = {"ms": t, "err": e}
             if e < 1e-2 and (best is None or t < best[0]):
                 best = (t, f"{tag}/{ns}", e)
+                part = (kp, op, lp)
+    d_part = None
+    if best:   # the partial kernel alone at the best split: what the merge and its launch cost
+        kp, op, lp = part
+        d_part = timed(lambda: kp(q3, k3, v3, op, lp, scale))
     tp, peer_name = best_sdpa(q, k, v, kx, vx)
-    d = {"tried": tried, "peer": peer_name, "peer_ms": tp, "ok": best is not None}
+    d = {"tried": tried, "peer": peer_name, "peer_ms": tp, "ok": best is not None, "partial_ms": d_part}
     if best:
         d.update({"ms": best[0], "splits": best[1], "err": best[2], "ratio": tp / best[0] if tp else None,
                   "gbps": 2 * BHK * S * D * 2 / best[0] * 1e-6})
