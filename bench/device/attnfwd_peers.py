@@ -66,7 +66,8 @@ def timed(fn):
 
 # the dense kernel's variants per head dim: (tag, parameters); the first is the default
 VARIANTS = {128: [("q2", {"QST": 2}), ("q1", {"QST": 1})],
-            64: [("q2", {"QST": 2}), ("q1", {"QST": 1}), ("bn192", {"QST": 2, "BN": 192})],
+            64: [("q2", {"QST": 2}), ("bn192", {"QST": 2, "BN": 192}), ("e1", {"QST": 2, "EMU": 1}),
+                 ("e2", {"QST": 2, "EMU": 2}), ("bn192e1", {"QST": 2, "BN": 192, "EMU": 1})],
             256: [("bn64", {})]}
 KFILE = {64: "flash_attn_fwd_pp", 128: "flash_attn_fwd_pp", 256: "flash_attn_fwd_pp_d256"}
 
@@ -268,6 +269,7 @@ def decode_splits(BHK, S):
     per KV head than a wave, and splits of 32 and 64 tiles"""
     tiles = -(-S // 128)
     c = {k * 132 // BHK for k in (1, 2, 3)} | {132 // BHK - 1, -(-tiles // 32), -(-tiles // 64)}
+    c |= {tiles // 4, tiles // 8, tiles // 16}
     return sorted({max(1, min(tiles, n)) for n in c})
 
 
