@@ -80,6 +80,10 @@ for D in 128 64; do for c in 1 0; do
     j vl_${D}_${c}_gqa "$C run $VL --set $s --shape H=4,HK=2,T=260,B1=4,sm.count=2 --check"
     j vl_${D}_${c}_mqa "$C run $VL --set $s --shape H=2,HK=1,T=400,B1=5,sm.count=3 --check"
 done; done
+# the timed variants outside the declared values: exp2.fma on a part of S (EMU), BN = 192
+j pp_64_1_e2 "$C run $PP --set D=64,CAUSAL=1,EMU=2 --check"
+j pp_64_0_b192e1 "$C run $PP --set D=64,CAUSAL=0,BN=192,EMU=1 --check"
+j pp_64_1_b192 "$C run $PP --set D=64,CAUSAL=1,BN=192 --shape BH=8,BHK=2,S=450,sm.count=3 --check"
 for hd in 128 64; do
     for st in 3 2; do j dec_${hd}_s$st "$C run $DP --set HD=$hd,STAGES=$st --tol-scale 256 --check"; done
     j merge_$hd "$C run $DM --set HD=$hd --check"
