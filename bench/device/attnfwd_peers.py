@@ -65,9 +65,10 @@ def timed(fn):
 
 
 # the dense kernel's variants per head dim: (tag, parameters); the first is the default
-VARIANTS = {128: [("q2", {"QST": 2}), ("q1", {"QST": 1})],
+# ("x": flash_attn_fwd_ppx, the tiles chained on the tensor cores)
+VARIANTS = {128: [("q2", {"QST": 2}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})],
             64: [("q2", {"QST": 2}), ("bn192", {"QST": 2, "BN": 192}), ("e1", {"QST": 2, "EMU": 1}),
-                 ("e2", {"QST": 2, "EMU": 2})],
+                 ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})],
             256: [("bn64", {})]}
 KFILE = {64: "flash_attn_fwd_pp", 128: "flash_attn_fwd_pp", 256: "flash_attn_fwd_pp_d256"}
 
@@ -141,7 +142,8 @@ def dense_case(name, B, H, Hkv, S, D, c):
                       v.repeat_interleave(rep, 1).view(B * H, S, D), c, scale)
     doc = {"expanded": xc or xf, "variants": {}}
     for i, (tag, ps) in enumerate(VARIANTS[D]):
-        kern = kernel(KFILE[D], **({} if D == 256 else {"D": D}), CAUSAL=c, **ps)
+        ps = dict(ps)
+        kern = kernel(ps.pop("FILE", KFILE[D]), **({} if D == 256 else {"D": D}), CAUSAL=c, **ps)
         ours = lambda: kern(q3, k3, v3, o3, lse, scale)
         o.fill_(float("nan"))
         lse.fill_(float("nan"))
@@ -373,7 +375,9 @@ def precompile():
     jobs += [("flash_attn_fwd_pp_d256", dict(CAUSAL=c)) for c in (1, 0)]
     for D in (128, 64):
         for c in (1, 0):
-            jobs += [("flash_attn_fwd_pp", dict(D=D, CAUSAL=c, **ps)) for _, ps in VARIANTS[D]]
+            for _, ps in VARIANTS[D]:
+                ps = dict(ps)
+                jobs.append((ps.pop("FILE", "flash_attn_fwd_pp"), dict(D=D, CAUSAL=c, **ps)))
             jobs.append(("flash_attn_varlen_fwd", dict(D=D, CAUSAL=c)))
         jobs += [("attn_decode_partial", dict(HD=D, **ps)) for _, ps in DEC_VARIANTS]
         jobs.append(("attn_decode_merge", dict(HD=D)))
