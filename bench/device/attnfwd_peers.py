@@ -61,7 +61,7 @@ def shapes():
 
 
 def timed(fn):
-    return float(do_bench(fn, warmup=3, rep=20, return_mode="median"))
+    return float(do_bench(fn, warmup=3, rep=15, return_mode="median"))
 
 
 # the dense kernel's variants per head dim: (tag, parameters); the first is the default
