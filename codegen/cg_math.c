@@ -3,6 +3,7 @@
  * float arithmetic carried out in f32 and rounded once, math builtins through
  * the target's hooks, dot products and horizontal reductions. */
 #include "cg_int.h"
+#include "fastmath.h"
 
 LLVMValueRef cg_splat(Cg *cg, LLVMValueRef s, unsigned lanes)
 {
@@ -157,6 +158,33 @@ LLVMValueRef cg_minmax(Cg *cg, int is_max, LLVMValueRef a, LLVMValueRef b, CgTy 
     return cg_intrin(cg, n, ov, 1, args, 2);
 }
 
+/* exp2.fma (ir/ops.h, the constants in ir/fastmath.h): 2^x without the MUFU.
+ * xc = minimum(x, 127) (NaN stays); t = xc + 1.5 * 2^23 rounds xc to the
+ * integer j in t's low mantissa bits; f = xc - (t - 1.5 * 2^23) in [-1/2, 1/2];
+ * p = 2^f by Horner (fma), degree 3; the result's bits are bits(p) +
+ * (bits(t) << 23) (the shift drops the 1.5 * 2^23 and leaves j in the exponent
+ * field), and 0 below -125, where the exponent field would underflow.
+ * ir_exp2_fma is the same steps in C (run --sim). */
+static LLVMValueRef exp2_fma(Cg *cg, LLVMValueRef x)
+{
+    LLVMBuilderRef b = cg->b;
+    LLVMTypeRef ov[1] = {cg->tf32};
+    LLVMValueRef mm[2] = {x, LLVMConstReal(cg->tf32, IR_EXP2_FMA_HI)};
+    LLVMValueRef xc = cg_intrin(cg, "llvm.minimum", ov, 1, mm, 2);
+    LLVMValueRef big = LLVMConstReal(cg->tf32, IR_EXP2_FMA_BIG);
+    LLVMValueRef t = LLVMBuildFAdd(b, xc, big, "");
+    LLVMValueRef f = LLVMBuildFSub(b, xc, LLVMBuildFSub(b, t, big, ""), "");
+    LLVMValueRef p = LLVMConstReal(cg->tf32, ir_exp2_fma_c[3]);
+    for (int k = 2; k >= 0; k--) {
+        LLVMValueRef fa[3] = {p, f, LLVMConstReal(cg->tf32, ir_exp2_fma_c[k])};
+        p = cg_intrin(cg, "llvm.fma", ov, 1, fa, 3);
+    }
+    LLVMValueRef ti = LLVMBuildBitCast(b, t, cg->ti32, ""), pi = LLVMBuildBitCast(b, p, cg->ti32, "");
+    LLVMValueRef r = LLVMBuildAdd(b, pi, LLVMBuildShl(b, ti, cg_i32(cg, 23), ""), "");
+    LLVMValueRef lo = LLVMBuildFCmp(b, LLVMRealOLT, x, LLVMConstReal(cg->tf32, IR_EXP2_FMA_LO), "");
+    return LLVMBuildSelect(b, lo, LLVMConstReal(cg->tf32, 0.0), LLVMBuildBitCast(b, r, cg->tf32, ""), "");
+}
+
 /* one f32 lane of a unary math builtin */
 static LLVMValueRef math_f32(Cg *cg, Op op, LLVMValueRef x)
 {
@@ -168,6 +196,7 @@ static LLVMValueRef math_f32(Cg *cg, Op op, LLVMValueRef x)
     LLVMValueRef a[1] = {x};
     switch (op) {
     case OP_SQRT: return cg_intrin(cg, "llvm.sqrt", ov, 1, a, 1);
+    case OP_EXP2_FMA: return exp2_fma(cg, x);
     case OP_TANH: { /* 1 - 2 / (exp2(2 x log2 e) + 1) */
         LLVMValueRef e = math_f32(cg, OP_EXP2, LLVMBuildFMul(b, x, LLVMConstReal(cg->tf32, 2.8853900817779268), ""));
         LLVMValueRef d = LLVMBuildFAdd(b, e, LLVMConstReal(cg->tf32, 1.0), "");

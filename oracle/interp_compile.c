@@ -263,7 +263,7 @@ static uint32_t cbuiltin(Interp *I, NodeId e)
     uint8_t op, sub = 0, kind = K_FLT, cnt = 1;
     switch (n->op) {
     case OP_EXP: op = X_MATH; sub = M_EXP; break;
-    case OP_EXP2: op = X_MATH; sub = M_EXP2; break;
+    case OP_EXP2: case OP_EXP2_FMA: op = X_MATH; sub = M_EXP2; break;
     case OP_LOG: op = X_MATH; sub = M_LOG; break;
     case OP_LOG2: op = X_MATH; sub = M_LOG2; break;
     case OP_SQRT: op = X_MATH; sub = M_SQRT; break;

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <string.h>
 #include "sim_priv.h"
+#include "fastmath.h"
 
 const Type *sim_type(const Sim *s, NodeId e)
 {
@@ -585,6 +586,7 @@ static double math1(Op op, double x)
     switch (op) {
     case OP_EXP: return exp(x);
     case OP_EXP2: return exp2(x);
+    case OP_EXP2_FMA: return ir_exp2_fma((float)x);
     case OP_LOG: return log(x);
     case OP_LOG2: return log2(x);
     case OP_SQRT: return sqrt(x);

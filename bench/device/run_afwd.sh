@@ -23,7 +23,7 @@ C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out-afwd}
 R=$O/af_raw
 LOG=$O/af_log.txt
-DEADLINE=${DEADLINE:-80}
+DEADLINE=${DEADLINE:-70}
 mkdir -p "$R"
 : > "$LOG"
 export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
@@ -43,6 +43,7 @@ PEERS=$!
 
 # ---- 1. checks and sanitizer: TAG|COMMAND ----------------------------------------------------
 PP=examples/flash_attn_fwd_pp.tir
+PX=examples/flash_attn_fwd_ppx.tir
 P256=examples/flash_attn_fwd_pp_d256.tir
 VL=examples/flash_attn_varlen_fwd.tir
 DP=examples/attn_decode_partial.tir
@@ -58,6 +59,9 @@ for t in racecheck synccheck memcheck; do
     j cs_${t}_dec "$CS --tool $t $C run $DP --set HD=64,STAGES=2 --shape BHK=1,R=8,S=300,NS=2 --tol-scale 256 --check --timeout 25"
 done
 j cs_memcheck_merge "$CS --tool memcheck $C run $DM --shape BHK=2,R=5,NS=3 --check --timeout 25"
+for t in racecheck synccheck; do
+    j cs_${t}_ppx128c "$CS --tool $t $C run $PX --set D=128,CAUSAL=1 --shape BH=2,BHK=1,S=200,sm.count=1 --check --timeout 25"
+done
 for t in racecheck memcheck; do
     j cs_${t}_pp256c "$CS --tool $t $C run $P256 --set CAUSAL=1 --shape BH=2,BHK=1,S=130,sm.count=1 --check --timeout 25"
 done
@@ -80,6 +84,17 @@ for D in 128 64; do for c in 1 0; do
     j vl_${D}_${c}_gqa "$C run $VL --set $s --shape H=4,HK=2,T=260,B1=4,sm.count=2 --check"
     j vl_${D}_${c}_mqa "$C run $VL --set $s --shape H=2,HK=1,T=400,B1=5,sm.count=3 --check"
 done; done
+# the chained-tiles form (flash_attn_fwd_ppx.tir): every D x CAUSAL at QST = 2, two at QST = 1
+for D in 128 64; do for c in 1 0; do
+    j ppx_${D}_${c}_default "$C run $PX --set D=$D,CAUSAL=$c,QST=2 --check"
+    j ppx_${D}_${c}_gqa8 "$C run $PX --set D=$D,CAUSAL=$c,QST=2 --shape BH=16,BHK=2,S=130,sm.count=5 --check"
+done; done
+j ppx_128_0_q1 "$C run $PX --set D=128,CAUSAL=0,QST=1 --check"
+j ppx_64_1_q1 "$C run $PX --set D=64,CAUSAL=1,QST=1 --shape BH=8,BHK=2,S=333,sm.count=3 --check"
+# the timed variants outside the declared values: exp2.fma on a part of S (EMU), BN = 192
+j pp_64_1_e1 "$C run $PP --set D=64,CAUSAL=1,EMU=1 --check"
+j pp_64_0_e1 "$C run $PP --set D=64,CAUSAL=0,EMU=1 --check"
+j pp_64_1_b192 "$C run $PP --set D=64,CAUSAL=1,BN=192 --shape BH=8,BHK=2,S=450,sm.count=3 --check"
 for hd in 128 64; do
     for st in 3 2; do j dec_${hd}_s$st "$C run $DP --set HD=$hd,STAGES=$st --tol-scale 256 --check"; done
     j merge_$hd "$C run $DM --set HD=$hd --check"
