@@ -1,8 +1,9 @@
 """attnbwd_peers.py — the attention backward and split-KV decode examples from Python
 (`import cake`) beside their peers, in one process (run_attnbwd.sh runs it):
 
-  backward  two ways, each timed whole: fused = zeroing dQacc + attn_bwd_prep + attn_bwd
-            (dK, dV, dQ by TMA adds) + attn_bwd_dq_convert; two-pass = attn_bwd_prep +
+  backward  two ways, each timed whole: fused = attn_bwd_prep_zero (Di, dQacc zeroed) +
+            attn_bwd (dK, dV, dQ by TMA adds) + attn_bwd_dq_convert, the library's fa3_lsm /
+            fa3_tma_add sequences; two-pass = attn_bwd_prep +
             attn_bwd_dq + attn_bwd_dkdv; the faster correct one is the ratio's,
             against cuDNN SDPA backward through torch autograd (only the backward is
             timed: torch.autograd.grad of a kept graph), and the flash backend for
@@ -84,14 +85,10 @@ def math_grads(q, k, v, do, causal, scale):
 
 
 KERNELS = {}
-# other points of attn_bwd, timed beside the default (BM = 64, DKRS = 1, XWG = 1): dK from
-# the shared dS^T (DKRS = 0, the previous schedule), each warpgroup adding its own dQ^T
-# (XWG = 0), and at HD = 64 the 128-row query tile of FA3 (spills: the column vectors take
-# 64 registers)
-# (LSM = 1: the query tile's LSE and Di by TMA into the stage, read from shared memory
-# where they are used; S % 4 == 0 only)
-ALT = {128: [("fused_dk0", {"DKRS": 0}), ("fused_xwg0", {"XWG": 0}), ("fused_lsm", {"LSM": 1})],
-       64: [("fused_dk0", {"DKRS": 0}), ("fused_lsm", {"LSM": 1}), ("fused_bm128", {"BM": 128, "DKRS": 0})]}
+# other points of attn_bwd, timed beside the default (BM = 64, DKRS = 1, XWG = 1, LSM = 1:
+# round 1 measured these the fastest at every shape): LSM = 0 (the column vectors loaded
+# from global memory: what serves S % 4 != 0)
+ALT = {128: [("fused_lsm0", {"LSM": 0})], 64: [("fused_lsm0", {"LSM": 0})]}
 
 
 def kern(name, **params):
@@ -111,6 +108,7 @@ def precompile(cases):
             continue
         D, causal = c[3], int(c[4])
         kern("attn_bwd_prep", HD=D)
+        kern("attn_bwd_prep_zero", HD=D)
         kern("attn_bwd", HD=D, CAUSAL=causal)
         kern("attn_bwd_dq_convert", HD=D)
         if flags.get("alt"):
@@ -134,12 +132,13 @@ def backward_case(B, H, S, D, causal, check_math, twopass_too, alt=False):
     lse2 = lse.reshape(BH, S).contiguous().float()
     Di = torch.empty(BH, S, device=dev, dtype=torch.float32)
     prep = kern("attn_bwd_prep", HD=D)
+    prepz = kern("attn_bwd_prep_zero", HD=D)
     ways = {}   # name -> (run, (dq, dk, dv), parts)
     if not SKIP_FUSED:
         kconv = kern("attn_bwd_dq_convert", HD=D)
         dqacc = torch.empty(BH, D, (S + 3) // 4 * 4, device=dev, dtype=torch.float32)
         for wname, extra in [("fused", {})] + (ALT[D] if alt else []):
-            if extra.get("LSM") and S % 4:
+            if S % 4 and "LSM" not in extra:   # LSM = 1 needs S % 4 == 0: the LSM = 0 point only
                 continue
             try:   # a point that does not compile costs its own column only
                 kmain = kern("attn_bwd", HD=D, CAUSAL=int(causal), **extra)
@@ -148,15 +147,14 @@ def backward_case(B, H, S, D, causal, check_math, twopass_too, alt=False):
                 continue
             g1 = tuple(torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
 
-            def fused(kmain=kmain, g1=g1):   # zero dQacc, Di, the main kernel (dK, dV, dQ by TMA adds), dQ to bf16
-                dqacc.zero_()
-                prep(o3, do3, Di)
+            def fused(kmain=kmain, g1=g1):   # Di and zeroed dQacc, the main kernel (dK, dV, dQ by TMA adds), dQ to bf16
+                prepz(o3, do3, Di, dqacc)   # Di, and dQacc zeroed (one launch)
                 kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale)
                 kconv(dqacc, g1[0], scale)
             ways[wname] = (fused, g1, {
                 "main": lambda kmain=kmain, g1=g1: kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale)})
         if "fused" in ways:   # the small launches once per shape
-            ways["fused"][2]["zero"] = lambda: dqacc.zero_()
+            ways["fused"][2]["prep_zero"] = lambda: prepz(o3, do3, Di, dqacc)
             ways["fused"][2]["convert"] = lambda: kconv(dqacc, ways["fused"][1][0], scale)
     if twopass_too or SKIP_FUSED:
         kdq = kern("attn_bwd_dq", HD=D, CAUSAL=int(causal))
@@ -296,7 +294,8 @@ def decode_case(B, H, HKV, S, D):
 BWD = [(2, 16, 4096, 128, False), (2, 16, 4096, 128, True), (2, 16, 4096, 64, False), (2, 16, 4096, 64, True),
        (1, 16, 8192, 128, False), (1, 16, 8192, 128, True), (1, 16, 8192, 64, False), (1, 16, 8192, 64, True),
        (4, 16, 2048, 128, False), (4, 16, 2048, 128, True), (4, 16, 2048, 64, False), (4, 16, 2048, 64, True),
-       (8, 16, 1024, 128, True), (8, 16, 1024, 64, False)]
+       (8, 16, 1024, 128, True), (8, 16, 1024, 64, False), (8, 16, 1024, 128, False), (8, 16, 1024, 64, True),
+       (2, 32, 2048, 128, True), (16, 16, 1024, 64, True)]
 SMALL = [(1, 2, 300, 128, False), (1, 2, 300, 128, True), (1, 2, 333, 64, True), (2, 3, 257, 64, False)]
 DEC = [(4, 32, 4, 8192, 128), (4, 32, 4, 32768, 128), (4, 32, 4, 131072, 128), (1, 64, 8, 131072, 128),
        (8, 32, 4, 16384, 128), (1, 32, 4, 65536, 64)]

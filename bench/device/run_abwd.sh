@@ -1,10 +1,10 @@
 #!/bin/bash
 # run_abwd.sh — the attention backward on the GPU in one call, within $DEADLINE seconds
-# (default 60): attn_bwd_prep, attn_bwd (dK, dV, dQ by tma.store.add) + attn_bwd_dq_convert,
+# (default 50): attn_bwd_prep, attn_bwd (dK, dV, dQ by tma.store.add) + attn_bwd_dq_convert,
 # the two-pass attn_bwd_dq + attn_bwd_dkdv, and the library ops attention_bwd*:
-#   1. checks     `cakec run --check` of attn_bwd at every combination of its declared
-#                 parameters (HD, CAUSAL, XWG, DKRS, LSM) and at the other query tiles the peers
-#                 time (the checker's shapes: ragged, below one tile, many tiles), at ragged
+#   1. checks     `cakec run --check` of attn_bwd at every declared value of its parameters
+#                 (HD, CAUSAL, XWG, DKRS, LSM; the checker's shapes: ragged, below one tile,
+#                 many tiles), at ragged
 #                 shapes with more blocks than SMs (BH=64, S=300: 192 blocks; the causal grid
 #                 is transposed), the other backward kernels at every declared value, the
 #                 library ops against their reference; dQacc at --tol-scale 512 (a bf16
@@ -22,7 +22,7 @@ C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out}
 R=$O/ab_raw
 LOG=$O/ab_log.txt
-DEADLINE=${DEADLINE:-60}
+DEADLINE=${DEADLINE:-50}
 mkdir -p "$R"
 : > "$LOG"
 export LD_LIBRARY_PATH=.carry:${LD_LIBRARY_PATH:-}
@@ -48,50 +48,46 @@ j() { echo "$1|$2" >> "$JOBS"; }
 T="--tol-scale 512 --json"
 for hd in 64 128; do
     j prep_$hd "$C run $E/attn_bwd_prep.tir --check --set HD=$hd --json"
+    j prepz_$hd "$C run $E/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set HD=$hd --json"
     j conv_$hd "$C run $E/attn_bwd_dq_convert.tir --check --set HD=$hd --json"
     for c in 0 1; do
         j dq_${hd}_$c "$C run $E/attn_bwd_dq.tir --check --set HD=$hd,CAUSAL=$c --json"
         j dkdv_${hd}_$c "$C run $E/attn_bwd_dkdv.tir --check --set HD=$hd,CAUSAL=$c --json"
+        # every declared value: DKRS and LSM (and XWG at HD = 128) off the defaults one at a time
         for k in 0 1; do
-            j bwd_${hd}_${c}_dk$k "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,DKRS=$k,XWG=1 $T"
+            j bwd_${hd}_${c}_dk$k "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,DKRS=$k $T"
         done
-        # the query tiles the peers time beside the default
-        if [ $hd = 128 ]; then
-            j bwd_${hd}_${c}_x0 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,XWG=0,DKRS=1 $T"
-            j bwd_${hd}_${c}_x0dk0 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,XWG=0,DKRS=0 $T"
-        else
-            j bwd_${hd}_${c}_bm128 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,BM=128,DKRS=0 $T"
-        fi
-        j bwd_${hd}_${c}_lsm "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,LSM=1 $T"
-        j bwd_many_${hd}_${c}_lsm "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,LSM=1 $T --shape BH=64,S=300"
-        # more blocks than SMs, ragged
+        j bwd_${hd}_${c}_lsm0 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,LSM=0 $T"
+        [ $hd = 128 ] && j bwd_${hd}_${c}_x0 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,XWG=0 $T"
+        # more blocks than SMs: ragged S (a multiple of 4 for LSM = 1, and one that is not)
         j bwd_many_${hd}_$c "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c $T --shape BH=64,S=300"
+        j bwd_many_${hd}_${c}_lsm0 "$C run $E/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c,LSM=0 $T --shape BH=48,S=333"
     done
 done
-j bwd_many_dk0 "$C run $E/attn_bwd.tir --check --set HD=128,CAUSAL=1,DKRS=0 $T --shape BH=64,S=333"
+j prepz_many "$C run $E/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --shape BH=300,S=333 --json"
 j dq_many "$C run $E/attn_bwd_dq.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
 j dkdv_many "$C run $E/attn_bwd_dkdv.tir --check --set HD=128,CAUSAL=1 --shape BH=64,S=300 --json"
-j dkdv_many0 "$C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=0 --shape BH=48,S=333 --json"
-# the library's one-launch reference kernel, the accumulator's zeroing, and the ops
+# the library: the one-launch reference kernel, and each op's sequences against it
 j lib_naive "$C run library/kernels/attention_bwd.tir --kernel attention_bwd_naive --check --set HD=64,CAUSAL=1 --json"
-j lib_zero "$C run library/kernels/attention_bwd.tir --kernel attention_bwd_zero --check --json"
-j lop_bwd "$C lib run library --op attention_bwd --variant fa3_tma_add --shape BH=2,S=300 --check --json"
+j lop_bwd "$C lib run library --op attention_bwd --variant fa3_lsm --shape BH=2,S=300 --check --json"
+j lop_bwd0 "$C lib run library --op attention_bwd --variant fa3_tma_add --shape BH=2,S=333 --check --json"
 j lop_bwd2 "$C lib run library --op attention_bwd --variant two_pass --shape BH=2,S=300 --check --json"
-j lop_bwdc "$C lib run library --op attention_bwd_causal --variant fa3_tma_add --shape BH=3,S=257 --check --json"
-j lop_bwd64 "$C lib run library --op attention_bwd_d64 --variant fa3_tma_add --shape BH=2,S=300 --check --json"
+j lop_bwdc "$C lib run library --op attention_bwd_causal --variant fa3_lsm --shape BH=3,S=260 --check --json"
+j lop_bwdcs "$C lib run library --op attention_bwd_causal --variant two_pass_short --shape BH=3,S=257 --check --json"
+j lop_bwd64 "$C lib run library --op attention_bwd_d64 --variant fa3_lsm --shape BH=2,S=600 --check --json"
 j lop_bwd64c "$C lib run library --op attention_bwd_d64_causal --variant fa3_tma_add --shape BH=3,S=257 --check --json"
 j tsa "$C run tests/diag/sync/ok_tma_store_add.tir --check --json"
-# compute-sanitizer at small shapes: every tool on the main kernel's defaults, memcheck on the rest
+# compute-sanitizer at small shapes: every tool on the main kernel, memcheck on the rest
 CS="compute-sanitizer --error-exitcode 9"
 for t in racecheck synccheck memcheck; do
     j cs_${t}_64c "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=64,CAUSAL=1 --shape BH=1,S=200"
     j cs_${t}_128c "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=128,CAUSAL=1 --shape BH=1,S=200"
     j cs_${t}_128 "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=128,CAUSAL=0 --shape BH=1,S=200"
-    j cs_${t}_128lsm "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=128,CAUSAL=1,LSM=1 --shape BH=1,S=200"
+    j cs_${t}_128lsm0 "$CS --tool $t $C run $E/attn_bwd.tir --check --tol-scale 512 --set HD=128,CAUSAL=1,LSM=0 --shape BH=1,S=201"
 done
 j cs_memcheck_dq "$CS --tool memcheck $C run $E/attn_bwd_dq.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
 j cs_memcheck_dkdv "$CS --tool memcheck $C run $E/attn_bwd_dkdv.tir --check --set HD=64,CAUSAL=1 --shape BH=1,S=200"
-j cs_memcheck_prep "$CS --tool memcheck $C run $E/attn_bwd_prep.tir --check --shape BH=2,S=77"
+j cs_memcheck_prepz "$CS --tool memcheck $C run $E/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --shape BH=2,S=77"
 j cs_memcheck_conv "$CS --tool memcheck $C run $E/attn_bwd_dq_convert.tir --check --shape BH=2,S=77"
 # the sanitizer runs first: they take longest
 { grep '^cs_' "$JOBS"; grep -v '^cs_' "$JOBS"; } > "$JOBS.sorted" && mv "$JOBS.sorted" "$JOBS"
@@ -142,10 +138,10 @@ fi
 # peers time anything): where the time goes (tensor pipe, shared memory, L2 and its
 # reductions, stalls), when ncu is there and the deadline allows
 NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-if [ -n "$NCU" ] && [ "$(left)" -gt 40 ]; then
-    for hd in 128 64; do
+if [ -n "$NCU" ] && [ "$(left)" -gt 30 ]; then
+    for hd in 128; do
         say "== ncu attn_bwd HD=$hd (at $((SECONDS - T0)) s)"
-        timeout -k 2 10 "$NCU" -k attn_bwd -c 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+        timeout -k 2 14 "$NCU" -k attn_bwd -c 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
             --section MemoryWorkloadAnalysis --section WarpStateStats \
             "$C" run $E/attn_bwd.tir --bench --runs 1 --set HD=$hd --shape BH=32,S=4096 \
             > "$O/ab_ncu_$hd.txt" 2>&1
