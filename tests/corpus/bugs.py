@@ -284,6 +284,17 @@ B = [
      "the sums are read, not exchanged with 0: the workspace W is left dirty for the next launch"),
     ("library/kernels/gemm_splitk_fused", "counter_not_reset", "    store L[bm + r0, bn + c0] <- 0 mask last\n", "",
      "dynamic", "the counters are not reset: the next launch's last arriver never reads SPLIT - 1"),
+    # ---- shared staging and barrier ids between warpgroups (the outside corpus's finds, here in other kernels)
+    ("gemm_sm90_persistent", "staging_slot_shared", "        stmatrix Cs[wg, j % 2] <- bf16(acc[:, j * 64 : +64])",
+     "        stmatrix Cs[0, j % 2] <- bf16(acc[:, j * 64 : +64])", "E0766",
+     "both consumer warpgroups stage into Cs[0]: a write-write race, and Cs[1] is TMA-stored unwritten"),
+    ("gemm_bias_act", "store_barrier_id_shared", "      barrier 1 + wg, 128                             # every writer has fenced",
+     "      barrier 1, 128                             # every writer has fenced", "E0751",
+     "both warpgroups' pre-store barrier is id 1 with count 128: a phase can complete with warps of both, "
+     "and the TMA store may copy rows its own warpgroup has not fenced"),
+    ("attn_bwd", "dk_staging_rows_shared", "    stmatrix Ks[wg * 64 : +64, :] <- bf16(dk)",
+     "    stmatrix Ks[0 : +64, :] <- bf16(dk)", "E0766",
+     "both warpgroups stage dK into rows 0 .. 63 of Ks: a race, and the second warpgroup's dK rows are stored from stale K"),
 ]
 
 
