@@ -165,7 +165,7 @@ static void init_stmt(SyFlow *f, NodeId st, void *state)
         written(in, n->a);
         return;
     case OP_WGMMA: case OP_MMA: case OP_MFMA:
-        if ((d = unwritten(in, n->a)) >= 0)
+        if (n->sub != 1 && (d = unwritten(in, n->a)) >= 0) /* `acc = a * b` only writes */
             report(in, st, st, d, "this accumulates into");
         written(in, n->a);
         return;
