@@ -43,6 +43,7 @@ DIAG(E0762, SEV_ERROR, "tma.store before every writer fenced and passed a barrie
 DIAG(E0763, SEV_ERROR, "TMA-loaded tile read before a wait on its mbarrier")
 DIAG(E0764, SEV_ERROR, "accumulator read before it is initialised")
 DIAG(E0765, SEV_ERROR, "wait parity does not match the mbarrier's phase")
+DIAG(E0766, SEV_ERROR, "every warpgroup of a role writes the same shared tile")
 /* bounds */
 DIAG(E0801, SEV_ERROR, "global access may be out of bounds")
 DIAG(E0802, SEV_ERROR, "tile index out of the declared shape")

@@ -640,8 +640,15 @@ static void tile_store(Lw *w, NodeId s, IrList *out)
     NodeId value = n->b, mask = n->c;
     uint16_t atomic = n->sub;
     Node *ref = lw_node(w, n->a);
+    if (ref->op == OP_NAME) { /* the whole tile: the lowering takes its slices */
+        dist_error(w, s, ir_fmt(b->ctx, "a tile store to the whole tile `%s` without indices (write its slices, "
+                                "`%s[0 : +ROWS, 0 : +COLS]`, which compile)", ir_symstr(b->ctx, ref->name),
+                                ir_symstr(b->ctx, ref->name)));
+        return;
+    }
     if (ref->op != OP_INDEX || lw_node(w, ref->a)->op != OP_NAME) {
-        dist_error(w, s, "a tile store to this reference");
+        dist_error(w, s, "a tile store to this memory reference (a tile or tensor indexed by slices, "
+                   "`X[i : +R, j : +C]`, compiles)");
         return;
     }
     NodeId tensor = lw_node(w, ref->a)->decl;

@@ -171,7 +171,8 @@ static void stmt(Sim *s, SimThread *t, NodeId st)
         sim_lowered(s, t, st);
         return;
     }
-    sim_fail(s, 2, E0983, st, "the executor does not run `%s` statements", ir_ops[n->op].name);
+    sim_fail(s, 2, E0983, st, "the executor does not run `%s` statements",
+             *ir_ops[n->op].spelling ? ir_ops[n->op].spelling : ir_ops[n->op].name);
 }
 
 /* ---- lowered synchronization --------------------------------------------------------- */

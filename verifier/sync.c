@@ -13,6 +13,7 @@ uint32_t sy_check_all(SyK *s)
     sy_check_races(s);
     sy_check_proxy(s);
     sy_check_intra(s);
+    sy_check_writers(s);
     sy_check_cpasync(s);
     sy_check_wgmma(s);
     sy_check_init(s);

@@ -221,6 +221,7 @@ void sy_check_proxy(SyK *s);
 void sy_check_cpasync(SyK *s);
 void sy_check_wgmma(SyK *s);
 void sy_check_diverge(SyK *s);
+void sy_check_writers(SyK *s); /* sync_writers.c: tiles every warpgroup of a role writes alike */
 void sy_check_named(SyK *s);   /* sync_named.c: named-barrier protocols, simulated */
 
 #endif

@@ -105,7 +105,17 @@ static void on_read(Cp *c, NodeId st, NodeId ref)
             d = sy_report(s, E0730, st, "this reads %s, written by cp.async group %ld, but no `cp.async.wait` "
                           "after that group's commit covers it (on %s)", stage_text(c, sl), sl->group,
                           sy_sample_text(c->x));
-            if (d)
+            NodeId lw = sy_loop_of(s, sl->write);
+            while (lw && sy_loop_of(s, lw) && !sy_encloses(s, lw, stmt))
+                lw = sy_loop_of(s, lw);
+            int refill = d && c->last_wait && sl->group >= c->commit_at_wait && lw && sy_encloses(s, lw, stmt) &&
+                         sy_encloses(s, lw, c->last_wait);
+            if (refill) /* the copy was issued after this iteration's wait: a refill of the stage being read */
+                diag_help(s->ctx, d, "the copy that writes this stage was issued in this iteration, after its "
+                          "`cp.async.wait`: a refill of the stage the iteration reads. A refill goes to the "
+                          "stage read STAGES - 1 iterations later: check its stage index (a wait here would "
+                          "read the refilled data, not this k-tile's)");
+            else if (d)
                 diag_help(s->ctx, d, "wait for the group (`cp.async.wait N`, then `sync`) between its commit and "
                           "this read");
         } else if (sl->group >= c->done) {

@@ -468,8 +468,35 @@ static void check_trips(SyK *s, NodeId pipe)
             if (bound && sy_node(s, bound)->op == OP_LET) /* where its trip count is computed */
                 diag_note(s->ctx, d, sy_span(s, bound), "its trip count `%s` is computed here",
                           ir_symstr(s->ctx, sy_node(s, bound)->name));
-            diag_help(s->ctx, d, "make both loops run the same number of iterations (same bounds, e.g. `0 .. %s`)",
-                      pat && sy_node(s, pat)->op == OP_FOR ? sy_text(s, sy_node(s, pat)->b) : "K / BK");
+            /* the consumer's loop compares with the producer's only at the same depth (a peeled first
+               wait sits in the tile loop around the k loop) */
+            int dp = 0, dc = 0;
+            for (NodeId l = pat; l; l = sy_loop_of(s, l))
+                dp++;
+            for (NodeId l = at; l; l = sy_loop_of(s, l))
+                dc++;
+            NodeId cbound = dp == dc && sy_node(s, at)->op == OP_FOR ? sy_decl(s, sy_node(s, at)->b) : 0;
+            const Node *bl = bound && sy_node(s, bound)->op == OP_LET ? sy_node(s, bound) : NULL;
+            const Node *cl = cbound && sy_node(s, cbound)->op == OP_LET ? sy_node(s, cbound) : NULL;
+            if (cl && cbound != bound)
+                diag_note(s->ctx, d, sy_span(s, cbound), "the consumer's trip count `%s` is computed here",
+                          ir_symstr(s->ctx, cl->name));
+            if (bl && sy_node(s, bl->b)->op == OP_DIV && a == 0 && w > 0)
+                diag_help(s->ctx, d, "`%s` rounds down, to 0 at this shape, while the consumer still waits for a "
+                          "stage: round it up, `cdiv(%s, %s)` (the last stage partial), or skip the consumer's waits "
+                          "when it is 0", sy_text(s, bl->b), sy_text(s, sy_node(s, bl->b)->a),
+                          sy_text(s, sy_node(s, bl->b)->b));
+            else if (bl && cl && cbound != bound && strcmp(sy_text(s, bl->b), sy_text(s, cl->b)))
+                diag_help(s->ctx, d, "the producer computes its count as `%s`, the consumer as `%s`: compute both "
+                          "with one expression", sy_text(s, bl->b), sy_text(s, cl->b));
+            else if (pat && at && sy_node(s, pat)->op == OP_FOR && sy_node(s, at)->op == OP_FOR &&
+                     !strcmp(sy_text(s, sy_node(s, pat)->b), sy_text(s, sy_node(s, at)->b)))
+                diag_help(s->ctx, d, "both loops run to `%s`, so the difference is outside them: a stage the "
+                          "consumer waits for before or after its loop (a peeled first k-tile) must be filled by "
+                          "the producer at every shape too (guard both alike)", sy_text(s, sy_node(s, pat)->b));
+            else
+                diag_help(s->ctx, d, "make both loops run the same number of iterations (same bounds, e.g. `0 .. %s`)",
+                          pat && sy_node(s, pat)->op == OP_FOR ? sy_text(s, sy_node(s, pat)->b) : "K / BK");
         }
         return;
     }

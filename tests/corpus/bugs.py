@@ -201,7 +201,7 @@ B = [
      "dynamic", "under CAUSAL=1 the first KV block is not masked: rows see keys from their future"),
     # ---- flash_attn_fwd_pp (the persistent ping-pong) --------------------------------------
     ("flash_attn_fwd_pp", "pingpong_wait_removed",
-     "        barrier 1 + wg, 256\n        wgmma sacc +=", "        wgmma sacc +=", "E0754",
+     "        barrier 1 + wg, 256\n        wgmma sacc =", "        wgmma sacc =", "E0754",
      "the loop no longer waits for its turn: the other warpgroup's hand-overs complete phases nobody waits on"),
     ("flash_attn_fwd_pp", "pingpong_arrive_removed",
      "        barrier.arrive 2 - wg, 256\n        wgmma.wait 1", "        wgmma.wait 1", "E0751",
@@ -212,8 +212,8 @@ B = [
     ("flash_attn_fwd_pp", "o_not_cleared", "      o = 0\n", "",
      "E0764", "the accumulator is not cleared per tile: a block's second tile adds to the first's O"),
     # ---- flash_attn_fwd_pp: ping-pong named barriers, GQA (the second session) -------------
-    ("flash_attn_fwd_pp", "pingpong_count_128", "        barrier 1 + wg, 256\n        wgmma sacc += Qs[wg * 64 : +64, :] * Ks[ks]^T",
-     "        barrier 1 + wg, 128\n        wgmma sacc += Qs[wg * 64 : +64, :] * Ks[ks]^T", "E0751",
+    ("flash_attn_fwd_pp", "pingpong_count_128", "        barrier 1 + wg, 256\n        wgmma sacc = Qs[sq][wg * 64 : +64, :] * Ks[ks]^T",
+     "        barrier 1 + wg, 128\n        wgmma sacc = Qs[sq][wg * 64 : +64, :] * Ks[ks]^T", "E0751",
      "the loop's turn wait counts 128 where the other warpgroup's hand-over counts 256: the wait "
      "completes on its own warpgroup's arrivals (no turn-taking) and the phase counts disagree"),
     ("flash_attn_fwd_pp", "pingpong_arrive_own_id", "        barrier.arrive 2 - wg, 256\n        wgmma.wait 1",
@@ -274,16 +274,27 @@ B = [
     ("library/kernels/gemm_splitk_fused", "counter_unmasked", "let old = atomic.add(L[bm + r0, bn + c0], 1) mask mine",
      "let old = atomic.add(L[bm + r0, bn + c0], 1)", "E0801",
      "the counter RMW has no mask: threads of the ragged edge tile bump counters past the end of L"),
-    ("library/kernels/gemm_splitk_fused", "add_unmasked_n", "atomic.add W[bm : +64, bn : +BN] <- acc[r, c] mask bm + r < M && bn + c < N",
-     "atomic.add W[bm : +64, bn : +BN] <- acc[r, c] mask bm + r < M", "E0801",
+    ("library/kernels/gemm_splitk_fused", "add_unmasked_n", "atomic.add W[rb : +64, bn : +BN] <- acc[r, c] mask rb + r < M && bn + c < N",
+     "atomic.add W[rb : +64, bn : +BN] <- acc[r, c] mask rb + r < M", "E0801",
      "the workspace adds are not masked in N: the ragged last column tile adds past W's rows"),
     ("library/kernels/gemm_splitk_fused", "last_never", "let last = mine && old == SPLIT - 1", "let last = mine && old == SPLIT",
      "dynamic", "the last arriver reads SPLIT - 1, never SPLIT: nobody stores C, and W and L are left dirty"),
-    ("library/kernels/gemm_splitk_fused", "w_not_cleared", "acc[r, c] = atomic.exch(W[bm + r, bn + c], 0.0) mask",
-     "acc[r, c] = load W[bm + r, bn + c] mask", "dynamic",
+    ("library/kernels/gemm_splitk_fused", "w_not_cleared", "acc[r, c] = atomic.exch(W[rb + r, bn + c], 0.0) mask",
+     "acc[r, c] = load W[rb + r, bn + c] mask", "dynamic",
      "the sums are read, not exchanged with 0: the workspace W is left dirty for the next launch"),
     ("library/kernels/gemm_splitk_fused", "counter_not_reset", "    store L[bm + r0, bn + c0] <- 0 mask last\n", "",
      "dynamic", "the counters are not reset: the next launch's last arriver never reads SPLIT - 1"),
+    # ---- shared staging and barrier ids between warpgroups (the outside corpus's finds, here in other kernels)
+    ("gemm_sm90_persistent", "staging_slot_shared", "        stmatrix Cs[wg, j % 2] <- bf16(acc[:, j * 64 : +64])",
+     "        stmatrix Cs[0, j % 2] <- bf16(acc[:, j * 64 : +64])", "E0766",
+     "both consumer warpgroups stage into Cs[0]: a write-write race, and Cs[1] is TMA-stored unwritten"),
+    ("gemm_bias_act", "store_barrier_id_shared", "      barrier 1 + wg, 128                             # every writer has fenced",
+     "      barrier 1, 128                             # every writer has fenced", "E0751",
+     "both warpgroups' pre-store barrier is id 1 with count 128: a phase can complete with warps of both, "
+     "and the TMA store may copy rows its own warpgroup has not fenced"),
+    ("attn_bwd", "dk_staging_rows_shared", "    stmatrix Ks[wg * 64 : +64, :] <- bf16(dk)",
+     "    stmatrix Ks[0 : +64, :] <- bf16(dk)", "E0766",
+     "both warpgroups stage dK into rows 0 .. 63 of Ks: a race, and the second warpgroup's dK rows are stored from stale K"),
 ]
 
 

@@ -5,7 +5,7 @@
 #      (it works at VEC=4; re-checked at the default VEC=8 it would not, and was withdrawn);
 #   2. without --set the fix-it is `assume N % 8 == 0` (re-checked too: it used not to be);
 #   3. a help that says to add a header line is re-checked with the lines below it moved
-#      down one: E0801_wrong_at_shape.tir keeps its "add `assume N % 256 == 0`" help
+#      down one: E0801_wrong_at_shape.tir keeps its "say so instead: `assume N % 256 == 0`" help
 #      (the error left on the line above is not taken for the one it clears).
 set -u
 C=${CAKEC:?CAKEC not set}
@@ -26,6 +26,6 @@ got=$(fixits "$F" --set VEC=4 | sort -u)
 [ "$got" = "assume N % 4 == 0" ] && echo "ok: --set VEC=4 keeps its fix-it" || { echo "FAIL: --set VEC=4: '$got'"; fail=1; }
 got=$(fixits "$F" | sort -u)
 [ "$got" = "assume N % 8 == 0" ] && echo "ok: the default's fix-it" || { echo "FAIL: default: '$got'"; fail=1; }
-"$C" check "$SRC/tests/diag/bounds/E0801_wrong_at_shape.tir" 2>&1 | grep -q 'add `assume N % 256 == 0`' &&
+"$C" check "$SRC/tests/diag/bounds/E0801_wrong_at_shape.tir" 2>&1 | grep -q 'say so instead: `assume N % 256 == 0`' &&
     echo "ok: the header-line help survives its re-check" || { echo "FAIL: the assume help was withdrawn"; fail=1; }
 exit $fail
