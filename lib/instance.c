@@ -174,7 +174,7 @@ static int bind_literals(CakeCtx *ctx, Kernel *k, const ShapeEnv *set)
         NodeId pid = k->params[i];
         int64_t v, dflt;
         if (!shape_env_get(set, k->nodes[pid].name, &v) ||
-            (ce_const_int(ctx, k, k->nodes[pid].a, &dflt) && dflt == v))
+            (ce_param_own_default(ctx, k, pid, &dflt) && dflt == v))
             continue;
         Span at = k->nodes[pid].a ? k->nodes[k->nodes[pid].a].span : k->nodes[pid].span;
         NodeId lit = ir_node(ctx, k, OP_INT, at);
