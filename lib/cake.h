@@ -318,6 +318,8 @@ typedef struct {
     const char *file, *kernel, *set, *shape;
     double meas_ms;
     int train, regs, spill_bytes;
+    int outside;              /* a kernel written outside the project (split "outside"): held
+                                 out, and reported apart */
     int ok;
     CostResult r;
     char err[200];

@@ -132,6 +132,7 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     take(k, "rel_err", &c->rel_err); take(k, "launch_us", &c->launch_us);
     take(k, "pipe_lat", &c->pipe_lat); take(k, "loop_mlp", &c->loop_mlp);
     take(k, "lat_block", &c->lat_block); take(k, "req_rate", &c->req_rate);
+    take(k, "lat_mem", &c->lat_mem); take(k, "res_exposed", &c->res_exposed);
     take_patterns(j, c);
     const cJSON *date = cJSON_GetObjectItemCaseSensitive(j, "date");
     snprintf(c->source, sizeof c->source, "%.100s (%.40s)", path,
