@@ -193,14 +193,18 @@ static Target device_target(const Kernel *k, const char *name)
 
 /* The instance's kernel lowered (TIR-L and its launch plan), the level the
  * model counts on: the instance's own when it was lowered already, else a copy
- * of its bound kernel through the pass pipeline (the instance stays at its
- * stage: its deferred coverage check and its cache are untouched). NULL where
+ * of its bound kernel through the pass pipeline, made once per instance
+ * (CakeInstance.cost_low: the params fix TIR-L, the dims stay symbolic) while
+ * the instance stays at its stage (its deferred coverage check untouched). NULL where
  * lowering has no rule yet (E0902, or any other error of the passes): its
  * diagnostics are dropped and the source level is counted (a note says so). */
-static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *inst)
+static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *cinst)
 {
+    CakeInstance *inst = (CakeInstance *)cinst;   /* its cost_low cache only */
     if (inst->stage >= CAKE_INST_LOWERED && inst->bound)
         return inst->k;
+    if (inst->cost_low || inst->cost_low_failed)   /* the params fix it: once per instance */
+        return inst->cost_low;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     Kernel *low = ir_kernel_clone(ctx, inst->k);
     Module one = {&low, 1, inst->m->file};
@@ -209,8 +213,10 @@ static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *inst)
         ctx->ndiags = nd;
         ctx->nerrors = ne;
         ctx->nwarnings = nw;
+        inst->cost_low_failed = 1;
         return NULL;
     }
+    inst->cost_low = low;
     return low;
 }
 
