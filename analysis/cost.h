@@ -113,8 +113,12 @@ typedef struct {
                                              the code keeps in flight (the backend unrolls) */
     double lat_block;                     /* scale of a block's latency chain per round of
                                              resident blocks (0: not a bound) */
-    double req_rate;                      /* warp-level global memory requests per ns, device-wide
+    double req_rate;                      /* 128-byte lines of thread accesses per ns, device-wide
                                              (0: not a bound) */
+    double lat_mem;                       /* scale of the DRAM latency in Little's law (the loaded
+                                             latency the bytes in flight must cover; 1: the row's) */
+    double res_exposed;                   /* the share of the other memory and compute terms' time
+                                             that the bounding term does not hide (0: perfect overlap) */
     char source[160];                     /* "built-in defaults" or the file, date, command */
     CostPattern pat[COST_MAX_PATTERNS];   /* the calibrated families; none: every pattern */
     int npat;

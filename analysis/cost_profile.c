@@ -8,6 +8,7 @@
  * This file: the profile (five sampled blocks, weighted) and its entry point;
  * cost_count.c the counts, cost_query.c the walk's questions (cost_walk.h). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cost_walk.h"
 #include "smem.h"
@@ -112,6 +113,7 @@ static void walk_lowered_block(Walk *w, const Kernel *low, CostProfile *p, const
         w->role_threads = p->nroles ? p->roles[r].threads : p->threads;
         w->thread = w->group_first;
         w->cond_f = 1;
+        w->conds->cur++;   /* another group of threads: conditions anew */
         w->w = p->nroles ? &p->roles[r].w : block;
         cw_stage_push(w);
         cw_block_stmts(w, low->body, 1);
@@ -135,6 +137,15 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, co
     if (!header(&w, p, why, whylen))
         return 0;
     w.arg_rw = arena_alloc(&ctx->arena, w.k->nargs + 1);
+    CostMemo *memo = calloc(3, sizeof *memo);   /* freed below: not the arena's (one per call) */
+    if (!memo) {
+        snprintf(why, whylen, "out of memory");
+        return 0;
+    }
+    w.reuse = &memo[0];
+    w.lines = &memo[1];
+    w.conds = &memo[2];
+    memo[0].cur = memo[1].cur = memo[2].cur = 1;
     p->wave = p->nblocks < sm_count ? p->nblocks : sm_count;
     int64_t first[COST_MAX_ROLES] = {0};
     if (low) {
@@ -218,5 +229,6 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, co
         p->smem_bytes = sp.unknown ? 0 : sp.total;
     }
     unique_bytes(&w, p);
+    free(memo);
     return 1;
 }

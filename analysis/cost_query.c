@@ -175,8 +175,15 @@ double cw_cond_frac(Walk *w, NodeId cond)
 {
     if (!cond)
         return 1;
-    if (w->lowered)
-        return cond_frac_lowered(w, cond);
+    if (w->lowered) {   /* once per statement (its copies) and loop values in a role's walk */
+        uint64_t key = cw_memo_key(w, cond, 1);
+        double f;
+        if (cw_memo_get(w->conds, key, &f, NULL))
+            return f;
+        f = cond_frac_lowered(w, cond);
+        cw_memo_put(w->conds, key, f, 0);
+        return f;
+    }
     int64_t keep = w->thread, v;
     int yes = 0;
     for (int s = 0; s < NSAMPLE_THREADS; s++) {
@@ -210,23 +217,56 @@ void cw_mark_arg(Walk *w, NodeId ref, uint8_t how)
    (every index of ref evaluated with that block's block.x/y/z, the current
    loop values and thread 0) are compared; blocks / distinct tuples. 1 when an
    index does not evaluate. Measured on the first sample, cached by node. */
+uint64_t cw_memo_key(const Walk *w, NodeId at, int with_loops)
+{
+    const Node *n = &w->k->nodes[at];
+    uint64_t h = 1469598103934665603ull;
+    if (!w->lowered || n->span.hi <= n->span.lo)
+        h = (h ^ at) * 1099511628211ull;
+    else {
+        uint64_t parts[3] = {n->span.file, n->span.lo, (uint64_t)n->span.hi << 16 | n->op};
+        for (int i = 0; i < 3; i++)
+            h = (h ^ parts[i]) * 1099511628211ull;
+    }
+    for (int i = 0; with_loops && i < w->nloops; i++)
+        h = (h ^ (uint64_t)w->loop_val[i]) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+int cw_memo_get(const CostMemo *m, uint64_t key, double *a, double *b)
+{
+    for (uint32_t i = (uint32_t)key & (COST_MEMO - 1), n = 0; n < COST_MEMO && m->gen[i] == m->cur;
+         i = (i + 1) & (COST_MEMO - 1), n++)
+        if (m->key[i] == key) {
+            *a = m->a[i];
+            if (b) *b = m->b[i];
+            return 1;
+        }
+    return 0;
+}
+
+void cw_memo_put(CostMemo *m, uint64_t key, double a, double b)
+{
+    for (uint32_t i = (uint32_t)key & (COST_MEMO - 1), n = 0; n < COST_MEMO; i = (i + 1) & (COST_MEMO - 1), n++)
+        if (m->gen[i] != m->cur || m->key[i] == key) {
+            m->key[i] = key;
+            m->gen[i] = m->cur;
+            m->a[i] = a;
+            m->b[i] = b;
+            return;
+        }
+}
+
 static double reuse_cached(Walk *w, NodeId at, int *hit)
 {
-    for (int i = 0; i < w->nreuse; i++)
-        if (w->reuse_node[i] == at) {
-            *hit = 1;
-            return w->reuse[i];
-        }
-    *hit = 0;
-    return 1;
+    double r = 1;
+    *hit = cw_memo_get(w->reuse, cw_memo_key(w, at, 0), &r, NULL);
+    return r;
 }
 
 static double reuse_keep(Walk *w, NodeId at, double r)
 {
-    if (w->nreuse < 64) {
-        w->reuse_node[w->nreuse] = at;
-        w->reuse[w->nreuse++] = r;
-    }
+    cw_memo_put(w->reuse, cw_memo_key(w, at, 0), r, 0);
     return r;
 }
 
@@ -372,11 +412,10 @@ double cw_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask, doubl
     int64_t warp = tg_warp(w->tg);
     double fewest = ceil(bytes * (double)warp / 128.0);
     *min_lines = fewest > 1 ? fewest : 1;
-    for (int i = 0; i < w->nlines; i++)
-        if (w->line_node[i] == at) {
-            *min_lines = w->line_min[i];
-            return w->lines[i];
-        }
+    double cached;
+    uint64_t key = cw_memo_key(w, at, 0);
+    if (cw_memo_get(w->lines, key, &cached, min_lines))
+        return cached;
     const Kernel *k = w->k;
     while (ref && k->nodes[ref].op == OP_TRANS)
         ref = k->nodes[ref].a;
@@ -408,11 +447,7 @@ double cw_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask, doubl
         double need = ceil(bytes * (double)active / 128.0);
         *min_lines = need > 1 ? need : 1;
     }
-    if (w->nlines < 128) {
-        w->line_node[w->nlines] = at;
-        w->line_min[w->nlines] = *min_lines;
-        w->lines[w->nlines++] = r;
-    }
+    cw_memo_put(w->lines, key, r, *min_lines);
     return r;
 }
 

@@ -11,6 +11,15 @@
 #define NSAMPLE_THREADS 4
 #define MAX_LOOPS 24
 #define UNROLL_WALK_MAX 64
+#define COST_MEMO 4096   /* entries of a per-node memo (a power of two) */
+
+/* values computed once per key (cw_memo_key: a node, or the source statement
+   its copies share) of the walked kernel; open addressing, an entry of an older
+   generation is empty (a new generation clears the memo) */
+typedef struct {
+    uint64_t key[COST_MEMO]; uint32_t gen[COST_MEMO]; double a[COST_MEMO], b[COST_MEMO];
+    uint32_t cur;
+} CostMemo;
 
 typedef struct {
     CakeCtx *ctx;
@@ -34,7 +43,7 @@ typedef struct {
     int cp_wait;                  /* the largest cp.async.wait count (-1: none) */
     double regs_tile;             /* per-thread registers of the reg declarations */
     uint8_t *arg_rw;              /* per argument: 1 read, 2 written */
-    NodeId reuse_node[64]; double reuse[64]; int nreuse;   /* per global read, by node */
+    CostMemo *reuse;              /* per global read: the first wave's reuse */
     /* the lowered level (TIR-L): the walk runs once per role over the role's
        threads [group_first, group_first + role_threads); special registers are
        the real (absolute) ones, conditions are sampled at lanes and warps of
@@ -42,10 +51,17 @@ typedef struct {
     int lowered;
     int64_t group_first;
     double cond_f;
-    NodeId line_node[128]; double lines[128], line_min[128]; int nlines;   /* per global access, by node */
+    CostMemo *lines;              /* per global access: lines touched, fewest possible */
+    CostMemo *conds;              /* TIR-L: condition fractions of the current role's walk */
 } Walk;
 
 /* ---- cost_query.c ---- */
+/* the key of node `at`: its source span and op (the lowered level's copies of
+   one statement — per-element epilogues — share it), plus the values of the
+   loops being walked when with_loops; the node itself where it has no span */
+uint64_t cw_memo_key(const Walk *w, NodeId at, int with_loops);
+int cw_memo_get(const CostMemo *m, uint64_t key, double *a, double *b);
+void cw_memo_put(CostMemo *m, uint64_t key, double a, double b);
 /* the CeEnv hooks: loop variables of the walk, special registers of the sample */
 int cw_hook_decl(const CeEnv *env, NodeId decl, int64_t *out);
 int cw_hook_special(const CeEnv *env, NodeId at, int64_t *out);

@@ -1,7 +1,10 @@
-/* cost_speed.c — how long one cost-model evaluation takes (issue 8: <= 1 ms per
- * example on the 2-core dev machine). Parses and verifies each file once, then
- * times N calls of cake_cost (profile + prediction, the calibration constants
- * given, so no file is read) and prints the median microseconds per call.
+/* cost_speed.c — how long one cost-model evaluation takes (issues 8 and 18: <= 1 ms
+ * per variant on the 2-core dev machine, lowering included). Per file and kernel:
+ *   first   one cake_cost in a fresh context after parse and verify (untimed): the
+ *           instance bound, its copy lowered to TIR-L, counted, predicted — what a
+ *           new variant costs; the median over N/10 fresh contexts;
+ *   again   N more calls in one context (the bound instance cached; the lowering
+ *           and the count run every time), the median.
  *
  *     build/cake_cost_speed [N] FILE.tir ...     (N default 200; e.g. every examples file)
  */
@@ -14,7 +17,7 @@
 static double now_us(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);   /* CPU time: the machine is shared */
     return (double)t.tv_sec * 1e6 + (double)t.tv_nsec / 1e3;
 }
 
@@ -45,7 +48,20 @@ int main(int argc, char **argv)
         for (uint32_t ki = 0; ki < m->nkernels; ki++) {
             CakeCostOptions co = {.kernel = ir_symstr(ctx, m->kernels[ki]->name), .calib = &cal};
             CostResult r;
-            int rc = 0;
+            int rc = 0, nf = n / 10 > 3 ? n / 10 : 3;
+            double *tf = malloc(sizeof(double) * (size_t)nf);
+            for (int i = 0; i < nf && rc == 0; i++) {   /* fresh contexts: a new variant each */
+                CakeCtx *c2 = ctx_new();
+                Module *m2;
+                rc = cake_verify_file(c2, argv[f], NULL, &m2);
+                CakeCostOptions c2o = co;
+                c2o.kernel = ir_symstr(c2, m2->kernels[ki]->name);
+                double t0 = now_us();
+                if (!rc)
+                    rc = cake_cost(c2, m2, &c2o, &r);
+                tf[i] = now_us() - t0;
+                ctx_free(c2);
+            }
             for (int i = 0; i < n && rc == 0; i++) {
                 double t0 = now_us();
                 rc = cake_cost(ctx, m, &co, &r);
@@ -53,12 +69,16 @@ int main(int argc, char **argv)
             }
             if (rc) {
                 printf("%-36s %s: cost failed\n", argv[f], co.kernel);
+                free(tf);
                 continue;
             }
             qsort(t, (size_t)n, sizeof *t, cmp);
-            printf("%-36s %-16s median %7.1f us  max %7.1f us  %s\n", argv[f], co.kernel, t[n / 2], t[n - 1],
-                   t[n / 2] <= 1000 ? "ok" : "OVER 1 ms");
-            worst_over |= t[n / 2] > 1000;
+            qsort(tf, (size_t)nf, sizeof *tf, cmp);
+            double worst = tf[nf / 2] > t[n / 2] ? tf[nf / 2] : t[n / 2];
+            printf("%-36s %-20s first %7.1f us  again %7.1f us  %s\n", argv[f], co.kernel, tf[nf / 2],
+                   t[n / 2], worst <= 1000 ? "ok" : "OVER 1 ms");
+            worst_over |= worst > 1000;
+            free(tf);
         }
         ctx_free(ctx);
     }

@@ -68,6 +68,7 @@ static uint32_t read_cases(CakeCtx *ctx, char *text, CakeFitCase **out, cJSON **
         c->meas_ms = ms->valuedouble;
         const char *split = str_or_null(j, "split");
         c->train = split && !strcmp(split, "train");
+        c->outside = split && !strcmp(split, "outside");
         const cJSON *regs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "registers"), "regs");
         c->regs = cJSON_IsNumber(regs) ? regs->valueint : 0;
         const cJSON *local = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "registers"),
@@ -80,6 +81,14 @@ static uint32_t read_cases(CakeCtx *ctx, char *text, CakeFitCase **out, cJSON **
     return n;
 }
 
+static int has_outside(const CakeFitCase *cs, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (cs[i].outside)
+            return 1;
+    return 0;
+}
+
 static cJSON *constants_json(const CostCalib *c)
 {
     cJSON *k = cJSON_CreateObject();
@@ -89,20 +98,22 @@ static cJSON *constants_json(const CostCalib *c)
         {"eff_sfu", c->eff_sfu}, {"eff_smem", c->eff_smem}, {"overlap", c->overlap},
         {"l2_miss", c->l2_miss}, {"rel_err", c->rel_err}, {"launch_us", c->launch_us},
         {"pipe_lat", c->pipe_lat}, {"loop_mlp", c->loop_mlp}, {"lat_block", c->lat_block},
-        {"req_rate", c->req_rate},
+        {"req_rate", c->req_rate}, {"lat_mem", c->lat_mem}, {"res_exposed", c->res_exposed},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         cJSON_AddNumberToObject(k, rows[i].name, round(rows[i].v * 1e4) / 1e4);
     return k;
 }
 
-/* median |error| and the share within 25%, of one split (train 1 / held out 0) */
-static cJSON *errors_json(const CakeFitCase *cs, uint32_t n, int train)
+/* median |error| and the share within 25%, of one split (train 1 / held out 0 /
+   written outside the project 2) */
+static cJSON *errors_json(const CakeFitCase *cs, uint32_t n, int which)
 {
+    int train = which == 1, outside = which == 2;
     double *e = malloc(sizeof(double) * (n + 1));
     uint32_t m = 0, within = 0, model = 0, model_within = 0;
     for (uint32_t i = 0; i < n; i++) {
-        if (cs[i].train != train || !cs[i].ok)
+        if (cs[i].train != train || cs[i].outside != outside || !cs[i].ok)
             continue;
         double x = fabs(cs[i].r.time_ms / cs[i].meas_ms - 1);
         e[m++] = x;
@@ -159,6 +170,8 @@ static int write_constants(CakeCtx *ctx, const char *path, const char *device, c
     cJSON_AddItemToObject(j, "calibrated", families_json(c));
     cJSON_AddItemToObject(j, "train", errors_json(cs, n, 1));
     cJSON_AddItemToObject(j, "heldout", errors_json(cs, n, 0));
+    if (has_outside(cs, n))
+        cJSON_AddItemToObject(j, "outside", errors_json(cs, n, 2));
     char *s = cJSON_Print(j);
     cJSON_Delete(j);
     FILE *f = fopen(path, "w");
@@ -208,6 +221,8 @@ int drv_cmd_calibrate(CakeCtx *ctx, int argc, char **argv)
         cJSON_AddItemToObject(extra, "calibrated", families_json(&cal));
         cJSON_AddItemToObject(extra, "train", errors_json(cs, n, 1));
         cJSON_AddItemToObject(extra, "heldout", errors_json(cs, n, 0));
+        if (has_outside(cs, n))
+            cJSON_AddItemToObject(extra, "outside", errors_json(cs, n, 2));
         cJSON *arr = cJSON_AddArrayToObject(extra, "cases");
         for (uint32_t i = 0; i < n; i++) {
             cJSON *c = objs[i];
@@ -223,7 +238,7 @@ int drv_cmd_calibrate(CakeCtx *ctx, int argc, char **argv)
             rc = 1;
         if (!o.json)
             for (uint32_t i = 0; i < n; i++)
-                printf("%-8s %-40s %-20s %-26s meas %9.4f  pred %9.4f  %s\n", cs[i].train ? "train" : "heldout",
+                printf("%-8s %-40s %-20s %-26s meas %9.4f  pred %9.4f  %s\n", cs[i].train ? "train" : cs[i].outside ? "outside" : "heldout",
                        cs[i].file, cs[i].set ? cs[i].set : "-", cs[i].shape ? cs[i].shape : "-", cs[i].meas_ms,
                        cs[i].ok ? cs[i].r.time_ms : NAN, cs[i].ok ? (cs[i].r.measure ? "measure" : "model") : cs[i].err);
     }

@@ -131,6 +131,9 @@ typedef struct CakeInstance {
     uint8_t stage;            /* the CakeInstStage reached */
     uint8_t coverage_pending; /* verified at the bound stage without the output coverage
                                  check (E0820 ...), which runs before lowering */
+    Kernel *cost_low;         /* the cost model's lowered copy of the bound kernel (TIR-L; it
+                                 does not depend on the dims), made once; NULL until then */
+    uint8_t cost_low_failed;  /* 1: that lowering reported errors (the source level is counted) */
     const char *image;        /* after COMPILED: PTX (NUL-terminated) or a code object */
     size_t len;
 } CakeInstance;
@@ -318,6 +321,8 @@ typedef struct {
     const char *file, *kernel, *set, *shape;
     double meas_ms;
     int train, regs, spill_bytes;
+    int outside;              /* a kernel written outside the project (split "outside"): held
+                                 out, and reported apart */
     int ok;
     CostResult r;
     char err[200];

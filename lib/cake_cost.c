@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include "cake_priv.h"
 #include "cost.h"
+#include "passes.h"
 
 static const TgDevice *cost_device(CakeCtx *ctx, const char *name, Target tg)
 {
@@ -131,6 +132,7 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     take(k, "rel_err", &c->rel_err); take(k, "launch_us", &c->launch_us);
     take(k, "pipe_lat", &c->pipe_lat); take(k, "loop_mlp", &c->loop_mlp);
     take(k, "lat_block", &c->lat_block); take(k, "req_rate", &c->req_rate);
+    take(k, "lat_mem", &c->lat_mem); take(k, "res_exposed", &c->res_exposed);
     take_patterns(j, c);
     const cJSON *date = cJSON_GetObjectItemCaseSensitive(j, "date");
     snprintf(c->source, sizeof c->source, "%.100s (%.40s)", path,
@@ -189,28 +191,33 @@ static Target device_target(const Kernel *k, const char *name)
     return tg;
 }
 
-/* The instance lowered (TIR-L and its launch plan), the level the model counts
- * on; NULL where lowering has no rule yet (E0902, or any other error of the
- * passes): then its diagnostics are dropped and the source level is counted
- * (the profile says so). The output coverage check waits for code generation
- * (ctx->defer_coverage), as for a bound variant. */
-static const Kernel *lowered(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const ShapeEnv *env,
-                             const CakeInstance **inst)
+/* The instance's kernel lowered (TIR-L and its launch plan), the level the
+ * model counts on: the instance's own when it was lowered already, else a copy
+ * of its bound kernel through the pass pipeline, made once per instance
+ * (CakeInstance.cost_low: the params fix TIR-L, the dims stay symbolic) while
+ * the instance stays at its stage (its deferred coverage check untouched). NULL where
+ * lowering has no rule yet (E0902, or any other error of the passes): its
+ * diagnostics are dropped and the source level is counted (a note says so). */
+static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *cinst)
 {
+    CakeInstance *inst = (CakeInstance *)cinst;   /* its cost_low cache only */
+    if (inst->stage >= CAKE_INST_LOWERED && inst->bound)
+        return inst->k;
+    if (inst->cost_low || inst->cost_low_failed)   /* the params fix it: once per instance */
+        return inst->cost_low;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
-    int defer = ctx->defer_coverage;
-    ctx->defer_coverage = 1;
-    const CakeInstance *li;
-    int rc = cake_instance_env(ctx, m, k, tg, env, CAKE_INST_LOWERED, &li);
-    ctx->defer_coverage = defer;
-    if (rc || !li->bound) {
+    Kernel *low = ir_kernel_clone(ctx, inst->k);
+    Module one = {&low, 1, inst->m->file};
+    CeEnv view = shape_env_view(&inst->set);
+    if (pass_run_all(ctx, &one, low, inst->tg, &view) || ctx->nerrors > ne) {
         ctx->ndiags = nd;
         ctx->nerrors = ne;
         ctx->nwarnings = nw;
+        inst->cost_low_failed = 1;
         return NULL;
     }
-    *inst = li;
-    return li->k;
+    inst->cost_low = low;
+    return low;
 }
 
 /* the profile of the launch o names, its device, and out's header (kernel,
@@ -252,7 +259,7 @@ static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostP
         return rc;
     const char *lvl = getenv("CAKE_COST_LEVEL");   /* "source": the comparison of bench/device/run_cost.sh */
     int source = o->source_level || (lvl && !strcmp(lvl, "source"));
-    const Kernel *low = source ? NULL : lowered(ctx, m, k, tg, &env, &inst);
+    const Kernel *low = source ? NULL : lowered(ctx, inst);
     k = inst->bound ? inst->bound : inst->k;
     CeEnv view = shape_env_view(&env);
     char why[160];

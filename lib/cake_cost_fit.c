@@ -34,6 +34,8 @@ static const struct { size_t off; double lo, hi; } knobs[] = {
     {offsetof(CostCalib, loop_mlp), 1.0, 8.0},
     {offsetof(CostCalib, lat_block), 0.0, 3.0},
     {offsetof(CostCalib, req_rate), 0.0, 400.0},
+    {offsetof(CostCalib, lat_mem), 0.3, 1.5},
+    {offsetof(CostCalib, res_exposed), 0.0, 0.5},
 };
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
 
