@@ -201,6 +201,8 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         if (dst) {
             if (!take_value(argc, argv, &i, dst))
                 return ir_fmt(ctx, "option `%s` needs a value", a);
+            if (dst == &o->out && !strcmp(o->out, "-"))
+                o->out = NULL;   /* `-o -` is standard output, as everywhere */
             continue;
         }
         if (a[0] == '-' && a[1])

@@ -17,11 +17,17 @@ static int source_module(CakeCtx *ctx, const CakeLib *lib, uint32_t src, Module 
         *out = s->vm;
         return 0;
     }
+    if (s->failed) {
+        *out = NULL;
+        return 1;
+    }
     if (s->file == UINT32_MAX)
         s->file = ctx_add_file(ctx, s->shown ? s->shown : s->path, s->text, s->len);
     int rc = cake_verify_source(ctx, s->file, NULL, out);
     if (!rc)
         s->vm = *out;
+    else
+        s->failed = rc == 1;
     return rc;
 }
 

@@ -145,7 +145,7 @@ static uint32_t source_of(Reader *r, const char *path, uint32_t at)
     }
     lib->srcs = arena_realloc(&r->ctx->arena, lib->srcs, lib->nsrcs * sizeof *lib->srcs,
                               (lib->nsrcs + 1) * sizeof *lib->srcs);
-    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, full, UINT32_MAX, NULL, 0};
+    lib->srcs[lib->nsrcs] = (LibSource){path, text, len, full, UINT32_MAX, NULL, 0, 0};
     return lib->nsrcs++;
 }
 
@@ -705,6 +705,7 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
     uint32_t before = ctx->nerrors;
     Module *m = NULL;
     int rc = lib_source_module(ctx, lib, v->src, &m);
+    int source_ok = rc == 0;   /* a failed source is "does not check" for each of its variants */
     Kernel *k = rc ? NULL : kernel_of(ctx, m, v);
     if (k && !rc) {
         CakeKernel ck;
@@ -713,7 +714,7 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
     }
     if (rc || !k || ctx->nerrors != before) {
         Diag *d = diag_report(ctx, E1207, at, "variant `%s` of op `%s`: %s", v->pub.name, op->pub.name,
-                              !k && rc != 2 && ctx->nerrors == before
+                              !k && source_ok && ctx->nerrors == before
                                   ? ir_fmt(ctx, "`%s` has no kernel %s%s", shown,
                                            v->pub.kernel ? "named " : "for target ",
                                            v->pub.kernel ? v->pub.kernel : v->pub.target)

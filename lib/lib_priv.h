@@ -83,6 +83,7 @@ typedef struct {
     const char *shown;        /* the path diagnostics name: DIR/path from a folder */
     uint32_t file;            /* as a source file of the ctx, UINT32_MAX before */
     Module *vm;               /* verified, once (lib_instance.c), or NULL */
+    int failed;               /* it did not verify: said once, not again per variant */
     size_t off;               /* in the blob */
 } LibSource;
 typedef struct { const char *op, *why; } LibGap;

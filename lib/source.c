@@ -8,16 +8,19 @@
 #include "verify.h"
 #include "protect.h"
 
-/* dumps the IR after `stage` if asked; returns 1 when the pipeline stops here */
-static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *last)
+/* dumps the IR after `stage` if asked; returns 1 when the pipeline stops here
+   (errors past `base`, the count before this file: one context checks many
+   files in a library, and an earlier file's errors are not this one's) */
+static int stage_done(CakeCtx *ctx, Module *m, const char *stage, const char *last, uint32_t base)
 {
     const char *want = ctx->dump_after;
-    if (want && !ctx->nerrors && (!strcmp(want, stage) || !strcmp(want, "all"))) {
+    int failed = ctx->nerrors != base;
+    if (want && !failed && (!strcmp(want, stage) || !strcmp(want, "all"))) {
         FILE *out = ctx->dump_out ? ctx->dump_out : stderr;
         fprintf(out, "# IR after %s\n", stage);
         ir_print_module(ctx, m, out);
     }
-    return ctx->nerrors != 0 || (last && !strcmp(last, stage));
+    return failed || (last && !strcmp(last, stage));
 }
 
 /* what `check --set/--shape` binds, before the verifier runs */
@@ -58,28 +61,30 @@ static int bind_kernel(CakeCtx *ctx, Module *m, const Bindings *bs, Kernel **whi
 
 static Module *pipeline(CakeCtx *ctx, uint32_t file, const char *last, const Bindings *bs)
 {
+    uint32_t base = ctx->nerrors;
     Module *m = fe_parse(ctx, file);
     if (getenv("CAKE_TEST_BUG")) /* tests reach the internal-error path through this */
         ir_bug(ctx, "CAKE_TEST_BUG is set: a simulated compiler bug");
-    if (stage_done(ctx, m, "parse", last))
+    if (stage_done(ctx, m, "parse", last, base))
         return m;
     fe_resolve(ctx, m);
-    if (stage_done(ctx, m, "resolve", last))
+    if (stage_done(ctx, m, "resolve", last, base))
         return m;
     Kernel *which = NULL;
     VerBind vb = {0};
     if (bs && !bind_kernel(ctx, m, bs, &which, &vb))
         return m;
     ver_verify_bound(ctx, m, which, bs ? &vb : NULL);
-    stage_done(ctx, m, "verify", last);
+    stage_done(ctx, m, "verify", last, base);
     /* next: passes (legalize, layouts, pipelines, fences), then codegen, one line each */
     return m;
 }
 
 static int verify_source(CakeCtx *ctx, uint32_t file, const char *last, Module **out)
 {
+    uint32_t before = ctx->nerrors;
     *out = pipeline(ctx, file, last, NULL);
-    return ctx->nerrors != 0;
+    return ctx->nerrors != before;
 }
 
 /* reads `path` into ctx as a source file; E0001 and UINT32_MAX if it cannot */

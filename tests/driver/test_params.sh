@@ -47,5 +47,14 @@ if "$CAKEC" "$FA" --set CAUSAL=1 --emit tirl 2>/dev/null | head -1 | grep -q "CA
 else
     bad "--set CAUSAL=1 --emit tirl does not print the bound value"
 fi
+# `-o -` is standard output, not a file named `-`
+T=$(mktemp -d)
+C=$(realpath "$CAKEC" 2>/dev/null || command -v "$CAKEC")
+if (cd "$T" && "$C" "$FA" --emit tirl -o - 2>/dev/null | grep -q "kernel") && [ ! -e "$T/-" ]; then
+    ok
+else
+    bad "-o - did not write to standard output"
+fi
+rm -rf "$T"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
