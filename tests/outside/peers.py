@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """peers.py — the torch peers of the outside kernels (tests/outside/kernels), timed on the GPU.
 
-usage: python3 tests/outside/peers.py RAWDIR BENCH.txt
+usage: python3 tests/outside/peers.py [--wait FLAG] RAWDIR BENCH.txt
+(--wait: import torch and start CUDA first, then wait until the file FLAG exists: the device
+script starts this process while its checks run and creates FLAG after the last cake bench)
 For each kernel of BENCH.txt (NAME SHAPE) whose cake bench document RAWDIR/bench_NAME.json
 exists, times its torch peer at the same shape (eager: torch.compile's first compile does not
 fit the device budget) with CUDA events: 3 warm-up runs, then the median of 20, a 256 MiB
@@ -9,7 +11,7 @@ write between runs to flush the L2 (as `cakec run --bench` does). Prints one TSV
 kernel, shape, cake_ms, peer, peer_ms, ratio (peer_ms / cake_ms: > 1 means cake is faster),
 note. Correctness of cake at the timed shape is `run --check --shape` in run_outside.sh.
 """
-import json, os, statistics, sys
+import json, os, statistics, sys, time
 
 import torch
 
@@ -78,7 +80,15 @@ def timed(fn):
 
 
 def main():
-    raw, bench = sys.argv[1], sys.argv[2]
+    args = sys.argv[1:]
+    if args[0] == "--wait":
+        flag = args[1]
+        args = args[2:]
+        torch.zeros(1, device=DEV)
+        torch.cuda.synchronize()
+        while not os.path.exists(flag):
+            time.sleep(0.05)
+    raw, bench = args[0], args[1]
     for line in open(bench):
         if line.startswith("#") or not line.strip():
             continue

@@ -2,8 +2,9 @@
 """plant.py — writes the outside planted-bug corpus (tests/outside/corpus/*.tir) and its
 manifest (tests/outside/corpus/MANIFEST.tsv) from the list of one-line bugs below.
 
-Each bug is one line of a copy of an example or library kernel changed by hand: the line
-number is the original's, `old` must occur on it exactly once and is replaced by `new`
+Each bug is one line of a copy of an example or library kernel changed by hand (the copies
+are frozen in tests/outside/orig/, as the examples were at commit a599313): the line number
+is the original's, `old` must occur on it exactly once and is replaced by `new`
 (an empty `new` with old == the whole statement deletes the statement, leaving the line
 blank so the numbering stays). Each file gets a three-line header:
 
@@ -17,6 +18,9 @@ usage: python3 tests/outside/plant.py [--out DIR]   (from the repo root; rewrite
 import os, sys
 
 HEADER = 3
+# the kernels are planted in frozen copies (tests/outside/orig/: the examples and library kernels
+# as of commit a599313), so that later edits of the examples do not move the bugs
+ORIG = "tests/outside/orig"
 FA = "examples/flash_attn_fwd.tir"
 PP = "examples/flash_attn_fwd_pp.tir"
 GP = "examples/gemm_sm90_persistent.tir"
@@ -192,7 +196,7 @@ def main():
         assert name not in names, name
         names.add(name)
         assert kind in ("static", "dynamic"), name
-        lines = open(os.path.join(root, src)).read().split("\n")
+        lines = open(os.path.join(root, ORIG, os.path.basename(src))).read().split("\n")
         text = lines[line - 1]
         if text.count(old) != 1:
             sys.exit("%s: `%s` occurs %d times on %s:%d: %r" % (name, old, text.count(old), src, line, text))
@@ -200,7 +204,8 @@ def main():
             lines[line - 1] = ""
         else:
             lines[line - 1] = text.replace(old, new)
-        head = ["# corpus: %s" % kind, "# bug: %d: %s" % (line + HEADER, what), "# from: %s" % src]
+        head = ["# corpus: %s" % kind, "# bug: %d: %s" % (line + HEADER, what),
+                "# from: %s (as of a599313, tests/outside/orig/%s)" % (src, os.path.basename(src))]
         open(os.path.join(out, name + ".tir"), "w").write("\n".join(head + lines))
         rows.append("\t".join([name, kind, str(line + HEADER), src, str(line), old, new, what,
                                 SIM_BY_BUG.get(name, SIM_BY_SOURCE[src])]))

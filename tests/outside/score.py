@@ -63,8 +63,12 @@ def offset(lines, line, col):
 
 def apply_fixits(text, fixits):
     lines = text.splitlines(keepends=True)
-    edits = []
+    edits, seen = [], set()
     for f in fixits:
+        key = json.dumps([f["span"], f.get("replacement", "")], sort_keys=True)
+        if key in seen:                  # two errors may carry the same edit
+            continue
+        seen.add(key)
         sp = f["span"]
         a = offset(lines, sp["line"], sp["col"])
         b = offset(lines, sp.get("end_line", sp["line"]), sp.get("end_col", sp["col"]))
@@ -141,8 +145,9 @@ def main(argv):
             os.unlink(t.name)
             fix_clean = "yes" if frc == 0 and not errors(fdoc) else "no"
             restores = "?"
-            if src and os.path.exists(os.path.join(ROOT, src)):
-                orig = open(os.path.join(ROOT, src)).read().split("\n")
+            orig_path = os.path.join(HERE, "orig", os.path.basename(src or ""))
+            if src and os.path.exists(orig_path):
+                orig = open(orig_path).read().split("\n")
                 # restored: a line reading as the original bug line appears near the bug line
                 # more often than before the fix-its (they may insert lines above it)
                 want = code_of(orig[bline - 4]) if 0 <= bline - 4 < len(orig) else None

@@ -6,7 +6,8 @@ usage: python3 tests/outside/test_outside.py CAKEC   (from anywhere)
      source, the header's line number pointing at it);
   2. no corpus entry is a syntax or name error (E01xx/E02xx: a planted bug must be a real
      kernel bug, not a typo), and cakec never has an internal error on one (score.py);
-  3. every kernel of tests/outside/kernels checks clean at every declared parameter value.
+  3. every frozen original (tests/outside/orig) and every kernel of tests/outside/kernels checks
+     clean at every declared parameter value.
 The scores themselves (what check catches) are a report (score.tsv), not asserted here.
 """
 import filecmp, json, os, subprocess, sys, tempfile
@@ -42,6 +43,11 @@ def main():
                            capture_output=True, text=True)
         if r.returncode != 0:
             fails.append("score.py exit %d: %s" % (r.returncode, (r.stdout + r.stderr)[-500:]))
+    odir = os.path.join(HERE, "orig")
+    for f in sorted(os.listdir(odir)):
+        p = subprocess.run([cakec, "check", os.path.join(odir, f)], capture_output=True, text=True)
+        if p.returncode != 0:
+            fails.append("orig/%s (a planted bug's unchanged kernel) does not check clean:\n%s" % (f, p.stderr[-800:]))
     kdir = os.path.join(HERE, "kernels")
     for f in sorted(os.listdir(kdir)):
         if f.endswith(".tir"):
