@@ -266,8 +266,9 @@ static void wgmma(Cg *cg, const Node *n)
     LLVMValueRef db = cg_expr_of(cg, ir_list_at(cg->k, n, at++), cg_scalar(DT_U64));
     unsigned nd = (unsigned)t.m * t.n / 128;
     LLVMValueRef d[256], a[8];
-    for (unsigned i = 0; i < nd; i++)
-        d[i] = elem_value(cg, ir_list_at(cg->k, n, at + i), (DType)t.acc);
+    for (unsigned i = 0; i < nd; i++) /* fresh (scale-d 0): the old accumulator is not an input */
+        d[i] = t.fresh ? LLVMGetUndef(cg_scalar_type(cg, (DType)t.acc))
+                       : elem_value(cg, ir_list_at(cg->k, n, at + i), (DType)t.acc);
     unsigned na = 0;
     if (t.a_regs)
         na = pack_regs(cg, n, at + nd, (uint32_t)t.m * t.k / 128, (DType)t.ab, a);

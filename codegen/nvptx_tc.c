@@ -175,8 +175,9 @@ static int reg_list(char *buf, size_t size, unsigned first, unsigned n)
 
 /* §9.7.15.5 wgmma.mma_async: D (nd f32 registers, in and out) += A * B; A from
  * a shared-memory descriptor or from registers, B from a descriptor. Scale-d
- * is 1 (accumulate); the immediate scales are 1; the transpose bits select
- * MN-major shared operands. */
+ * (a predicate operand, here an immediate) is 1, accumulate, or 0 when t.fresh:
+ * D = A * B, the input registers unread; the immediate scales are 1; the
+ * transpose bits select MN-major shared operands. */
 void nv_wgmma(Cg *cg, IrTc t, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *a, unsigned na,
               LLVMValueRef *d, unsigned nd)
 {
@@ -191,10 +192,10 @@ void nv_wgmma(Cg *cg, IrTc t, LLVMValueRef da, LLVMValueRef db, LLVMValueRef *a,
     if (a) {
         at += snprintf(text + at, size - (size_t)at, ", ");
         at += reg_list(text + at, size - (size_t)at, in, na);
-        at += snprintf(text + at, size - (size_t)at, ", $%u, 1, 1, 1%s;", in + na,
+        at += snprintf(text + at, size - (size_t)at, ", $%u, %d, 1, 1%s;", in + na, !t.fresh,
                        bits ? (t.tnsp_b ? ", 1" : ", 0") : "");
     } else {
-        at += snprintf(text + at, size - (size_t)at, ", $%u, $%u, 1, 1, 1%s;", in, in + 1,
+        at += snprintf(text + at, size - (size_t)at, ", $%u, $%u, %d, 1, 1%s;", in, in + 1, !t.fresh,
                        bits ? (t.tnsp_a ? (t.tnsp_b ? ", 1, 1" : ", 1, 0") : (t.tnsp_b ? ", 0, 1" : ", 0, 0")) : "");
     }
     /* constraints: outputs =f (=r for f16x2 / s32), inputs: A regs, descs, then the tied accumulators */

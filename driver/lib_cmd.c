@@ -78,6 +78,7 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--timeout", &o->opt.timeout)) continue;
         else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;
         else if (take(argc, argv, &i, "--variant", &o->variant)) continue;
+        else if (take(argc, argv, &i, "--skip", &o->skip)) continue;
         else if (take(argc, argv, &i, "-j", &o->jobs)) continue;
         else if (take(argc, argv, &i, "--part", &o->part)) continue;
         else if (take(argc, argv, &i, "--image-dir", &o->image_dir)) continue;

@@ -372,16 +372,22 @@ static NodeId move_stmt(Parser *p, Op op, Token *kw)
 }
 
 /* 'mma' | 'wgmma' | 'mfma'  expr '+=' unary '*' expr */
+/* mma_stmt -> ("mma" | "wgmma" | "mfma") lvalue ("+=" | "=") unary "*" expr
+ * `=` (sub 1) is the fresh form D = A * B; the verifier allows it on wgmma only */
 static NodeId mma_stmt(Parser *p, Op op, Token *kw)
 {
     NodeId acc = fe_expr(p);
-    if (!acc || !fe_expect(p, T_PLUSEQ, "(`acc += a * b`)"))
+    int fresh = acc && fe_accept(p, T_EQ);
+    if (!fresh && (!acc || !fe_expect(p, T_PLUSEQ, "(`acc += a * b` or `acc = a * b`)")))
         return 0;
     NodeId a = fe_unary(p);
     if (!a || !fe_expect(p, T_STAR, "(`acc += a * b`)"))
         return 0;
     NodeId b = fe_expr(p);
-    return b ? with_ab(p, op, kw, acc, a, b) : 0;
+    NodeId id = b ? with_ab(p, op, kw, acc, a, b) : 0;
+    if (id && fresh)
+        ir_get(p->k, id)->sub = 1;
+    return id;
 }
 
 /* builtin statements spelled by the ops table (class OC_STMT) */

@@ -394,7 +394,8 @@ int64_t ir_tc_pack(IrTc t)
     uint64_t v = (uint64_t)(t.m & 0x1ff) | (uint64_t)(t.n & 0x1ff) << 9 | (uint64_t)(t.k & 0x7f) << 18 |
                  (uint64_t)(t.ab & 0x1f) << 25 | (uint64_t)(t.acc & 0x1f) << 30 |
                  (uint64_t)(t.a_regs & 1) << 35 | (uint64_t)(t.tnsp_a & 1) << 36 |
-                 (uint64_t)(t.tnsp_b & 1) << 37 | (uint64_t)(t.b_dt & 0x1f) << 38;
+                 (uint64_t)(t.tnsp_b & 1) << 37 | (uint64_t)(t.b_dt & 0x1f) << 38 |
+                 (uint64_t)(t.fresh & 1) << 43;
     return (int64_t)v;
 }
 
@@ -411,5 +412,6 @@ IrTc ir_tc_unpack(int64_t sv)
     t.tnsp_a = (uint8_t)(v >> 36 & 1);
     t.tnsp_b = (uint8_t)(v >> 37 & 1);
     t.b_dt = (uint8_t)(v >> 38 & 0x1f);
+    t.fresh = (uint8_t)(v >> 43 & 1);
     return t;
 }

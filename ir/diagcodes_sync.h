@@ -29,6 +29,7 @@ DIAG(E0732, SEV_ERROR, "cp.async overwrites a stage other threads may still read
 /* wgmma */
 DIAG(E0740, SEV_ERROR, "wgmma accumulator used before wgmma.wait")
 DIAG(E0741, SEV_ERROR, "stage released while a wgmma may still read it")
+DIAG(W0742, SEV_WARNING, "fresh wgmma discards the result of a pending wgmma")
 /* barriers and divergence */
 DIAG(E0750, SEV_ERROR, "collective operation under divergent control")
 DIAG(E0751, SEV_ERROR, "named barrier thread count is wrong")

@@ -41,6 +41,7 @@ DIAG(E0337, SEV_ERROR, "schedule-only construct in the reference block")
 DIAG(E0338, SEV_ERROR, "launch-time value outside the grid clause")
 DIAG(E0339, SEV_ERROR, "shared tile layout a wgmma operand cannot have")
 DIAG(E0340, SEV_ERROR, "atomic on an element type or width it does not take")
+DIAG(E0341, SEV_ERROR, "fresh-accumulator form on a tensor-core op that always accumulates")
 /* target capabilities */
 DIAG(E0401, SEV_ERROR, "feature not available on a declared target")
 DIAG(E0402, SEV_ERROR, "no tensor-core instruction for this shape or dtype on a target")

@@ -260,6 +260,7 @@ typedef struct {
     uint8_t a_regs;       /* wgmma: A comes from registers (the list holds its elements) */
     uint8_t tnsp_a, tnsp_b; /* wgmma: operand is MN-major in shared memory */
     uint8_t b_dt;         /* DType of B when it differs from A (fp8 mixes), else DT_NONE */
+    uint8_t fresh;        /* wgmma: D = A * B (scale-d 0), the accumulator's old value unread */
 } IrTc;
 int64_t ir_tc_pack(IrTc t);
 IrTc ir_tc_unpack(int64_t v);

@@ -122,6 +122,8 @@ static void lowered(Printer *p, const Node *n)
             fputs(".ta", out);
         if (t.tnsp_b)
             fputs(".tb", out);
+        if (t.fresh)
+            fputs(".fresh", out);
         break;
     }
     case OP_L_LDMATRIX: case OP_L_STMATRIX:
@@ -499,7 +501,7 @@ static void stmt(Printer *p, NodeId id)
     case OP_MMA: case OP_WGMMA: case OP_MFMA:
         fprintf(out, "%s ", sp);
         expr(p, n->a, PREC_TOP);
-        fputs(" += ", out);
+        fputs(n->sub == 1 ? " = " : " += ", out);
         expr(p, n->b, PREC_UNARY);
         fputs(" * ", out);
         expr(p, n->c, PREC_TOP);

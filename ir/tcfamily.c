@@ -11,23 +11,23 @@
 
 const TcFamilyInfo tc_families[TCF__COUNT] = {
     [TCF_NONE] = {TCF_NONE, "none", OP_NONE, OP_NONE, OP_NONE, OP_NONE, OP_NONE, OP_NONE, 0, TCS_WARP, 1, LY_NONE, LY_NONE,
-                  LY_NONE, TCO_REG, TCO_REG, 32, 0, TCA_NONE, CC_FREE, ""},
+                  LY_NONE, TCO_REG, TCO_REG, 32, 0, TCA_NONE, CC_FREE, "", 0},
     [TCF_MMA_SYNC] = {TCF_MMA_SYNC, "mma.sync", OP_MMA, OP_L_MMA, OP_NONE, OP_NONE, OP_NONE, OP_NONE,
                       TF_MMA_SYNC, TCS_WARP, 1,
                       LY_MMA, LY_MMA_A, LY_MMA_B, TCO_REG, TCO_REG, 32, 1, TCA_NONE, CC_MMA,
-                      "m%un%uk%u"},
+                      "m%un%uk%u", 0},
     [TCF_WGMMA] = {TCF_WGMMA, "wgmma", OP_WGMMA, OP_L_WGMMA, OP_WGMMA_WAIT, OP_L_WG_FENCE,
                    OP_L_WG_COMMIT, OP_L_WG_WAIT, TF_WGMMA, TCS_WARPGROUP, 0,
                    LY_WGMMA, LY_WGMMA_A, LY_NONE, TCO_REG_OR_SMEM, TCO_SMEM_DESC, 32, 0,
-                   TCA_FENCE_COMMIT_WAIT, CC_WGMMA, "m%un%uk%u"},
+                   TCA_FENCE_COMMIT_WAIT, CC_WGMMA, "m%un%uk%u", 1},
     [TCF_MFMA] = {TCF_MFMA, "MFMA", OP_MFMA, OP_L_MFMA, OP_NONE, OP_NONE, OP_NONE, OP_NONE, TF_MFMA, TCS_WAVEFRONT, 1,
                   LY_MFMA, LY_MFMA_A, LY_MFMA_B, TCO_REG, TCO_REG, 32, 0, TCA_NONE, CC_MFMA,
-                  "%ux%ux%u"},
+                  "%ux%ux%u", 0},
     /* tcgen05 (sm_100a): reserved; no source op in TIR v1 */
     [TCF_TCGEN05] = {TCF_TCGEN05, "tcgen05", OP_NONE, OP_NONE, OP_NONE, OP_NONE, OP_NONE, OP_NONE,
                      TF_TCGEN05, TCS_WARPGROUP, 0,
                      LY_NONE, LY_NONE, LY_NONE, TCO_SMEM_DESC, TCO_SMEM_DESC, 32, 0, TCA_MBARRIER,
-                     CC_WGMMA, "m%un%uk%u"},
+                     CC_WGMMA, "m%un%uk%u", 0},
 };
 
 TcFamily tc_family_of(Op op)

@@ -61,6 +61,8 @@ typedef struct {
     uint8_t async;          /* TcAsync */
     uint8_t cost;           /* CostClass of one instruction (ir/ops.h CC_*) */
     const char *shape_fmt;  /* how a shape is spelled: "m%un%uk%u", "%ux%ux%u" */
+    uint8_t fresh;          /* the instruction can ignore its accumulator's input (wgmma's
+                               scale-d 0): the source form `acc = a * b` (IrTc.fresh) */
 } TcFamilyInfo;
 
 extern const TcFamilyInfo tc_families[TCF__COUNT];

@@ -4,6 +4,7 @@
  * with the cost model on a grid of shape classes, folds in a tuned table,
  * and writes the artifact (lib_artifact.c). */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,9 +26,25 @@ static size_t blob_add(CakeCtx *ctx, CakeLib *lib, const void *data, size_t len)
     return off;
 }
 
+/* A cubin's SASS runs only on GPUs of its own major version (an sm_80 cubin
+ * does not load on an sm_90 H200: RT_LOAD_ERROR), PTX on any later one
+ * through the driver's JIT. So a variant is stored as a cubin where its code
+ * runs only on its own family anyway (`a` targets) or where that family is
+ * the build device's (`--device`, default h200); else as PTX. */
+int lib_cubin_fits(Target t, const char *device)
+{
+    const TgDevice *d = tg_device_find(device ? device : "h200");
+    const TargetInfo *ti = &tg_table[t];
+    if (ti->vendor != VENDOR_NVIDIA)
+        return 0;
+    return ti->family_only || (d && tg_table[d->target].vendor == VENDOR_NVIDIA &&
+                               tg_table[d->target].sm / 10 == ti->sm / 10);
+}
+
 /* compiles variant v: its image (malloc'd, *len bytes; v->image_kind set), or
    NULL with the diagnostics */
-static void *make_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, size_t *len, int *rc)
+static void *make_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, const char *device,
+                        size_t *len, int *rc)
 {
     CakeKernel ck;
     *rc = lib_instance(ctx, lib, v, CAKE_INST_COMPILED, &ck);
@@ -41,7 +58,7 @@ static void *make_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *
     void *cubin = NULL;
     size_t clen = 0;
     char log[2048];
-    if (tg_vendor(v->tg) == VENDOR_NVIDIA && jl &&
+    if (jl && lib_cubin_fits(v->tg, device) &&
         rt_jitlink_ptx(jl, v->pub.target, ck.image, ck.len, &cubin, &clen, log, sizeof log) == RT_OK) {
         strcpy(v->image_kind, "cubin");
         free(ck.image);
@@ -65,11 +82,12 @@ static void take_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, void *img, siz
 }
 
 /* compiles variant v into the blob */
-static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose)
+static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose,
+                           const char *device)
 {
     size_t len = 0;
     int rc;
-    void *img = make_image(ctx, lib, v, jl, &len, &rc);
+    void *img = make_image(ctx, lib, v, jl, device, &len, &rc);
     if (img)
         take_image(ctx, lib, v, img, len, verbose);
     return rc;
@@ -177,6 +195,14 @@ static int table_bad(CakeCtx *ctx, const char *path, const char *why)
     return 1;
 }
 
+static uint32_t variant_named(const LibOp *op, const char *name)
+{
+    uint32_t v = 0;
+    while (v < op->pub.nvariants && strcmp(op->v[v].pub.name, name))
+        v++;
+    return v;
+}
+
 static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, uint32_t *nacc)
 {
     const cJSON *opn = cJSON_GetObjectItemCaseSensitive(e, "op");
@@ -208,12 +234,18 @@ static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, ui
         memset(a, 0, sizeof *a);
         a->key = key;
     }
+    /* each variant's time relative to the fastest of this library's variants at this
+       shape, in logs: a class's ranking is by the geometric mean over its shapes, so
+       its largest shape does not outweigh the others */
+    double best = 0;
+    cJSON_ArrayForEach(t, times)
+        if (variant_named(op, t->string) < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0 &&
+            (best == 0 || t->valuedouble < best))
+            best = t->valuedouble;
     cJSON_ArrayForEach(t, times) {
-        uint32_t v = 0;
-        while (v < op->pub.nvariants && strcmp(op->v[v].pub.name, t->string))
-            v++;
+        uint32_t v = variant_named(op, t->string);
         if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0) {
-            a->sum[v] += t->valuedouble;
+            a->sum[v] += log(t->valuedouble / best);
             a->cnt[v]++;
         }
     }
@@ -371,7 +403,7 @@ static void worker_run(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o,
                 continue;
             size_t len = 0;
             int rc;
-            void *img = make_image(ctx, lib, v, jl, &len, &rc);
+            void *img = make_image(ctx, lib, v, jl, o->device, &len, &rc);
             if (img)
                 write_image(ctx, dir, idx, v->image_kind, img, len);
             free(img);
@@ -417,7 +449,7 @@ static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *
             LibVariant *v = &lib->ops[i].v[j];
             int r = 0;
             if (!v->nsteps && idx % (uint32_t)n == 0)
-                mine[idx] = make_image(ctx, lib, v, jl, &lens[idx], &r);
+                mine[idx] = make_image(ctx, lib, v, jl, o->device, &lens[idx], &r);
             rc = r > rc ? r : rc;
         }
     for (int k = 0; k < nk; k++) {
@@ -442,7 +474,7 @@ static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *
                     fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
                             v->image_len, v->image_kind);
             } else {
-                r = compile_variant(ctx, lib, v, jl, o->verbose);   /* a worker's failure: here again */
+                r = compile_variant(ctx, lib, v, jl, o->verbose, o->device);   /* a worker's failure: here again */
             }
             rc = r > rc ? r : rc;
         }
@@ -483,7 +515,7 @@ static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
                 rc = r > rc ? r : rc;
                 continue;
             }
-            int r = compile_variant(ctx, lib, v, jl, o && o->verbose);
+            int r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);
             if (!r && part && !image_to_dir(ctx, lib, v, o->image_dir, idx))
                 r = 1;
             rc = r > rc ? r : rc;

@@ -160,6 +160,10 @@ int lib_variant_prepare(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, LibVariant *v
 /* the dims of a choice and its variant's parameters, as a ShapeEnv of lib's ctx */
 void lib_choice_env(const CakeLib *lib, const CakeLibChoice *ch, ShapeEnv *env);
 
+/* lib_build.c: whether target t's variants are stored as cubins for an
+   artifact built for `device` (NULL: h200): SASS runs on its own major only */
+int lib_cubin_fits(Target t, const char *device);
+
 /* ---- lib_instance.c: the one seam to kernel instances ---- */
 /* Variant v of lib as an instance built to `stage`: CAKE_INST_BOUND (its
  * binding verified), CAKE_INST_LOWERED (out->k with the launch plan) or

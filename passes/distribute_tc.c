@@ -50,7 +50,7 @@ static void dist_mma(Lw *w, NodeId s, IrList *out)
     DType ab = a.f->ly.dtype, acc = d.f->ly.dtype;
     int k = tc_k(ab);
     const TcFamilyInfo *fam = tc_family(TCF_MMA_SYNC);
-    IrTc tc = {16, 8, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE};
+    IrTc tc = {16, 8, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE, 0};
     if (bb.f->ly.dtype != ab)
         tc.b_dt = (uint8_t)bb.f->ly.dtype;
     LyTile fd, fa, fb;   /* the instruction's fragments (ir/tcfamily.h) */
@@ -153,7 +153,7 @@ static void dist_wgmma(Lw *w, NodeId s, IrList *out)
             K = (int)bs.extent[i];
     int nchunk = d.cols > 256 ? 256 : d.cols;
     IrTc tc = {64, (uint16_t)nchunk, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, (uint8_t)a_regs,
-               (uint8_t)(!a_regs && !ga.kmajor), (uint8_t)!gb.kmajor, DT_NONE};
+               (uint8_t)(!a_regs && !ga.kmajor), (uint8_t)!gb.kmajor, DT_NONE, 0};
     if (bs.dt != ab)
         tc.b_dt = (uint8_t)bs.dt;
     const TcFamilyInfo *fam = tc_family(TCF_WGMMA);
@@ -180,6 +180,7 @@ static void dist_wgmma(Lw *w, NodeId s, IrList *out)
                     ops[d0 + 1] = x;
                 }
                 NodeId m = irb_stmt(b, fam->lowered, ops, no);
+                tc.fresh = (uint8_t)(n->sub == 1 && ks == 0); /* `acc = a * b`: the first k-step overwrites */
                 lw_node(w, m)->v.i = ir_tc_pack(tc);
                 irb_push(b, out, m);
             }
@@ -217,7 +218,7 @@ static void dist_mfma(Lw *w, NodeId s, IrList *out)
                                 have[0] ? have : "none for these inputs"));
         return;
     }
-    IrTc tc = {(uint16_t)m, (uint16_t)m, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE};
+    IrTc tc = {(uint16_t)m, (uint16_t)m, (uint16_t)k, (uint8_t)ab, (uint8_t)acc, 0, 0, 0, DT_NONE, 0};
     LyTile fd, fa, fb;
     tc_fragment(w->tg, TCF_MFMA, TC_C, tc, &fd);
     tc_fragment(w->tg, TCF_MFMA, TC_A, tc, &fa);

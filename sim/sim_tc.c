@@ -174,7 +174,7 @@ void sim_wgmma_issue(Sim *s, SimThread *t, NodeId st)
     sim_coll_done(s, t, c);
 }
 
-/* performs wgmma x: D[64, N] += A[64, K] * B[N, K]^T, in f32 */
+/* performs wgmma x: D[64, N] += A[64, K] * B[N, K]^T, in f32 (D = A B^T when fresh) */
 static void wgmma_perform(Sim *s, SimWg *x)
 {
     const Node *n = sim_node(s, x->node);
@@ -218,7 +218,7 @@ static void wgmma_perform(Sim *s, SimWg *x)
             for (int k = 0; k < tc.k; k++)
                 acc += A[r * tc.k + k] * B[c * tc.k + k];
             SL *d = &u->frame[x->dslot[thr * x->nd + e]];
-            d->f = interp_round((DType)tc.acc, d->f + acc);
+            d->f = interp_round((DType)tc.acc, (tc.fresh ? 0 : d->f) + acc);
         }
         for (int e = 0; e < x->nd; e++)
             u->inflight[x->dslot[thr * x->nd + e]] = 0;

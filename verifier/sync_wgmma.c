@@ -6,7 +6,9 @@
  * newest such group. Touching an accumulator (reading it, storing it, doing
  * math on it, assigning it) while a wgmma that writes it may be in flight is
  * E0740; releasing a stage (`ring.release(s)`) while a wgmma reading it may be
- * in flight is E0741. Both say the `wgmma.wait N` that would be right. */
+ * in flight is E0741. Both say the `wgmma.wait N` that would be right. A
+ * fresh `wgmma acc = a * b` issued while a wgmma that writes acc is pending
+ * throws that one's result away unread: W0742. */
 #include <string.h>
 #include "sync.h"
 
@@ -100,6 +102,24 @@ static void acc_use(SyK *s, NodeId e, void *u)
         wait_fixit(s, d, c->st, n);
 }
 
+/* `wgmma acc = a * b` while a wgmma that writes acc is in flight: the pending
+   result is overwritten before anything reads it (W0742) */
+static void fresh_over_pending(Wg *w, WState *x, NodeId st)
+{
+    SyK *s = w->s;
+    NodeId acc = sy_ref_decl(s, sy_node(s, st)->a);
+    int a = find(w->accs, w->nacc, acc);
+    if (a < 0 || !x->acc_age[a] || sy_ref_decl(s, sy_node(s, x->acc_at[a])->a) != acc)
+        return;
+    const char *name = ir_symstr(s->ctx, sy_node(s, acc)->name);
+    Diag *d = sy_report(s, W0742, st, "this fresh wgmma overwrites `%s` while the wgmma that last wrote it is "
+                        "still pending: that result is never read", name);
+    if (!d)
+        return;
+    diag_note(s->ctx, d, sy_span(s, x->acc_at[a]), "this wgmma's result is discarded");
+    diag_help(s->ctx, d, "accumulate (`wgmma %s += ...`) if both products count, or remove the first wgmma", name);
+}
+
 static void wg_stmt(SyFlow *f, NodeId st, void *state)
 {
     Wg *w = f->u;
@@ -113,6 +133,8 @@ static void wg_stmt(SyFlow *f, NodeId st, void *state)
         UseCx c = {w, x, st, n->a, 0, 1};
         sy_each_expr(s, n->b, acc_use, &c);
         sy_each_expr(s, n->c, acc_use, &c);
+        if (n->sub == 1)
+            fresh_over_pending(w, x, st);
         for (int i = 0; i < MAXW; i++) {
             if (x->acc_age[i] && x->acc_age[i] < 250) x->acc_age[i]++;
             if (x->tok_age[i] && x->tok_age[i] < 250) x->tok_age[i]++;

@@ -34,6 +34,13 @@ void ty_tc_stmt(Ver *v, NodeId s)
     }
     /* operand placement and layouts */
     int ok = 1;
+    if (n->sub == 1 && !fam->fresh) {
+        Diag *d = v_report(v, E0341, s, "`%s acc = a * b` (D = A * B) needs an instruction that can ignore "
+                           "its accumulator; %s always adds to it", nm, fam->name);
+        diag_help(v->ctx, d, "clear the accumulator and accumulate: `%s = 0`, then `%s %s += ...`",
+                  v_text(v, n->a), nm, v_text(v, n->a));
+        ok = 0;
+    }
     if (C->space != SP_REG || C->layout != acc_ly || C->transposed) {
         Diag *d = v_report(v, E0317, n->a, "the accumulator of `%s` must be a register tile with "
                            "layout %s, found %s", nm, ir_layout_names[acc_ly], vt_str(v, tc));

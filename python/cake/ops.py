@@ -145,15 +145,18 @@ def select_softmax(N):
 
 
 def select_attention(D, causal, varlen=False):
-    if D not in (64, 128):
-        raise ValueError(f"cake.ops.attention: head dim {D}; the kernels have 64 and 128")
+    if D not in (64, 128) and (varlen or D != 256):
+        raise ValueError(f"cake.ops.attention: head dim {D}; the kernels have 64 and 128"
+                         f"{'' if varlen else ' and 256'}")
+    if D == 256:
+        return _kernel("flash_attn_fwd_pp_d256", CAUSAL=int(bool(causal)))
     file = "flash_attn_varlen_fwd" if varlen else "flash_attn_fwd_pp"
     return _kernel(file, D=D, CAUSAL=int(bool(causal)))
 
 
 def _attention_op(base, D, causal):
-    """the library op: attention_fwd_gqa[_d64][_causal], attention_varlen_fwd[...]"""
-    return base + ("_d64" if D == 64 else "") + ("_causal" if causal else "")
+    """the library op: attention_fwd_gqa[_d64|_d256][_causal], attention_varlen_fwd[...]"""
+    return base + ({64: "_d64", 256: "_d256"}.get(D, "")) + ("_causal" if causal else "")
 
 
 # ---- the ops, eager ------------------------------------------------------------------

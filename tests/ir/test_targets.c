@@ -186,7 +186,7 @@ static void families(void **state)
 static void fragments(void **state)
 {
     (void)state;
-    IrTc t = {32, 32, 8, DT_BF16, DT_F32, 0, 0, 0, DT_NONE};
+    IrTc t = {32, 32, 8, DT_BF16, DT_F32, 0, 0, 0, DT_NONE, 0};
     LyTile c, a, b;
     assert_true(tc_fragment(TG_GFX942, TCF_MFMA, TC_C, t, &c));
     assert_true(tc_fragment(TG_GFX942, TCF_MFMA, TC_A, t, &a));
@@ -208,14 +208,14 @@ static void fragments(void **state)
                 assert_int_equal(col, l % 32);
             }
         }
-    IrTc m = {16, 8, 16, DT_BF16, DT_F32, 0, 0, 0, DT_NONE};
+    IrTc m = {16, 8, 16, DT_BF16, DT_F32, 0, 0, 0, DT_NONE, 0};
     assert_true(tc_fragment(TG_SM80, TCF_MMA_SYNC, TC_C, m, &c));
     assert_int_equal(ly_threads(&c), 32);
     int r, col;
     ly_coord(&c, 5, 3, &r, &col);               /* lane 5: g = 1, t = 1; d3 = (g + 8, 2t + 1) */
     assert_int_equal(r, 9);
     assert_int_equal(col, 3);
-    IrTc w = {64, 128, 16, DT_BF16, DT_F32, 0, 0, 0, DT_NONE};
+    IrTc w = {64, 128, 16, DT_BF16, DT_F32, 0, 0, 0, DT_NONE, 0};
     assert_true(tc_fragment(TG_SM90A, TCF_WGMMA, TC_C, w, &c));
     assert_int_equal(ly_threads(&c), 128);
     assert_false(tc_fragment(TG_SM90A, TCF_WGMMA, TC_A, w, &a));   /* a descriptor */
