@@ -198,6 +198,31 @@ int ce_const_int(const CakeCtx *ctx, const Kernel *k, NodeId e, int64_t *out)
     return ce_eval_int(ctx, k, e, NULL, out);
 }
 
+/* does e name a parameter (directly or through a let)? */
+static int names_param(const Kernel *k, NodeId e, int depth)
+{
+    if (!e || e >= k->nnodes || depth > MAX_DEPTH)
+        return depth > MAX_DEPTH;
+    const Node *n = node(k, e);
+    if (n->op == OP_NAME && n->decl && n->decl < k->nnodes) {
+        const Node *d = node(k, n->decl);
+        return d->op == OP_PARAM || (d->op == OP_LET && names_param(k, d->b, depth + 1));
+    }
+    if (names_param(k, n->a, depth + 1) || names_param(k, n->b, depth + 1) ||
+        names_param(k, n->c, depth + 1) || names_param(k, n->d, depth + 1))
+        return 1;
+    for (uint32_t i = 0; i < n->n; i++)
+        if (names_param(k, k->lists[n->list + i], depth + 1))
+            return 1;
+    return 0;
+}
+
+int ce_param_own_default(const CakeCtx *ctx, const Kernel *k, NodeId param, int64_t *out)
+{
+    NodeId e = param && param < k->nnodes ? node(k, param)->a : 0;
+    return e && !names_param(k, e, 0) && ce_const_int(ctx, k, e, out);
+}
+
 /* ---- divisibility ------------------------------------------------------ */
 
 int64_t ce_gcd(int64_t a, int64_t b)

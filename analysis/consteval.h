@@ -50,6 +50,12 @@ int ce_env_get(const CeEnv *env, Sym name, int64_t *out);
  * evaluation fails (see the semantics above). Booleans evaluate to 0/1. */
 int ce_const_int(const CakeCtx *ctx, const Kernel *k, NodeId e, int64_t *out);
 
+/* The default of parameter `param` (its OP_PARAM node) when it is a constant of
+ * its own: 1 and *out; 0 when it names another parameter (`STAGES = 1 + 128 /
+ * HD`: its value depends on HD's binding, so a `--set STAGES=2` equal to the
+ * value at HD's default is still a binding) or is not a constant. */
+int ce_param_own_default(const CakeCtx *ctx, const Kernel *k, NodeId param, int64_t *out);
+
 /* The same with bindings: env overrides parameter defaults (`--set BM=64`) and
  * gives dims their sizes (`--shape M=4096`). env may be NULL. */
 int ce_eval_int(const CakeCtx *ctx, const Kernel *k, NodeId e, const CeEnv *env, int64_t *out);

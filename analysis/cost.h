@@ -36,7 +36,8 @@ typedef struct {
     double srd, swr;               /* shared-memory bytes read / written */
     double barriers;               /* barrier and mbarrier waits (per thread group) */
     double flops_simt;             /* floating-point FLOPs on the SIMT pipes */
-    double greq;                   /* warp-level global memory requests of thread loads/stores */
+    double greq;                   /* 128-byte lines the warp instructions of thread loads and
+                                      stores touch (coalescing: the lanes' addresses) */
     double dram_rd;                /* global bytes read that the first wave's other blocks
                                       did not read already (its L2 reuse, by tile order) */
 } CostWork;
@@ -72,13 +73,19 @@ typedef struct {
     int narrow;                    /* a global load or store of less than 8 bytes per thread */
     int tile_stores;               /* a per-element store of a register tile to global memory */
     int tc_roles;                  /* roles that issue tensor-core work */
+    int lowered;                   /* 1: counted on the lowered level (TIR-L), 0: on the source */
+    int scatter;                   /* a global access whose warp instructions touch more than
+                                      twice the 128-byte lines their bytes fill */
     char notes[COST_MAX_NOTES][COST_NOTE_LEN]; uint32_t nnotes;  /* assumptions */
 } CostProfile;
 
-/* Counts the work of kernel k (verified, not lowered) on target tg with the
- * params and dims bound by env, grid.x/sm.count from sm_count. Returns 1, or 0
- * when the grid or the block size does not evaluate (why in *why). */
-int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg,
+/* Counts the work of kernel k (the instance's bound copy: verified, typed, not
+ * lowered) on target tg with the params and dims bound by env, grid.x/sm.count
+ * from sm_count. With low (the same instance lowered: TIR-L and its launch
+ * plan) the counts are taken on the lowered kernel, one walk per role of k
+ * over the role's threads with the real special registers; without, on k.
+ * Returns 1, or 0 when the grid or the block size does not evaluate (why). */
+int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg,
                  const CeEnv *env, int sm_count, CostProfile *out, char *why, size_t whylen);
 
 /* a calibrated family of the fit (cakec calibrate): the pattern key of its

@@ -9,6 +9,20 @@
 
 /* ---- expressions ------------------------------------------------------------------ */
 
+/* the 128-byte lines a warp instruction of global access `at` touches; notes
+   an access that touches more than twice the lines its bytes need (scattered) */
+static double access_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask)
+{
+    double fewest, lines = cw_lines(w, at, ref, bytes, mask, &fewest);
+    if (lines > 2 * fewest && !w->p->scatter) {
+        w->p->scatter = 1;
+        cw_note(w, "global access `%s` (line %u) is scattered: a warp instruction touches more "
+                "128-byte lines than its bytes fill", ir_symstr(w->ctx, w->k->nodes[w->k->nodes[ref].a].name),
+                cw_line_of(w, at));
+    }
+    return lines;
+}
+
 static void count_mem_load(Walk *w, const Node *n, double m)
 {
     const Type *rt = cw_type_of(w, n->a);
@@ -20,7 +34,8 @@ static void count_mem_load(Walk *w, const Node *n, double m)
         return;
     }
     w->w->gld += total;
-    w->w->greq += (f < 0 ? 1 : f) * (double)w->role_threads * m / tg_warp(w->tg);
+    w->w->greq += (f < 0 ? 1 : f) * (double)w->role_threads * m / tg_warp(w->tg) *
+                  access_lines(w, (NodeId)(n - w->k->nodes), n->a, cw_bytes_of(w, rt), n->b);
     w->w->dram_rd += total / cw_wave_reuse(w, (NodeId)(n - w->k->nodes), n->a);
     cw_mark_arg(w, n->a, 1);
     if (cw_bytes_of(w, rt) < 8)
@@ -59,6 +74,10 @@ static void count_arith(Walk *w, const Node *n, const Type *t, double m)
     case CC_ALU: case CC_INT: case CC_CVT:
         w->w->alu += c;
         if (fp) w->w->flops_simt += n->op == OP_FMA ? 2 * c : c;
+        break;
+    case CC_SHFL:   /* shuffles the lowered level spells out (row reductions) */
+        if (w->lowered)
+            w->w->shfl += c;
         break;
     default:
         break;
@@ -129,7 +148,7 @@ static void expr(Walk *w, NodeId e, double m)
     expr(w, n->a, m);
     expr(w, n->b, m);
     expr(w, n->c, m);
-    if (ir_ops[n->op].cls == OC_BUILTIN)
+    if (ir_ops[n->op].cls == OC_BUILTIN || ir_ops[n->op].cls == OC_LOW)
         expr_list(w, n, m);
     count_arith(w, n, t, m);
 }
@@ -225,8 +244,12 @@ static void if_stmt(Walk *w, const Node *n, double m)
     double f = cw_cond_frac(w, n->a);
     if (f < 0)
         f = 1;   /* data-dependent: the then-branch, as if always taken */
+    double keep = w->cond_f;
+    w->cond_f = keep * f;
     cw_block_stmts(w, n->b, m * f);
+    w->cond_f = keep * (1 - f);
     cw_block_stmts(w, n->c, m * (1 - f));
+    w->cond_f = keep;
 }
 
 static void role_stmt(Walk *w, const Node *n, double m)
@@ -345,7 +368,8 @@ static void mem_stmt(Walk *w, const Node *n, double m)
             w->w->swr += bytes;
         else {
             w->w->gst += bytes;
-            w->w->greq += cw_copies(w, src) * m * (f < 0 ? 1 : f) / tg_warp(w->tg);
+            w->w->greq += cw_copies(w, src) * m * (f < 0 ? 1 : f) / tg_warp(w->tg) *
+                          access_lines(w, (NodeId)(n - w->k->nodes), n->a, cw_bytes_of(w, dst), n->c);
             cw_mark_arg(w, n->a, 2);
         }
         expr(w, n->b, m);
@@ -381,6 +405,92 @@ static void mem_stmt(Walk *w, const Node *n, double m)
     case OP_STMATRIX:
         w->w->swr += cw_bytes_of(w, dst) * cw_copies(w, src) * m * cw_bank_ways(w, n->a);
         expr(w, n->b, m);
+        break;
+    default:
+        break;
+    }
+}
+
+/* ---- the lowered level (TIR-L) ----------------------------------------------------- */
+
+/* the bytes of one box of the tensor map `map` (a NAME of an L_TMAP) and its
+   tensor argument's NAME */
+static double tma_box(Walk *w, NodeId map, NodeId *tensor)
+{
+    const Kernel *k = w->k;
+    *tensor = 0;
+    NodeId d = map ? k->nodes[map].decl : 0;
+    if (!d || k->nodes[d].op != OP_L_TMAP)
+        return 0;
+    const Node *tm = &k->nodes[d];
+    *tensor = tm->a;
+    double b = cw_dt_bytes(cw_type_of(w, tm->a));
+    for (uint32_t i = 0; i < tm->n; i++) {
+        int64_t v;
+        b *= cw_eval(w, k->lists[tm->list + i], &v) ? (double)v : 1;
+    }
+    return b;
+}
+
+/* one lowered tensor-core instruction, issued by `issues` warps / warpgroups */
+static void tc_lowered(Walk *w, const Node *n, int unit, double issues)
+{
+    IrTc t = ir_tc_unpack(n->v.i);
+    double flops = 2.0 * t.m * t.n * t.k * issues;
+    int ab = ir_dtype_bytes((DType)t.ab);
+    double scale = ab == 1 ? 0.5 : t.ab == DT_TF32 || t.ab == DT_F32 ? 2 : t.ab == DT_F64 ? 16 : 1;
+    w->w->tc_flops[unit] += flops;
+    w->w->tc_work[unit] += flops * scale;
+    w->p->uses_tc[unit] = 1;
+    if (unit == COST_TC_WGMMA) {   /* the tensor cores read their shared operands */
+        int bb = t.b_dt != DT_NONE ? ir_dtype_bytes((DType)t.b_dt) : ab;
+        if (!t.a_regs) w->w->srd += (double)t.m * t.k * ab * issues;
+        w->w->srd += (double)t.n * t.k * bb * issues;
+    }
+}
+
+/* ldmatrix / stmatrix .xN: N 8x8 matrices of 16-bit elements per warp, 4N bytes a thread */
+static double matrix_bytes(Walk *w, const Node *n, double m)
+{
+    double ways = n->n ? cw_bank_ways(w, w->k->lists[n->list]) : 1;
+    NodeId addr = n->n ? w->k->lists[n->list] : 0;
+    if (addr && w->k->nodes[addr].op == OP_L_SADDR && w->k->nodes[addr].n)
+        ways = cw_bank_ways(w, w->k->lists[w->k->nodes[addr].list]);
+    return 4.0 * (n->sub ? n->sub : 1) * (double)w->role_threads * m * ways;
+}
+
+static void lowered_stmt(Walk *w, NodeId id, const Node *n, double m)
+{
+    const Kernel *k = w->k;
+    double threads = (double)w->role_threads * m;   /* thread executions */
+    double warp = tg_warp(w->tg);
+    NodeId tensor;
+    switch (n->op) {
+    case OP_L_TMA_LOAD: {
+        double box = tma_box(w, n->n ? k->lists[n->list] : 0, &tensor);
+        w->w->tma_ld += box * threads;
+        w->w->swr += box * threads;
+        w->w->dram_rd += box * threads /
+            (n->n > 3 ? cw_wave_reuse_list(w, id, &k->lists[n->list + 3], n->n - 3) : 1);
+        stage_add(w, box * (double)w->role_threads * w->cond_f);
+        cw_mark_arg(w, tensor, 1);
+        break;
+    }
+    case OP_L_TMA_STORE: {
+        double box = tma_box(w, n->n ? k->lists[n->list] : 0, &tensor);
+        w->w->tma_st += box * threads;
+        w->w->srd += box * threads;
+        cw_mark_arg(w, tensor, 2);
+        break;
+    }
+    case OP_L_WGMMA: tc_lowered(w, n, COST_TC_WGMMA, threads / (4 * warp)); expr_list(w, n, m); break;
+    case OP_L_MMA: tc_lowered(w, n, COST_TC_MMA, threads / warp); break;
+    case OP_L_MFMA: tc_lowered(w, n, COST_TC_MFMA, threads / warp); break;
+    case OP_L_LDMATRIX: w->w->srd += matrix_bytes(w, n, m); expr_list(w, n, m); break;
+    case OP_L_STMATRIX: w->w->swr += matrix_bytes(w, n, m); expr_list(w, n, m); break;
+    case OP_L_MBAR_WAIT: case OP_L_BULK_WAIT: case OP_L_WG_WAIT:
+        /* a wait of the group (issued by one thread or all): once per execution */
+        w->w->barriers += w->cond_f > 0 ? m / w->cond_f : 0;
         break;
     default:
         break;
@@ -429,7 +539,9 @@ static void stmt(Walk *w, NodeId id, double m)
         w->w->barriers += m;
         break;
     default:
-        if (tc_is_source((Op)n->op))
+        if (ir_ops[n->op].cls == OC_LOW)
+            lowered_stmt(w, id, n, m);
+        else if (tc_is_source((Op)n->op))
             tc_stmt(w, n, m);
         break;
     }

@@ -212,6 +212,8 @@ void cost_pattern(const CostProfile *p, const CostResult *r, char *key, size_t n
     snprintf(key, n, "%s/%s%s%s%s%s", unit, cost_resource_names[r->bottleneck], p->nroles ? "/roles" : "",
              p->tc_roles > 1 ? "/pp" : "", p->tile_stores && p->uses_tc[COST_TC_WGMMA] + p->uses_tc[COST_TC_MMA] +
              p->uses_tc[COST_TC_MFMA] ? "/regst" : "", p->narrow && !p->nroles ? "/narrow" : "");
+    if (p->scatter && strlen(key) + 8 < n)
+        strcat(key, "/scatter");
 }
 
 /* `model` only inside a family the calibration fitted (when it lists them) and

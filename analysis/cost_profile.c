@@ -74,20 +74,76 @@ static void unique_bytes(Walk *w, CostProfile *p)
     }
 }
 
-int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, int sm_count,
-                 CostProfile *p, char *why, size_t whylen)
+/* the roles of the bound kernel k (its top-level `role` statements): names,
+   first thread, threads and register budgets into p; the walk of the lowered
+   kernel runs once per role over its threads. Returns the roles found. */
+static uint32_t bound_roles(Walk *w, const Kernel *k, CostProfile *p, int64_t *first)
+{
+    const Node *b = &k->nodes[k->body];
+    for (uint32_t i = 0; b->op == OP_BLOCK && i < b->n; i++) {
+        const Node *n = &k->nodes[k->lists[b->list + i]];
+        int64_t v;
+        if (n->op == OP_PIPELINE && cw_eval(w, n->a, &v) && v > p->stages)
+            p->stages = (int)v;
+        if (n->op != OP_ROLE || p->nroles >= COST_MAX_ROLES)
+            continue;
+        int64_t lo = 0, end = 0, regs = 0;
+        cw_eval(w, n->a, &lo);
+        if (!n->b || !cw_eval(w, n->b, &end))
+            end = lo + 1;
+        if (n->c)
+            cw_eval(w, n->c, &regs);
+        CostRole *r = &p->roles[p->nroles];
+        snprintf(r->name, sizeof r->name, "%s", ir_symstr(w->ctx, n->name));
+        r->threads = tg_block_threads(w->tg, (Unit)n->sub, end - lo);
+        r->regs = (int)regs;
+        first[p->nroles++] = tg_block_threads(w->tg, (Unit)n->sub, lo);
+    }
+    return p->nroles;
+}
+
+/* one sampled block of the lowered kernel: a walk per role (or one over the block) */
+static void walk_lowered_block(Walk *w, const Kernel *low, CostProfile *p, const int64_t *first,
+                               CostWork *block)
+{
+    uint32_t groups = p->nroles ? p->nroles : 1;
+    for (uint32_t r = 0; r < groups; r++) {
+        w->group_first = p->nroles ? first[r] : 0;
+        w->role_threads = p->nroles ? p->roles[r].threads : p->threads;
+        w->thread = w->group_first;
+        w->cond_f = 1;
+        w->w = p->nroles ? &p->roles[r].w : block;
+        cw_stage_push(w);
+        cw_block_stmts(w, low->body, 1);
+        cw_stage_pop(w);
+    }
+    w->w = block;
+    w->role_threads = p->threads;
+}
+
+int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, const CeEnv *env,
+                 int sm_count, CostProfile *p, char *why, size_t whylen)
 {
     memset(p, 0, sizeof *p);
     p->tg = tg;
-    Walk w = {.ctx = ctx, .k = k, .tg = tg, .sm_count = sm_count, .p = p, .cp_wait = -1};
+    Walk w = {.ctx = ctx, .k = low ? low : k, .tg = tg, .sm_count = sm_count, .p = p, .cp_wait = -1,
+              .lowered = low != NULL, .cond_f = 1};
     w.env = env ? *env : (CeEnv){0};
     w.env.decl = cw_hook_decl;
     w.env.special = cw_hook_special;
     w.env.u = &w;
     if (!header(&w, p, why, whylen))
         return 0;
-    w.arg_rw = arena_alloc(&ctx->arena, k->nargs + 1);
+    w.arg_rw = arena_alloc(&ctx->arena, w.k->nargs + 1);
     p->wave = p->nblocks < sm_count ? p->nblocks : sm_count;
+    int64_t first[COST_MAX_ROLES] = {0};
+    if (low) {
+        const Kernel *keep = w.k;
+        w.k = k;   /* the roles and pipelines as the source declares them */
+        bound_roles(&w, k, p, first);
+        w.k = keep;
+        p->lowered = 1;
+    }
     static const double weight[5] = {0.125, 0.25, 0.25, 0.25, 0.125};
     CostRole roles_mean[COST_MAX_ROLES];
     memset(roles_mean, 0, sizeof roles_mean);
@@ -100,9 +156,13 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, int
         w.w = &block;
         for (uint32_t r = 0; r < p->nroles; r++)
             memset(&p->roles[r].w, 0, sizeof p->roles[r].w);
-        cw_stage_push(&w);
-        cw_block_stmts(&w, k->body, 1);
-        cw_stage_pop(&w);
+        if (low)
+            walk_lowered_block(&w, low, p, first, &block);
+        else {
+            cw_stage_push(&w);
+            cw_block_stmts(&w, k->body, 1);
+            cw_stage_pop(&w);
+        }
         for (uint32_t r = 0; r < p->nroles; r++) {
             work_add(&block, &p->roles[r].w, 1);
             work_add(&roles_mean[r].w, &p->roles[r].w, weight[s]);
@@ -123,6 +183,16 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, int
     p->inflight_loop = w.inflight_loop * (double)p->threads;
     for (uint32_t r = 0; r < p->nroles; r++)
         p->tc_roles += p->roles[r].w.tc_work[0] + p->roles[r].w.tc_work[1] + p->roles[r].w.tc_work[2] > 0;
+    /* TIR-L: a role (or a kernel) that does tensor-core work and stores to global
+       memory from its threads stores its register tiles element by element */
+    if (low) {
+        uint32_t groups = p->nroles ? p->nroles : 1;
+        for (uint32_t r = 0; r < groups; r++) {
+            const CostWork *x = p->nroles ? &p->roles[r].w : &p->w;
+            if (x->tc_work[0] + x->tc_work[1] + x->tc_work[2] > 0 && x->gst > 0)
+                p->tile_stores = 1;
+        }
+    }
     /* registers: the roles' budgets when every role has one, else an estimate */
     int all_regs = p->nroles > 0;
     int maxr = 0;
@@ -140,9 +210,13 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, int
         cost_note(p->notes, &p->nnotes, "registers per thread estimated at %d from the register "
                   "declarations (ptxas decides the real count)", r);
     }
-    SmemPlan sp;
-    an_smem_plan(ctx, k, tg, env, &sp);
-    p->smem_bytes = sp.unknown ? 0 : sp.total;
+    if (low && low->plan)   /* the launch plan: the shared memory the launch asks for */
+        p->smem_bytes = low->plan->smem_bytes;
+    else {
+        SmemPlan sp;
+        an_smem_plan(ctx, k, tg, env, &sp);
+        p->smem_bytes = sp.unknown ? 0 : sp.total;
+    }
     unique_bytes(&w, p);
     return 1;
 }

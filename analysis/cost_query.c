@@ -3,7 +3,9 @@
  * sampled block and thread, notes, the sizes of types per block, the fraction
  * of sampled threads a condition holds for, the arguments read and written,
  * the reuse of a global read across a wave and shared-memory bank ways. */
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cost_walk.h"
 
@@ -27,13 +29,15 @@ int cw_hook_special(const CeEnv *env, NodeId at, int64_t *out)
     switch ((SpecialReg)w->k->nodes[at].sub) {
     case SR_THREAD_X: *out = w->thread; return 1;
     case SR_THREAD_Y: case SR_THREAD_Z: *out = 0; return 1;
-    case SR_WG: *out = w->thread / (4 * warp); return 1;   /* role-relative, as thread.x */
+    case SR_WG:   /* source: role-relative, as thread.x; TIR-L: the real one */
+        *out = (w->lowered ? w->thread : w->thread - w->group_first) / (4 * warp);
+        return 1;
     case SR_BLOCK_X: *out = w->block[0]; return 1;
     case SR_BLOCK_Y: *out = w->block[1]; return 1;
     case SR_BLOCK_Z: *out = w->block[2]; return 1;
     case SR_LANE: *out = w->thread % warp; return 1;
     case SR_WARP: *out = w->thread / warp; return 1;
-    case SR_NTHREADS: *out = w->role_threads; return 1;
+    case SR_NTHREADS: *out = w->lowered ? w->block_threads : w->role_threads; return 1;
     case SR_GRID_X: *out = w->grid[0]; return 1;
     case SR_GRID_Y: *out = w->grid[1]; return 1;
     case SR_GRID_Z: *out = w->grid[2]; return 1;
@@ -134,11 +138,45 @@ double cw_copies(const Walk *w, const Type *t)
 
 /* ---- conditions at sampled threads ----------------------------------------------- */
 
+/* TIR-L: the fraction of the group's threads for which cond holds, sampled at
+   lanes {0, 1, 16, 31} of warps {0, 1, W/2, W-1} of the group, each sample
+   weighted by the threads it stands for (lane 0 and the last lane for one each,
+   so a single-issue `lane == 0` or `thread.x % 128 == 0` counts right) */
+static double cond_frac_lowered(Walk *w, NodeId cond)
+{
+    int64_t warp = tg_warp(w->tg), keep = w->thread, v;
+    int64_t nw = (w->role_threads + warp - 1) / warp;
+    int64_t lane[4] = {0, 1, warp / 2, warp - 1};
+    double lw[4] = {1, (double)warp / 2 - 1, (double)warp / 2 - 1, 1};
+    int64_t wi[4] = {0, 1, nw / 2, nw - 1};
+    double ww[4] = {1, (double)nw / 2 - 1, (double)nw / 2 - 1, 1};
+    if (nw < 4) {   /* 1 to 3 warps: each its own sample */
+        for (int j = 0; j < 4; j++) { wi[j] = j < nw ? j : 0; ww[j] = j < nw ? 1 : 0; }
+    }
+    double yes = 0, all = 0;
+    for (int a = 0; a < 4; a++)
+        for (int b = 0; b < 4; b++) {
+            if (ww[a] <= 0 || lw[b] <= 0)
+                continue;
+            w->thread = w->group_first + wi[a] * warp + lane[b];
+            if (!cw_eval(w, cond, &v)) {
+                w->thread = keep;
+                return -1;
+            }
+            all += ww[a] * lw[b];
+            yes += v ? ww[a] * lw[b] : 0;
+        }
+    w->thread = keep;
+    return all > 0 ? yes / all : 0;
+}
+
 /* the fraction of sampled threads for which cond holds; -1 when it does not evaluate */
 double cw_cond_frac(Walk *w, NodeId cond)
 {
     if (!cond)
         return 1;
+    if (w->lowered)
+        return cond_frac_lowered(w, cond);
     int64_t keep = w->thread, v;
     int yes = 0;
     for (int s = 0; s < NSAMPLE_THREADS; s++) {
@@ -172,49 +210,79 @@ void cw_mark_arg(Walk *w, NodeId ref, uint8_t how)
    (every index of ref evaluated with that block's block.x/y/z, the current
    loop values and thread 0) are compared; blocks / distinct tuples. 1 when an
    index does not evaluate. Measured on the first sample, cached by node. */
-double cw_wave_reuse(Walk *w, NodeId at, NodeId ref)
+static double reuse_cached(Walk *w, NodeId at, int *hit)
 {
     for (int i = 0; i < w->nreuse; i++)
-        if (w->reuse_node[i] == at)
+        if (w->reuse_node[i] == at) {
+            *hit = 1;
             return w->reuse[i];
-    const Kernel *k = w->k;
-    while (ref && k->nodes[ref].op == OP_TRANS)
-        ref = k->nodes[ref].a;
-    const Node *ix = &k->nodes[ref];
-    double r = 1;
-    int64_t wave = w->p->wave;
-    if (ix->op == OP_INDEX && ix->n <= 4 && wave > 1 && wave <= 1024) {
-        int64_t keep[3] = {w->block[0], w->block[1], w->block[2]}, kt = w->thread;
-        int64_t tup[1024][4];
-        int64_t distinct = 0, ok = 1;
-        w->thread = 0;
-        for (int64_t b = 0; b < wave && ok; b++) {
-            w->block[0] = b % w->grid[0];
-            w->block[1] = b / w->grid[0] % (w->grid[1] ? w->grid[1] : 1);
-            w->block[2] = 0;
-            int64_t t[4] = {0, 0, 0, 0};
-            for (uint32_t d = 0; d < ix->n && ok; d++) {
-                NodeId e = k->lists[ix->list + d];
-                if (k->nodes[e].op == OP_SLICE)
-                    e = k->nodes[e].a;
-                ok = k->nodes[e].op == OP_COLON || cw_eval(w, e, &t[d]);
-            }
-            int64_t j = 0;
-            while (j < distinct && memcmp(tup[j], t, sizeof t))
-                j++;
-            if (j == distinct)
-                memcpy(tup[distinct++], t, sizeof t);
         }
-        memcpy(w->block, keep, sizeof keep);
-        w->thread = kt;
-        if (ok && distinct > 0)
-            r = (double)wave / (double)distinct;
-    }
+    *hit = 0;
+    return 1;
+}
+
+static double reuse_keep(Walk *w, NodeId at, double r)
+{
     if (w->nreuse < 64) {
         w->reuse_node[w->nreuse] = at;
         w->reuse[w->nreuse++] = r;
     }
     return r;
+}
+
+/* the first wave's blocks / the distinct tuples of the n index expressions ix
+   (OP_COLON: any; OP_SLICE: its start) */
+static double reuse_of(Walk *w, const NodeId *ix, uint32_t n)
+{
+    const Kernel *k = w->k;
+    int64_t wave = w->p->wave;
+    if (n > 4 || wave <= 1 || wave > 1024)
+        return 1;
+    int64_t keep[3] = {w->block[0], w->block[1], w->block[2]}, kt = w->thread;
+    int64_t tup[1024][4];
+    int64_t distinct = 0, ok = 1;
+    w->thread = w->group_first;
+    for (int64_t b = 0; b < wave && ok; b++) {
+        w->block[0] = b % w->grid[0];
+        w->block[1] = b / w->grid[0] % (w->grid[1] ? w->grid[1] : 1);
+        w->block[2] = 0;
+        int64_t t[4] = {0, 0, 0, 0};
+        for (uint32_t d = 0; d < n && ok; d++) {
+            NodeId e = ix[d];
+            if (k->nodes[e].op == OP_SLICE)
+                e = k->nodes[e].a;
+            ok = k->nodes[e].op == OP_COLON || cw_eval(w, e, &t[d]);
+        }
+        int64_t j = 0;
+        while (j < distinct && memcmp(tup[j], t, sizeof t))
+            j++;
+        if (j == distinct)
+            memcpy(tup[distinct++], t, sizeof t);
+    }
+    memcpy(w->block, keep, sizeof keep);
+    w->thread = kt;
+    return ok && distinct > 0 ? (double)wave / (double)distinct : 1;
+}
+
+double cw_wave_reuse(Walk *w, NodeId at, NodeId ref)
+{
+    int hit;
+    double r = reuse_cached(w, at, &hit);
+    if (hit)
+        return r;
+    const Kernel *k = w->k;
+    while (ref && k->nodes[ref].op == OP_TRANS)
+        ref = k->nodes[ref].a;
+    const Node *ix = &k->nodes[ref];
+    r = ix->op == OP_INDEX ? reuse_of(w, &k->lists[ix->list], ix->n) : 1;
+    return reuse_keep(w, at, r);
+}
+
+double cw_wave_reuse_list(Walk *w, NodeId at, const NodeId *ix, uint32_t n)
+{
+    int hit;
+    double r = reuse_cached(w, at, &hit);
+    return hit ? r : reuse_keep(w, at, reuse_of(w, ix, n));
 }
 
 /* The bank-conflict ways of an 8-row matrix access (ldmatrix, stmatrix) to
@@ -246,6 +314,106 @@ double cw_bank_ways(Walk *w, NodeId ref)
                   ir_symstr(w->ctx, d->name), cw_line_of(w, k->nodes[ref].decl), (long long)ways,
                   (long long)pitch, d->v.attr.swizzle, (long long)ways);
     return (double)ways;
+}
+
+/* the element offset of global ref (X[i, j : +n]) at the current thread: row-major,
+   or the strides the argument declares; 0 when an index does not evaluate */
+static int elem_offset(Walk *w, NodeId ref, int64_t *off)
+{
+    const Kernel *k = w->k;
+    const Node *ix = &k->nodes[ref];
+    if (ix->op != OP_INDEX || k->nodes[ix->a].op != OP_NAME)
+        return 0;
+    NodeId d = k->nodes[ix->a].decl;
+    if (!d || k->nodes[d].op != OP_ARG || !k->nodes[d].a || k->nodes[k->nodes[d].a].op != OP_GTYPE)
+        return 0;
+    const Node *gt = &k->nodes[k->nodes[d].a];
+    uint32_t rank = gt->sub;
+    if (ix->n != rank || rank > IR_MAX_RANK)
+        return 0;
+    int64_t stride[IR_MAX_RANK], acc = 1;
+    for (int i = (int)rank - 1; i >= 0; i--) {
+        int64_t v;
+        if (gt->n >= 2 * rank) {
+            if (!cw_eval(w, k->lists[gt->list + rank + (uint32_t)i], &v))
+                return 0;
+            stride[i] = v;
+        } else {
+            stride[i] = acc;
+            if (!cw_eval(w, k->lists[gt->list + (uint32_t)i], &v))
+                return 0;
+            acc *= v;
+        }
+    }
+    int64_t o = 0;
+    for (uint32_t i = 0; i < rank; i++) {
+        NodeId e = k->lists[ix->list + i];
+        if (k->nodes[e].op == OP_SLICE)
+            e = k->nodes[e].a;
+        int64_t v;
+        if (k->nodes[e].op == OP_COLON)
+            v = 0;
+        else if (!cw_eval(w, e, &v))
+            return 0;
+        o += v * stride[i];
+    }
+    *off = o;
+    return 1;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+double cw_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask, double *min_lines)
+{
+    int64_t warp = tg_warp(w->tg);
+    double fewest = ceil(bytes * (double)warp / 128.0);
+    *min_lines = fewest > 1 ? fewest : 1;
+    for (int i = 0; i < w->nlines; i++)
+        if (w->line_node[i] == at) {
+            *min_lines = w->line_min[i];
+            return w->lines[i];
+        }
+    const Kernel *k = w->k;
+    while (ref && k->nodes[ref].op == OP_TRANS)
+        ref = k->nodes[ref].a;
+    int64_t line[64 * 4], keep = w->thread, nl = 0, active = 0;
+    int ok = bytes > 0 && bytes <= 256 && warp <= 64;
+    int64_t dtb = (int64_t)cw_dt_bytes(cw_type_of(w, ref));
+    for (int64_t l = 0; l < warp && ok; l++) {
+        w->thread = (w->lowered ? w->group_first : 0) + l;
+        int64_t v, off;
+        if (mask && cw_eval(w, mask, &v) && !v)
+            continue;
+        if (!elem_offset(w, ref, &off)) {
+            ok = 0;
+            break;
+        }
+        int64_t b0 = off * dtb, b1 = b0 + (int64_t)bytes - 1;
+        for (int64_t x = b0 >> 7; x <= b1 >> 7 && nl < 64 * 4; x++)
+            line[nl++] = x;
+        active++;
+    }
+    w->thread = keep;
+    double r = *min_lines;
+    if (ok && active > 0) {
+        qsort(line, (size_t)nl, sizeof *line, cmp_i64);
+        int64_t distinct = 0;
+        for (int64_t i = 0; i < nl; i++)
+            distinct += i == 0 || line[i] != line[i - 1];
+        r = (double)distinct;
+        double need = ceil(bytes * (double)active / 128.0);
+        *min_lines = need > 1 ? need : 1;
+    }
+    if (w->nlines < 128) {
+        w->line_node[w->nlines] = at;
+        w->line_min[w->nlines] = *min_lines;
+        w->lines[w->nlines++] = r;
+    }
+    return r;
 }
 
 Space cw_space_of(const Walk *w, NodeId ref)

@@ -35,6 +35,14 @@ typedef struct {
     double regs_tile;             /* per-thread registers of the reg declarations */
     uint8_t *arg_rw;              /* per argument: 1 read, 2 written */
     NodeId reuse_node[64]; double reuse[64]; int nreuse;   /* per global read, by node */
+    /* the lowered level (TIR-L): the walk runs once per role over the role's
+       threads [group_first, group_first + role_threads); special registers are
+       the real (absolute) ones, conditions are sampled at lanes and warps of
+       the group, and cond_f is the fraction of the group on the current path */
+    int lowered;
+    int64_t group_first;
+    double cond_f;
+    NodeId line_node[128]; double lines[128], line_min[128]; int nlines;   /* per global access, by node */
 } Walk;
 
 /* ---- cost_query.c ---- */
@@ -58,7 +66,12 @@ double cw_cond_frac(Walk *w, NodeId cond);
 /* arguments, reuse and banks */
 void cw_mark_arg(Walk *w, NodeId ref, uint8_t how);
 double cw_wave_reuse(Walk *w, NodeId at, NodeId ref);
+/* the same for a lowered TMA: its coordinate operands */
+double cw_wave_reuse_list(Walk *w, NodeId at, const NodeId *ix, uint32_t n);
 double cw_bank_ways(Walk *w, NodeId ref);
+/* the 128-byte lines one warp instruction of global access `at` to ref (bytes
+   per thread, mask or 0) touches, and the fewest its bytes could touch */
+double cw_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask, double *min_lines);
 Space cw_space_of(const Walk *w, NodeId ref);
 
 /* ---- cost_count.c ---- */

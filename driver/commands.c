@@ -419,6 +419,8 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
     copt.dump_dir = o->dump_outputs;
     if (o->tol_scale)
         copt.tol_scale = strtod(o->tol_scale, NULL);
+    if (o->sample)
+        copt.sample = 1;   /* the sampled check of large shapes, at every shape */
     CheckReport reps[8];
     uint32_t n;
     if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
@@ -608,6 +610,8 @@ static int sim_one(CakeCtx *ctx, const Options *o, Module *m, Target tg, const c
     copt.dump_dir = o->dump_outputs;
     if (o->tol_scale)
         copt.tol_scale = strtod(o->tol_scale, NULL);
+    if (o->sample)
+        copt.sample = 1;   /* the sampled check of large shapes, at every shape */
     SimOptions sopt = {0};
     sopt.no_race = o->no_race;
     if (o->sm_count)

@@ -29,7 +29,7 @@ static const char usage[] =
     "                 [--explain] [--json]\n"
     "       cakec run FILE [--shape ...] [--set ...] [--reference REF.tir] [--check] [--bench]\n"
     "                 [--target T] [--kernel NAME] [--timeout SECONDS] [--runs N] [--seed S] [--tol-scale X]\n"
-    "                 [--dump-outputs DIR] [--sim [--sm-count N] [--no-race]] [--json]\n"
+    "                 [--sample] [--dump-outputs DIR] [--sim [--sm-count N] [--no-race]] [--json]\n"
     "       cakec calibrate MEASURED.jsonl [--device D] [-o CONSTANTS.json] [--json]\n"
     "                 fit the cost model's constants (docs/cost-model.md)\n"
     "       cakec lib check|build|ops|select|run|bench|tune ... (docs/library.md)\n"
@@ -167,6 +167,7 @@ static const char *parse_args(CakeCtx *ctx, int argc, char **argv, Options *o, i
         if (!strcmp(a, "--bench")) { o->bench = 1; continue; }
         if (!strcmp(a, "--sim")) { o->sim = 1; continue; }
         if (!strcmp(a, "--no-race")) { o->no_race = 1; continue; }
+        if (!strcmp(a, "--sample")) { o->sample = 1; continue; }
         if (!strcmp(a, "--no-report")) { o->no_report = 1; continue; }
         if (!strcmp(a, "--explain")) { o->explain = 1; continue; }
         if (!strcmp(a, "-o")) dst = &o->out;

@@ -14,6 +14,7 @@ typedef struct {
     const char *tol_scale;   /* run --check --tol-scale X: multiplies every tolerance */
     int json, check, bench;
     int sim, no_race;        /* run --sim: the CPU executor of TIR-L; --no-race */
+    int sample;              /* run --check/--sim --sample: compare a seeded sample at every shape */
     const char *sm_count;    /* run --sim --sm-count N */
     int no_report;           /* --no-report: compile without the assembler's resource report */
     const char *dump_after;

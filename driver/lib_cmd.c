@@ -79,6 +79,7 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--timeout", &o->opt.timeout)) continue;
         else if (take(argc, argv, &i, "--repeat", &o->repeat)) continue;
         else if (take(argc, argv, &i, "--variant", &o->variant)) continue;
+        else if (take(argc, argv, &i, "--skip", &o->skip)) continue;
         else if (take(argc, argv, &i, "-j", &o->jobs)) continue;
         else if (take(argc, argv, &i, "--part", &o->part)) continue;
         else if (take(argc, argv, &i, "--image-dir", &o->image_dir)) continue;
@@ -433,11 +434,16 @@ static void build_parts(CakeCtx *ctx, const LibOptions *o, int n, const char *di
     ArJob jobs[64];
     ArResult res[64];
     char parts[64][32];
-    const char *argv[64][14];
+    const char *argv[64][16];
     for (int k = 0; k < n; k++) {
         snprintf(parts[k], sizeof parts[k], "%d/%d", k, n);
         const char *a[] = {self, "lib", "build", o->opt.file, "-o", "/dev/null", "--part", parts[k],
-                           "--image-dir", dir, o->ptx ? "--ptx" : NULL, NULL};
+                           "--image-dir", dir, o->ptx ? "--ptx" : NULL, NULL, NULL, NULL};
+        if (o->opt.device) {   /* which targets get cubins (lib_cubin_fits) */
+            int at = o->ptx ? 11 : 10;
+            a[at] = "--device";
+            a[at + 1] = o->opt.device;
+        }
         memcpy(argv[k], a, sizeof a);
         jobs[k] = (ArJob){.argv = argv[k], .timeout_s = 600};
     }
@@ -447,6 +453,13 @@ static void build_parts(CakeCtx *ctx, const LibOptions *o, int n, const char *di
         for (int k = 0; k < n; k++)
             ar_result_free(&res[k]);
     (void)ctx;
+}
+
+/* -j's default: the processors online, at most 8 (1 where that is unknown) */
+static int default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
 static int cmd_build(CakeCtx *ctx, const LibOptions *o)
@@ -460,7 +473,7 @@ static int cmd_build(CakeCtx *ctx, const LibOptions *o)
         return drv_finish(ctx, &o->opt, code_of(cake_lib_retable(ctx, o->opt.file, o->table, o->opt.out)));
     CakeLibBuildOptions bo = {.table = o->table, .no_model = o->no_model, .ptx_only = o->ptx,
                               .device = o->opt.device, .verbose = o->verbose, .image_dir = o->image_dir};
-    int k = 0, n = 0, jn = o->jobs ? atoi(o->jobs) : 1;
+    int k = 0, n = 0, jn = o->jobs ? atoi(o->jobs) : default_jobs();
     if (o->part && (sscanf(o->part, "%d/%d", &k, &n) != 2 || n < 1 || k < 0 || k >= n || !o->image_dir)) {
         diag_report(ctx, E0002, IR_NOSPAN, "--part K/N (0 <= K < N) needs --image-dir DIR");
         return drv_finish(ctx, &o->opt, EXIT_USER);

@@ -11,6 +11,7 @@ typedef struct {
     const char *op, *table, *shapes, *runner, *workers, *fake, *slurm_dir, *partition, *devices, *child_timeout;
     const char *gres;         /* lib tune --runner slurm: --gres per task (default gpu:1; none) */
     const char *variant;      /* run/bench --variant V: that one, not the table's */
+    const char *skip;         /* bench --all --skip V1,V2: not those (e.g. failed their check) */
     const char *repeat;       /* select --repeat N: time N selects */
     const char *per_task;     /* tune --per-task candidate|shape */
     const char *jobs, *part, *image_dir;   /* build -j N; a part build: --part K/N --image-dir D */

@@ -205,6 +205,17 @@ static int fake_bench(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, const Cak
     return EXIT_OK;
 }
 
+/* whether `name` is one of the comma-separated names of `list` (NULL: none) */
+static int named_in(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        if (strcspn(p, ",") == n && !strncmp(p, name, n))
+            return 1;
+    }
+    return 0;
+}
+
 /* `lib bench --all`: every variant whose domain holds at the shape, in this
  * process (a shape batch of `lib tune --per-task shape`): "bench_all" maps
  * each to its median, "failed_all" to why it could not be timed. A device
@@ -225,7 +236,9 @@ static int bench_all(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
         ch->variant = ch->tested[i];
         double ms = -1;
         const char *why = NULL;
-        if (o->fake) {
+        if (named_in(o->skip, v.name)) {
+            why = "skipped";
+        } else if (o->fake) {
             why = fake_ms(ctx, o, lib, ch, &ms) ? NULL : "no prediction";
         } else if (dev && rt_health(dev) != RT_OK) {
             why = "device broken by an earlier variant";
@@ -278,15 +291,17 @@ static const char *take_diags(CakeCtx *ctx, uint32_t from, uint32_t ne, uint32_t
 static int batch_line(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
                       const char *line, cJSON *row)
 {
-    char opname[64];
-    int len = 0;
-    if (sscanf(line, "%63s %n", opname, &len) != 1) {
+    char opname[64], shape[256], variant[64];
+    int n = sscanf(line, "%63s %255s %63s", opname, shape, variant);
+    if (n < 2) {
         diag_report(ctx, E0002, IR_NOSPAN, "--shapes: cannot read `%s`", line);
         return EXIT_USER;
     }
     LibOptions one = *o;
     one.op = opname;
-    one.opt.shape = line + len;
+    one.opt.shape = shape;
+    if (n == 3)   /* "OP SHAPE VARIANT": that variant at this line, as --variant */
+        one.variant = variant;
     one.opt.json = 1;
     one.sub = "bench";
     cJSON_AddStringToObject(row, "op", opname);
@@ -304,7 +319,7 @@ static int batch_line(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice 
     cJSON_AddBoolToObject(row, "check_ok", checked == EXIT_OK);
     if (checked == EXIT_DEVICE || checked == EXIT_BUG)
         return checked;
-    code = do_bench(ctx, &one, dev, row, lib, &ch);
+    code = named_in(o->skip, v.name) ? EXIT_OK : do_bench(ctx, &one, dev, row, lib, &ch);
     if (!code && o->all) {
         CakeLibChoice all = ch;
         bench_all(ctx, &one, lib, dev, &all, row);

@@ -289,6 +289,8 @@ typedef struct CakeCostOptions {
     int spill_bytes;          /* local memory per thread ptxas reported (spills): infeasible */
     int cover;                /* 1: also run the output coverage check a new binding defers
                                  (cake_instance_cover): a variant that fails it is error E0820 */
+    int source_level;         /* 1: count on the source level (the bound copy) instead of the
+                                 lowered one (TIR-L); `cakec cost --source-level`, comparisons */
 } CakeCostOptions;
 
 /* Predicts one launch of a verified kernel of m (analysis/cost.h): time with an

@@ -100,7 +100,12 @@ static RtStatus fill_random(RtDevice *dev, RtPtr p, size_t bytes, DType dt, uint
     int eb = interp_elem_bytes(dt);
     if (eb <= 0)
         eb = 1;
-    size_t chunk_elems = (size_t)1 << 20, chunk = chunk_elems * (size_t)eb;
+    /* at most 1 Mi elements drawn, repeated over a larger tensor; no more than the
+       tensor holds (drawing 1 Mi per argument cost a tuning pass ~50 ms per small shape) */
+    size_t chunk_elems = (size_t)1 << 20;
+    if (bytes / (size_t)eb + 1 < chunk_elems)
+        chunk_elems = bytes / (size_t)eb + 1;
+    size_t chunk = chunk_elems * (size_t)eb;
     unsigned char *buf = malloc(chunk);
     for (size_t i = 0; i < chunk_elems; i++) {
         double u = (double)(rng_next(&seed) >> 11) * 0x1p-53 * 2.0 - 1.0;

@@ -189,6 +189,30 @@ static Target device_target(const Kernel *k, const char *name)
     return tg;
 }
 
+/* The instance lowered (TIR-L and its launch plan), the level the model counts
+ * on; NULL where lowering has no rule yet (E0902, or any other error of the
+ * passes): then its diagnostics are dropped and the source level is counted
+ * (the profile says so). The output coverage check waits for code generation
+ * (ctx->defer_coverage), as for a bound variant. */
+static const Kernel *lowered(CakeCtx *ctx, Module *m, Kernel *k, Target tg, const ShapeEnv *env,
+                             const CakeInstance **inst)
+{
+    uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
+    int defer = ctx->defer_coverage;
+    ctx->defer_coverage = 1;
+    const CakeInstance *li;
+    int rc = cake_instance_env(ctx, m, k, tg, env, CAKE_INST_LOWERED, &li);
+    ctx->defer_coverage = defer;
+    if (rc || !li->bound) {
+        ctx->ndiags = nd;
+        ctx->nerrors = ne;
+        ctx->nwarnings = nw;
+        return NULL;
+    }
+    *inst = li;
+    return li->k;
+}
+
 /* the profile of the launch o names, its device, and out's header (kernel,
    target, shape); the registers ptxas reported (o->regs) replace the estimate */
 static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostProfile *p,
@@ -226,10 +250,13 @@ static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostP
         return rc;
     if (o->cover && (rc = cake_instance_cover(ctx, inst)) != 0)
         return rc;
+    const char *lvl = getenv("CAKE_COST_LEVEL");   /* "source": the comparison of bench/device/run_cost.sh */
+    int source = o->source_level || (lvl && !strcmp(lvl, "source"));
+    const Kernel *low = source ? NULL : lowered(ctx, m, k, tg, &env, &inst);
     k = inst->bound ? inst->bound : inst->k;
     CeEnv view = shape_env_view(&env);
     char why[160];
-    if (!cost_profile(ctx, k, tg, &view, dev->sm_count, p, why, sizeof why)) {
+    if (!cost_profile(ctx, k, low, tg, &view, dev->sm_count, p, why, sizeof why)) {
         Diag *d = diag_report(ctx, E1004, k->span, "cannot cost kernel `%s`: %s",
                               ir_symstr(ctx, k->name), why);
         diag_help(ctx, d, "the grid and the block size must evaluate at the given shape and params");
@@ -246,6 +273,9 @@ static int cost_prepare(CakeCtx *ctx, Module *m, const CakeCostOptions *o, CostP
         p->regs_from_roles = 1;   /* known, not estimated */
         cost_note(p->notes, &p->nnotes, "registers per thread: %d, as the code generator reported", o->regs);
     }
+    if (!low)
+        cost_note(p->notes, &p->nnotes, "counted on the source level: %s",
+                  source ? "asked for (source_level, CAKE_COST_LEVEL=source)" : "the kernel does not lower yet");
     p->spill_bytes = o->spill_bytes;
     snprintf(out->kernel, sizeof out->kernel, "%s", ir_symstr(ctx, k->name));
     snprintf(out->target, sizeof out->target, "%s", ir_target_names[tg]);

@@ -33,7 +33,7 @@ static const struct { size_t off; double lo, hi; } knobs[] = {
     {offsetof(CostCalib, pipe_lat), 0.5, 3.0},
     {offsetof(CostCalib, loop_mlp), 1.0, 8.0},
     {offsetof(CostCalib, lat_block), 0.0, 3.0},
-    {offsetof(CostCalib, req_rate), 0.0, 60.0},
+    {offsetof(CostCalib, req_rate), 0.0, 400.0},
 };
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
 

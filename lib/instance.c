@@ -174,7 +174,7 @@ static int bind_literals(CakeCtx *ctx, Kernel *k, const ShapeEnv *set)
         NodeId pid = k->params[i];
         int64_t v, dflt;
         if (!shape_env_get(set, k->nodes[pid].name, &v) ||
-            (ce_const_int(ctx, k, k->nodes[pid].a, &dflt) && dflt == v))
+            (ce_param_own_default(ctx, k, pid, &dflt) && dflt == v))
             continue;
         Span at = k->nodes[pid].a ? k->nodes[k->nodes[pid].a].span : k->nodes[pid].span;
         NodeId lit = ir_node(ctx, k, OP_INT, at);
@@ -237,7 +237,7 @@ static int cover(CakeCtx *ctx, CakeInstance *inst)
     if (!inst->coverage_pending)
         return 0;
     uint32_t errors = ctx->nerrors;
-    ver_coverage(ctx, inst->k);
+    ver_coverage(ctx, inst->bound ? inst->bound : inst->k);   /* the source level, lowered or not */
     if (ctx->nerrors > errors)
         return 1;
     inst->coverage_pending = 0;
@@ -253,7 +253,9 @@ int cake_instance_cover(CakeCtx *ctx, const CakeInstance *inst)
 
 static int lower(CakeCtx *ctx, CakeInstance *inst)
 {
-    if (cover(ctx, inst))   /* before any code exists */
+    /* before any code exists; the cost model lowers a variant to count it
+       (ctx->defer_coverage) and leaves the check to code generation */
+    if (!ctx->defer_coverage && cover(ctx, inst))
         return 1;
     /* the passes rewrite their own copy: the bound one stays for the cost model */
     inst->bound = inst->k;
@@ -292,6 +294,10 @@ static int compile(CakeCtx *ctx, CakeInstance *inst)
 static int advance(CakeCtx *ctx, CakeInstance *inst, CakeInstStage stage)
 {
     int rc = 0;
+    /* an instance the cost model lowered (ctx->defer_coverage) still owes the
+       check: whoever asks for the lowered level or code gets it first */
+    if (stage >= CAKE_INST_LOWERED && !ctx->defer_coverage && cover(ctx, inst))
+        return 1;
     if (inst->stage < CAKE_INST_LOWERED && stage >= CAKE_INST_LOWERED) {
         if ((rc = lower(ctx, inst)))
             return rc;

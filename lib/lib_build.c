@@ -3,6 +3,7 @@
  * through nvJitLink where it is present, PTX otherwise), ranks the variants
  * with the cost model on a grid of shape classes, folds in a tuned table,
  * and writes the artifact (lib_artifact.c). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -21,8 +22,24 @@ static size_t blob_add(CakeCtx *ctx, CakeLib *lib, const void *data, size_t len)
     return off;
 }
 
+/* A cubin's SASS runs only on GPUs of its own major version (an sm_80 cubin
+ * does not load on an sm_90 H200: RT_LOAD_ERROR), PTX on any later one
+ * through the driver's JIT. So a variant is stored as a cubin where its code
+ * runs only on its own family anyway (`a` targets) or where that family is
+ * the build device's (`--device`, default h200); else as PTX. */
+int lib_cubin_fits(Target t, const char *device)
+{
+    const TgDevice *d = tg_device_find(device ? device : "h200");
+    const TargetInfo *ti = &tg_table[t];
+    if (ti->vendor != VENDOR_NVIDIA)
+        return 0;
+    return ti->family_only || (d && tg_table[d->target].vendor == VENDOR_NVIDIA &&
+                               tg_table[d->target].sm / 10 == ti->sm / 10);
+}
+
 /* compiles variant v into the blob */
-static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose)
+static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *jl, int verbose,
+                           const char *device)
 {
     CakeKernel ck;
     int rc = lib_instance(ctx, lib, v, CAKE_INST_COMPILED, &ck);
@@ -36,7 +53,7 @@ static int compile_variant(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinke
     void *cubin = NULL;
     size_t clen = 0;
     char log[2048];
-    if (tg_vendor(v->tg) == VENDOR_NVIDIA && jl &&
+    if (jl && lib_cubin_fits(v->tg, device) &&
         rt_jitlink_ptx(jl, v->pub.target, ck.image, ck.len, &cubin, &clen, log, sizeof log) == RT_OK) {
         strcpy(v->image_kind, "cubin");
         v->image_off = blob_add(ctx, lib, cubin, clen);
@@ -156,6 +173,14 @@ static int table_bad(CakeCtx *ctx, const char *path, const char *why)
     return 1;
 }
 
+static uint32_t variant_named(const LibOp *op, const char *name)
+{
+    uint32_t v = 0;
+    while (v < op->pub.nvariants && strcmp(op->v[v].pub.name, name))
+        v++;
+    return v;
+}
+
 static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, uint32_t *nacc)
 {
     const cJSON *opn = cJSON_GetObjectItemCaseSensitive(e, "op");
@@ -187,12 +212,18 @@ static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, ui
         memset(a, 0, sizeof *a);
         a->key = key;
     }
+    /* each variant's time relative to the fastest of this library's variants at this
+       shape, in logs: a class's ranking is by the geometric mean over its shapes, so
+       its largest shape does not outweigh the others */
+    double best = 0;
+    cJSON_ArrayForEach(t, times)
+        if (variant_named(op, t->string) < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0 &&
+            (best == 0 || t->valuedouble < best))
+            best = t->valuedouble;
     cJSON_ArrayForEach(t, times) {
-        uint32_t v = 0;
-        while (v < op->pub.nvariants && strcmp(op->v[v].pub.name, t->string))
-            v++;
+        uint32_t v = variant_named(op, t->string);
         if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0) {
-            a->sum[v] += t->valuedouble;
+            a->sum[v] += log(t->valuedouble / best);
             a->cnt[v]++;
         }
     }
@@ -340,7 +371,7 @@ static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
                 rc = r > rc ? r : rc;
                 continue;
             }
-            int r = compile_variant(ctx, lib, v, jl, o && o->verbose);
+            int r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);
             if (!r && part && !image_to_dir(ctx, lib, v, o->image_dir, idx))
                 r = 1;
             rc = r > rc ? r : rc;
@@ -357,10 +388,10 @@ static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBu
         return rc;
     for (uint32_t i = 0; i < lib->nsrcs; i++)
         lib->srcs[i].off = blob_add(ctx, lib, lib->srcs[i].text, lib->srcs[i].len);
-    rc = lib_variants_check(ctx, lib);
+    int part = o && o->nparts > 1;
+    rc = part ? lib_variants_check_part(ctx, lib, o->part, o->nparts) : lib_variants_check(ctx, lib);
     if (!rc)
         rc = images(ctx, lib, o);
-    int part = o && o->nparts > 1;
     for (uint32_t i = 0; i < lib->nops && !rc && !part && !(o && o->no_model); i++)
         model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
     if (!rc && !part && o && o->table)

@@ -108,6 +108,7 @@ int lib_manifest_parse(CakeCtx *ctx, CakeLib *lib, const char *dir, const char *
 /* Parses and verifies each variant's kernel from its source and checks its
  * signature against the op's (E1207, E1208). 0, or 1. */
 int lib_variants_check(CakeCtx *ctx, CakeLib *lib);
+int lib_variants_check_part(CakeCtx *ctx, CakeLib *lib, int part, int nparts);
 /* parses a `when` condition against op's dims: 1, or 0 */
 int lib_cond_parse(const LibOp *op, const char *text, LibCond *out);
 /* Binds variant v's `set` into its CeBinding list: 1, or 0 with diagnostics */
@@ -158,6 +159,10 @@ int lib_seq_launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoic
 int lib_variant_prepare(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, LibVariant *v);
 /* the dims of a choice and its variant's parameters, as a ShapeEnv of lib's ctx */
 void lib_choice_env(const CakeLib *lib, const CakeLibChoice *ch, ShapeEnv *env);
+
+/* lib_build.c: whether target t's variants are stored as cubins for an
+   artifact built for `device` (NULL: h200): SASS runs on its own major only */
+int lib_cubin_fits(Target t, const char *device);
 
 /* ---- lib_instance.c: the one seam to kernel instances ---- */
 /* Variant v of lib as an instance built to `stage`: CAKE_INST_BOUND (its

@@ -515,8 +515,9 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         size_t span = (size_t)(t->span ? t->span : 1);
         b->bytes = (size_t)eb * (b->is_tensor ? (size_t)t->span : 1);
         b->host = malloc(b->bytes ? b->bytes : 1);
-        if (sampled && b->is_tensor && !(b->role & INTERP_WRITTEN)) {
-            /* an input of a sampled check: the reference decodes it from b->host */
+        if (sampled && b->is_tensor && !(b->role & INTERP_WRITTEN) && !b->workspace) {
+            /* an input of a sampled check: the reference decodes it from b->host (a
+               workspace is no input: it comes zero, below, sampled or not) */
             int64_t lo, hi;
             int vr = b->host ? input_range(ctx, k, rk, i, &env, &lo, &hi) : 1;
             if (vr == 0) {
@@ -532,7 +533,7 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
             continue;
         }
         /* a sampled output: zero pages until the reference writes its rows */
-        t->data = sampled && b->is_tensor && b->role == INTERP_WRITTEN
+        t->data = (sampled && b->is_tensor && b->role == INTERP_WRITTEN) || b->workspace
                       ? calloc(span, sizeof *t->data) : malloc(span * sizeof *t->data);
         if (!t->data || !b->host) {
 oom:
@@ -544,7 +545,6 @@ oom:
             t->data[0] = scalar_value(opt, &env, a, t->dtype, seed);
             interp_encode(t->dtype, t->data[0], b->host);
         } else if (b->workspace) { /* zero in; checked zero after the run */
-            memset(t->data, 0, span * sizeof *t->data);
             memset(b->host, 0, b->bytes);
         } else if (b->role == INTERP_WRITTEN) {
             t->written = calloc(span, 1);

@@ -95,7 +95,8 @@ static double combine(Interp *I, const XNode *x, uint8_t op, double a, double b)
 
 /* ---- dot products: sum(k in a .. b, f32(A[.., k, ..]) * f32(B[.., k, ..])) ----
  * The reference's hot loop (GEMM, attention). Evaluated without a call per
- * node: both operands are element reads indexed by variables only (X_READV),
+ * node: both operands are element reads (X_READV, or X_READ whose indices are
+ * the sum's variable or do not involve it: `Q[h, off + i, d]`),
  * through exact f32/f64 conversions, so the loop walks two offsets by their
  * strides. Same order of additions as the generic loop: the same result. */
 
@@ -109,12 +110,43 @@ static const XNode *dot_operand(const Interp *I, uint32_t xi)
     const XNode *x = &I->x[xi];
     while (x->op == X_CONV && (x->dt == DT_F32 || x->dt == DT_F64)) /* exact: ip_conv */
         x = &I->x[x->a];
-    return x->op == X_READV ? x : NULL;
+    return x->op == X_READV || x->op == X_READ ? x : NULL;
+}
+
+/* 1 when expression xi may read variable slot var (an index that moves with
+ * the sum's variable) */
+static int mentions(const Interp *I, uint32_t xi, uint32_t var, int depth)
+{
+    if (!xi)
+        return 0;
+    const XNode *x = &I->x[xi];
+    if (depth > 32)
+        return 1;
+    switch (x->op) {
+    case X_CONST: case X_EXTENT: return 0;
+    case X_VAR: return x->slot == var;
+    case X_READV:
+        for (uint32_t j = 0; j < x->n; j++)
+            if (I->xl[x->list + j] == var)
+                return 1;
+        return 0;
+    case X_READ:
+        for (uint32_t j = 0; j < x->n; j++)
+            if (mentions(I, I->xl[x->list + j], var, depth + 1))
+                return 1;
+        return 0;
+    case X_SUM: case X_RMAX: case X_RMIN: case X_SEQ: case X_FOR: case X_IF: case X_SETVAR: case X_STORE:
+    case X_LOCAL:
+        return 1; /* not an index form this walk follows */
+    default:
+        return mentions(I, x->a, var, depth + 1) || mentions(I, x->b, var, depth + 1) ||
+               mentions(I, x->c, var, depth + 1) || mentions(I, x->d, var, depth + 1);
+    }
 }
 
 /* the offsets of r at k = lo and their step per k; 0 when an index is out of
  * bounds or not an integer (the generic loop then reports it) */
-static int dot_side(const Interp *I, const XNode *r, uint32_t var, int64_t lo, int64_t last,
+static int dot_side(Interp *I, const XNode *r, uint32_t var, int64_t lo, int64_t last,
                     DotSide *d)
 {
     const HostTensor *t = &I->t[r->slot];
@@ -123,8 +155,12 @@ static int dot_side(const Interp *I, const XNode *r, uint32_t var, int64_t lo, i
     d->off = d->step = 0;
     for (uint32_t j = 0; j < r->n; j++) {
         int64_t a = lo, b = last;
-        if (l[j] != var) {
-            double v = I->vars[l[j]];
+        int moves = r->op == X_READV ? l[j] == var
+                    : I->x[l[j]].op == X_VAR && I->x[l[j]].slot == var;
+        if (!moves && r->op == X_READ && mentions(I, l[j], var, 0))
+            return 0; /* an index that moves otherwise (k + 1, 2 * k): the generic loop */
+        if (!moves) {
+            double v = r->op == X_READV ? I->vars[l[j]] : ev(I, l[j]);
             if (v != trunc(v) || !(v > -1.0) || v >= (double)t->shape[j])
                 return 0;
             a = b = (int64_t)v;

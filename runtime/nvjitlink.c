@@ -3,13 +3,26 @@
  * stores cubins where the toolkit's nvJitLink is present, so a launch loads
  * machine code without a JIT. One RtJitLinker holds the loaded library for
  * many links (no global state). $CAKE_NVJITLINK names the library to try
- * first; then libnvJitLink.so.13, .so.12, .so and the toolkit's lib64. */
+ * first; then libnvJitLink.so.13, .so.12, .so and the toolkit's lib64.
+ *
+ * The cubin cache: a link is a pure function of (nvJitLink's version, the
+ * options, the PTX), so its cubin is kept on disk under a 128-bit hash of
+ * them ($CAKE_CACHE_DIR/cubin, else $XDG_CACHE_HOME/cake/cubin, else
+ * ~/.cache/cake/cubin; CAKE_CACHE_DIR=none turns it off) and a second link
+ * of the same PTX reads it instead of running the assembler (most of a
+ * library build's time). An entry is a header (magic, the key, the PTX's
+ * length, the cubin's length) and the cubin, written to a temporary name and
+ * renamed, so a reader sees a whole entry or none; one that does not match
+ * its key is ignored and overwritten. */
 #include "rt.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef int (*CreateFn)(void **, uint32_t, const char **);
 typedef int (*DestroyFn)(void **);
@@ -17,6 +30,7 @@ typedef int (*AddDataFn)(void *, int, const void *, size_t, const char *);
 typedef int (*CompleteFn)(void *);
 typedef int (*SizeFn)(void *, size_t *);
 typedef int (*GetFn)(void *, void *);
+typedef int (*VersionFn)(unsigned *, unsigned *);
 
 static void *open_lib(void)
 {
@@ -37,7 +51,110 @@ struct RtJitLinker {
     CompleteFn complete;
     SizeFn cubin_size, err_size;
     GetFn cubin, err_log;
+    unsigned major, minor;    /* nvJitLink's version: part of the cache key */
+    char cache[1024];         /* the cubin cache's folder, "" for none */
 };
+
+/* ---- the cubin cache ------------------------------------------------------------- */
+
+typedef struct {
+    char magic[8];            /* "CAKECUBN" */
+    uint64_t key[2];
+    uint64_t ptx_len, cubin_len;
+} CacheHead;
+
+static uint64_t fnv(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* mkdir -p of path (which it may change and restore) */
+static int make_dirs(char *path)
+{
+    for (char *p = path + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            int bad = mkdir(path, 0755) && errno != EEXIST;
+            *p = '/';
+            if (bad)
+                return 0;
+        }
+    return !mkdir(path, 0755) || errno == EEXIST;
+}
+
+static void cache_open(RtJitLinker *l)
+{
+    const char *dir = getenv("CAKE_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    l->cache[0] = 0;
+    if (dir && (!*dir || !strcmp(dir, "none")))
+        return;
+    if (dir)
+        snprintf(l->cache, sizeof l->cache, "%s/cubin", dir);
+    else if (xdg && *xdg)
+        snprintf(l->cache, sizeof l->cache, "%s/cake/cubin", xdg);
+    else if (home && *home)
+        snprintf(l->cache, sizeof l->cache, "%s/.cache/cake/cubin", home);
+    if (l->cache[0] && !make_dirs(l->cache))
+        l->cache[0] = 0;
+}
+
+static void cache_key(const RtJitLinker *l, const char *opts, const char *ptx, size_t len, uint64_t key[2])
+{
+    unsigned ver[2] = {l->major, l->minor};
+    for (int k = 0; k < 2; k++) {
+        uint64_t h = k ? 0x84222325cbf29ce4ull : 0xcbf29ce484222325ull;
+        h = fnv(h, ver, sizeof ver);
+        h = fnv(h, opts, strlen(opts) + 1);
+        key[k] = fnv(h, ptx, len);
+    }
+}
+
+static void cache_path(const RtJitLinker *l, const uint64_t key[2], char *out, size_t n)
+{
+    snprintf(out, n, "%s/%016llx%016llx.cubin", l->cache, (unsigned long long)key[0],
+             (unsigned long long)key[1]);
+}
+
+/* the cached cubin of key, malloc'd; NULL when there is none */
+static void *cache_get(const RtJitLinker *l, const uint64_t key[2], size_t ptx_len, size_t *out_len)
+{
+    char path[1200];
+    cache_path(l, key, path, sizeof path);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    CacheHead h;
+    void *buf = NULL;
+    if (fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, "CAKECUBN", 8) && h.key[0] == key[0] &&
+        h.key[1] == key[1] && h.ptx_len == ptx_len && h.cubin_len && h.cubin_len < (1ull << 30) &&
+        (buf = malloc(h.cubin_len)) && fread(buf, 1, h.cubin_len, f) == h.cubin_len && fgetc(f) == EOF) {
+        *out_len = h.cubin_len;
+    } else {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    return buf;
+}
+
+static void cache_put(const RtJitLinker *l, const uint64_t key[2], size_t ptx_len, const void *cubin,
+                      size_t n)
+{
+    char path[1200], tmp[1300];
+    cache_path(l, key, path, sizeof path);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    CacheHead h = {.magic = "CAKECUBN", .key = {key[0], key[1]}, .ptx_len = ptx_len, .cubin_len = n};
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return;
+    int ok = fwrite(&h, sizeof h, 1, f) == 1 && fwrite(cubin, 1, n, f) == n;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, path))
+        unlink(tmp);
+}
 
 RtJitLinker *rt_jitlink_open(void)
 {
@@ -61,6 +178,9 @@ RtJitLinker *rt_jitlink_open(void)
         rt_jitlink_close(l);
         return NULL;
     }
+    VersionFn version = (VersionFn)dlsym(h, "nvJitLinkVersion");
+    if (version && version(&l->major, &l->minor) == 0)
+        cache_open(l);   /* no version, no cache: the key would not name the assembler */
     return l;
 }
 
@@ -92,13 +212,22 @@ RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_
     void *link = NULL;
     RtStatus st = RT_LOAD_ERROR;
     size_t n = 0;
+    len = len ? len : strlen(ptx);
+    uint64_t key[2];
+    char all_opts[80];
+    snprintf(all_opts, sizeof all_opts, "%s %s", opts[0], opts[1]);
+    cache_key(l, all_opts, ptx, len, key);
+    if (l->cache[0] && (*out = cache_get(l, key, len, out_len)))
+        return RT_OK;
     if (l->create(&link, 2, opts) != 0)
         return st;
     /* NVJITLINK_INPUT_PTX is 2; the text need not be NUL-terminated */
-    if (l->add(link, 2, ptx, len ? len : strlen(ptx), "kernel.ptx") == 0 && l->complete(link) == 0 &&
+    if (l->add(link, 2, ptx, len, "kernel.ptx") == 0 && l->complete(link) == 0 &&
         l->cubin_size(link, &n) == 0 && n && (*out = malloc(n)) && l->cubin(link, *out) == 0) {
         *out_len = n;
         st = RT_OK;
+        if (l->cache[0])
+            cache_put(l, key, len, *out, n);
     } else {
         size_t el = 0;
         if (log && loglen && l->err_size && l->err_log && l->err_size(link, &el) == 0 && el) {

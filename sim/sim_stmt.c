@@ -162,6 +162,7 @@ static void stmt(Sim *s, SimThread *t, NodeId st)
         sim_barrier(s, t, (int)sim_int(s, t, n->a), sim_int(s, t, n->b), n->op == OP_BAR_SYNC, st);
         return;
     case OP_FENCE: case OP_FENCE_PROXY: return;
+    case OP_FENCE_GPU: return;                  /* one thread runs at a time: memory is ordered */
     case OP_RETURN: t->stopped = 1; return;
     case OP_REFERENCE: case OP_SHARED: case OP_MBARRIER: case OP_L_TMAP: return;
     default: break;

@@ -1104,7 +1104,25 @@ static int wrong_at_shape(Bx *b, const Idx *x, int low_fails, int64_t *reach, in
     return 1;
 }
 
-static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64_t vec)
+/* a comparison in the AND-chain of cond that lets the index reach the extent
+ * by one: `X <= EXT` or `EXT >= X` (EXT as the extent is written) */
+static NodeId off_by_one_cmp(SyK *s, NodeId cond, const char *ext, int depth)
+{
+    if (!cond || depth > 16)
+        return 0;
+    const Node *n = sy_node(s, cond);
+    if (n->op == OP_AND) {
+        NodeId c = off_by_one_cmp(s, n->a, ext, depth + 1);
+        return c ? c : off_by_one_cmp(s, n->b, ext, depth + 1);
+    }
+    if (n->op == OP_LE && !strcmp(sy_text(s, n->b), ext))
+        return cond;
+    if (n->op == OP_GE && !strcmp(sy_text(s, n->a), ext))
+        return cond;
+    return 0;
+}
+
+static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64_t vec, NodeId mask)
 {
     SyK *s = b->s;
     int64_t reach, ext_at;
@@ -1137,19 +1155,39 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
     else
         diag_note(s->ctx, d, sy_span(s, x->ref), "dimension %d of `%s` has extent %s; the index covers %s%s",
                   x->dim, name, ext, sy_text(s, x->ix), vec > 1 ? ir_fmt(s->ctx, " (%lld elements)", (long long)vec) : "");
+    NodeId guard = 0;
     for (NodeId up = s->up[s->stmt_of[x->ix]]; up; up = s->up[up]) /* the guard that lets it through */
         if (sy_node(s, up)->op == OP_IF) {
-            diag_note(s->ctx, d, sy_span(s, sy_node(s, up)->a), "the guard here does not keep the index in bounds");
+            guard = sy_node(s, up)->a;
+            diag_note(s->ctx, d, sy_span(s, guard), "the guard here does not keep the index in bounds");
             break;
         }
+    NodeId cmp = low_fails ? 0 : off_by_one_cmp(s, mask, ext, 0);
+    cmp = cmp ? cmp : low_fails ? 0 : off_by_one_cmp(s, guard, ext, 0);
+    if (cmp) { /* `i + r <= N`: the test admits the element one past the end */
+        const Node *c = sy_node(s, cmp);
+        const char *fixed = c->op == OP_LE ? ir_fmt(s->ctx, "%s < %s", sy_text(s, c->a), sy_text(s, c->b))
+                                           : ir_fmt(s->ctx, "%s > %s", sy_text(s, c->a), sy_text(s, c->b));
+        diag_note(s->ctx, d, sy_span(s, cmp), "this test admits the element at %s itself, one past the last", ext);
+        diag_help(s->ctx, d, "the valid elements are 0 .. %s - 1: write `%s`", ext, fixed);
+        diag_fixit(s->ctx, d, sy_span(s, cmp), fixed);
+        return;
+    }
     Lin lo, hi2;
     int64_t v2;
     index_range(b, x->ix, x->elem, &lo, &hi2, &v2);
     uint32_t unk = unbounded_atom(b, low_fails ? lcomb(-1, lo, 0, lconst(0)) : hi);
-    if (unk && x->global) {
+    if (unk && x->global) { /* the test as an expression: a slice `i : +n` is its last element `i + n - 1` */
+        const char *first = elem ? ir_fmt(s->ctx, "%s + %s", sy_text(s, ixn->a), elem)
+                            : ixn->op == OP_SLICE ? sy_text(s, ixn->a) : sy_text(s, x->ix);
+        const char *last = elem ? first
+                           : ixn->op == OP_SLICE ? ir_fmt(s->ctx, "%s + %s - 1", sy_text(s, ixn->a), sy_text(s, ixn->b))
+                           : sy_text(s, x->ix);
         diag_help(s->ctx, d, "the %s bound of %s is unknown: the checker cannot see what it holds; if it can "
-                  "be out of range, test it before the access: `if %s >= 0 && %s < %s { ... }`",
-                  low_fails ? "lower" : "upper", atom_text(b, unk), sy_text(s, x->ix), sy_text(s, x->ix), ext);
+                  "be out of range, test it before the access: %s",
+                  low_fails ? "lower" : "upper", atom_text(b, unk),
+                  elem ? ir_fmt(s->ctx, "`mask %s >= 0 && %s < %s`", first, last, ext)
+                       : ir_fmt(s->ctx, "`if %s >= 0 && %s < %s { ... }`", first, last, ext));
         return;
     }
     if (low_fails || !x->global) {
@@ -1157,10 +1195,12 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
         return;
     }
     /* the mask that always works, and an assume that would make it provable */
-    const char *mask = elem ? ir_fmt(s->ctx, "`mask %s + %s < %s`", sy_text(s, ixn->a), elem, ext)
+    const char *want = elem ? ir_fmt(s->ctx, "`mask %s + %s < %s`", sy_text(s, ixn->a), elem, ext)
         : ixn->op == OP_SLICE
         ? ir_fmt(s->ctx, "`mask %s + %s <= %s`", sy_text(s, ixn->a), sy_text(s, ixn->b), ext)
         : ir_fmt(s->ctx, "`mask %s < %s`", sy_text(s, x->ix), ext);
+    const char *mask_join = mask ? ir_fmt(s->ctx, ", joined to the access's mask with `&&` (`mask %s && ...`)",
+                                          sy_text(s, mask)) : "";
     NodeId dim = sy_decl(s, x->dim_expr);
     int64_t cands[6] = {vec, 0, 0, 0, 0, 0};
     int nc = vec > 1 ? 1 : 0;
@@ -1183,13 +1223,13 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
         int ok = prove_facts(b, lcomb(1, hi, -1, lcomb(1, extent, 1, lconst(-1))));
         b->hyp_dim = 0;
         if (ok) {
-            diag_help(s->ctx, d, "if every %s is a multiple of %lld, say so: add `assume %s %% %lld == 0`; "
-                      "to keep other %s working, mask the access instead: %s", ext, (long long)cands[i], ext,
-                      (long long)cands[i], ext, mask);
+            diag_help(s->ctx, d, "mask the access: %s%s (or guard it with `if`); only if every %s is a multiple "
+                      "of %lld, say so instead: `assume %s %% %lld == 0` (then a ragged %s is refused)", want,
+                      mask_join, ext, (long long)cands[i], ext, (long long)cands[i], ext);
             return;
         }
     }
-    diag_help(s->ctx, d, "mask the access: %s (or guard it with `if`)", mask);
+    diag_help(s->ctx, d, "mask the access: %s%s (or guard it with `if`)", want, mask_join);
 }
 
 static void check_index(Bx *b, Idx *x, NodeId mask)
@@ -1219,7 +1259,7 @@ static void check_index(Bx *b, Idx *x, NodeId mask)
         low = low || !v.ok || v.n || v.c0 <= 0;
     }
     if (!low || !high)
-        report(b, x, hi, extent, !low, vec);
+        report(b, x, hi, extent, !low, vec, mask);
     b->nfacts = nf;
 }
 

@@ -295,7 +295,7 @@ static void check_block_unit(Ver *v)
 
 /* marks the nodes under a branch that the parameters' values make dead
  * (`if FP8 == 1 { ... }` with FP8 = 0): code generation never sees them
- * (passes/bind_params.c folds them), so the conversion checks skip them */
+ * (passes/bind_params.c folds them), so the conversion and TMA checks skip them */
 static void mark_dead(Ver *v, NodeId id, int dead, uint8_t *out, int depth)
 {
     const Kernel *k = v->k;
@@ -314,13 +314,19 @@ static void mark_dead(Ver *v, NodeId id, int dead, uint8_t *out, int depth)
         mark_dead(v, k->lists[n->list + i], dead, out, depth + 1);
 }
 
+uint8_t *ver_dead_nodes(Ver *v)
+{
+    uint8_t *dead = arena_alloc(&v->ctx->arena, v->k->nnodes + 1);
+    memset(dead, 0, v->k->nnodes + 1);
+    mark_dead(v, v->k->body, 0, dead, 0);
+    return dead;
+}
+
 void ver_caps(Ver *v)
 {
     if (!v->k->ntargets)
         return;
-    uint8_t *dead = arena_alloc(&v->ctx->arena, v->k->nnodes + 1);
-    memset(dead, 0, v->k->nnodes + 1);
-    mark_dead(v, v->k->body, 0, dead, 0);
+    uint8_t *dead = ver_dead_nodes(v);
     check_block_unit(v);
     for (NodeId n = 1; n < v->k->nnodes; n++) {
         if (v->in_ref[n])

@@ -992,12 +992,14 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             }
         if (d && x->sm_count > 0)
             note_literal_stride(s, d);
-        for (NodeId st = 1; d && st < s->k->nnodes; st++) { /* the first store into it: its index's lets */
+        int nst = 0;
+        for (NodeId st = 1; d && st < s->k->nnodes && nst < 3; st++) { /* the stores into it, the first's lets */
             uint16_t op = sy_node(s, st)->op;
-            if ((op == OP_STORE || op == OP_TMA_STORE || op == OP_STMATRIX) && s->pos[st] &&
-                sy_ref_decl(s, sy_node(s, st)->a) == o->arg) {
-                sy_note_lets(s, d, sy_node(s, st)->a, 5);
-                break;
+            if ((op == OP_STORE || op == OP_TMA_STORE) && s->pos[st] && sy_ref_decl(s, sy_node(s, st)->a) == o->arg) {
+                diag_note(s->ctx, d, sy_span(s, sy_node(s, st)->a), "a store into `%s`: its index",
+                          ir_symstr(s->ctx, sy_node(s, o->arg)->name));
+                if (nst++ == 0)
+                    sy_note_lets(s, d, sy_node(s, st)->a, 5);
             }
         }
     }

@@ -138,7 +138,9 @@ static int param_axis(Variants *vs, NodeId pid, const CeEnv *set, Axis *a)
         }
         a->n = 1;
         a->vals[0] = v;
-        a->lits[0] = vs->no_lits || (has_dflt && dflt == v) ? 0 : literal(ctx, k, pid, v);
+        int64_t own;   /* a derived default (`1 + 128 / HD`) is bound by a literal whatever its value */
+        int same = ce_param_own_default(ctx, k, pid, &own) && own == v;
+        a->lits[0] = vs->no_lits || same ? 0 : literal(ctx, k, pid, v);
         return 1;
     }
     if (!a->n)
@@ -200,7 +202,8 @@ int ver_binding_checked(CakeCtx *ctx, const Kernel *k, const CeEnv *set)
                 axes++;
             }
         }
-        if (!ce_env_get(set, p->name, &v) || (has_dflt && v == dflt))
+        int64_t own;
+        if (!ce_env_get(set, p->name, &v) || (ce_param_own_default(ctx, k, k->params[i], &own) && v == own))
             continue;
         if (!a.n || !has_value(&a, v))
             return 0;

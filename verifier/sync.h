@@ -104,6 +104,7 @@ int sy_is_shared_ref(const SyK *s, NodeId ref);
 /* the index in s->tiles of ref's shared tile, among the first `cap`; -1: none */
 int sy_tile_index(const SyK *s, NodeId ref, uint32_t cap);
 int64_t sy_ref_bytes(const SyK *s, NodeId ref);    /* bytes of the box a ref selects; -1 unknown */
+const char *sy_ref_bytes_text(SyK *s, NodeId ref); /* `BM * D * 2`; NULL: not written so */
 /* The INDEX nodes from ref down to its root NAME, outermost first (the last
  * is the first index applied to the root), at most SY_REF_CHAIN of them; their
  * count, or -1 when the way down passes anything but ^T, casts and loads. */

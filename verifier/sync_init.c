@@ -47,6 +47,33 @@ static NodeId loop_between(SyK *s, NodeId st, NodeId decl)
     return out;
 }
 
+typedef struct { int effect; } Effect;
+
+static void effect_of(SyK *s, NodeId e, void *u)
+{
+    ((Effect *)u)->effect |= (ir_ops[sy_node(s, e)->op].flags & (OF_MEM | OF_SYNC | OF_ASYNC | OF_WARP | OF_BLOCK)) != 0;
+}
+
+/* the last of the `let`s that open loop's body and only compute (a tile's
+ * indices: no load, no pipeline or barrier), where a per-iteration clear goes;
+ * 0 when the body opens otherwise */
+static NodeId last_leading_let(SyK *s, NodeId loop)
+{
+    const Node *body = sy_node(s, sy_node(s, loop)->d);
+    NodeId last = 0;
+    for (uint32_t i = 0; body->op == OP_BLOCK && i < body->n; i++) {
+        NodeId st = ir_list_at(s->k, body, i);
+        if (sy_node(s, st)->op != OP_LET)
+            break;
+        Effect e = {0};
+        sy_each_expr(s, sy_node(s, st)->b, effect_of, &e);
+        if (e.effect)
+            break;
+        last = st;
+    }
+    return last;
+}
+
 static void report(Init *in, NodeId at, NodeId st, int d, const char *how)
 {
     SyK *s = in->s;
@@ -66,6 +93,10 @@ static void report(Init *in, NodeId at, NodeId st, int d, const char *how)
                   "declaration is set once, and every later iteration would add to the last one's; if it "
                   "accumulates once for the whole kernel, initialise it where it is declared (`= 0`, or "
                   "`= -inf` for a running max)", line, name);
+        NodeId let = last_leading_let(s, loop);
+        if (let)
+            diag_note(s->ctx, r, sy_span(s, let), "the iteration's indices are computed by here: the place for "
+                      "`%s = 0` is after this line, before the first wait or load", name);
     } else {
         diag_help(s->ctx, r, "initialise it where it is declared (`= 0`, or `= -inf` for a running max) or "
                   "assign it before the first use");

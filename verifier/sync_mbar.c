@@ -530,9 +530,23 @@ static void check_expect(SyK *s, Bar *b)
         if (!nt)
             diag_note(s->ctx, d, IR_NOSPAN, "no TMA load completes on `%s` in this iteration",
                       sy_text(s, sy_node(s, e)->a));
-        diag_help(s->ctx, d, "announce exactly the bytes that land: `mbarrier.expect_tx %s, %lld`",
-                  sy_text(s, sy_node(s, e)->a), (long long)have);
-        diag_fixit(s->ctx, d, sy_span(s, sy_node(s, e)->b), ir_fmt(s->ctx, "%lld", (long long)have));
+        /* one load by one thread: the bytes as the kernel writes the tile's extents, which hold at
+           every parameter binding (a literal holds at this one only) */
+        const char *expr = NULL;
+        for (uint32_t j = 0; j < b->ntma && nt == 1; j++) {
+            int exact;
+            if (same_bar(s, b->tma[j], e) && sy_threads_at(s, b->tma[j], &exact) == 1)
+                expr = sy_ref_bytes_text(s, sy_node(s, b->tma[j])->a);
+        }
+        if (expr && strspn(expr, "0123456789 *") != strlen(expr)) {
+            diag_help(s->ctx, d, "announce exactly the bytes that land: `mbarrier.expect_tx %s, %s` (%lld at "
+                      "this binding)", sy_text(s, sy_node(s, e)->a), expr, (long long)have);
+            diag_fixit(s->ctx, d, sy_span(s, sy_node(s, e)->b), expr);
+        } else {
+            diag_help(s->ctx, d, "announce exactly the bytes that land: `mbarrier.expect_tx %s, %lld`",
+                      sy_text(s, sy_node(s, e)->a), (long long)have);
+            diag_fixit(s->ctx, d, sy_span(s, sy_node(s, e)->b), ir_fmt(s->ctx, "%lld", (long long)have));
+        }
     }
 }
 

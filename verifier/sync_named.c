@@ -43,6 +43,7 @@ typedef struct {
     uint32_t waiters; uint64_t waitmask; /* warps blocked in this phase */
     NodeId first;                /* the first arrival of this phase */
     NodeId last_arrive;
+    NodeId arr[4]; uint32_t narr; /* the distinct statements that arrived in this phase */
     int has_wait;
 } Bar;
 
@@ -52,6 +53,8 @@ typedef struct {
     int kind;                    /* 1 count mismatch, 2 deadlock, 4 no waiter */
     int64_t id, count, arrived, other;
     uint64_t waitmask;
+    NodeId first;                /* count mismatch: the phase's first arrival */
+    NodeId arr[4]; uint32_t narr; /* deadlock: the statements that arrived in the stuck phase */
 } Verdict;
 
 static void record(SyExec *x, NodeId st)
@@ -137,10 +140,15 @@ static void simulate(const Named *nm, int rev, NodeId ost, int64_t ocount, Verdi
                     b->count = count;
                     b->first = e->st;
                 } else if (b->count != count) {
-                    *v = (Verdict){E0751, e->st, 1, e->id, count, b->arrived, b->count, 0};
+                    *v = (Verdict){E0751, e->st, 1, e->id, count, b->arrived, b->count, 0, b->first, {0}, 0};
                     return;
                 }
                 b->arrived += warp;
+                uint32_t k = 0;
+                while (k < b->narr && b->arr[k] != e->st)
+                    k++;
+                if (k == b->narr && b->narr < 4)
+                    b->arr[b->narr++] = e->st;
                 if (e->wait) {
                     b->has_wait = 1;
                     b->waiters++;
@@ -152,7 +160,7 @@ static void simulate(const Named *nm, int rev, NodeId ost, int64_t ocount, Verdi
                 if (b->arrived < b->count)
                     continue;
                 if (!b->has_wait) {
-                    *v = (Verdict){E0754, b->last_arrive, 4, e->id, b->count, b->arrived, 0, 0};
+                    *v = (Verdict){E0754, b->last_arrive, 4, e->id, b->count, b->arrived, 0, 0, 0, {0}, 0};
                     return;
                 }
                 for (uint32_t u = 0; u < nm->nw; u++)
@@ -169,7 +177,8 @@ static void simulate(const Named *nm, int rev, NodeId ost, int64_t ocount, Verdi
             for (uint32_t w = 0; w < nm->nw && !at; w++)
                 if (b->waitmask >> w & 1)
                     at = nm->ev[w][pos[w] - 1].st;
-            *v = (Verdict){E0751, at, 2, id, b->count, b->arrived, 0, b->waitmask};
+            *v = (Verdict){E0751, at, 2, id, b->count, b->arrived, 0, b->waitmask, 0, {0}, b->narr};
+            memcpy(v->arr, b->arr, sizeof v->arr);
             return;
         }
         /* arrivals left over when the block exits are harmless (a ping-pong's last
@@ -206,17 +215,64 @@ static int fixed_by(const Named *nm, NodeId st, int64_t count)
     return !a.code && !b.code;
 }
 
-static void report(const Named *nm, const Verdict *v)
+/* a deadlock: every other barrier statement some warp reaches with the stuck id
+ * (the arrival that should open it may be there, under another id or count) */
+static void note_other_uses(const Named *nm, const Verdict *v, Diag *d)
+{
+    NodeId seen[8];
+    uint32_t ns = 0;
+    for (uint32_t w = 0; w < nm->nw; w++)
+        for (uint32_t i = 0; i < nm->nev[w] && ns < 8; i++) {
+            const Ev *e = &nm->ev[w][i];
+            int dup = e->st == v->at;
+            for (uint32_t k = 0; k < v->narr; k++)
+                dup |= v->arr[k] == e->st;
+            for (uint32_t k = 0; k < ns; k++)
+                dup |= seen[k] == e->st;
+            if (dup || e->id != v->id)
+                continue;
+            seen[ns++] = e->st;
+            diag_note(nm->s->ctx, d, sy_span(nm->s, e->st), "%s also reaches barrier %lld (warp %u, %s)",
+                      e->wait ? "this wait" : "this arrival", (long long)v->id, w, sy_role_name(nm->s, nm->role[w]));
+        }
+}
+
+/* how many barrier events on id use count */
+static uint32_t tally(const Named *nm, int64_t id, int64_t count)
+{
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < nm->nw; w++)
+        for (uint32_t i = 0; i < nm->nev[w]; i++)
+            n += nm->ev[w][i].id == id && nm->ev[w][i].count == count;
+    return n;
+}
+
+static void report(const Named *nm, const Verdict *vin)
 {
     SyK *s = nm->s;
+    Verdict sw = *vin;
+    const Verdict *v = vin;
+    int swapped = 0;
+    if (v->kind == 1 && v->first && tally(nm, v->id, v->count) > tally(nm, v->id, v->other)) {
+        /* the phase's first arrival is the odd one (its count the minority on this id): report it there */
+        sw.at = vin->first;
+        sw.first = vin->at;
+        sw.count = vin->other;
+        sw.other = vin->count;
+        v = &sw;
+        swapped = 1;
+    }
     const Node *n = sy_node(s, v->at);
     NodeId at = v->kind == 4 ? v->at : n->b;
     Diag *d = NULL;
     switch (v->kind) {
     case 1:
-        d = sy_report(s, E0751, at, "named barrier %lld is given count %lld here, but %lld threads already "
-                      "arrived in this phase with count %lld: every arrival of a phase must use one count",
-                      (long long)v->id, (long long)v->count, (long long)v->arrived, (long long)v->other);
+        d = swapped ? sy_report(s, E0751, at, "named barrier %lld is given count %lld here, but the other arrivals "
+                                "of its phase count %lld: every arrival of a phase must use one count",
+                                (long long)v->id, (long long)v->count, (long long)v->other)
+                    : sy_report(s, E0751, at, "named barrier %lld is given count %lld here, but %lld threads already "
+                                "arrived in this phase with count %lld: every arrival of a phase must use one count",
+                                (long long)v->id, (long long)v->count, (long long)v->arrived, (long long)v->other);
         break;
     case 2:
         d = sy_report(s, E0751, at, "named barrier %lld waits for %lld threads, but only %lld arrive in this "
@@ -233,15 +289,90 @@ static void report(const Named *nm, const Verdict *v)
     if (!d)
         return;
     diag_note(s->ctx, d, IR_NOSPAN, "simulated warp by warp at the sample shape, ids and counts evaluated per warp");
+    if (v->kind == 1 && v->first && v->first != v->at)
+        diag_note(s->ctx, d, sy_span(s, sy_node(s, v->first)->b), swapped ? "an arrival of the same phase, with "
+                  "count %lld" : "the phase's first arrival, with count %lld", (long long)v->other);
+    for (uint32_t i = 0; v->kind == 2 && i < v->narr; i++)
+        if (v->arr[i] != v->at)
+            diag_note(s->ctx, d, sy_span(s, v->arr[i]), "an arrival of the phase that never opens");
+    if (v->kind == 2)
+        note_other_uses(nm, v, d);
     int64_t want = v->kind == 2 ? v->arrived : v->kind == 1 ? v->other : 0;
     if (want && fixed_by(nm, v->at, want)) { /* the edit, simulated: it runs through */
         diag_help(s->ctx, d, "count the threads that take part: `%s %s, %lld`", ir_ops[n->op].spelling,
                   sy_text(s, n->a), (long long)want);
         diag_fixit(s->ctx, d, sy_span(s, n->b), ir_fmt(s->ctx, "%lld", (long long)want));
     }
-    else if (v->kind == 4)
-        diag_help(s->ctx, d, "the side that takes the turn waits on the barrier the other side arrives on: "
-                  "`barrier %lld, %lld` before its turn", (long long)v->id, (long long)v->count);
+    else if (v->kind == 1 && v->first) {
+        uint32_t line, col, el, ec;
+        span_linecol(s->ctx, sy_span(s, v->first), &line, &col, &el, &ec);
+        diag_help(s->ctx, d, "barrier %lld is also used with count %lld (line %u), and that count here does not "
+                  "run through either: if this barrier orders another set of threads, give it an id no other "
+                  "barrier uses", (long long)v->id, (long long)v->other, line);
+    }
+    else if (v->kind == 4) {
+        /* the wait as the kernel writes it elsewhere (`barrier 1 + wg, 256`): a literal id would be one
+           warpgroup's in code both run */
+        const Ev *w = NULL;
+        for (uint32_t u = 0; u < nm->nw && !w; u++)
+            for (uint32_t i = 0; i < nm->nev[u] && !w; i++)
+                if (nm->ev[u][i].wait && nm->ev[u][i].id == v->id)
+                    w = &nm->ev[u][i];
+        if (w) {
+            const Node *wn = sy_node(s, w->st);
+            uint32_t line, col, el, ec;
+            span_linecol(s->ctx, sy_span(s, w->st), &line, &col, &el, &ec);
+            diag_help(s->ctx, d, "the side that takes the turn waits on the barrier the other side arrives on: "
+                      "`barrier %s, %s` (as at line %u) before its turn", sy_text(s, wn->a), sy_text(s, wn->b), line);
+        } else {
+            diag_help(s->ctx, d, "the side that takes the turn waits on the barrier the other side arrives on: "
+                      "`barrier %lld, %lld` before its turn", (long long)v->id, (long long)v->count);
+        }
+    }
+}
+
+/* A phase of `barrier ID, N` completes with the first N threads to arrive:
+ * when more warps than N / 32 reach one id, which of them form a phase is
+ * decided by timing, not by the program (two warpgroups' `barrier 3, 128`
+ * mix: the phase can complete with warps of both, and a store after it may
+ * read what the other half of its own warpgroup has not written yet). */
+static int mixed_phases(const Named *nm)
+{
+    SyK *s = nm->s;
+    for (int id = 0; id < MAX_IDS; id++) {
+        uint64_t warps = 0;
+        int64_t count = 0;
+        NodeId at[4];
+        uint32_t nat = 0;
+        for (uint32_t w = 0; w < nm->nw; w++)
+            for (uint32_t i = 0; i < nm->nev[w]; i++) {
+                const Ev *e = &nm->ev[w][i];
+                if (e->id != id)
+                    continue;
+                warps |= (uint64_t)1 << w;
+                count = count ? count : e->count;
+                uint32_t k = 0;
+                while (k < nat && at[k] != e->st)
+                    k++;
+                if (k == nat && nat < 4)
+                    at[nat++] = e->st;
+            }
+        int64_t n = __builtin_popcountll(warps) * s->warp;
+        if (!count || n <= count)
+            continue;
+        Diag *d = sy_report(s, E0751, sy_node(s, at[nat - 1])->a, "named barrier %d takes %lld threads a phase, "
+                            "but %lld reach it (%s): which of them form a phase is decided by timing, so it "
+                            "orders no particular set of threads", id, (long long)count, (long long)n,
+                            warps_text(nm, warps));
+        if (!d)
+            return 1;
+        for (uint32_t k = 0; k < nat; k++)
+            diag_note(s->ctx, d, sy_span(s, at[k]), "reaches barrier %d", id);
+        diag_help(s->ctx, d, "give each group of %lld threads its own barrier id (as `barrier 3 + wg, 128` per "
+                  "warpgroup), or count every thread that reaches it", (long long)count);
+        return 1;
+    }
+    return 0;
 }
 
 void sy_check_named(SyK *s)
@@ -265,4 +396,6 @@ void sy_check_named(SyK *s)
         simulate(nm, 1, 0, 0, &v);
     if (v.code)
         report(nm, &v);
+    else
+        mixed_phases(nm);
 }

@@ -155,7 +155,7 @@ static void proxy_join(SyFlow *f, void *dst, const void *src)
     XState *a = dst;
     const XState *b = src;
     for (int i = 0; i < MAXT; i++)
-        if (b->gen[i] && (!a->gen[i] || b->gen_at[i] < a->gen_at[i])) {
+        if (b->gen[i] && (!a->gen[i] || b->gen_at[i] > a->gen_at[i])) { /* the last write: the fence goes after it */
             a->gen[i] = 1;
             a->gen_at[i] = b->gen_at[i];
         }

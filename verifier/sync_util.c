@@ -446,6 +446,54 @@ int64_t sy_ref_bytes(const SyK *s, NodeId ref)
     return bytes ? elems * bytes * (t->lanes ? t->lanes : 1) : -1;
 }
 
+/* the bytes of a shared tile reference as the kernel writes its extents
+ * (`BM * D * 2` for `Qs: bf16[BM, D]`, `Ks[s]` of bf16[STAGES, BN, D]:
+ * `BN * D * 2`); NULL when the tile's type is not known */
+const char *sy_ref_bytes_text(SyK *s, NodeId ref)
+{
+    NodeId decl = sy_ref_decl(s, ref), ty = decl ? decl_type(s, decl) : 0;
+    if (!ty)
+        return NULL;
+    const Node *t = sy_node(s, ty);
+    uint32_t rank = t->op == OP_GTYPE ? t->sub : t->n;
+    if (rank > 8)
+        return NULL;
+    const char *dims[8];
+    uint32_t nd = 0;
+    for (uint32_t i = 0; i < rank; i++)
+        dims[nd++] = sy_text(s, ir_list_at(s->k, t, i));
+    NodeId chain[SY_REF_CHAIN];
+    int nc = sy_ref_chain(s, ref, chain);
+    if (nc < 0)
+        return NULL;
+    while (nc--) {
+        const Node *ix = sy_node(s, chain[nc]);
+        const char *out[8];
+        uint32_t no = 0, j = 0;
+        for (; j < ix->n && j < nd; j++) {
+            const Node *e = sy_node(s, ir_list_at(s->k, ix, j));
+            if (e->op == OP_COLON)
+                out[no++] = dims[j];
+            else if (e->op == OP_SLICE)
+                out[no++] = sy_text(s, e->b);
+            /* any other index: one element of this dim */
+        }
+        for (; j < nd; j++)
+            out[no++] = dims[j];
+        memcpy(dims, out, sizeof out);
+        nd = no;
+    }
+    int bytes = ir_dtype_bytes((DType)t->dtype) * (t->lanes ? t->lanes : 1);
+    if (!bytes)
+        return NULL;
+    const char *txt = "";
+    for (uint32_t i = 0; i < nd; i++) {
+        int compound = strpbrk(dims[i], "+-") != NULL;
+        txt = ir_fmt(s->ctx, "%s%s%s%s%s", txt, i ? " * " : "", compound ? "(" : "", dims[i], compound ? ")" : "");
+    }
+    return ir_fmt(s->ctx, "%s%s%d", txt, nd ? " * " : "", bytes);
+}
+
 /* ---- pipelines ------------------------------------------------------------ */
 
 NodeId sy_pipe_of(const SyK *s, NodeId member)

@@ -3,7 +3,8 @@
  * the swizzle span), the global tensor (inner stride 1, other strides
  * multiples of 16 bytes, proven from constants and `assume`s), a 128-byte aligned
  * shared destination, completion on an mbarrier or a pipeline's full(s); the
- * per-thread sizes of cp.async. Reports E06xx. */
+ * per-thread sizes of cp.async. Code the parameters' values make dead is not
+ * checked (it is never compiled). Reports E06xx. */
 #include "vpriv.h"
 #include "layout.h"
 
@@ -342,8 +343,9 @@ static void check_cp_async(Ver *v, NodeId s)
 
 void ver_tma_check(Ver *v)
 {
+    const uint8_t *dead = ver_dead_nodes(v); /* `if LSM == 1 { tma ... }` under LSM = 0 */
     for (NodeId n = 1; n < v->k->nnodes; n++) {
-        if (v->in_ref[n])
+        if (v->in_ref[n] || dead[n])
             continue;
         switch (N(v, n)->op) {
         case OP_TMA_LOAD: case OP_TMA_STORE: check_tma(v, n); break;

@@ -86,6 +86,7 @@ int v_const(const Ver *v, NodeId e, int64_t *out);
 void ver_roles(Ver *v);       /* resources.c: the role table (before types) */
 void ver_types(Ver *v);       /* types.c */
 void ver_caps(Ver *v);        /* caps.c: op legality per declared target */
+uint8_t *ver_dead_nodes(Ver *v); /* caps.c: 1 under a branch the parameters' values make dead */
 void ver_resources(Ver *v);   /* resources.c */
 void ver_tma_check(Ver *v);   /* tma.c */
 

@@ -155,6 +155,8 @@ REFS = {
     "dot_rows": lambda t, p, e: {"y": (t["a"].float() * t["b"].float()).sum(1)},
     "bias_gelu_2d": lambda t, p, e: {"y": _gelu(t["x"].float() + t["bias"].float())},
     "transpose_naive": lambda t, p, e: {"y": t["x"].T},
+    "stride_sum": lambda t, p, e: {"y": t["x"].float().sum(1)},
+    "stride_fill": lambda t, p, e: {"y": t["x"][:, None].expand(-1, e["S"])},
     "sum_partials": lambda t, p, e: {"C": t["P"].sum(0)},
     "gemm_pingpong": lambda t, p, e: {"C": _gemm(t)},
     "gemm_2out": lambda t, p, e: (lambda c: {"C": c, "D": c * torch.sigmoid(c)})(_gemm(t)),

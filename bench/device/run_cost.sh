@@ -57,6 +57,16 @@ echo "run_cost.sh: $(grep -c meas_ms "$O/measured.jsonl") cases measured in $((S
 # 2. fit on the training cases, predict all
 timeout 20 "$C" calibrate "$O/measured.jsonl" --device h200 -o "$O/h200.json" --json > "$O/fit.json" 2>> "$LOG"
 echo "run_cost.sh: calibrate exit $?" | tee -a "$LOG"
+# the same fit counted on the source level (the model before TIR-L counting), for comparison
+CAKE_COST_LEVEL=source timeout 20 "$C" calibrate "$O/measured.jsonl" --device h200 -o "$O/h200_source.json" \
+    --json > "$O/fit_source.json" 2>> "$LOG"
+echo "run_cost.sh: calibrate (source level) exit $?" | tee -a "$LOG"
+python3 - "$O/h200_source.json" <<'PY' 2>> "$LOG" | tee -a "$LOG"
+import json, sys
+h = json.load(open(sys.argv[1]))["heldout"]
+print("run_cost.sh: source level, held out: %d model cases, %.0f%% within 25%%, median |err| %.1f%%"
+      % (h["model_cases"], 100 * h["model_within_25"], 100 * h["median_abs_err"]))
+PY
 
 # 3. the report (summary table last)
 timeout 10 python3 bench/cost/report.py --measured "$O/measured.jsonl" --fit "$O/fit.json" \

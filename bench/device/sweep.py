@@ -16,7 +16,10 @@
 Shapes are log-uniform: GEMM M, N in 1..16384 (a third with M <= 64), K in 64..16384,
 M ragged (N and K multiples of 8, 16 for K of gemm_fp8: the GEMMs' TMA row pitches); norms M in 1..1e6, N in 64..65536; softmax and cross-entropy N up to
 262144; each capped by memory and time (CAP_ELEMS, CAP_FLOPS). The peers are cuBLAS
-(torch.matmul), torch._scaled_mm (gemm_fp8), torch eager (and F.rms_norm), torch.compile
+(torch.matmul), for gemm_fp8 torch._scaled_mm where it takes the shape (N and K multiples of
+16), cuBLAS bf16 on the operands dequantized beforehand (`cublas_bf16_dequant`) and torch
+eager dequantizing in the call (so every shape has a peer; `refused` says why _scaled_mm
+is missing), torch eager (and F.rms_norm), torch.compile
 with dynamic shapes (one compilation per op) and then, while SWEEP_STATIC_UNTIL seconds
 last, torch.compile specialised to each rows-op shape (dynamic=False, one compilation per
 shape); a shape's peer is the fastest of those measured there (`all` lists them). Every time
@@ -140,8 +143,11 @@ def peers_main(path, out_path):
     def sm(x):
         return torch.softmax(x, -1)
 
+    res_err = {}   # a peer that refused the shape, and why (one(): the last shape's)
+
     def one(op, s):
         res = {}
+        res_err.clear()
         with_compile = time.time() - t0 < budget
         if op == "gemm":
             a = torch.randn(s["M"], s["K"], device=dev, dtype=bf)
@@ -152,8 +158,16 @@ def peers_main(path, out_path):
             a = torch.randn(s["M"], s["K"], device=dev).to(torch.float8_e4m3fn)
             b = torch.randn(s["N"], s["K"], device=dev).to(torch.float8_e4m3fn)
             one_ = torch.ones((), device=dev)
-            res["scaled_mm"] = timeit(lambda: torch._scaled_mm(a, b.t(), scale_a=one_, scale_b=one_,
-                                                                out_dtype=bf))
+            try:   # refuses N or K not a multiple of 16: then the other peers stand in
+                res["scaled_mm"] = timeit(lambda: torch._scaled_mm(a, b.t(), scale_a=one_, scale_b=one_,
+                                                                    out_dtype=bf))
+            except RuntimeError as e:
+                res_err["scaled_mm"] = str(e)[:120]
+            # cuBLAS bf16 on the operands dequantized beforehand (the conversion not timed),
+            # and torch eager doing the whole op (dequantize, scale, matmul)
+            a16, b16 = a.to(bf), b.to(bf)
+            res["cublas_bf16_dequant"] = timeit(lambda: torch.matmul(a16, b16.t()))
+            res["torch_eager"] = timeit(lambda: torch.matmul(a.to(bf) * 1.0, (b.to(bf) * 1.0).t()))
             return res
         if op in ("rmsnorm", "layernorm", "fp8_row_quantize"):
             x = torch.randn(s["M"], s["N"], device=dev, dtype=bf)
@@ -206,6 +220,8 @@ def peers_main(path, out_path):
             res = one(op, parse_shape(shape))
             best = min(res, key=res.get)
             row.update(peer=best, peer_ms=res[best], all=res)
+            if res_err:
+                row["refused"] = dict(res_err)
         except Exception as e:   # a peer that fails is reported, the next shape runs
             row.update(peer="error", peer_ms=None, error=f"{type(e).__name__}: {str(e)[:200]}")
         torch.cuda.empty_cache()

@@ -8,7 +8,8 @@ example each. `python3 tests/corpus/bugs.py` writes tests/corpus/<example>/<name
     # corpus: dynamic                  (check passes; the default `run --check` must fail)
     # bug: what the kernel does wrong on a GPU
 
-Entries: (example, name, find, replace, expected, what). `find` occurs once in the
+Entries: (example, name, find, replace, expected, what); the example is a name in
+examples/ or a path without .tir (library/kernels/gemm_splitk_fused). `find` occurs once in the
 example (the first occurrence is changed when `nth` says so); `replace` may be ""
 (the line is deleted). `expected` is a diagnostic code (static) or "dynamic".
 """
@@ -208,8 +209,81 @@ B = [
     ("flash_attn_fwd_pp", "first_turn_not_given", "      barrier.arrive 1, 256                            # the first turn",
      "      barrier.arrive 1, 128                            # the first turn", "E0751",
      "the first hand-over counts 128 threads where warpgroup 0's wait counts 256: one phase, two counts"),
-    ("flash_attn_fwd_pp", "o_not_cleared", "      o = 0\n      let sq = qp.wait()", "      let sq = qp.wait()",
+    ("flash_attn_fwd_pp", "o_not_cleared", "      o = 0\n", "",
      "E0764", "the accumulator is not cleared per tile: a block's second tile adds to the first's O"),
+    # ---- flash_attn_fwd_pp: ping-pong named barriers, GQA (the second session) -------------
+    ("flash_attn_fwd_pp", "pingpong_count_128", "        barrier 1 + wg, 256\n        wgmma sacc += Qs[wg * 64 : +64, :] * Ks[ks]^T",
+     "        barrier 1 + wg, 128\n        wgmma sacc += Qs[wg * 64 : +64, :] * Ks[ks]^T", "E0751",
+     "the loop's turn wait counts 128 where the other warpgroup's hand-over counts 256: the wait "
+     "completes on its own warpgroup's arrivals (no turn-taking) and the phase counts disagree"),
+    ("flash_attn_fwd_pp", "pingpong_arrive_own_id", "        barrier.arrive 2 - wg, 256\n        wgmma.wait 1",
+     "        barrier.arrive 1 + wg, 256\n        wgmma.wait 1", "E0751",
+     "the loop hands the turn to itself (its own barrier id): the other warpgroup's next wait never opens (deadlock)"),
+    ("flash_attn_fwd_pp", "epilogue_id_collides", "      fence.proxy.async                                # generic writes -> TMA (async proxy) reads\n      barrier 3 + wg, 128",
+     "      fence.proxy.async                                # generic writes -> TMA (async proxy) reads\n      barrier 1 + wg, 128", "E0751",
+     "the epilogue's barrier uses the ping-pong id 1 + wg with count 128 where the turn-taking counts 256 on it"),
+    ("flash_attn_fwd_pp", "epilogue_id_shared", "      fence.proxy.async                                # generic writes -> TMA (async proxy) reads\n      barrier 3 + wg, 128",
+     "      fence.proxy.async                                # generic writes -> TMA (async proxy) reads\n      barrier 3, 128", "E0751",
+     "both warpgroups' epilogue barriers share id 3 with count 128: a phase can complete with warps of "
+     "either warpgroup, so the TMA store may read a staging tile whose stmatrix has not finished"),
+    ("flash_attn_fwd_pp", "first_turn_removed", "      barrier.arrive 1, 256                            # the first turn", "",
+     "E0751", "nobody gives the first turn: warpgroup 0's first wait never opens (deadlock)"),
+    ("flash_attn_fwd_pp", "gqa_head_modulo", "      let g = bh / grp\n", "      let g = bh % BHK\n", "dynamic",
+     "the KV head of a query head is taken modulo BHK (interleaved) instead of bh / (BH / BHK) (grouped): "
+     "with BH > BHK every query head but the first of each group reads another group's K and V"),
+    ("flash_attn_fwd_pp", "lse_log2", "      mi = (mi + log2(li)) * 0.6931471805599453        # natural-log LSE",
+     "      mi = mi + log2(li)                               # natural-log LSE", "dynamic",
+     "the LSE is stored in the log2 domain: L is off by a factor ln 2"),
+    # ---- flash_attn_varlen_fwd: offsets of packed sequences --------------------------------
+    ("flash_attn_varlen_fwd", "q_offset_dropped", "tma Qs <- Q[h, st + m0, 0] on qp.full(sq)",
+     "tma Qs <- Q[h, m0, 0] on qp.full(sq)", "dynamic",
+     "the Q tile is read without its sequence's first row: every sequence but the first attends with sequence 0's queries"),
+    ("flash_attn_varlen_fwd", "o_offset_dropped", "tma.store O[h, st + r0, 0] <- Os[wg]",
+     "tma.store O[h, r0, 0] <- Os[wg]", "dynamic",
+     "full blocks are stored at the row of the block within its sequence, not in the packed tensor: "
+     "sequence 0's rows are overwritten and the other sequences' stay unwritten"),
+    ("flash_attn_varlen_fwd", "key_mask_le", "          sacc[r, c] = select(c < sl && (CAUSAL == 0 || c <= r0 + r), sacc[r, c], -inf)",
+     "          sacc[r, c] = select(c <= sl && (CAUSAL == 0 || c <= r0 + r), sacc[r, c], -inf)", "dynamic",
+     "the key mask of block 0 admits key sl: the first row of the next sequence enters every short sequence's softmax"),
+    ("flash_attn_varlen_fwd", "gqa_head_modulo", "        let g = h / grp\n", "        let g = h % HK\n", "dynamic",
+     "the KV head is h % HK instead of h / (H / HK): with H > HK query heads read another group's K and V"),
+    ("flash_attn_varlen_fwd", "tail_row_mask_le", "store O[vh, vr : +64, 0 : +D] <- bf16(o[r, c]) mask vh >= 0 && vh < H && r0 + r < sl",
+     "store O[vh, vr : +64, 0 : +D] <- bf16(o[r, c]) mask vh >= 0 && vh < H && r0 + r <= sl", "dynamic",
+     "the ragged last block stores one row past its sequence: the next sequence's first row is overwritten "
+     "(with whichever block writes last)"),
+    # ---- attn_bwd: tma.store.add ---------------------------------------------------------
+    ("attn_bwd", "dq_add_no_wait", "      tma.store.wait 0                                 # the previous tile's dQ add has read dQs[wg]", "",
+     "E0726", "dQs is rewritten while the previous tile's tma.store.add may still read it: wrong dQ partials are added"),
+    ("attn_bwd", "dq_add_no_fence", "      fence.proxy.async                                # generic writes -> TMA (async proxy) reads\n", "", "E0725",
+     "the dQ partial's generic stores reach the TMA reduction unfenced: it can add stale shared memory"),
+    ("attn_bwd", "dq_store_not_add", "      tma.store.add dQacc[bh, wg * XW * 64, m0] <- dQs[wg]",
+     "      tma.store dQacc[bh, wg * XW * 64, m0] <- dQs[wg]", "E0821",
+     "the dQ partial is stored, not added: each key block overwrites the others' contributions"),
+    ("attn_bwd", "dq_add_row_zero", "      tma.store.add dQacc[bh, wg * XW * 64, m0] <- dQs[wg]",
+     "      tma.store.add dQacc[bh, 0, m0] <- dQs[wg]", "E0820",
+     "with XWG = 1 both warpgroups add their half of dQ^T into rows 0 .. 63: rows 64 .. 127 get nothing, 0 .. 63 twice"),
+    # ---- attn_decode_partial -----------------------------------------------------------
+    ("attn_decode_partial", "pv_wrong_stage", "        wgmma o += p * Vs[prev]                        # O += P_{j-1} V_{j-1}",
+     "        wgmma o += p * Vs[s]                           # O += P_{j-1} V_{j-1}", "dynamic",
+     "P_{j-1} is multiplied with V_j, not V_{j-1}: every split of two tiles or more sums the wrong values"),
+    ("attn_decode_partial", "o_not_rescaled", "        o = o * alpha\n        p = bf16(sacc)", "        p = bf16(sacc)", "dynamic",
+     "O is not rescaled when the row max grows: earlier tiles keep a too large weight"),
+    ("attn_decode_partial", "hi_past_s", "  let hi = min(S, lo + L)", "  let hi = lo + L", "dynamic",
+     "the last split runs to lo + L past S: the zero-filled keys past S enter the softmax with score 0"),
+    # ---- library/kernels/gemm_splitk_fused: atomics ------------------------------------------
+    ("library/kernels/gemm_splitk_fused", "counter_unmasked", "let old = atomic.add(L[bm + r0, bn + c0], 1) mask mine",
+     "let old = atomic.add(L[bm + r0, bn + c0], 1)", "E0801",
+     "the counter RMW has no mask: threads of the ragged edge tile bump counters past the end of L"),
+    ("library/kernels/gemm_splitk_fused", "add_unmasked_n", "atomic.add W[bm : +64, bn : +BN] <- acc[r, c] mask bm + r < M && bn + c < N",
+     "atomic.add W[bm : +64, bn : +BN] <- acc[r, c] mask bm + r < M", "E0801",
+     "the workspace adds are not masked in N: the ragged last column tile adds past W's rows"),
+    ("library/kernels/gemm_splitk_fused", "last_never", "let last = mine && old == SPLIT - 1", "let last = mine && old == SPLIT",
+     "dynamic", "the last arriver reads SPLIT - 1, never SPLIT: nobody stores C, and W and L are left dirty"),
+    ("library/kernels/gemm_splitk_fused", "w_not_cleared", "acc[r, c] = atomic.exch(W[bm + r, bn + c], 0.0) mask",
+     "acc[r, c] = load W[bm + r, bn + c] mask", "dynamic",
+     "the sums are read, not exchanged with 0: the workspace W is left dirty for the next launch"),
+    ("library/kernels/gemm_splitk_fused", "counter_not_reset", "    store L[bm + r0, bn + c0] <- 0 mask last\n", "",
+     "dynamic", "the counters are not reset: the next launch's last arriver never reads SPLIT - 1"),
 ]
 
 
@@ -219,10 +293,11 @@ def line_of(text, pos):
 
 def make(entry):
     ex, name, find, repl, expected, what = entry
-    src = open(os.path.join(ROOT, "examples", ex + ".tir")).read()
+    rel = ex + ".tir" if "/" in ex else "examples/" + ex + ".tir"   # library/kernels/X: a library kernel
+    src = open(os.path.join(ROOT, rel)).read()
     at = src.find(find)
     if at < 0:
-        sys.exit("bugs.py: %s/%s: the text to change is not in examples/%s.tir" % (ex, name, ex))
+        sys.exit("bugs.py: %s/%s: the text to change is not in %s" % (ex, name, rel))
     if repl == "":  # delete the whole lines the text touches
         start = src.rfind("\n", 0, at) + 1
         end = src.find("\n", at + len(find) - (1 if find.endswith("\n") else 0))
@@ -237,8 +312,8 @@ def make(entry):
     else:
         head = ["# corpus: static %s at %d%s" % (expected, bug + 1 + 3, " deleted" if repl == "" else "")]
     head.append("# bug: " + what)
-    head.append("# planted in examples/%s.tir, line %d (tests/corpus/bugs.py)" % (ex, bug + 1))
-    d = os.path.join(HERE, ex)
+    head.append("# planted in %s, line %d (tests/corpus/bugs.py)" % (rel, bug + 1))
+    d = os.path.join(HERE, os.path.basename(ex))
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, name + ".tir"), "w") as f:
         f.write("\n".join(head) + "\n" + body)

@@ -79,7 +79,7 @@ def original_of(path):
     """the example a corpus entry was planted in, without its header"""
     with open(path) as f:
         head = [f.readline() for _ in range(3)]
-    m = re.search(r"planted in (examples/\S+\.tir)", head[2])
+    m = re.search(r"planted in (\S+\.tir)", head[2])
     root = os.path.dirname(os.path.dirname(HERE))
     return open(os.path.join(root, m.group(1))).read() if m else None
 

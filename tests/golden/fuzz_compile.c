@@ -14,7 +14,8 @@
  * down one. Each mutant runs in a forked child, so a crash is counted (and its
  * input kept in DIR as crash-N.tir) and the campaign goes on; internal errors
  * and ptxas rejections are kept as bug-N.tir / ptxas-N.tir; a compile over a minute
- * (SIGALRM) is counted apart and kept as slow-N.tir. ptxas runs once per
+ * of CPU time (SIGXCPU; on a loaded machine wall time says little) or ten minutes of
+ * wall time (SIGALRM) is counted apart and kept as slow-N.tir. ptxas runs once per
  * distinct PTX text (on every Nth one with --ptxas-every N: ptxas costs more
  * than the rest of a mutant); a mutant drawn again is skipped. Prints the counts and the share that reached PTX; exit 1
  * when anything failed. */
@@ -393,7 +394,9 @@ int main(int argc, char **argv)
                 struct rlimit mem = {(rlim_t)4 << 30, (rlim_t)4 << 30}; /* a shared machine: 4 GB at most */
                 setrlimit(RLIMIT_AS, &mem);
             }
-            alarm(60);
+            struct rlimit cpu = {60, 61}; /* a minute of CPU time: SIGXCPU */
+            setrlimit(RLIMIT_CPU, &cpu);
+            alarm(600);
             _exit(compile_one(m->s, m->n, ptx_path));
         }
         int status = 0;
@@ -429,8 +432,8 @@ int main(int argc, char **argv)
             bugs++;
             keep(dir, "bug", n, m->s, m->n);
             fprintf(stderr, "internal error on mutant %lu of %s (kept in %s)\n", n, s->path, dir);
-        } else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-            timeouts++; /* compiling took more than a minute: kept, counted apart */
+        } else if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGXCPU || WTERMSIG(status) == SIGALRM)) {
+            timeouts++; /* compiling took more than a minute of CPU: kept, counted apart */
             keep(dir, "slow", n, m->s, m->n);
         } else {
             crashes++;
@@ -441,7 +444,7 @@ int main(int argc, char **argv)
     }
     printf("fuzz_compile: %lu mutants in %.0f s: %lu rejected by check, %lu accepted without PTX "
            "(a diagnostic), %lu reached PTX (%.1f%%), %lu distinct PTX assembled by ptxas%s (%lu over 1 MB "
-           "not assembled); %lu compiles over a minute; failures: %lu crashes, %lu internal errors, %lu ptxas "
+           "not assembled); %lu compiles over a minute of CPU; failures: %lu crashes, %lu internal errors, %lu ptxas "
            "rejections\n",
            n, difftime(time(NULL), t0), rejected, noptx, ptx, n ? 100.0 * (double)ptx / (double)n : 0.0,
            assembled, ptxas ? "" : " (no ptxas)", huge, timeouts, crashes, bugs, ptxfail);

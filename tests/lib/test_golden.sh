@@ -8,6 +8,9 @@
 #   T/trunc.cakelib    its first 1000 bytes
 #   T/flipped.cakelib  one byte of its blob changed
 #   T/tuned.cakelib    built with T/table.json, a table measured on "fake:h200"
+#   T/tuned2.cakelib   built with T/table2.json: two shapes of one class
+#   T/skinny.cakelib   tests/lib/skinny (the split-K and small-tile GEMM variants) with
+#                      T/table3.json
 set -u
 C=${CAKEC:?CAKEC not set}
 # fake benches are the cost model's predictions: the built-in constants, so the goldens
@@ -32,7 +35,33 @@ cat > "$T/table.json" << 'JSON'
   {"op": "rmsnorm", "shape": {"M": 16384, "N": 1024},
    "times_ms": {"block256": 0.03, "block64_short": 0.02}, "failed": {}}]}
 JSON
+# two shapes of one class (M = 16384 and 24576: bit length 15, 2^7 | M): block64_short is
+# 1.5x faster at one, block256 1.2x at the other; the mean time would rank block256 first
+# (0.065 against 0.070 ms), the geometric mean of the relative times ranks block64_short
+cat > "$T/table2.json" << 'JSON'
+{"device": "fake:h200", "runner": "local", "entries": [
+  {"op": "rmsnorm", "shape": {"M": 16384, "N": 1024},
+   "times_ms": {"block256": 0.03, "block64_short": 0.02}, "failed": {}},
+  {"op": "rmsnorm", "shape": {"M": 24576, "N": 1024},
+   "times_ms": {"block256": 0.10, "block64_short": 0.12}, "failed": {}}]}
+JSON
+"$C" lib build tests/lib/small -o "$T/tuned2.cakelib" --ptx --no-model --table "$T/table2.json" > /dev/null 2>&1 ||
+    { echo "FAIL: lib build --table table2.json"; exit 1; }
+# the small and skinny GEMM variants (tests/lib/skinny) with a table measured at three shapes
+cat > "$T/table3.json" << 'JSON'
+{"device": "fake:h200", "runner": "local", "entries": [
+  {"op": "gemm", "shape": {"M": 128, "N": 4096, "K": 4096}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.0213, "splitk_64x64_s8": 0.0262, "splitk_128x128_s4": 0.0181}},
+  {"op": "gemm", "shape": {"M": 19, "N": 8, "K": 184}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.0051, "sm80_64x64": 0.0060}},
+  {"op": "gemm", "shape": {"M": 33, "N": 1000, "K": 16384}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.0310, "splitk_64x64_s8": 0.0205, "splitk_128x128_s4": 0.0270,
+                "sm80_64x64": 0.0400}}]}
+JSON
+"$C" lib build tests/lib/skinny -o "$T/skinny.cakelib" --ptx --no-model --table "$T/table3.json" > "$T/build3.txt" 2>&1 ||
+    { echo "FAIL: lib build tests/lib/skinny"; cat "$T/build3.txt"; exit 1; }
 printf 'rmsnorm M=16384,N=1024\nnosuch M=1\nsoftmax M=1\n' > "$T/shapes.txt"
+printf 'rmsnorm M=16384,N=1024 block256\nrmsnorm M=16384,N=1024 nosuch\n' > "$T/variants.txt"
 "$C" lib build tests/lib/small -o "$T/tuned.cakelib" --ptx --no-model --table "$T/table.json" > /dev/null 2>&1 ||
     { echo "FAIL: lib build --table"; exit 1; }
 pass=0

@@ -95,6 +95,41 @@ static void set_outside_the_values_is_E0006(void **state)
     ctx_free(ctx);
 }
 
+/* a derived default: `--set S=2` with H = 64 binds S to 2, although S's default
+ * gives 2 at H's default (128) and 3 at H = 64: the tile is S x 80 KiB, over the
+ * shared limit at S = 3 only, so the bound instance is clean */
+static const char *DERIVED =
+    "kernel k<H = 128 in {64, 128}, S = 1 + 128 / H>\n"
+    "  target sm_90a\n"
+    "  arg x: global f32[M]\n"
+    "  grid [cdiv(M, 128)]\n"
+    "  threads 128\n"
+    "{\n"
+    "  shared t: f32[S * 256 * 80]\n"
+    "  t[thread.x] = 1.0\n"
+    "}\n";
+
+static void set_binds_a_derived_param_at_its_default_value(void **state)
+{
+    (void)state;
+    CakeCtx *ctx = ctx_new();
+    Kernel *k = parse(ctx, DERIVED);
+    int64_t v;
+    assert_false(ce_param_own_default(ctx, k, k->params[1], &v));   /* it names H */
+    assert_true(ce_param_own_default(ctx, k, k->params[0], &v));
+    assert_int_equal(v, 128);
+    CeBinding b[2] = {{ir_intern_cstr(ctx, "H"), 64}, {ir_intern_cstr(ctx, "S"), 2}};
+    CeEnv set = {.b = b, .n = 2};
+    VerBind vb = {.set = &set};
+    assert_int_equal(ver_kernel_bound(ctx, k, &vb), 0);   /* S = 2: 160 KiB, within the limit */
+    assert_int_equal(ctx->nerrors, 0);
+    assert_false(ver_binding_checked(ctx, k, &set));        /* check ran H = 64 at S = 3 only */
+    b[1].value = 3;
+    assert_true(ver_kernel_bound(ctx, k, &vb) > 0);         /* S = 3: 240 KiB, E0501 */
+    assert_int_equal(ctx->diags[0].code, E0501);
+    ctx_free(ctx);
+}
+
 static void clean_kernel_without_values_runs_once(void **state)
 {
     (void)state;
@@ -113,6 +148,7 @@ int main(void)
         cmocka_unit_test(merges_and_names_the_values),
         cmocka_unit_test(set_binds_one_instance),
         cmocka_unit_test(set_outside_the_values_is_E0006),
+        cmocka_unit_test(set_binds_a_derived_param_at_its_default_value),
         cmocka_unit_test(clean_kernel_without_values_runs_once),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

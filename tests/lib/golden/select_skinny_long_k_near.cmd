@@ -1,0 +1,1 @@
+lib select T/skinny.cakelib --op gemm --shape M=40,N=1024,K=12288
