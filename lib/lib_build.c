@@ -70,15 +70,21 @@ static void *make_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *
     return ck.image;
 }
 
+/* `lib build -v`: one line per image put into the blob */
+static void say_image(const LibVariant *v, int verbose)
+{
+    if (verbose)
+        fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
+                v->image_len, v->image_kind);
+}
+
 /* puts an image of v into the blob (and frees it) */
 static void take_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, void *img, size_t len, int verbose)
 {
     v->image_off = blob_add(ctx, lib, img, len);
     v->image_len = len;
     free(img);
-    if (verbose)
-        fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
-                v->image_len, v->image_kind);
+    say_image(v, verbose);
 }
 
 /* compiles variant v into the blob */
@@ -378,6 +384,19 @@ static int image_to_dir(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, c
     return write_image(ctx, dir, idx, v->image_kind, lib->blob + v->image_off, v->image_len);
 }
 
+/* takes v's image from dir/IDX.KIND (a part build or a forked worker wrote it) when it is
+   there, and lowers v too: the cost model's grid reads the instance; *rc its status */
+static int image_taken_from_dir(CakeCtx *ctx, CakeLib *lib, LibVariant *v, const char *dir, uint32_t idx,
+                                int verbose, int *rc)
+{
+    if (!image_from_dir(ctx, lib, v, dir, idx))
+        return 0;
+    CakeKernel ck;
+    *rc = lib_instance(ctx, lib, v, CAKE_INST_LOWERED, &ck);
+    say_image(v, verbose);
+    return 1;
+}
+
 /* ---- a build in forked workers (o->workers) ------------------------------------------ */
 
 static uint32_t count_variants(const CakeLib *lib)
@@ -467,13 +486,7 @@ static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *
             if (mine[idx]) {
                 take_image(ctx, lib, v, mine[idx], lens[idx], o->verbose);
                 mine[idx] = NULL;
-            } else if (image_from_dir(ctx, lib, v, dir, idx)) {
-                CakeKernel ck;   /* lowered here too: the cost model's grid reads the instance */
-                r = lib_instance(ctx, lib, v, CAKE_INST_LOWERED, &ck);
-                if (o->verbose)
-                    fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
-                            v->image_len, v->image_kind);
-            } else {
+            } else if (!image_taken_from_dir(ctx, lib, v, dir, idx, o->verbose, &r)) {
                 r = compile_variant(ctx, lib, v, jl, o->verbose, o->device);   /* a worker's failure: here again */
             }
             rc = r > rc ? r : rc;
@@ -509,13 +522,12 @@ static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
             int part = o && o->nparts > 1;
             if (part && idx % (uint32_t)o->nparts != (uint32_t)o->part)
                 continue;
-            if (!part && o && o->image_dir && image_from_dir(ctx, lib, v, o->image_dir, idx)) {
-                CakeKernel ck;   /* lowered here too: the cost model's grid reads the instance */
-                int r = lib_instance(ctx, lib, v, CAKE_INST_LOWERED, &ck);
+            int r = 0;
+            if (!part && o && o->image_dir && image_taken_from_dir(ctx, lib, v, o->image_dir, idx, o->verbose, &r)) {
                 rc = r > rc ? r : rc;
                 continue;
             }
-            int r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);
+            r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);
             if (!r && part && !image_to_dir(ctx, lib, v, o->image_dir, idx))
                 r = 1;
             rc = r > rc ? r : rc;
