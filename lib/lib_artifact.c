@@ -278,12 +278,14 @@ static int read_fit(const cJSON *vj, LibOp *op, LibVariant *v)
     if (!v->fit.family || cJSON_GetArraySize(geo) != LIB_GEO__COUNT ||
         (coef && cJSON_GetArraySize(coef) != LIB_FIT_TERMS))
         return 0;
+    int64_t gv[LIB_GEO__COUNT];
     for (int i = 0; i < LIB_GEO__COUNT; i++) {
         const cJSON *g = cJSON_GetArrayItem(geo, i);
-        if (!cJSON_IsNumber(g) || g->valuedouble < 1 || g->valuedouble > 1 << 20)
+        if (!cJSON_IsNumber(g) || g->valuedouble < 1 || g->valuedouble > 2048)
             return 0;
-        v->fit.geo[i] = (int64_t)g->valuedouble;
+        gv[i] = (int64_t)g->valuedouble;
     }
+    lib_fit_set_geometry(&v->fit, gv);
     if (!coef)
         return 1;
     for (int i = 0; i < LIB_FIT_TERMS; i++) {
@@ -326,9 +328,9 @@ static int read_extras(CakeCtx *ctx, CakeLib *lib, const cJSON *root)
                 return 0;
         }
         double sms = 0;
-        if (op->nfit && (!num_field(oj, "fit_sms", 1 << 20, &sms) || sms < 1 || !lib_fit_dims(op)))
+        if (op->nfit && (!num_field(oj, "fit_sms", 256, &sms) || sms < 1 || !lib_fit_dims(op)))
             return 0;
-        op->fit_sms = (int64_t)sms;
+        lib_fit_set_sms(op, (int64_t)sms);
         if (!read_cells(ctx, cJSON_GetObjectItemCaseSensitive(oj, "tuned"), op->pub.nvariants,
                         &op->tuned, &op->ntuned) ||
             !read_cells(ctx, cJSON_GetObjectItemCaseSensitive(oj, "model"), op->pub.nvariants,

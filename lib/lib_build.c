@@ -289,7 +289,7 @@ static void fit_prepare(CakeCtx *ctx, CakeLib *lib)
     const TgDevice *d = tg_device_match(lib->tuned_device);
     for (uint32_t o = 0; o < lib->nops; o++) {
         LibOp *op = &lib->ops[o];
-        op->fit_sms = d ? d->sm_count : TG_DEFAULT_SM_COUNT;
+        lib_fit_set_sms(op, d ? d->sm_count : TG_DEFAULT_SM_COUNT);
         op->nfit = 0;
         int dims = lib_fit_dims(op);
         for (uint32_t i = 0; i < op->pub.nvariants; i++) {

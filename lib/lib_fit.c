@@ -14,11 +14,6 @@
 #include <string.h>
 #include "lib_priv.h"
 
-static int64_t cdiv(int64_t a, int64_t b)
-{
-    return b > 0 ? (a + b - 1) / b : 0;
-}
-
 static const char *const family_names[] = {"", "tiles", "splitk", "gemv"};
 
 int lib_fit_family(const char *name)
@@ -71,7 +66,7 @@ void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
     const LibVariant *v = fv->nsteps ? &op->v[fv->steps[fv->nsteps - 1]] : fv;
     if (!fv->fit.family || !v->k)
         return;
-    int64_t *g = fv->fit.geo;
+    int64_t g[LIB_GEO__COUNT];
     g[LIB_GEO_BM] = param_of(ctx, v, "BM", 128);
     g[LIB_GEO_BN] = param_of(ctx, v, "BN", 128);
     g[LIB_GEO_BK] = param_of(ctx, v, "BK", 64);
@@ -81,35 +76,59 @@ void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
     int64_t lpc = param_of(ctx, v, "LPC", 32);
     g[LIB_GEO_COLS] = param_of(ctx, v, "WARPS", 4) * 32 / (lpc > 0 ? lpc : 32) * param_of(ctx, v, "NC", 1);
     g[LIB_GEO_LANE_K] = lpc > 0 ? lpc * 8 / param_of(ctx, v, "NC", 1) : 256;   /* K per step of a lane group */
-    for (int i = 0; i < LIB_GEO__COUNT; i++)
-        if (g[i] < 1)
-            g[i] = 1;
+    lib_fit_set_geometry(&fv->fit, g);
+}
+
+/* ceil(a / b) of integers 0 < a < 2^31, 0 < b <= 2^11, from inv = 1 / b, in doubles: an
+   integer quotient n comes out within n 2^-51 of n, which the factor 1 - 1e-14 puts
+   below n; a quotient n + f has f >= 1/b >= 2^-11, more than the factor takes off
+   (2^31 1e-14 < 2^-15). A select evaluates a few dozen: a division costs ten times more. */
+static double cdiv_inv(double a, double inv)
+{
+    return ceil(a * inv * (1 - 1e-14));
+}
+
+void lib_fit_set_geometry(LibFit *f, const int64_t *geo)
+{
+    for (int i = 0; i < LIB_GEO__COUNT; i++) {
+        f->geo[i] = geo[i] < 1 ? 1 : geo[i] > 2048 ? 2048 : geo[i];   /* cdiv_inv's range */
+        f->inv[i] = 1.0 / (double)f->geo[i];
+    }
+}
+
+void lib_fit_set_sms(LibOp *op, int64_t sms)
+{
+    op->fit_sms = sms > 0 && sms <= 256 ? sms : TG_DEFAULT_SM_COUNT;
+    op->fit_inv_sms = 1.0 / (double)op->fit_sms;
+    op->fit_inv_sms8 = 1.0 / (double)(op->fit_sms * 8);
 }
 
 /* the features of variant v of op at dimv */
 static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, double f[LIB_FIT_TERMS])
 {
-    const int64_t *g = v->fit.geo;
-    int64_t sms = op->fit_sms > 0 ? op->fit_sms : TG_DEFAULT_SM_COUNT;
-    int64_t M = dimv[op->fit_dim[0]], N = dimv[op->fit_dim[1]], K = dimv[op->fit_dim[2]];
-    int64_t kt = cdiv(K, g[LIB_GEO_BK]);
-    int64_t tiles = cdiv(M, g[LIB_GEO_BM]) * cdiv(N, g[LIB_GEO_BN]);
+    const double *inv = v->fit.inv;
+    double M = (double)dimv[op->fit_dim[0]], N = (double)dimv[op->fit_dim[1]], K = (double)dimv[op->fit_dim[2]];
+    double kt = cdiv_inv(K, inv[LIB_GEO_BK]);
+    double tiles = cdiv_inv(M, inv[LIB_GEO_BM]) * cdiv_inv(N, inv[LIB_GEO_BN]);
     f[0] = 1;
     switch (v->fit.family) {
-    case LIB_FIT_SPLITK:
-        f[1] = (double)(cdiv(tiles * g[LIB_GEO_SPLIT], sms) * cdiv(kt, g[LIB_GEO_SPLIT]));
-        f[2] = (double)g[LIB_GEO_SPLIT] * (double)M * (double)N * 1e-6;   /* the partial sums' atomics */
+    case LIB_FIT_SPLITK: {
+        double sp = (double)v->fit.geo[LIB_GEO_SPLIT];
+        f[1] = cdiv_inv(tiles * sp, op->fit_inv_sms) * cdiv_inv(kt, inv[LIB_GEO_SPLIT]);
+        f[2] = sp * M * N * 1e-6;   /* the partial sums' atomics */
         break;
+    }
     case LIB_FIT_GEMV: {
         /* up to 8 blocks per SM at a time; each lane group walks K for MR rows */
-        int64_t rows = cdiv(M, g[LIB_GEO_MR]), blocks = rows * cdiv(N, g[LIB_GEO_COLS]);
-        f[1] = (double)(cdiv(blocks, sms * 8) * cdiv(K, g[LIB_GEO_LANE_K]) * g[LIB_GEO_MR]) * 1e-3;
-        f[2] = (double)rows * (double)N * (double)K * 2e-6;
+        double rows = cdiv_inv(M, inv[LIB_GEO_MR]), blocks = rows * cdiv_inv(N, inv[LIB_GEO_COLS]);
+        f[1] = cdiv_inv(blocks, op->fit_inv_sms8) * cdiv_inv(K, inv[LIB_GEO_LANE_K]) *
+               (double)v->fit.geo[LIB_GEO_MR] * 1e-3;
+        f[2] = rows * N * K * 2e-6;
         break;
     }
     default:
-        f[1] = (double)(cdiv(tiles, sms) * kt);
-        f[2] = ((double)(M + N) * (double)K * 2 + (double)M * (double)N * 2) * 1e-6;
+        f[1] = cdiv_inv(tiles, op->fit_inv_sms) * kt;
+        f[2] = ((M + N) * K * 2 + M * N * 2) * 1e-6;
         break;
     }
 }
@@ -208,22 +227,21 @@ void lib_fit_solve(LibVariant *v)
 
 /* ---- the ranking ---------------------------------------------------------------------- */
 
-uint32_t lib_fit_rank(const LibOp *op, const int64_t *dimv, uint8_t *rank)
+uint32_t lib_fit_predict_all(const LibOp *op, const int64_t *dimv, double *t)
 {
-    double t[CAKE_LIB_MAX_VARIANTS];
     uint32_t n = 0;
-    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++) {
-        double p = lib_fit_predict(op, &op->v[v], dimv);
-        if (p <= 0)
-            continue;
-        uint32_t at = n++;   /* insertion: a few dozen variants at most */
-        while (at > 0 && t[at - 1] > p) {
-            t[at] = t[at - 1];
-            rank[at] = rank[at - 1];
-            at--;
-        }
-        t[at] = p;
-        rank[at] = (uint8_t)v;
-    }
+    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++)
+        n += (t[v] = lib_fit_predict(op, &op->v[v], dimv)) > 0;
     return n;
+}
+
+uint32_t lib_fit_next(const LibOp *op, double *t)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++)
+        if (t[v] > 0 && (best == UINT32_MAX || t[v] < t[best]))
+            best = v;
+    if (best != UINT32_MAX)
+        t[best] = -1;
+    return best;
 }

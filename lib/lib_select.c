@@ -313,10 +313,10 @@ static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int
        the cost model's cell */
     int found = 0;
     if (op->nfit) {
-        uint8_t rank[CAKE_LIB_MAX_VARIANTS];
-        uint32_t n = lib_fit_rank(op, dimv, rank);
-        for (uint32_t r = 0; r < n && (all || !found); r++)
-            try_variant(lib, op, rank[r], out, &found, r);
+        double t[CAKE_LIB_MAX_VARIANTS];
+        uint32_t n = lib_fit_predict_all(op, dimv, t), v;
+        for (uint32_t r = 0; r < n && (all || !found) && (v = lib_fit_next(op, t)) != UINT32_MAX; r++)
+            try_variant(lib, op, v, out, &found, r);
         if (found) {
             out->why = CAKE_SEL_FIT;
             if (!all)

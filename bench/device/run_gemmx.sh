@@ -15,6 +15,8 @@
 #   check    the fastest variant of every timed shape through `lib bench --check --sample`
 #            (the variant a table from these rows chooses there), losers first
 #   sass     the smallest GEMM variants' SASS before their first TMA (the fixed cost)
+#   select   the dispatch's cost with the fitted model (lib_fit.c): `lib select --repeat`
+#            and `lib bench --overhead` with the committed table folded in
 # then the summary (printed last): per shape the best variant, its ms, cuBLAS ms, the ratio,
 # the check. Every step has a timeout; honours $DEADLINE (default 120). Output under $OUT:
 # gemmx_log.txt, checks.jsonl, losers_all.jsonl, tune_all.jsonl, peers.jsonl,
@@ -126,7 +128,7 @@ say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt 
 python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_all.jsonl" > "$A/best.txt" 2>> "$LOG"
 : > "$O/best_checks.jsonl"
 s0=$SECONDS
-batch $(( $(left) - 12 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
+batch $(( $(left) - 30 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
 say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok of $(cnt '"op"' "$O/best_checks.jsonl") checked ($(cnt . "$A/best.txt") timed) in $((SECONDS - s0)) s"
 
 # 6. the smallest variants' SASS up to their first TMA load (what a 5 us launch pays first)
@@ -140,6 +142,17 @@ for ks in "library/kernels/gemm_persistent.tir BM=64,BN=64" "library/kernels/gem
     fi
 done
 say "sass: $(wc -l < "$O/sass.txt") lines"
+
+# 7. the dispatch's cost with the fitted model: the committed table folded into the artifact
+#    (the fits of its GEMM variants), `lib select --repeat` and `lib bench --overhead`
+if t 15 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$A/fit.cakelib" >> "$LOG" 2>&1; then
+    for s in M=393,N=1184,K=14008 M=7,N=4272,K=528 M=4096,N=4096,K=4096; do
+        say "select $s: $(t 5 "$C" lib select "$A/fit.cakelib" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call|why' | tr -s ' ' | tr '\n' ';')"
+        say "select $s, untuned: $(t 5 "$C" lib select "$LIB" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call' | tr -s ' ')"
+    done
+    t 10 "$C" lib bench "$A/fit.cakelib" --op gemm --shape M=393,N=1184,K=14008 --overhead --json > "$O/overhead.json" 2>> "$LOG"
+    say "overhead: $(grep -o '"dispatch":{[^}]*}' "$O/overhead.json" | head -c 400)"
+fi
 
 say "== gemmx summary (at $((SECONDS - T0)) s; ratio = cuBLAS ms / best variant ms)"
 timeout 10 python3 bench/device/gemmx.py summary "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/peers.jsonl" \
