@@ -85,7 +85,9 @@ void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
    (2^31 1e-14 < 2^-15). A select evaluates a few dozen: a division costs ten times more. */
 static double cdiv_inv(double a, double inv)
 {
-    return ceil(a * inv * (1 - 1e-14));
+    double x = a * inv * (1 - 1e-14);
+    double q = (double)(int64_t)x;   /* x < 2^31: no libm call (ceil is one without SSE4.1) */
+    return q + (q < x);
 }
 
 void lib_fit_set_geometry(LibFit *f, const int64_t *geo)

@@ -88,7 +88,7 @@ for v in $NEW; do
 done
 : > "$O/checks.jsonl"
 s0=$SECONDS
-batch 16 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 2 --timeout 5
+batch 12 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 2 --timeout 5
 SKIP=""
 for v in $NEW; do
     ok=$(grep "\"variant\":\"$v\"" "$O/checks.jsonl" | grep -c '"check_ok":true')
@@ -108,32 +108,32 @@ printf '%s\n' M=393,N=1184,K=14008 M=156,N=352,K=544 M=1343,N=272,K=2392 M=7,N=4
     > "$A/losers.txt"
 : > "$O/losers_all.jsonl"
 s0=$SECONDS
-batch 16 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+batch 12 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
 say "losers: $(cnt '"bench_all"' "$O/losers_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
 # 3. every variant at the tuning shapes
 : > "$O/tune_all.jsonl"
 s0=$SECONDS
-batch "${GX_T_TUNE:-44}" bench/device/gemmx_tune_shapes.txt "$O/tune_all.jsonl" --all --runs 5 --timeout 5 \
+batch "${GX_T_TUNE:-36}" bench/device/gemmx_tune_shapes.txt "$O/tune_all.jsonl" --all --runs 5 --timeout 5 \
     ${SKIP:+--skip "$SKIP"}
 say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
 # 4. cuBLAS at every shape timed, in this call
 python3 bench/device/gemmx.py timed "$O/losers_all.jsonl" "$O/tune_all.jsonl" > "$A/timed.txt" 2>> "$LOG"
 s0=$SECONDS
-t 20 python3 bench/device/sweep.py peers "$A/timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+t 18 python3 bench/device/sweep.py peers "$A/timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt . "$A/timed.txt") shapes"
 
 # 5. the fastest variant of every timed shape checked (the table's choice there)
 python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_all.jsonl" > "$A/best.txt" 2>> "$LOG"
 : > "$O/best_checks.jsonl"
 s0=$SECONDS
-batch $(( $(left) - 30 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
+batch $(( $(left) - 20 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
 say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok of $(cnt '"op"' "$O/best_checks.jsonl") checked ($(cnt . "$A/best.txt") timed) in $((SECONDS - s0)) s"
 
 # 6. the smallest variants' SASS up to their first TMA load (what a 5 us launch pays first)
 : > "$O/sass.txt"
-for ks in "library/kernels/gemm_persistent.tir BM=64,BN=64" "library/kernels/gemm_gemv.tir MR=8,NC=1,LPC=32,WARPS=4,U=2"; do
+[ "$(left)" -gt 18 ] && for ks in "library/kernels/gemm_persistent.tir BM=64,BN=64" "library/kernels/gemm_gemv.tir MR=8,NC=1,LPC=32,WARPS=4,U=2"; do
     set -- $ks
     if t 5 "$C" "$1" --set "$2" --emit ptx -o "$A/k.ptx" > /dev/null 2>&1 &&
         t 5 ptxas -arch=sm_90a "$A/k.ptx" -o "$A/k.cubin" 2>> "$LOG" && command -v cuobjdump > /dev/null; then
@@ -145,7 +145,7 @@ say "sass: $(wc -l < "$O/sass.txt") lines"
 
 # 7. the dispatch's cost with the fitted model: the committed table folded into the artifact
 #    (the fits of its GEMM variants), `lib select --repeat` and `lib bench --overhead`
-if t 15 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$A/fit.cakelib" >> "$LOG" 2>&1; then
+if [ "$(left)" -gt 14 ] && t 15 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$A/fit.cakelib" >> "$LOG" 2>&1; then
     for s in M=393,N=1184,K=14008 M=7,N=4272,K=528 M=4096,N=4096,K=4096; do
         say "select $s: $(t 5 "$C" lib select "$A/fit.cakelib" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call|why' | tr -s ' ' | tr '\n' ';')"
         say "select $s, untuned: $(t 5 "$C" lib select "$LIB" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call' | tr -s ' ')"
