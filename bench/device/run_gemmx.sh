@@ -2,7 +2,7 @@
 # run_gemmx.sh — the bf16 GEMM's dispatch data (issue 13) in one device call:
 #   checks   every variant new in the manifest (persistent_64x64_s2: two stages, a smaller
 #            shared-memory footprint for tiny K; persistent_128x64, persistent_256x128,
-#            splitk_64x128_s3, splitk_64x256_s2/_s4, splitk_128x128_s3) through
+#            splitk_64x128_s3, splitk_64x256_s2/_s4, splitk_128x64_s4, splitk_128x128_s3) through
 #            `lib bench --check` at ragged multi-tile, multi-split shapes; one that fails is
 #            kept out of the timing passes (--skip) and named in the summary
 #   losers   `lib bench --all` (every variant whose domain holds, timed) at the shapes where
@@ -79,7 +79,7 @@ batch() {
 }
 
 # 1. the new variants checked at ragged shapes (multi-tile, multi-split, ragged M/N/K edges)
-NEW="persistent_64x64_s2 persistent_128x64 persistent_256x128 splitk_64x128_s3 splitk_64x256_s2 splitk_64x256_s4 splitk_128x128_s3"
+NEW="persistent_64x64_s2 persistent_128x64 persistent_256x128 splitk_64x128_s3 splitk_64x256_s2 splitk_64x256_s4 splitk_128x64_s4 splitk_128x128_s3"
 : > "$A/check_new.txt"
 for v in $NEW; do
     for s in "M=200,N=328,K=1032" "M=393,N=1184,K=3512" "M=77,N=520,K=4104"; do
