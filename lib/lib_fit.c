@@ -73,9 +73,11 @@ void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
     g[LIB_GEO_SPLIT] = param_of(ctx, v, "SPLIT", 1);
     g[LIB_GEO_MR] = param_of(ctx, v, "MR", 1);
     /* the GEMV family's columns per block: WARPS warps of 32 / LPC lane groups, NC columns each */
-    int64_t lpc = param_of(ctx, v, "LPC", 32);
-    g[LIB_GEO_COLS] = param_of(ctx, v, "WARPS", 4) * 32 / (lpc > 0 ? lpc : 32) * param_of(ctx, v, "NC", 1);
-    g[LIB_GEO_LANE_K] = lpc > 0 ? lpc * 8 / param_of(ctx, v, "NC", 1) : 256;   /* K per step of a lane group */
+    int64_t lpc = param_of(ctx, v, "LPC", 32), nc = param_of(ctx, v, "NC", 1);
+    lpc = lpc > 0 ? lpc : 32;
+    nc = nc > 0 ? nc : 1;
+    g[LIB_GEO_COLS] = param_of(ctx, v, "WARPS", 4) * 32 / lpc * nc;
+    g[LIB_GEO_LANE_K] = lpc * 8 / nc;   /* K per step of a lane group: 16-byte vectors over its lanes */
     lib_fit_set_geometry(&fv->fit, g);
 }
 
