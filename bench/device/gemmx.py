@@ -6,6 +6,11 @@
                                            per shape the best and second variant, cuBLAS, the
                                            ratio (cuBLAS ms / best ms) and the best variant's
                                            check; a line per set on stdout, the table in OUT.md
+    gemmx.py table ALL.jsonl... OLD_TABLE.json [--drop=V,...] > TABLE.json
+                                           the tuned table: the rows' GEMM timings, then
+                                           OLD's entries elsewhere, no GEMM entry at a shape
+                                           of the acceptance sweep (seed 2027); V moved to
+                                           `failed` (variants that failed a check)
     gemmx.py loo TABLE.json... [PEERS.jsonl...] [ART.cakelib]
                                            dispatch rules scored leave-one-out on the tables'
                                            GEMM entries: each shape's pick from the others,
@@ -226,6 +231,40 @@ def loo(table_paths, peer_paths, art=None):
               f" for {worst[0][3]}); ratio to cuBLAS {len(ratios)}: geomean {gm(ratios):.3f}")
 
 
+def make_table(tune_paths, old_path, drop_variants=""):
+    """the GEMM rows of tune_paths (`lib bench --all`) as table entries, then old_path's
+    entries at other shapes, without any GEMM entry at a shape of the acceptance sweep
+    (seed 2027: the sweep measures the table where it was not tuned); variants in
+    drop_variants (NAME,...: failed a check on the device) moved to `failed`"""
+    import sweep
+    taken = {l for l in sweep.shapes(2027) if l.startswith("gemm ")}
+    old = json.load(open(old_path))
+    device, entries, seen = old["device"], [], set()
+    for r in timed(tune_paths):
+        if r["op"] != "gemm" or f"gemm {r['shape']}" in taken:
+            continue
+        device = r.get("device") or device
+        shape = sweep.parse_shape(r["shape"])
+        entries.append({"op": "gemm", "shape": shape, "times_ms": dict(r["bench_all"]),
+                        "failed": r.get("failed_all", {})})
+        seen.add(json.dumps(shape, sort_keys=True))
+    if device != old["device"]:
+        sys.exit(f"table: the rows were measured on {device}, {old_path} on {old['device']}")
+    for e in old["entries"]:
+        k = json.dumps(e["shape"], sort_keys=True)
+        text = e["op"] + " " + ",".join(f"{d}={v}" for d, v in e["shape"].items())
+        if e["op"] == "gemm" and (k in seen or text in taken):
+            continue
+        entries.append(e)
+    gone = [v for v in drop_variants.split(",") if v]
+    for e in entries:
+        for v in gone:
+            if e["op"] == "gemm" and v in e["times_ms"]:
+                del e["times_ms"][v]
+                e.setdefault("failed", {})[v] = "check failed on the device"
+    return {"device": device, "runner": old.get("runner", "local"), "entries": entries}
+
+
 def main(argv):
     if argv[0] == "timed":
         for r in timed(argv[1:]):
@@ -238,6 +277,10 @@ def main(argv):
         tables = [a for a in argv[1:] if a.endswith(".json")]
         arts = [a for a in argv[1:] if a.endswith(".cakelib")]
         loo(tables, [a for a in argv[1:] if a.endswith(".jsonl")], arts[0] if arts else None)
+    elif argv[0] == "table":
+        drop = next((a[7:] for a in argv if a.startswith("--drop=")), "")
+        paths = [a for a in argv[1:] if not a.startswith("--drop=")]
+        print(json.dumps(make_table(paths[:-1], paths[-1], drop), indent=1))
     elif argv[0] == "summary":
         summary(*argv[1:6])
     else:
