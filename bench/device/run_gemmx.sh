@@ -17,6 +17,7 @@
 #   sass     the smallest GEMM variants' SASS before their first TMA (the fixed cost)
 #   select   the dispatch's cost with the fitted model (lib_fit.c): `lib select --repeat`
 #            and `lib bench --overhead` with the committed table folded in
+# GX_MODE=validate instead: the committed table's choices checked and timed beside cuBLAS (below).
 # then the summary (printed last): per shape the best variant, its ms, cuBLAS ms, the ratio,
 # the check. Every step has a timeout; honours $DEADLINE (default 120). Output under $OUT:
 # gemmx_log.txt, checks.jsonl, losers_all.jsonl, tune_all.jsonl, peers.jsonl,
@@ -77,6 +78,42 @@ batch() {
     done
     say "  $starts start(s), $(cnt '"op"' "$out") rows of $(cnt . "$shapes") shapes"
 }
+
+# GX_MODE=validate (round 2): the committed table folded in, then at the sweep's worst shapes
+# and at held-out shapes (tune_shapes.py gemm 7717: neither tuned at nor the sweep's) the
+# chosen variant checked and timed (`lib bench --check --sample`) beside cuBLAS
+if [ "${GX_MODE:-tune}" = validate ]; then
+    TUNED=$A/tuned.cakelib
+    if ! t 15 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$TUNED" >> "$LOG" 2>&1; then
+        say "FAIL: lib build --table"
+        TUNED=$LIB
+    fi
+    printf '%s\n' M=393,N=1184,K=14008 M=156,N=352,K=544 M=1343,N=272,K=2392 M=7,N=4272,K=528 \
+        M=12073,N=600,K=824 M=163,N=64,K=16152 M=4079,N=144,K=7672 M=1193,N=176,K=1024 \
+        M=5,N=824,K=9224 M=248,N=240,K=9728 M=49,N=368,K=1232 M=2,N=4264,K=11568 M=35,N=520,K=696 \
+        M=5,N=9304,K=6952 M=19,N=976,K=1064 M=3609,N=2880,K=3432 M=128,N=4096,K=4096 \
+        M=3072,N=3072,K=3072 M=16,N=8192,K=8192 | sed 's/^/gemm /' > "$A/val.txt"
+    python3 bench/device/tune_shapes.py gemm 7717 40 >> "$A/val.txt"
+    : > "$O/val.jsonl"
+    LIB=$TUNED
+    batch $(( $(left) - 24 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
+    python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        r = json.loads(l)
+        if r.get("bench"):
+            print(r["op"], r["shape"])' "$O/val.jsonl" > "$A/val_timed.txt"
+    t 16 python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    say "cuBLAS: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
+    for s in M=393,N=1184,K=14008 M=4096,N=4096,K=4096; do
+        say "select $s: $(t 4 "$C" lib select "$TUNED" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call|why' | tr -s ' ' | tr '\n' ';')"
+    done
+    say "== gemmx validation (at $((SECONDS - T0)) s; ratio = cuBLAS ms / library ms, the committed table)"
+    mkdir -p "$O/val"
+    timeout 8 python3 bench/device/sweep.py table "$O/val.jsonl" "$O/peers.jsonl" "$O/val" 2>&1 | tee -a "$LOG"
+    grep '^| gemm' "$O/val/sweep_table.md" 2>/dev/null | sort -t'|' -k9 -n | head -12
+    exit 0
+fi
 
 # 1. the new variants checked at ragged shapes (multi-tile, multi-split, ragged M/N/K edges)
 NEW="persistent_64x64_s2 persistent_128x64 persistent_256x128 splitk_64x128_s3 splitk_64x256_s2 splitk_64x256_s4 splitk_128x64_s4 splitk_128x128_s3"
