@@ -1,8 +1,9 @@
 /* lib_fit.c — the fitted wave model of a tiled op's variants (docs/library.md,
  * "The fitted model"): between tuned points, a variant's time at M, N, K is
- * predicted as a + b * f1 + c * f2, where f1 is the k-tiles on the critical
- * path of its launch (the waves of its blocks over the SMs, times the k-tiles
- * each block takes) and f2 the bytes it moves, from its tile geometry (BM, BN,
+ * predicted as a + b * f1 + c * f2 + d * f3, where f1 is the k-tiles on the
+ * critical path of its launch (the waves of its blocks over the SMs, times the
+ * k-tiles each block takes), f2 the bytes it moves and f3 a family's own
+ * (split-K's atomics, GEMV's reads of B from DRAM), from its tile geometry (BM, BN,
  * BK, SPLIT; MR, NC, LPC, WARPS for the GEMV family) at its bindings. The
  * coefficients are fitted per variant from every tuned shape it was timed at
  * (least squares of the relative error, nonnegative), when the table is
@@ -114,25 +115,29 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
     double M = (double)dimv[op->fit_dim[0]], N = (double)dimv[op->fit_dim[1]], K = (double)dimv[op->fit_dim[2]];
     double kt = cdiv_inv(K, inv[LIB_GEO_BK]);
     double tiles = cdiv_inv(M, inv[LIB_GEO_BM]) * cdiv_inv(N, inv[LIB_GEO_BN]);
+    double moved = ((M + N) * K * 2 + M * N * 2) * 1e-6;   /* MB of A, B and C */
     f[0] = 1;
+    f[2] = moved;
+    f[3] = 0;
     switch (v->fit.family) {
     case LIB_FIT_SPLITK: {
         double sp = (double)v->fit.geo[LIB_GEO_SPLIT];
         f[1] = cdiv_inv(tiles * sp, op->fit_inv_sms) * cdiv_inv(kt, inv[LIB_GEO_SPLIT]);
-        f[2] = sp * M * N * 1e-6;   /* the partial sums' atomics */
+        f[3] = sp * M * N * 1e-6;   /* the partial sums' atomics */
         break;
     }
     case LIB_FIT_GEMV: {
-        /* up to 8 blocks per SM at a time; each lane group walks K for MR rows */
+        /* up to 8 blocks per SM at a time; each lane group walks K for MR rows; B is read
+           once per row group (from L2 after the first) */
         double rows = cdiv_inv(M, inv[LIB_GEO_MR]), blocks = rows * cdiv_inv(N, inv[LIB_GEO_COLS]);
         f[1] = cdiv_inv(blocks, op->fit_inv_sms8) * cdiv_inv(K, inv[LIB_GEO_LANE_K]) *
                (double)v->fit.geo[LIB_GEO_MR] * 1e-3;
         f[2] = rows * N * K * 2e-6;
+        f[3] = moved;
         break;
     }
     default:
         f[1] = cdiv_inv(tiles, op->fit_inv_sms) * kt;
-        f[2] = ((M + N) * K * 2 + M * N * 2) * 1e-6;
         break;
     }
 }
@@ -212,7 +217,7 @@ void lib_fit_solve(LibVariant *v)
        fitted again (at most LIB_FIT_TERMS rounds) */
     int on[LIB_FIT_TERMS];
     for (int i = 0; i < LIB_FIT_TERMS; i++)
-        on[i] = 1;
+        on[i] = v->fit.ata[i][i] > 0;   /* a term zero at every point (the tiles' f3) is left out */
     for (int round = 0; round < LIB_FIT_TERMS; round++) {
         double x[LIB_FIT_TERMS];
         if (!solve(v, on, x))

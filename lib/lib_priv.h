@@ -37,8 +37,8 @@ typedef struct { NodeId node; int32_t root; } LibAssume;   /* root -1: use ce_ev
 enum { LIB_FIT_NONE, LIB_FIT_TILES, LIB_FIT_SPLITK, LIB_FIT_GEMV, LIB_FIT__COUNT };
 enum { LIB_GEO_BM, LIB_GEO_BN, LIB_GEO_BK, LIB_GEO_SPLIT, LIB_GEO_MR, LIB_GEO_COLS, LIB_GEO_LANE_K,
        LIB_GEO__COUNT };
-#define LIB_FIT_TERMS 3
-#define LIB_FIT_MIN_POINTS 4      /* tuned shapes a variant needs before its fit is used */
+#define LIB_FIT_TERMS 4
+#define LIB_FIT_MIN_POINTS 8      /* tuned shapes a variant needs before its fit is used: 2 per term */
 typedef struct {
     uint8_t family;               /* LIB_FIT_*: the manifest's `fit`, NONE without */
     uint8_t ok;                   /* coef holds a fit */

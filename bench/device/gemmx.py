@@ -131,20 +131,23 @@ def fit_features(family, g, s, sms):
     bm, bn, bk, split, mr, cols, lane_k = g
     M, N, K = s["M"], s["N"], s["K"]
     kt, tiles = cdiv(K, bk), cdiv(M, bm) * cdiv(N, bn)
+    moved = ((M + N) * K * 2 + M * N * 2) * 1e-6
     if family == "splitk":
-        return [1.0, cdiv(tiles * split, sms) * cdiv(kt, split), split * M * N * 1e-6]
+        return [1.0, cdiv(tiles * split, sms) * cdiv(kt, split), moved, split * M * N * 1e-6]
     if family == "gemv":
         rows = cdiv(M, mr)
         blocks = rows * cdiv(N, cols)
-        return [1.0, cdiv(blocks, sms * 8) * cdiv(K, lane_k) * mr * 1e-3, rows * N * K * 2e-6]
-    return [1.0, cdiv(tiles, sms) * kt, ((M + N) * K * 2 + M * N * 2) * 1e-6]
+        return [1.0, cdiv(blocks, sms * 8) * cdiv(K, lane_k) * mr * 1e-3, rows * N * K * 2e-6, moved]
+    return [1.0, cdiv(tiles, sms) * kt, moved, 0.0]
 
 
 def fit_solve(pts):
-    """nonnegative weighted least squares of the relative error (lib_fit_solve)"""
-    on = [True] * 3
-    for _ in range(3):
-        idx = [i for i in range(3) if on[i]]
+    """nonnegative weighted least squares of the relative error (lib_fit_solve); a term
+    that is zero at every point is left out"""
+    n_terms = len(pts[0][0])
+    on = [any(f[i] for f, _ in pts) for i in range(n_terms)]
+    for _ in range(n_terms):
+        idx = [i for i in range(n_terms) if on[i]]
         a = [[sum(f[i] * f[j] / (t * t) for f, t in pts) for j in idx] +
              [sum(f[i] / t for f, t in pts)] for i in idx]
         n = len(idx)
@@ -157,12 +160,12 @@ def fit_solve(pts):
                 if r != c:
                     m = a[r][c] / a[c][c]
                     a[r] = [x - m * y for x, y in zip(a[r], a[c])]
-        x = [0.0] * 3
+        x = [0.0] * n_terms
         for k, i in enumerate(idx):
             x[i] = a[k][n] / a[k][k]
         if all(v >= 0 for v in x):
             return x
-        on = [on[i] and x[i] >= 0 for i in range(3)]
+        on = [on[i] and x[i] >= 0 for i in range(n_terms)]
     return None
 
 
@@ -174,7 +177,7 @@ def rule_fit(train, q, geo, sms):
                 pts.setdefault(v, []).append((fit_features(geo[v][0], geo[v][1], e["shape"], sms), t))
     pred = {}
     for v, p in pts.items():
-        c = fit_solve(p) if len(p) >= 4 else None
+        c = fit_solve(p) if len(p) >= 10 else None
         if c:
             t = sum(a * b for a, b in zip(c, fit_features(geo[v][0], geo[v][1], q, sms)))
             if t > 0:
