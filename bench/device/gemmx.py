@@ -177,7 +177,7 @@ def rule_fit(train, q, geo, sms):
                 pts.setdefault(v, []).append((fit_features(geo[v][0], geo[v][1], e["shape"], sms), t))
     pred = {}
     for v, p in pts.items():
-        c = fit_solve(p) if len(p) >= 10 else None
+        c = fit_solve(p) if len(p) >= 8 else None
         if c:
             t = sum(a * b for a, b in zip(c, fit_features(geo[v][0], geo[v][1], q, sms)))
             if t > 0:
