@@ -11,6 +11,10 @@
                                            OLD's entries elsewhere, no GEMM entry at a shape
                                            of the acceptance sweep (seed 2027); V moved to
                                            `failed` (variants that failed a check)
+    gemmx.py picks CAKEC ART ALL.jsonl... PEERS.jsonl
+                                           at every shape timed with --all: the artifact's
+                                           pick, its regret and its ratio to cuBLAS (e.g. a
+                                           table's picks at the sweep's worst shapes)
     gemmx.py loo TABLE.json... [PEERS.jsonl...] [ART.cakelib]
                                            dispatch rules scored leave-one-out on the tables'
                                            GEMM entries: each shape's pick from the others,
@@ -268,6 +272,39 @@ def make_table(tune_paths, old_path, drop_variants=""):
     return {"device": device, "runner": old.get("runner", "local"), "entries": entries}
 
 
+def picks(cakec, art, all_paths, peer_paths):
+    """at every shape of the rows (`lib bench --all`): the artifact's choice (`cakec lib
+    select`), its measured time over the fastest variant's there, and cuBLAS over it"""
+    import subprocess
+    peer = {r["shape"]: r["peer_ms"] for p in peer_paths for r in rows(p)
+            if r.get("op") == "gemm" and r.get("peer_ms")}
+    regrets, ratios, best_ratios = [], [], []
+    for r in timed(all_paths):
+        if r["op"] != "gemm":
+            continue
+        p = subprocess.run([cakec, "lib", "select", art, "--op", "gemm", "--shape", r["shape"], "--json"],
+                           capture_output=True, text=True)
+        try:
+            v = json.loads(p.stdout)["select"]["variant"]
+        except (ValueError, KeyError):
+            v = None
+        t = r["bench_all"]
+        b = min(t, key=t.get)
+        pm = peer.get(r["shape"])
+        rg = t[v] / t[b] if v in t else None
+        if rg:
+            regrets.append(rg)
+            if pm:
+                ratios.append(pm / t[v])
+                best_ratios.append(pm / t[b])
+        print(f"{r['shape']:24s} pick {v or '-':22s} best {b:22s} regret {rg and round(rg, 3)} "
+              f"ratio {pm and v in t and round(pm / t[v], 3)} (best {pm and round(pm / t[b], 3)})")
+    gm = lambda xs: math.exp(sum(map(math.log, xs)) / len(xs)) if xs else 0
+    print(f"{len(regrets)} picks timed: within 5% {sum(x <= 1.05 for x in regrets)}, geomean regret "
+          f"{gm(regrets):.3f}; against cuBLAS ({len(ratios)}): picks {gm(ratios):.3f} "
+          f">= 1.0 at {sum(x >= 1 for x in ratios)}, best variants {gm(best_ratios):.3f}")
+
+
 def main(argv):
     if argv[0] == "timed":
         for r in timed(argv[1:]):
@@ -284,6 +321,8 @@ def main(argv):
         drop = next((a[7:] for a in argv if a.startswith("--drop=")), "")
         paths = [a for a in argv[1:] if not a.startswith("--drop=")]
         print(json.dumps(make_table(paths[:-1], paths[-1], drop), indent=1))
+    elif argv[0] == "picks":
+        picks(argv[1], argv[2], [a for a in argv[3:] if "peer" not in a], [a for a in argv[3:] if "peer" in a])
     elif argv[0] == "summary":
         summary(*argv[1:6])
     else:
