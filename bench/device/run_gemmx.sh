@@ -81,7 +81,8 @@ batch() {
 
 # GX_MODE=validate (round 2): the committed table folded in, then at the sweep's worst shapes
 # and at held-out shapes (tune_shapes.py gemm 7717: neither tuned at nor the sweep's) the
-# chosen variant checked and timed (`lib bench --check --sample`) beside cuBLAS
+# chosen variant checked and timed (`lib bench --check --sample`) beside cuBLAS; the candidate
+# kernel gemm_splitk_ws checked and timed beside gemm_splitk_fused
 if [ "${GX_MODE:-tune}" = validate ]; then
     TUNED=$A/tuned.cakelib
     if ! t 15 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$TUNED" >> "$LOG" 2>&1; then
@@ -93,18 +94,31 @@ if [ "${GX_MODE:-tune}" = validate ]; then
         M=5,N=824,K=9224 M=248,N=240,K=9728 M=49,N=368,K=1232 M=2,N=4264,K=11568 M=35,N=520,K=696 \
         M=5,N=9304,K=6952 M=19,N=976,K=1064 M=3609,N=2880,K=3432 M=128,N=4096,K=4096 \
         M=3072,N=3072,K=3072 M=16,N=8192,K=8192 | sed 's/^/gemm /' > "$A/val.txt"
-    python3 bench/device/tune_shapes.py gemm 7717 40 >> "$A/val.txt"
+    python3 bench/device/tune_shapes.py gemm 7717 24 >> "$A/val.txt"
     : > "$O/val.jsonl"
     LIB=$TUNED
-    batch $(( $(left) - 24 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
+    batch $(( $(left) - 30 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
     python3 -c 'import json, sys
 for l in open(sys.argv[1]):
     if l.startswith("{"):
         r = json.loads(l)
         if r.get("bench"):
             print(r["op"], r["shape"])' "$O/val.jsonl" > "$A/val_timed.txt"
-    t 16 python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    t 14 python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
     say "cuBLAS: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
+    # the candidate gemm_splitk_ws (plain stores into a slice per split, no atomics) beside
+    # gemm_splitk_fused: checked (sampled) and timed at the same bindings and shapes
+    for set in BM=128,BN=128,SPLIT=4 BN=64,SPLIT=8; do
+        for f in gemm_splitk_fused gemm_splitk_ws; do
+            for sh in M=393,N=1184,K=14008 M=128,N=4096,K=4096; do
+                ck=""
+                [ "$sh" = M=393,N=1184,K=14008 ] && ck="--check --sample"
+                r=$(t 6 "$C" run library/kernels/$f.tir --set "$set" --shape "$sh" $ck --bench --json 2>> "$LOG" |
+                    tee -a "$O/cand.jsonl" | grep -oE '"(ok|median_ms)":[^,}]*' | tr '\n' ' ')
+                say "candidate $f $set $sh: ${r:-no result}"
+            done
+        done
+    done
     for s in M=393,N=1184,K=14008 M=4096,N=4096,K=4096; do
         say "select $s: $(t 4 "$C" lib select "$TUNED" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call|why' | tr -s ' ' | tr '\n' ';')"
     done
