@@ -109,12 +109,27 @@ void lib_fit_set_sms(LibOp *op, int64_t sms)
 }
 
 /* the features of variant v of op at dimv */
-static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, double f[LIB_FIT_TERMS])
+/* the tile counts along M, N and K of the last variant seen: consecutive variants share
+   their tiles (the manifest lists a family's together), so a select's few dozen
+   predictions divide the dims a few times only */
+typedef struct { double inv[3], q[3]; } Tiles;
+
+static double tiles_along(Tiles *c, int d, double x, double inv)
+{
+    if (c->inv[d] != inv) {
+        c->inv[d] = inv;
+        c->q[d] = cdiv_inv(x, inv);
+    }
+    return c->q[d];
+}
+
+static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c,
+                     double f[LIB_FIT_TERMS])
 {
     const double *inv = v->fit.inv;
     double M = (double)dimv[op->fit_dim[0]], N = (double)dimv[op->fit_dim[1]], K = (double)dimv[op->fit_dim[2]];
-    double kt = cdiv_inv(K, inv[LIB_GEO_BK]);
-    double tiles = cdiv_inv(M, inv[LIB_GEO_BM]) * cdiv_inv(N, inv[LIB_GEO_BN]);
+    double kt = tiles_along(c, 2, K, inv[LIB_GEO_BK]);
+    double tiles = tiles_along(c, 0, M, inv[LIB_GEO_BM]) * tiles_along(c, 1, N, inv[LIB_GEO_BN]);
     double moved = ((M + N) * K * 2 + M * N * 2) * 1e-6;   /* MB of A, B and C */
     f[0] = 1;
     f[2] = moved;
@@ -142,15 +157,21 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
     }
 }
 
-double lib_fit_predict(const LibOp *op, const LibVariant *v, const int64_t *dimv)
+static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c)
 {
     if (!v->fit.ok)
         return -1;
     double f[LIB_FIT_TERMS], t = 0;
-    features(op, v, dimv, f);
+    features(op, v, dimv, c, f);
     for (int i = 0; i < LIB_FIT_TERMS; i++)
         t += v->fit.coef[i] * f[i];
     return t;
+}
+
+double lib_fit_predict(const LibOp *op, const LibVariant *v, const int64_t *dimv)
+{
+    Tiles c = {{0, 0, 0}, {0, 0, 0}};
+    return predict(op, v, dimv, &c);
 }
 
 /* ---- the fit -------------------------------------------------------------------------- */
@@ -160,7 +181,8 @@ void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms)
     if (!v->fit.family || ms <= 0)
         return;
     double f[LIB_FIT_TERMS], w = 1 / (ms * ms);   /* the relative error, squared */
-    features(op, v, dimv, f);
+    Tiles c = {{0, 0, 0}, {0, 0, 0}};
+    features(op, v, dimv, &c, f);
     for (int i = 0; i < LIB_FIT_TERMS; i++) {
         v->fit.atb[i] += w * f[i] * ms;
         for (int j = 0; j < LIB_FIT_TERMS; j++)
@@ -239,8 +261,9 @@ void lib_fit_solve(LibVariant *v)
 uint32_t lib_fit_predict_all(const LibOp *op, const int64_t *dimv, double *t)
 {
     uint32_t n = 0;
+    Tiles c = {{0, 0, 0}, {0, 0, 0}};
     for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++)
-        n += (t[v] = lib_fit_predict(op, &op->v[v], dimv)) > 0;
+        n += (t[v] = predict(op, &op->v[v], dimv, &c)) > 0;
     return n;
 }
 
