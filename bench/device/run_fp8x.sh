@@ -108,6 +108,7 @@ V=$("$C" lib ops "$LIB" 2>/dev/null | awk '/^gemm_fp8\(/ { on = 1; next } /^[a-z
     on && $1 ~ /^(splitk|gemv)_/ && $1 !~ /:/ { print $1 }')
 for v in $V; do
     case $v in
+        gemv_*_narrow) printf 'gemm_fp8 %s %s\n' "M=200,N=24,K=2064" "$v" "M=13,N=8,K=128" "$v" "M=1,N=56,K=208" "$v" ;;
         gemv_*) case $v in gemv_m1*) m=1 ;; gemv_m2*) m=2 ;; gemv_m4|gemv_m4_l*) m=3 ;; gemv_m4*) m=7 ;; *) m=13 ;; esac
                 printf 'gemm_fp8 %s %s\n' "M=1,N=72,K=208" "$v" "M=$m,N=1032,K=4112" "$v" "M=$m,N=8,K=128" "$v" ;;
         splitk_64*) printf 'gemm_fp8 %s %s\n' "M=77,N=328,K=2064" "$v" "M=3,N=200,K=4112" "$v" ;;
