@@ -92,6 +92,10 @@ python3 bench/device/sweep.py shapes 2027 | grep '^gemm_fp8 ' > "$O/sweep_shapes
 : > "$O/peers.jsonl"
 
 if [ "$MODE" = measure ]; then
+    while read -r op shape; do   # why dispatch chose each (tuned, tuned-near, cost-model)
+        printf '%s %s ' "$op" "$shape"
+        "$C" lib select "$LIB" --op "$op" --shape "$shape" 2>&1 | head -2 | tr -s "\n " "  "; echo
+    done < "$O/sweep_shapes.txt" > "$O/select.txt"
     s0=$SECONDS
     batch "${FP8X_T_EVAL:-10}" "$O/sweep_shapes.txt" "$O/eval.jsonl" --check --sample --runs 10 --timeout 5
     say "measure: $(cnt '"op"' "$O/eval.jsonl") shapes in $((SECONDS - s0)) s"
