@@ -56,7 +56,7 @@ fi
 TABLE=bench/device/sweep_table_h200.json
 if [ "$MODE" = measure ]; then
     python3 bench/device/fp8_shapes.py merge-op gemm_fp8 bench/device/fp8_table_h200.json "$TABLE" \
-        > "$A/table.json" 2>> "$LOG" && TABLE=$A/table.json
+        > "$A/table.json" 2>> "$LOG" && TABLE=$A/table.json || say "FAIL: merge-op (see the log): the sweep's table as it is"
 fi
 if t 20 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
     LIB=$A/tuned.cakelib
@@ -122,19 +122,24 @@ done | awk '!seen[$0]++' > "$A/checks.txt"
 : > "$O/checks.jsonl"
 s0=$SECONDS
 batch "${FP8X_T_CHECK:-14}" "$A/checks.txt" "$O/checks.jsonl" --check --sample --runs 3 --timeout 5
-DROP=$(python3 -c 'import json, sys
-bad = set()
+# DROP: the variants that failed a check; NOTRUN: those whose checks were not reached
+eval "$(python3 -c 'import json, sys
+want = {l.split()[2] for l in open(sys.argv[2]) if l.strip()}
+bad, seen, ok = set(), set(), 0
 for l in open(sys.argv[1]):
     if l.startswith("{"):
         r = json.loads(l)
-        if not r.get("check_ok") and r.get("variant"):
-            bad.add(r["variant"])
-print(",".join(sorted(bad)))' "$O/checks.jsonl" 2>> "$LOG")
-say "checks: $(cnt '"check_ok":true' "$O/checks.jsonl") of $(cnt . "$A/checks.txt") pass in $((SECONDS - s0)) s; failed: ${DROP:-none}"
-NOTRUN=$(awk '{print $3}' "$A/checks.txt" | sort -u | while read -r v; do
-    grep -q "\"variant\":\"$v\"" "$O/checks.jsonl" || printf '%s,' "$v"; done)
-[ -n "$NOTRUN" ] && say "checks not reached (kept out of the table too): $NOTRUN"
-SKIP=$(echo "$DROP,$NOTRUN" | tr -s ',' | sed 's/^,//; s/,$//')
+        v = r.get("variant")
+        seen.add(v)
+        ok += bool(r.get("check_ok"))
+        if v and not r.get("check_ok"):
+            bad.add(v)
+print("DROP=" + ",".join(sorted(bad)))
+print("NOTRUN=" + ",".join(sorted(want - seen)))
+print("PASSED=%d" % ok)' "$O/checks.jsonl" "$A/checks.txt" 2>> "$LOG")"
+say "checks: ${PASSED:-0} of $(cnt . "$A/checks.txt") pass in $((SECONDS - s0)) s; failed: ${DROP:-none}"
+[ -n "${NOTRUN:-}" ] && say "checks not reached (kept out of the table too): $NOTRUN"
+SKIP=$(echo "${DROP:-},${NOTRUN:-}" | tr -s ',' | sed 's/^,//; s/,$//')
 
 # 2. every variant at the sweep's shapes (measured, not tuned at), then 3. at the tuning shapes
 s0=$SECONDS
@@ -165,7 +170,7 @@ for p in sys.argv[1:]:
 : > "$O/winners.jsonl"
 s0=$SECONDS
 batch "$(( $(left) - 8 ))" "$A/winners.txt" "$O/winners.jsonl" --check --sample --runs 1 --timeout 5
-say "winners checked: $(cnt '"check_ok":true' "$O/winners.jsonl") of $(cnt . "$A/winners.txt") pass in $((SECONDS - s0)) s"
+say "winners checked: $(cnt '"check_ok": *true' "$O/winners.jsonl") of $(cnt . "$A/winners.txt") pass in $((SECONDS - s0)) s"
 
 FP8X_ALL_ROWS=1 timeout 10 python3 bench/device/fp8x_table.py "$O/eval.jsonl" "$O/peers.jsonl" \
     "$O/tune_all.jsonl" "$O/winners.jsonl" > "$O/fp8x_table.md" 2>> "$LOG"
