@@ -97,10 +97,10 @@ if [ "$MODE" = measure ]; then
         "$C" lib select "$LIB" --op "$op" --shape "$shape" 2>&1 | head -2 | tr -s "\n " "  "; echo
     done < "$O/sweep_shapes.txt" > "$O/select.txt"
     s0=$SECONDS
-    batch "${FP8X_T_EVAL:-10}" "$O/sweep_shapes.txt" "$O/eval.jsonl" --check --sample --runs 10 --timeout 5
+    batch "${FP8X_T_EVAL:-9}" "$O/sweep_shapes.txt" "$O/eval.jsonl" --check --sample --runs 10 --timeout 5
     say "measure: $(cnt '"op"' "$O/eval.jsonl") shapes in $((SECONDS - s0)) s"
     s0=$SECONDS
-    t "${FP8X_T_PEERS:-18}" python3 bench/device/sweep.py peers "$O/sweep_shapes.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    t "${FP8X_T_PEERS:-15}" python3 bench/device/sweep.py peers "$O/sweep_shapes.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
     say "peers: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") shapes"
     say "== fp8x summary (at $((SECONDS - T0)) s; ratio = peer ms / library ms; the sweep's shapes)"
     timeout 10 python3 bench/device/fp8x_table.py "$O/eval.jsonl" "$O/peers.jsonl" | tee "$O/fp8x_table.md" | tee -a "$LOG"
