@@ -74,7 +74,7 @@ say "fastest variants where not dispatched, checked: exit $? in $((SECONDS - b0)
 
 if [ "$TUNE" = 1 ]; then
     b0=$SECONDS
-    t $(( $(left) * 15 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks.txt --check --runs 3 --timeout 10 \
+    t $(( $(left) * 18 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks.txt --check --runs 3 --timeout 10 \
         --json > "$O/checks.jsonl" 2>> "$LOG"
     say "added variants checked: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/checks.jsonl") of $(grep -c '^[a-z]' $D/rowsx_checks.txt) pass"
 
