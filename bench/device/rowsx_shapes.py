@@ -8,6 +8,12 @@
                                       bit length of every dim and the same power-of-two
                                       divisibility of N, never the sweep's shape itself)
     rowsx_shapes.py class OP SHAPE    the dispatch class of a shape (docs/library.md)
+    rowsx_shapes.py part TUNED.json BASE.json > bench/device/rows_table_h200.json
+                                      the row ops' part of the sweep's table: TUNED's entries
+                                      (sweep.py tune of run_rowsx.sh's tuning step) and BASE's
+                                      entries of the row ops not retuned (cross_entropy), less
+                                      any entry at a shape of the 2027 sweep; table_merge.py
+                                      folds it into BASE
 
 A tuning set must not contain a shape of the sweep it is judged on: `tune` drops any
 that sweep.py's shapes at seed 2027 contain.
@@ -66,10 +72,27 @@ def tune(seed):
     return list(dict.fromkeys(lines))
 
 
+def part(tuned_path, base_path):
+    import json
+    tuned, base = json.load(open(tuned_path)), json.load(open(base_path))
+    held_out = set(sweep.shapes(2027))
+
+    def key(e):
+        return e["op"] + " " + ",".join(f"{k}={v}" for k, v in e["shape"].items())
+    entries = [e for e in tuned["entries"] if e["op"] in ROW_OPS]
+    entries += [e for e in base["entries"] if e["op"] == "cross_entropy"]
+    kept = [e for e in entries if key(e) not in held_out]
+    print(f"part: {len(kept)} entries ({len(entries) - len(kept)} at sweep shapes dropped)", file=sys.stderr)
+    tuned["entries"] = kept
+    print(json.dumps(tuned, indent=1))
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "class":
         d = sweep.parse_shape(sys.argv[3])
         print("".join(f"{dim_class(v):02x}" for v in reversed(list(d.values()))).rjust(16, "0"))
+    elif len(sys.argv) > 3 and sys.argv[1] == "part":
+        part(sys.argv[2], sys.argv[3])
     elif len(sys.argv) > 1 and sys.argv[1] == "tune":
         print("\n".join(tune(int(sys.argv[2]) if len(sys.argv) > 2 else 5151)))
     else:

@@ -4,6 +4,7 @@
 # of torch eager / torch.compile in the same call:
 #   losers   `lib bench ART --shapes bench/device/rowsx_losers.txt --check --sample --all`:
 #            the dispatched variant checked and timed, every variant whose domain holds timed
+#            (DEADLINE < 60, round 2: without --all)
 #   checks   every added variant checked by the oracle at ragged shapes of its domain
 #            (bench/device/rowsx_checks.txt; full checks, no sampling)
 #   best     the fastest variant of each losing shape where it is not the dispatched one, checked
@@ -61,8 +62,12 @@ TUNE=0
 ( cd $D && python3 rowsx_shapes.py tune ) > "$A/tune.txt" 2>> "$LOG"
 say "artifact: $LIB; losers $(grep -c '^[a-z]' $D/rowsx_losers.txt), checks $(grep -c '^[a-z]' $D/rowsx_checks.txt), tuning shapes $([ "$TUNE" = 1 ] && grep -c '=' "$A/tune.txt" || echo 0)"
 
+# round 2 (no tuning): the dispatched variant only, checked, and more of the time for the peers
+ALL=--all
+share=14
+[ "$TUNE" = 0 ] && { ALL=; share=40; }
 b0=$SECONDS
-t $(( $(left) * 14 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_losers.txt --check --sample --all --runs 10 \
+t $(( $(left) * share / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_losers.txt --check --sample $ALL --runs 10 \
     --timeout 5 --json > "$O/losers.jsonl" 2>> "$LOG"
 say "losers, dispatched (checked) and every variant: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/losers.jsonl") pass of $(cnt '"op"' "$O/losers.jsonl")"
 
