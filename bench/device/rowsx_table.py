@@ -34,9 +34,9 @@ def f(v, d):
 
 def losers_main(lib_p, best_p, peers_p, outdir):
     lib, best, peers = rows_of(lib_p), rows_of(best_p), rows_of(peers_p)
-    lines = ["| op | shape | dispatched | check | ms | peer (this call) | peer ms | ratio | ref peer ms | "
+    lines = ["| op | shape | dispatched | check | ms | GB/s | roofline | peer (this call) | peer ms | ratio | ref peer ms | "
              "ratio vs ref | fastest | check | ms | ratio vs ref |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     n_ok = n = 0
     for k, li in lib.items():
         pe, ref = peers.get(k, {}), REF.get(k)
@@ -47,7 +47,8 @@ def losers_main(lib_p, best_p, peers_p, outdir):
         n += 1
         n_ok += bool(r and r >= 1.0 and checked(li))
         lines.append(f"| {k[0]} | {k[1]} | {li.get('variant', '-')} | {'ok' if checked(li) else 'FAIL'} | "
-                     f"{f(lms, 4)} | {pe.get('peer', '-')} | {f(pms, 4)} | {f(pms / lms if pms and lms else None, 3)} | "
+                     f"{f(lms, 4)} | {f((li.get('bench') or {}).get('gbps'), 0)} | "
+                     f"{f((li.get('bench') or {}).get('roofline_fraction'), 2)} | {pe.get('peer', '-')} | {f(pms, 4)} | {f(pms / lms if pms and lms else None, 3)} | "
                      f"{f(ref, 4)} | {f(ref / lms if ref and lms else None, 3)} | {be.get('variant', '-')} | "
                      f"{'ok' if checked(be) else '-'} | {f(bms, 4)} | {f(ref / bms if ref and bms else None, 3)} |"
                      + (f" {li['error'][:100]}" if li.get("error") else ""))
