@@ -8,6 +8,8 @@ sweep lost, and the checks of the variants added for them).
   rowsx_table.py tune TUNE.jsonl PEERS.jsonl
       the tuning set per op: the dispatched variant's ratio to the best peer (the table folded
       into the artifact) and the fastest variant's (what a table tuned there gives)
+  rowsx_table.py failed CHECKS.jsonl
+      the variants whose check failed, as `--skip` takes them (V,V,...; nothing: none)
   rowsx_table.py checks CHECKS.jsonl
       one line per `OP SHAPE VARIANT` check: ok or what failed; the count last
 """
@@ -75,6 +77,12 @@ def tune_main(tune_p, peers_p):
             print(f"{op:18s} {len(b):6d}  {stats(a)} | {stats(b)}")
 
 
+def failed_main(path):
+    rows = [json.loads(x) for x in open(path) if x.startswith("{")] if os.path.exists(path) else []
+    bad = sorted({r["variant"] for r in rows if r.get("variant") and "op" in r and not checked(r)})
+    print(",".join(bad))
+
+
 def checks_main(path):
     rows = [json.loads(x) for x in open(path) if x.startswith("{")] if os.path.exists(path) else []
     rows = [r for r in rows if "op" in r]
@@ -90,6 +98,8 @@ def checks_main(path):
 if __name__ == "__main__":
     if sys.argv[1] == "losers":
         losers_main(*sys.argv[2:6])
+    elif sys.argv[1] == "failed":
+        failed_main(sys.argv[2])
     elif sys.argv[1] == "tune":
         tune_main(*sys.argv[2:4])
     else:
