@@ -1,0 +1,139 @@
+#!/bin/bash
+# run_attnx.sh — the attention follow-up of issue 15 on the H200 in one call, within
+# $DEADLINE seconds (default 150); builds nothing there:
+#   0. peers   attnx_peers.py starts at once: it compiles every kernel it times (threads)
+#              beside the checks, then waits for the go file
+#   1. checks  `cakec run --check` of examples/attn_decode_fused.tir (split-KV decode in one
+#              launch) and its library form library/kernels/attention_decode_fused.tir at
+#              every declared HD and the timed BN / STAGES values: the checker's shapes,
+#              ragged R and S, empty splits, NS = 1, R = 64, and more blocks than SMs
+#              (BHK = 140, 280 blocks; BHK = 8, NS = 20); flash_attn_fwd_pp.tir at the timed
+#              BN = 64 variants (D x CAUSAL, the checker's shapes with sm.count below the
+#              tile count, GQA with sm.count 3); compute-sanitizer racecheck, synccheck and
+#              memcheck on the fused decode (2+ splits per head, so the merge runs) and
+#              racecheck / memcheck on pp BN = 64; up to 12 at a time
+#   2. timings decode (8 shapes: fused at several split counts, the two-launch partial +
+#              merge, the fastest of cuDNN / flash / efficient SDPA) and the forward shapes
+#              (MODE=losing: S <= 2048 and varlen D=128 non-causal; MODE=full: all 48)
+#              beside cuDNN and flash SDPA, every timed kernel checked; tables printed last
+#   usage (device machine, repo root): [MODE=full] bash bench/device/run_attnx.sh
+#   expects .carry/ from bench/device/carry.sh; output under $OUT: ax_table.md, ax_sweep.json,
+#   ax_checks.tsv, ax_log.txt, ax_raw.tar.gz
+set -u
+C=${CAKEC:-.carry/cakec}
+O=${OUT:-/tmp/cake-out-attnx}
+R=$O/ax_raw
+LOG=$O/ax_log.txt
+DEADLINE=${DEADLINE:-150}
+MODE=${MODE:-losing}
+mkdir -p "$R"
+: > "$LOG"
+export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
+export PYTHONPATH=$PWD/.carry/python${PYTHONPATH:+:$PYTHONPATH}
+export PATH=$PATH:/usr/local/cuda/bin
+export PYTHONUNBUFFERED=1
+T0=$SECONDS
+say() { echo "$@" | tee -a "$LOG"; }
+left() { echo $((DEADLINE - (SECONDS - T0))); }
+say "gpu: $(nvidia-smi --query-gpu=name,clocks.sm,temperature.gpu --format=csv,noheader 2>&1) mode $MODE"
+
+# ---- 0. the peers' process: compiles now, times after the go file ---------------------------
+GO=$R/go
+FULL=; [ "$MODE" = full ] && FULL=--full
+timeout -k 3 $((DEADLINE - 3)) python3 bench/device/attnx_peers.py --out "$O/ax_sweep.json" \
+    --deadline $((DEADLINE - 8)) --go "$GO" $FULL > "$R/sweep.txt" 2>&1 &
+PEERS=$!
+
+# ---- 1. checks and sanitizer: TAG|COMMAND ----------------------------------------------------
+PP=examples/flash_attn_fwd_pp.tir
+DF=examples/attn_decode_fused.tir
+LF=library/kernels/attention_decode_fused.tir
+JOBS=$R/jobs.txt
+: > "$JOBS"
+j() { echo "$1|$2" >> "$JOBS"; }
+CS="compute-sanitizer --error-exitcode 9"
+for t in racecheck synccheck memcheck; do
+    j cs_${t}_df128 "$CS --tool $t $C run $DF --set HD=128 --shape BHK=2,R=8,S=700,NS=3 --tol-scale 256 --check --timeout 25"
+    j cs_${t}_df64 "$CS --tool $t $C run $DF --set HD=64,BN=64 --shape BHK=2,R=5,S=300,NS=4 --tol-scale 256 --check --timeout 25"
+done
+for t in racecheck memcheck; do
+    j cs_${t}_pp128c_bn64 "$CS --tool $t $C run $PP --set D=128,CAUSAL=1,BN=64 --shape BH=2,BHK=1,S=200,sm.count=1 --check --timeout 25"
+done
+DT="--tol-scale 256 --check"
+for hd in 128 64; do
+    alt=$([ $hd = 128 ] && echo ",STAGES=2" || echo ",STAGES=3")
+    for v in "" ",BN=64" "$alt"; do
+        t=df_${hd}${v//[,=]/_}
+        j ${t}_default "$C run $DF --set HD=$hd$v $DT"
+        j ${t}_ragged "$C run $DF --set HD=$hd$v --shape BHK=3,R=9,S=2600,NS=11 $DT"
+        j ${t}_empty "$C run $DF --set HD=$hd$v --shape BHK=2,R=5,S=300,NS=4 $DT"
+    done
+    j df_${hd}_many "$C run $DF --set HD=$hd --shape BHK=140,R=8,S=700,NS=2 $DT"
+    j df_${hd}_many20 "$C run $DF --set HD=$hd --shape BHK=8,R=8,S=2600,NS=20 $DT"
+    j df_${hd}_r64 "$C run $DF --set HD=$hd --shape BHK=2,R=64,S=1000,NS=3 $DT"
+    j df_${hd}_ns1 "$C run $DF --set HD=$hd --shape BHK=3,R=1,S=129,NS=1 $DT"
+    j lf_${hd}_ns4 "$C run $LF --set HD=$hd,NS=4 --shape BHK=5,R=8,S=3000 $DT"
+    j lf_${hd}_ns64 "$C run $LF --set HD=$hd,NS=64 --shape BHK=3,R=8,S=9000 $DT"
+    j lf_${hd}_many "$C run $LF --set HD=$hd,NS=16 --shape BHK=16,R=8,S=8192 $DT"
+done
+for D in 128 64; do for c in 1 0; do
+    st=$([ $D = 128 ] && echo 3 || echo 4)
+    for v in "BN=64" "BN=64,STAGES=$st,QST=1"; do
+        t=pp_${D}_${c}_${v//[,=]/_}
+        j ${t}_default "$C run $PP --set D=$D,CAUSAL=$c,$v --check"
+        j ${t}_gqa4 "$C run $PP --set D=$D,CAUSAL=$c,$v --shape BH=8,BHK=2,S=333,sm.count=3 --check"
+    done
+done; done
+say "== checks: $(wc -l < "$JOBS") runs in the background (at $((SECONDS - T0)) s)"
+CT=$(( $(left) * 40 / 100 ))
+runjob() {
+    local tag=${1%%|*} cmd=${1#*|} t0=$SECONDS
+    timeout -k 2 45 bash -c "$cmd --json" > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
+    echo "$tag $? $((SECONDS - t0))" >> "$R/rc.txt"
+}
+export -f runjob
+export C R
+: > "$R/rc.txt"
+timeout -k 3 $CT xargs -P 12 -d '\n' -n 1 bash -c 'runjob "$1"' _ < "$JOBS"
+touch "$GO"
+say "== checks done at $((SECONDS - T0)) s: $(awk '$2 == 0' "$R/rc.txt" | wc -l) exit 0 of $(wc -l < "$JOBS")"
+python3 - "$R" "$JOBS" > "$O/ax_checks.tsv" <<'PY'
+import json, os, sys
+R, jobs = sys.argv[1], sys.argv[2]
+rc = {}
+for l in open(os.path.join(R, "rc.txt")):
+    p = l.split()
+    if len(p) >= 3:
+        rc[p[0]] = (int(p[1]), p[2])
+print("tag\texit\tseconds\tshapes\tfailing / sanitizer")
+for l in open(jobs):
+    tag = l.split("|")[0]
+    code, secs = rc.get(tag, (-1, "-"))
+    try:
+        doc = json.load(open(os.path.join(R, tag + ".json")))
+    except Exception:
+        doc = {}
+    reps = doc.get("check", []) if isinstance(doc, dict) else []
+    bad = [r.get("message", r.get("shape", "?"))[:100] for r in reps if not r.get("ok")]
+    extra = ""
+    if tag.startswith("cs_"):
+        err = open(os.path.join(R, tag + ".err")).read() + open(os.path.join(R, tag + ".json")).read()
+        extra = " ".join(x.strip("= ") for x in err.splitlines() if "SUMMARY" in x)[:120]
+    elif code != 0 and not bad:
+        extra = open(os.path.join(R, tag + ".err")).read()[-160:].replace("\n", " ").replace("\t", " ")
+    print(f"{tag}\t{code}\t{secs}\t{len(reps)}\t{';'.join(bad[:2])} {extra}")
+PY
+
+# ---- 2. the timings (started at the go file) ---------------------------------------------------
+say "== timings from $((SECONDS - T0)) s ($(left) s left)"
+wait $PEERS
+say "peers exit $? at $((SECONDS - T0)) s"
+grep -E "^precompile|^timings start" "$R/sweep.txt" | tee -a "$LOG"
+sed -n '/^cake.ops attention/,$p' "$R/sweep.txt" > "$O/ax_table.md"
+[ -s "$O/ax_table.md" ] || tail -30 "$R/sweep.txt" >> "$LOG"
+tar -czf "$O/ax_raw.tar.gz" -C "$O" ax_raw && rm -rf "$R"
+say "== done in $((SECONDS - T0)) s"
+echo "checks (exit 0 = every shape passed; sanitizer: exit 0 and its summary):"
+awk -F'\t' '$2 != 0 || $1 ~ /^cs_/' "$O/ax_checks.tsv" | cut -f1-5
+echo "checks: $(awk -F'\t' 'NR > 1 && $2 == 0' "$O/ax_checks.tsv" | wc -l) of $(($(wc -l < "$O/ax_checks.tsv") - 1)) exit 0"
+cat "$O/ax_table.md"
