@@ -77,13 +77,27 @@ for hd in 128 64; do
     j lf_${hd}_many "$C run $LF --set HD=$hd,NS=16 --shape BHK=16,R=8,S=8192 $DT"
 done
 for D in 128 64; do for c in 1 0; do
-    st=$([ $D = 128 ] && echo 3 || echo 4)
-    for v in "BN=64" "BN=64,STAGES=$st,QST=1"; do
+    deep=$([ $D = 128 ] && echo "BN=64,STAGES=3,QST=1" || echo "BN=64,STAGES=4")
+    for v in "BN=64" "$deep"; do
         t=pp_${D}_${c}_${v//[,=]/_}
         j ${t}_default "$C run $PP --set D=$D,CAUSAL=$c,$v --check"
         j ${t}_gqa4 "$C run $PP --set D=$D,CAUSAL=$c,$v --shape BH=8,BHK=2,S=333,sm.count=3 --check"
     done
 done; done
+# the SASS of the fused decode (ptxas and cuobjdump there): the fences (MEMBAR, and CCTL: the
+# L1 invalidation of the acquire side), the atomics, spills
+sass() { # TAG FILE SET
+    "$C" "$2" --set "$3" --emit ptx -o "$R/$1.ptx" > /dev/null 2>&1 &&
+        ptxas -arch=sm_90a "$R/$1.ptx" -o "$R/$1.cubin" 2> "$R/$1.ptxas" &&
+        cuobjdump -sass "$R/$1.cubin" > "$R/$1.sass" 2>&1
+    local f=$R/$1.sass
+    [ -s "$f" ] || { echo "$1: no sass"; return; }
+    echo "$1: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$f") instructions, MEMBAR $(grep -c MEMBAR "$f"),"\
+        "CCTL $(grep -c CCTL "$f"), ATOM $(grep -cE 'ATOM|RED' "$f"), HGMMA $(grep -c HGMMA "$f"),"\
+        "STL $(grep -c STL "$f"), LDL $(grep -c LDL "$f"); $(grep -h MEMBAR -A2 "$f" | grep -oE '(MEMBAR|CCTL)[.A-Z]*' | sort | uniq -c | tr '\n' ' ')"
+}
+( sass df128 $DF HD=128; sass df64 $DF HD=64; sass df64bn64 $DF HD=64,BN=64 ) > "$R/sass_summary.txt" 2>&1 &
+SASS=$!
 say "== checks: $(wc -l < "$JOBS") runs in the background (at $((SECONDS - T0)) s)"
 CT=$(( $(left) * 40 / 100 ))
 runjob() {
@@ -131,6 +145,9 @@ say "peers exit $? at $((SECONDS - T0)) s"
 grep -E "^precompile|^timings start" "$R/sweep.txt" | tee -a "$LOG"
 sed -n '/^cake.ops attention/,$p' "$R/sweep.txt" > "$O/ax_table.md"
 [ -s "$O/ax_table.md" ] || tail -30 "$R/sweep.txt" >> "$LOG"
+kill $SASS 2> /dev/null; wait $SASS 2> /dev/null
+cat "$R/sass_summary.txt" | tee -a "$LOG"
+rm -f "$R"/*.cubin "$R"/*.ptx
 tar -czf "$O/ax_raw.tar.gz" -C "$O" ax_raw && rm -rf "$R"
 say "== done in $((SECONDS - T0)) s"
 echo "checks (exit 0 = every shape passed; sanitizer: exit 0 and its summary):"
