@@ -24,10 +24,11 @@ import torch  # noqa: E402
 T0 = time.time()
 # the dense variants per head dim; the first is the default
 VARIANTS = {128: [("q2", {"QST": 2}), ("q1", {"QST": 1}), ("bn64", {"QST": 2, "BN": 64}),
-                  ("bn64s3", {"QST": 1, "BN": 64, "STAGES": 3}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})],
-            64: [("q2", {"QST": 2}), ("q1", {"QST": 1}), ("bn64", {"QST": 2, "BN": 64}),
-                 ("bn64s4", {"QST": 2, "BN": 64, "STAGES": 4}), ("bn192", {"QST": 2, "BN": 192}),
-                 ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})]}
+                  ("bn64s3", {"QST": 1, "BN": 64, "STAGES": 3}), ("bn64s4", {"QST": 2, "BN": 64, "STAGES": 4}),
+                  ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})],
+            64: [("q2", {"QST": 2}), ("q1", {"QST": 1}), ("s5", {"QST": 2, "STAGES": 5}),
+                 ("bn64", {"QST": 2, "BN": 64}), ("bn64s8", {"QST": 2, "BN": 64, "STAGES": 8}),
+                 ("bn192", {"QST": 2, "BN": 192}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})]}
 # attn_decode_fused variants per head dim (tag, parameters): the first is the default; the
 # first two try every split count, the others the best split only
 FUSED = {128: [("f", {}), ("f64", {"BN": 64}), ("f2", {"STAGES": 2})],

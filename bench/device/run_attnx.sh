@@ -8,8 +8,8 @@
 #              every declared HD and the timed BN / STAGES values: the checker's shapes,
 #              ragged R and S, empty splits, NS = 1, R = 64, and more blocks than SMs
 #              (BHK = 140, 280 blocks; BHK = 8, NS = 20); flash_attn_fwd_pp.tir at the timed
-#              BN = 64 variants (D x CAUSAL, the checker's shapes with sm.count below the
-#              tile count, GQA with sm.count 3); compute-sanitizer racecheck, synccheck and
+#              BN = 64 / deeper-ring variants (D x CAUSAL, the checker's shapes with
+#              sm.count below the tile count, GQA with sm.count 3); compute-sanitizer racecheck, synccheck and
 #              memcheck on the fused decode (2+ splits per head, so the merge runs) and
 #              racecheck / memcheck on pp BN = 64; up to 12 at a time
 #   2. timings decode (8 shapes: fused at several split counts, the two-launch partial +
@@ -77,8 +77,9 @@ for hd in 128 64; do
     j lf_${hd}_many "$C run $LF --set HD=$hd,NS=16 --shape BHK=16,R=8,S=8192 $DT"
 done
 for D in 128 64; do for c in 1 0; do
-    deep=$([ $D = 128 ] && echo "BN=64,STAGES=3,QST=1" || echo "BN=64,STAGES=4")
-    for v in "BN=64" "$deep"; do
+    if [ $D = 128 ]; then vs="BN=64 BN=64,STAGES=3,QST=1 BN=64,STAGES=4"
+    else vs="BN=64 BN=64,STAGES=8 STAGES=5"; fi
+    for v in $vs; do
         t=pp_${D}_${c}_${v//[,=]/_}
         j ${t}_default "$C run $PP --set D=$D,CAUSAL=$c,$v --check"
         j ${t}_gqa4 "$C run $PP --set D=$D,CAUSAL=$c,$v --shape BH=8,BHK=2,S=333,sm.count=3 --check"
