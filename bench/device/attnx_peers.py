@@ -22,6 +22,7 @@ import attnfwd_peers as af  # noqa: E402
 import torch  # noqa: E402
 
 T0 = time.time()
+DEADLINE = [100.0]       # main() sets it: seconds after T0
 # the dense variants per head dim; the first is the default
 VARIANTS = {128: [("q2", {"QST": 2}), ("q1", {"QST": 1}), ("bn64", {"QST": 2, "BN": 64}),
                   ("bn64s3", {"QST": 1, "BN": 64, "STAGES": 3}), ("bn64s4", {"QST": 2, "BN": 64, "STAGES": 4}),
@@ -85,6 +86,24 @@ def decode_case(B, H, HKV, S, D):
             op = torch.empty(ns, BHK, G, D, device=dev, dtype=torch.float32)
             lp = torch.empty(ns, BHK, G, 8, device=dev, dtype=torch.float32)
             check(tag, lambda op=op, lp=lp, kf=kf: kf(q3, k3, v3, o, op, lp, cn, scale), ns)
+    # the best fused run again with the tensor maps' L2 promotion at 256 bytes instead of
+    # 128 ($CAKE_TMA_L2_PROMOTE, lib/cake.c): copies of Q, K, V (new pointers: the launch
+    # is prepared anew, its maps encoded again)
+    l2 = None
+    if best and time.time() - T0 < DEADLINE[0] - 40:
+        tag, ns = best[1].split("/")
+        ps = dict(FUSED[D])[tag]
+        os.environ["CAKE_TMA_L2_PROMOTE"] = "256"
+        try:
+            q2, k2, v2 = q3.clone(), k3.clone(), v3.clone()
+            kf = af.kernel("attn_decode_fused", HD=D, **ps)
+            op = torch.empty(int(ns), BHK, G, D, device=dev, dtype=torch.float32)
+            lp = torch.empty(int(ns), BHK, G, 8, device=dev, dtype=torch.float32)
+            check("l2_256_" + tag, lambda: kf(q2, k2, v2, o, op, lp, cn, scale), ns)
+            l2 = tried.get(f"l2_256_{tag}/{ns}", {}).get("ms")
+            del q2, k2, v2
+        finally:
+            os.environ.pop("CAKE_TMA_L2_PROMOTE", None)
     # the two-launch form at the split of the best fused run (and its neighbours)
     kp, km = af.kernel("attn_decode_partial", HD=D), af.kernel("attn_decode_merge", HD=D)
     two = None
@@ -100,7 +119,8 @@ def decode_case(B, H, HKV, S, D):
             t = tried[f"two/{ns}"]["ms"]
             two = t if two is None else min(two, t)
     tp, peer_name = af.best_sdpa(q, k, v, kx, vx)
-    d = {"tried": tried, "peer": peer_name, "peer_ms": tp, "ok": best is not None, "two_ms": two}
+    d = {"tried": tried, "peer": peer_name, "peer_ms": tp, "ok": best is not None, "two_ms": two,
+         "l2_256_ms": l2}
     if best:
         d.update({"ms": best[0], "splits": best[1], "err": best[2], "ratio": tp / best[0] if tp else None,
                   "gbps": 2 * BHK * S * D * 2 / best[0] * 1e-6})
@@ -108,19 +128,20 @@ def decode_case(B, H, HKV, S, D):
 
 
 def decode_table(docs):
-    lines = ["| decode (1 row/head) | fused stages/splits | ours ms | two-launch ms | best SDPA | SDPA ms "
-             "| SDPA/ours | ours GB/s | of 4.8 TB/s | check |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    lines = ["| decode (1 row/head) | fused variant/splits | ours ms | two-launch ms | L2 promote 256 ms "
+             "| best SDPA | SDPA ms | SDPA/ours | ours GB/s | of 4.8 TB/s | check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     rs = []
     for name, d in docs.items():
         if "ms" not in d:
-            lines.append(f"| {name} | {d.get('error', 'missing')[:80]} | | | | | | | | |")
+            lines.append(f"| {name} | {d.get('error', 'missing')[:80]} | | | | | | | | | |")
             continue
         r = d.get("ratio")
         if r:
             rs.append(r)
         two = d.get("two_ms")
-        lines.append(f"| {name} | {d['splits']} | {d['ms']:.4f} | {two or 0:.4f} | {d['peer']} | "
+        lines.append(f"| {name} | {d['splits']} | {d['ms']:.4f} | {two or 0:.4f} | {d.get('l2_256_ms') or 0:.4f} | "
+                     f"{d['peer']} | "
                      f"{d['peer_ms'] or 0:.4f} | {r or 0:.3f} | {d['gbps']:.0f} | {d['gbps'] / 4800:.2f} | "
                      f"{'ok' if d.get('ok') else 'FAIL'} |")
     lines.append("")
@@ -158,6 +179,7 @@ def main():
     ap.add_argument("--full", action="store_true")
     ap.add_argument("--decode-share", type=float, default=0.35)
     a = ap.parse_args()
+    DEADLINE[0] = a.deadline
     af.VARIANTS.update(VARIANTS)
     try:
         precompile(a.full)
