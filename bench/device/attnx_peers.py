@@ -31,9 +31,11 @@ VARIANTS = {128: [("q2", {"QST": 2}), ("q1", {"QST": 1}), ("bn64", {"QST": 2, "B
                  ("bn64", {"QST": 2, "BN": 64}), ("bn64s8", {"QST": 2, "BN": 64, "STAGES": 8}),
                  ("bn192", {"QST": 2, "BN": 192}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})]}
 # attn_decode_fused variants per head dim (tag, parameters): the first is the default; the
-# first two try every split count, the others the best split only
-FUSED = {128: [("f", {}), ("f64", {"BN": 64}), ("f2", {"STAGES": 2})],
-         64: [("f", {}), ("f64", {"BN": 64}), ("f3", {"STAGES": 3})]}
+# first four try every split count, the others the best split only
+FUSED = {128: [("f", {}), ("f64", {"BN": 64}), ("fs", {"DEFER": 0}), ("fs64", {"DEFER": 0, "BN": 64}),
+               ("f2", {"STAGES": 2})],
+         64: [("f", {}), ("f64", {"BN": 64}), ("fs", {"DEFER": 0}), ("fs64", {"DEFER": 0, "BN": 64}),
+              ("f3", {"STAGES": 3})]}
 
 
 def losing(name, S):
@@ -81,7 +83,7 @@ def decode_case(B, H, HKV, S, D):
     for i, (tag, ps) in enumerate(FUSED[D]):
         kf = af.kernel("attn_decode_fused", HD=D, **ps)
         for ns in fused_splits(BHK, S):
-            if i > 1 and best is not None and ns != int(best[1].split("/")[1]):
+            if i > 3 and best is not None and ns != int(best[1].split("/")[1]):
                 continue      # the other variants at the best split only
             op = torch.empty(ns, BHK, G, D, device=dev, dtype=torch.float32)
             lp = torch.empty(ns, BHK, G, 8, device=dev, dtype=torch.float32)

@@ -55,6 +55,7 @@ CS="compute-sanitizer --error-exitcode 9"
 for t in racecheck synccheck memcheck; do
     j cs_${t}_df128 "$CS --tool $t $C run $DF --set HD=128 --shape BHK=2,R=8,S=700,NS=3 --tol-scale 256 --check --timeout 25"
     j cs_${t}_df64 "$CS --tool $t $C run $DF --set HD=64,BN=64 --shape BHK=2,R=5,S=300,NS=4 --tol-scale 256 --check --timeout 25"
+    j cs_${t}_df128d0 "$CS --tool $t $C run $DF --set HD=128,DEFER=0 --shape BHK=2,R=8,S=700,NS=3 --tol-scale 256 --check --timeout 25"
 done
 for t in racecheck memcheck; do
     j cs_${t}_pp128c_bn64 "$CS --tool $t $C run $PP --set D=128,CAUSAL=1,BN=64 --shape BH=2,BHK=1,S=200,sm.count=1 --check --timeout 25"
@@ -62,7 +63,7 @@ done
 DT="--tol-scale 256 --check"
 for hd in 128 64; do
     alt=$([ $hd = 128 ] && echo ",STAGES=2" || echo ",STAGES=3")
-    for v in "" ",BN=64" "$alt"; do
+    for v in "" ",BN=64" ",DEFER=0" ",DEFER=0,BN=64" "$alt"; do
         t=df_${hd}${v//[,=]/_}
         j ${t}_default "$C run $DF --set HD=$hd$v $DT"
         j ${t}_ragged "$C run $DF --set HD=$hd$v --shape BHK=3,R=9,S=2600,NS=11 $DT"
@@ -75,6 +76,7 @@ for hd in 128 64; do
     j lf_${hd}_ns4 "$C run $LF --set HD=$hd,NS=4 --shape BHK=5,R=8,S=3000 $DT"
     j lf_${hd}_ns64 "$C run $LF --set HD=$hd,NS=64 --shape BHK=3,R=8,S=9000 $DT"
     j lf_${hd}_many "$C run $LF --set HD=$hd,NS=16 --shape BHK=16,R=8,S=8192 $DT"
+    j lf_${hd}_d0 "$C run $LF --set HD=$hd,NS=8,DEFER=0 --shape BHK=5,R=8,S=3000 $DT"
 done
 for D in 128 64; do for c in 1 0; do
     if [ $D = 128 ]; then vs="BN=64 BN=64,STAGES=3,QST=1 BN=64,STAGES=4"
