@@ -132,12 +132,19 @@ for l in open(jobs):
         doc = {}
     reps = doc.get("check", []) if isinstance(doc, dict) else []
     bad = [r.get("message", r.get("shape", "?"))[:100] for r in reps if not r.get("ok")]
+    def text(ext):
+        try:
+            return open(os.path.join(R, tag + ext)).read()
+        except OSError:
+            return ""
     extra = ""
-    if tag.startswith("cs_"):
-        err = open(os.path.join(R, tag + ".err")).read() + open(os.path.join(R, tag + ".json")).read()
+    if code == -1:
+        extra = "not run (out of time)"
+    elif tag.startswith("cs_"):
+        err = text(".err") + text(".json")
         extra = " ".join(x.strip("= ") for x in err.splitlines() if "SUMMARY" in x)[:120]
     elif code != 0 and not bad:
-        extra = open(os.path.join(R, tag + ".err")).read()[-160:].replace("\n", " ").replace("\t", " ")
+        extra = text(".err")[-160:].replace("\n", " ").replace("\t", " ")
     print(f"{tag}\t{code}\t{secs}\t{len(reps)}\t{';'.join(bad[:2])} {extra}")
 PY
 
