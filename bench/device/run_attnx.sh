@@ -11,7 +11,10 @@
 #              BN = 64 / deeper-ring variants (D x CAUSAL, the checker's shapes with
 #              sm.count below the tile count, GQA with sm.count 3); compute-sanitizer racecheck, synccheck and
 #              memcheck on the fused decode (2+ splits per head, so the merge runs) and
-#              racecheck / memcheck on pp BN = 64; up to 12 at a time
+#              racecheck / memcheck on pp BN = 64; the forward kernels whose epilogue
+#              changed (flash_attn_fwd_pp, _ppx, _varlen, _pp_d256: O * (1 / l)) at every
+#              declared D x CAUSAL x QST (the checker's shapes, GQA 8 with sm.count 5);
+#              up to 12 at a time
 #   2. timings decode (8 shapes: fused at several split counts, the two-launch partial +
 #              merge, the fastest of cuDNN / flash / efficient SDPA) and the forward shapes
 #              (MODE=losing: S <= 2048 and varlen D=128 non-causal; MODE=full: all 48)
@@ -87,6 +90,21 @@ for D in 128 64; do for c in 1 0; do
         j ${t}_gqa4 "$C run $PP --set D=$D,CAUSAL=$c,$v --shape BH=8,BHK=2,S=333,sm.count=3 --check"
     done
 done; done
+# the forward kernels' epilogue (O * (1 / l): one division per row): every declared value
+PX=examples/flash_attn_fwd_ppx.tir
+VL=examples/flash_attn_varlen_fwd.tir
+P256=examples/flash_attn_fwd_pp_d256.tir
+for D in 128 64; do for c in 1 0; do
+    for q in 2 1; do
+        j pp_${D}_${c}_q${q}_default "$C run $PP --set D=$D,CAUSAL=$c,QST=$q --check"
+        j pp_${D}_${c}_q${q}_gqa8 "$C run $PP --set D=$D,CAUSAL=$c,QST=$q --shape BH=16,BHK=2,S=130,sm.count=5 --check"
+    done
+    j vl_${D}_${c}_default "$C run $VL --set D=$D,CAUSAL=$c --check"
+    j vl_${D}_${c}_gqa "$C run $VL --set D=$D,CAUSAL=$c --shape H=4,HK=2,T=260,B1=4,sm.count=2 --check"
+    j ppx_${D}_${c}_gqa8 "$C run $PX --set D=$D,CAUSAL=$c,QST=2 --shape BH=16,BHK=2,S=130,sm.count=5 --check"
+done; done
+j ppx_128_0_q1 "$C run $PX --set D=128,CAUSAL=0,QST=1 --check"
+for c in 1 0; do j pp256_${c}_gqa4 "$C run $P256 --set CAUSAL=$c --shape BH=8,BHK=2,S=200,sm.count=3 --check"; done
 # the SASS of the fused decode (ptxas and cuobjdump there): the fences (MEMBAR, and CCTL: the
 # L1 invalidation of the acquire side), the atomics, spills
 sass() { # TAG FILE SET
