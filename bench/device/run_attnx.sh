@@ -14,7 +14,7 @@
 #              racecheck / memcheck on pp BN = 64; the forward kernels whose epilogue
 #              changed (flash_attn_fwd_pp, _ppx, _varlen, _pp_d256: O * (1 / l)) at every
 #              declared D x CAUSAL x QST (the checker's shapes, GQA 8 with sm.count 5);
-#              up to 12 at a time
+#              up to 14 at a time
 #   2. timings decode (8 shapes: fused at several split counts, the two-launch partial +
 #              merge, the fastest of cuDNN / flash / efficient SDPA) and the forward shapes
 #              (MODE=losing: S <= 2048 and varlen D=128 non-causal; MODE=full: all 48)
@@ -120,7 +120,7 @@ sass() { # TAG FILE SET
 ( sass df128 $DF HD=128; sass df64 $DF HD=64; sass df64bn64 $DF HD=64,BN=64 ) > "$R/sass_summary.txt" 2>&1 &
 SASS=$!
 say "== checks: $(wc -l < "$JOBS") runs in the background (at $((SECONDS - T0)) s)"
-CT=$(( $(left) * 40 / 100 ))
+CT=$(( $(left) * 45 / 100 ))
 runjob() {
     local tag=${1%%|*} cmd=${1#*|} t0=$SECONDS
     timeout -k 2 45 bash -c "$cmd --json" > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
@@ -129,7 +129,7 @@ runjob() {
 export -f runjob
 export C R
 : > "$R/rc.txt"
-timeout -k 3 $CT xargs -P 12 -d '\n' -n 1 bash -c 'runjob "$1"' _ < "$JOBS"
+timeout -k 3 $CT xargs -P 14 -d '\n' -n 1 bash -c 'runjob "$1"' _ < "$JOBS"
 touch "$GO"
 say "== checks done at $((SECONDS - T0)) s: $(awk '$2 == 0' "$R/rc.txt" | wc -l) exit 0 of $(wc -l < "$JOBS")"
 python3 - "$R" "$JOBS" > "$O/ax_checks.tsv" <<'PY'
