@@ -38,6 +38,21 @@ FUSED = {128: [("f", {}), ("f64", {"BN": 64}), ("fs", {"DEFER": 0}), ("fs64", {"
               ("f3", {"STAGES": 3})]}
 
 
+def pick(D, c, S, BH):
+    """the variant the library's dispatch takes (library/manifest.json's `when` rules of the
+    attention_fwd_gqa* ops): `ours` in the table"""
+    if D == 128:
+        return "q2" if S > 3072 else "q1"
+    return "bn192" if S >= 3000 else "q2"
+
+
+def ordered(D, c, S, BH):
+    """VARIANTS[D] with the dispatch's pick first (dense_case times the first as `ours`)"""
+    t = pick(D, c, S, BH)
+    vs = VARIANTS[D]
+    return [v for v in vs if v[0] == t] + [v for v in vs if v[0] != t]
+
+
 def losing(name, S):
     return isinstance(S, int) and S <= 2048 or name.startswith("varlen_d128_c0")
 
@@ -216,8 +231,12 @@ def main():
             docs[name] = {"error": "skipped: out of time"}
             continue
         try:
+            if not isinstance(S, list):
+                af.VARIANTS[D] = ordered(D, c, S, B * H)
             fn = af.varlen_case if isinstance(S, list) else af.dense_case
             d = fn(name, B, H, Hkv, S, D, c)
+            if not isinstance(S, list):
+                d["ours"] = af.VARIANTS[D][0][0]
         except Exception as e:
             d = {"error": f"{type(e).__name__}: {e}"[:300], "trace": traceback.format_exc()[-1500:]}
         d["flops"] = af.flops_of(B, H, S, D, c)
@@ -229,6 +248,7 @@ def main():
     print(decode_table(dec))
     print()
     print(af.table(docs))
+    print("ours = the dispatch's pick: " + ", ".join(f"{n} {d.get('ours', '-')}" for n, d in docs.items()))
 
 
 if __name__ == "__main__":
