@@ -11,7 +11,11 @@
 #   3. flash_attn_fwd_pp's default check (it ran over 30 s), then every other NVIDIA
 #      example's default check (pass, <= 30 s), every other planted run-time bug of
 #      tests/corpus (fail), the sampled 16384^3 GEMM checks (pass, <= 60 s), and (round 1,
-#      DEADLINE >= 90) the outside corpus's dynamic entries (tests/outside/corpus/RUN.txt).
+#      DEADLINE >= 90) the outside corpus's dynamic entries (tests/outside/corpus/RUN.txt);
+#   4. in the time the checks leave (at least 12 s), the compile-mode fuzzer on every core
+#      (.carry/cake_fuzz_compile, seeds TRUSTX_FUZZ_SEED + i, one distinct PTX in 4 through
+#      ptxas, examples/*.tir and library/kernels/*.tir): its counts are added to the
+#      campaign's (bench/RESULTS.md); a crash, internal error or ptxas rejection fails.
 # usage (device machine, repo root): bash bench/device/run_trustx.sh
 # expects .carry/ from bench/device/carry.sh. Output under $OUT: checks/NAME.{json,err,row},
 # trustx.tsv; the summary table last on stdout. No peer applies: verdicts against the fp64
@@ -124,6 +128,48 @@ while read -r name _; do
     cat "$CK/$name.row" 2>/dev/null || printf '%s\t?\t?\t-\tmissing\t\n' "$name"
 done < "$CK/jobs.txt" >> "$O/trustx.tsv"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader > "$O/gpu_after.txt" 2>&1
+
+# ---- the fuzzer in the time left ------------------------------------------------------------
+FZ=$O/fuzz
+FZT=${TMPDIR:-/tmp}/cake-trustx-fuzz
+secs=$((DEADLINE - ($(date +%s) - T0) - 6))
+if [ "$secs" -ge 12 ] && [ -x .carry/cake_fuzz_compile ]; then
+    mkdir -p "$FZ"
+    n=$(nproc); [ "$n" -gt 16 ] && n=16
+    seed=${TRUSTX_FUZZ_SEED:-2026120420}
+    px=$(command -v ptxas || true)
+    pids=""
+    for i in $(seq 0 $((n - 1))); do
+        mkdir -p "$FZT/$i"
+        CAKE_LLVM_PLUGIN=$PWD/.carry/libcake-llvm.so timeout -k 3 $((secs + 5)) .carry/cake_fuzz_compile \
+            --seconds "$secs" --seed $((seed + i)) --ptxas "$px" --ptxas-every 4 --out "$FZT/$i" \
+            examples/*.tir library/kernels/*.tir > "$FZ/fuzz-$i.txt" 2>&1 &
+        pids="$pids $!"
+    done
+    for p in $pids; do wait "$p"; done
+    for d in "$FZT"/*; do
+        ls "$d"/crash-* "$d"/bug-* "$d"/ptxas-* 2> /dev/null | head -5 | while read -r f; do
+            cp "$f" "$FZ/$(basename "$d")-$(basename "$f")"
+        done
+    done
+    python3 - "$FZ" "$n" "$secs" > "$FZ/summary.txt" <<'PY'
+import glob, re, sys
+pat = re.compile(r"fuzz_compile: (\d+) mutants in (\d+) s: (\d+) rejected by check, (\d+) accepted without PTX "
+                 r"\(a diagnostic\), (\d+) reached PTX \([\d.]+%\), (\d+) distinct PTX assembled.*?; failures: "
+                 r"(\d+) crashes, (\d+) internal errors, (\d+) ptxas")
+tot = [0] * 9
+done = 0
+for f in glob.glob(sys.argv[1] + "/fuzz-*.txt"):
+    m = pat.search(open(f).read())
+    if m:
+        done += 1
+        tot = [a + int(b) for a, b in zip(tot, m.groups())]
+m = tot[0]
+print("fuzz: %d of %s processes x %s s: %d mutants, %d rejected by check, %d diagnostic without PTX, "
+      "%d reached PTX (%.1f%%), %d assembled by ptxas; failures: %d crashes, %d internal errors, %d ptxas rejections"
+      % (done, sys.argv[2], sys.argv[3], m, tot[2], tot[3], tot[4], 100.0 * tot[4] / max(m, 1), tot[5], tot[6], tot[7], tot[8]))
+PY
+fi
 echo "== run_trustx in $(( $(date +%s) - T0 )) s; GPU before: $(cat "$O/gpu_before.txt"); after: $(cat "$O/gpu_after.txt")"
 column -t -s $'\t' "$O/trustx.tsv" 2>/dev/null || cat "$O/trustx.tsv"
 python3 - "$O/trustx.tsv" <<'PY'
@@ -147,4 +193,5 @@ for r in big:
 if outs:
     print(line("outside corpus (RUN.txt) failing the default run --check", outs))
 PY
+[ -f "$FZ/summary.txt" ] && cat "$FZ/summary.txt"
 exit 0
