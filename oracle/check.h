@@ -234,9 +234,10 @@ void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt);
 void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi);
 
 /* Fills t (rank 1, n = B + 1 elements) with the boundaries of B sequences packed
- * in rows lo .. hi - 1: t[0] = lo, t[B] = hi - 1, lengths in a fixed pattern of
- * short, long and empty sequences, and from B = 5 on one boundary that steps
- * back (unsorted offsets): an argument declared `offsets lo .. hi`. */
+ * in rows lo .. hi - 1: t[0] = lo, t[B] = hi - 1 when the last one is long, lengths
+ * in a fixed pattern of short and long sequences, from B = 5 on one boundary that
+ * steps back (unsorted offsets, an empty sequence) and from B = 9 on empty ones:
+ * an argument declared `offsets lo .. hi`. */
 void check_fill_offsets(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi);
 
 /* The value range `values LO .. HI` of argument i of k under env: 1 with

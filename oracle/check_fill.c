@@ -242,19 +242,19 @@ void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
 enum { SEQ_LONG, SEQ_SHORT, SEQ_EMPTY, SEQ_BACK };
 
 /* the pattern of B sequences: short first (so that no long one starts at the
- * first row), then long ones between empty, short and (the fifth) one whose end
- * steps back before its start: unsorted offsets */
+ * first row), then long ones at the odd places, each followed by a short one
+ * (places 2, 6, ...: a long block's neighbour that finishes first), by one whose
+ * end steps back before its start (place 4: unsorted offsets, an empty
+ * sequence) or by an empty one (places 8, 12, ...) */
 static int seq_kind(int64_t b, int64_t B)
 {
     if (B == 1)
         return SEQ_LONG;
-    if (b == 0)
+    if (b == 0 || b % 4 == 2)
         return SEQ_SHORT;
     if (b % 2)
         return SEQ_LONG;
-    if (b % 4 == 2)
-        return SEQ_EMPTY;
-    return b == 4 ? SEQ_BACK : SEQ_SHORT;
+    return b == 4 ? SEQ_BACK : SEQ_EMPTY;
 }
 
 void check_fill_offsets(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
@@ -268,7 +268,7 @@ void check_fill_offsets(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
     rng_seed(&r, seed);
     int64_t B = n - 1, rows = hi - 1 - lo, small = 0, nlong = 0;
     int64_t short_max = rows / (4 * B) > 1 ? rows / (4 * B) : 1;
-    double w = 0, wl[64];
+    double w = 0, wl[64] = {0};
     for (int64_t b = 0; b < B; b++) {
         int kind = seq_kind(b, B);
         if (kind == SEQ_SHORT)

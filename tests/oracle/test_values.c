@@ -30,8 +30,9 @@ static void test_fill_range(void **state)
         assert_true(d[i] == -3);
 }
 
-/* B = 6 sequences in 1000 rows: short first, long ones at the odd places, empty at
- * 2, the boundary of place 4 stepping back (unsorted), the last one ending at 1000 */
+/* B = 6 sequences in 1000 rows: short first, long ones at the odd places, short at
+ * 2, the boundary of place 4 stepping back (unsorted), the last one ending at 1000;
+ * B = 9: an empty one at 8 */
 static void test_fill_offsets(void **state)
 {
     (void)state;
@@ -46,8 +47,12 @@ static void test_fill_offsets(void **state)
     }
     assert_true(len[0] >= 1 && len[0] <= 1000 / 24);        /* short, not at row 0 long */
     assert_true(len[1] >= 128 && len[3] >= 128 && len[5] >= 128); /* long: several blocks */
-    assert_true(len[2] == 0);                                /* empty */
+    assert_true(len[2] >= 1 && len[2] <= 1000 / 24);        /* short after a long one */
     assert_true(len[4] < 0);                                 /* unsorted: steps back */
+    double f[10];
+    HostTensor v = {DT_I32, 1, {10}, {1}, 10, 10, f, NULL, NULL};
+    check_fill_offsets(&v, 9, 0, 1001);
+    assert_true(f[9] == f[8] && f[0] == 0);                  /* place 8 empty, ends the rows */
     double e[3];
     HostTensor u = {DT_I32, 1, {3}, {1}, 3, 3, e, NULL, NULL};
     check_fill_offsets(&u, 9, 0, 301);                       /* B = 2: short, long */
