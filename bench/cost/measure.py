@@ -190,6 +190,7 @@ REFS = {
     "gemm_persistent": lambda t, p, e: {"C": _gemm(t)},
     "gemm_bias_act": lambda t, p, e: (lambda c: {"C": c * torch.sigmoid(c)})(_gemm(t) + t["bias"]),
     "flash_attn_fwd_d64": _ref_attn,
+    "flash_attn_fwd": _ref_attn,
     "copy": lambda t, p, e: {"dst": t["src"]},
     "vector_add": lambda t, p, e: {"z": t["x"] + t["y"]},
     "rmsnorm": lambda t, p, e: {"y": _rms(t["x"].float(), t["w"], 1e-5)},
@@ -228,6 +229,13 @@ PEERS = {
     "sum_partials": lambda t: t["P"].sum(0).bfloat16(),
     "rmsnorm": lambda t: torch.nn.functional.rms_norm(t["x"], t["x"].shape[-1:], t["w"], 1e-5),
     "copy": lambda t: t[next(iter(t))].clone(),
+    "gemm_stages": lambda t: t["A"] @ t["B"].T,
+    "gemm_waves": lambda t: t["A"] @ t["B"].T,
+    "gemm_tiles": lambda t: t["A"] @ t["B"].T,
+    "rms_threads": lambda t: torch.nn.functional.rms_norm(t["x"], t["x"].shape[-1:], t["w"], 1e-5),
+    "smx_threads": lambda t: torch.softmax(t["x"], 1),
+    "attn_stages": lambda t: torch.nn.functional.scaled_dot_product_attention(
+        t["Q"][:, None], t["K"][:, None], t["V"][:, None], scale=t["sm_scale"]),
 }
 
 
