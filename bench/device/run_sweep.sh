@@ -29,7 +29,8 @@
 #   usage (device machine, repo root): bash bench/device/run_sweep.sh
 #   step limits (seconds): SWEEP_T_ROWS (45), SWEEP_T_GEMM (40), SWEEP_T_PASS (20, each
 #   further library pass), SWEEP_T_ALL (0; the every-variant pass of the rows ops, the
-#   tuned table's data, with what is left)
+#   tuned table's data, with what is left); SWEEP_LATER_S (80; 100 in variance mode): the
+#   seconds kept for the trials after the first (the per-shape torch.compile stops then)
 set -u
 DEADLINE=${DEADLINE:-230}
 . bench/device/lib.sh
@@ -135,7 +136,9 @@ python3 bench/device/sweep.py order "$O/lib.jsonl" > "$A/order.txt"
 
 # the peers: trial 1 now, the later ones when the shell says go (after each library pass)
 p0=$SECONDS
-SWEEP_STATIC_UNTIL=$(( $(left) - ${SWEEP_LATER_S:-80} )) timeout -k 3 $(( $(left) - 12 )) python3 bench/device/sweep.py peers \
+LATER=${SWEEP_LATER_S:-80}   # seconds kept for the later trials
+[ "$MODE" = variance ] && LATER=${SWEEP_LATER_S:-100}
+SWEEP_STATIC_UNTIL=$(( $(left) - LATER )) timeout -k 3 $(( $(left) - 12 )) python3 bench/device/sweep.py peers \
     "$O/shapes.txt" "$O/peers.jsonl" --trials "$TRIALS" --sync "$SY" --old "$VAR" >> "$LOG" 2>&1 &
 PP=$!
 PIDS="$PP"
@@ -172,6 +175,9 @@ if [ "${SWEEP_T_ALL:-0}" -gt 0 ] && [ "$(left)" -gt 30 ]; then
 fi
 kill $CLK 2>/dev/null
 MORE=$(ls "$O"/lib_t*.jsonl 2>/dev/null)
+# shellcheck disable=SC2086
+timeout 20 python3 bench/device/sweep.py slim "$O/lib.jsonl" "$O/lib_all.jsonl" $MORE
+rm -f "$O/rest.txt"
 timeout 10 python3 bench/device/sweep.py variance "$O/peers.jsonl" "$O/lib.jsonl" $MORE > "$O/variance.txt" 2>&1
 say "== variance: the 20 shapes of $VAR, peer by the old and the new method, and ours, per trial"
 cat "$O/variance.txt" | tee -a "$LOG"

@@ -19,6 +19,7 @@
                                       picture (sweep.svg) and the per-op summary (stdout);
                                       LIB2...: more timing passes of the library
     sweep.py order LIB.jsonl          its shapes, fastest first (the order of a timing pass)
+    sweep.py slim LIB.jsonl ...       the rows without their cost documents, in place
     sweep.py subset SHAPES K EXTRA    EXTRA's shapes and every K-th other shape of SHAPES
     sweep.py variance PEERS.jsonl LIB.jsonl [LIB2.jsonl ...]
                                       the --old shapes: old and new method and the library,
@@ -298,7 +299,10 @@ def peers_main(path, out_path, trials=1, sync=None, old_path=None):
         if hasattr(torch._dynamo.config, name):
             setattr(torch._dynamo.config, name, 1 << 20)
     p = Peers(torch, F, RUNS)
+    r0 = p.timer.cycles_per_us
     p.timer.warm(float(os.environ.get("SWEEP_WARM_S", "1.0")))
+    print(f"peers: the spin's clock {r0:.0f} MHz before the warm-up, {p.timer.cycles_per_us:.0f} after",
+          file=sys.stderr)
     old_keys = set()
     if old_path:
         old_keys = {tuple(l.split("#")[0].split()) for l in open(old_path) if l.split("#")[0].strip()}
@@ -311,6 +315,7 @@ def peers_main(path, out_path, trials=1, sync=None, old_path=None):
             rows.append({"op": op, "shape": shape})
 
     def emit(row):
+        row["at_s"] = round(time.time() - p.t0, 2)
         out.write(json.dumps(row) + "\n")
         out.flush()
 
@@ -445,6 +450,7 @@ def table_main(lib_path, peers_path, outdir, more=()):
                      "peer": pe.get("peer", "-"), "peer_ms": pms, "peer_mode": pe.get("peer_mode"),
                      "peer_min_ms": pe.get("peer_min_ms"), "peer_trials_ms": pe.get("peer_trials_ms", []),
                      "ratio": pms / ms if ms and pms else None, "all": li.get("bench_all"),
+                     "roofline_fraction": (li.get("bench") or {}).get("roofline_fraction"),
                      "peers_all": pe.get("all"), "error": li.get("error") or pe.get("error")})
     os.makedirs(outdir, exist_ok=True)
     json.dump(rows, open(os.path.join(outdir, "sweep.json"), "w"), indent=0)
@@ -578,6 +584,17 @@ def subset_main(path, every, extra):
     print("\n".join(keep + rest[::every]))
 
 
+def slim_main(paths):
+    """the library's rows without their cost-model documents (most of each row; the
+    files come back from the device under a size limit), in place"""
+    for path in paths:
+        rows = [json.loads(l) for l in open(path) if l.startswith("{")]
+        with open(path, "w") as f:
+            for r in rows:
+                r.pop("cost", None)
+                f.write(json.dumps(r) + "\n")
+
+
 def peers_args(argv):
     """SHAPES [OUT] [--trials N] [--sync DIR] [--old SHAPES2] -> peers_main's arguments"""
     pos, opt = [], {"--trials": "1", "--sync": None, "--old": None}
@@ -602,6 +619,8 @@ if __name__ == "__main__":
         analyze_main(sys.argv[2])
     elif cmd == "table":
         table_main(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5:])
+    elif cmd == "slim":
+        slim_main(sys.argv[2:])
     elif cmd == "order":
         order_main(sys.argv[2])
     elif cmd == "subset":
