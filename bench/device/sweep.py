@@ -452,6 +452,11 @@ def table_main(lib_path, peers_path, outdir, more=()):
                      "ratio": pms / ms if ms and pms else None, "all": li.get("bench_all"),
                      "roofline_fraction": (li.get("bench") or {}).get("roofline_fraction"),
                      "peers_all": pe.get("all"), "error": li.get("error") or pe.get("error")})
+    for r in rows:   # each side's noise: its trials' max / min - 1, and the median trial
+        for side, key in (("ours", "trials_ms"), ("peer", "peer_trials_ms")):
+            v = sorted(x for x in r[key] if x)
+            r[f"{side}_spread"] = round(spread(v), 4)
+            r[f"{side}_median_trial_ms"] = v[len(v) // 2] if v else None
     os.makedirs(outdir, exist_ok=True)
     json.dump(rows, open(os.path.join(outdir, "sweep.json"), "w"), indent=0)
     with open(os.path.join(outdir, "sweep_table.md"), "w") as f:
