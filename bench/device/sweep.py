@@ -365,19 +365,25 @@ def size_of(op, s):
     return float(s.get("M", s.get("B", 1)) * s.get("N", s.get("V", 1)))
 
 
+def trial_ratios(r):
+    """peer / library trial by trial (the trials both sides had)"""
+    pt, ot = r.get("peer_trials_ms") or [], r.get("trials_ms") or []
+    return [p / o for p, o in zip(pt, ot) if p and o]
+
+
 def svg(rows, path):
     ops = [op for op in COUNTS if any(r["op"] == op for r in rows)]
     W, H, PAD, GAP = 360, 220, 44, 16
     cols = 3
     nrow = (len(ops) + cols - 1) // cols
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{cols * (W + GAP) + GAP}" '
-             f'height="{nrow * (H + GAP) + GAP + 20}" font-family="sans-serif" font-size="10">',
+             f'height="{nrow * (H + GAP) + GAP + 34}" font-family="sans-serif" font-size="10">',
              '<rect width="100%" height="100%" fill="white"/>',
              f'<text x="{GAP}" y="14" font-size="12">CAKE library / best peer (ratio &gt; 1: the '
              'library is faster) against problem size; lines at 1.0 and 0.9</text>']
     for i, op in enumerate(ops):
         ox, oy = GAP + (i % cols) * (W + GAP), 24 + GAP + (i // cols) * (H + GAP)
-        pts = [(size_of(r["op"], parse_shape(r["shape"])), r["ratio"], r["check"]) for r in rows
+        pts = [(size_of(r["op"], parse_shape(r["shape"])), r["ratio"], r["check"], trial_ratios(r)) for r in rows
                if r["op"] == op and r["ratio"]]
         if not pts:
             continue
@@ -401,11 +407,16 @@ def svg(rows, path):
                 parts.append(f'<text x="{ox + 4}" y="{Y(t) + 3:.1f}">{t}</text>')
         for e in range(int(math.ceil(x0)), int(math.floor(x1)) + 1):
             parts.append(f'<text x="{X(10 ** e) - 8:.1f}" y="{oy + H - 6}">1e{e}</text>')
-        for v, r, ok in pts:
+        for v, r, ok, tr in pts:
+            if len(tr) > 1:   # the ratio trial by trial: its range is the noise
+                parts.append(f'<line x1="{X(v):.1f}" x2="{X(v):.1f}" y1="{Y(min(tr)):.1f}" '
+                             f'y2="{Y(max(tr)):.1f}" stroke="#888" stroke-width="1"/>')
             fill = "#1f5fbf" if ok else "#e08000"
             parts.append(f'<circle cx="{X(v):.1f}" cy="{Y(r):.1f}" r="2.5" fill="{fill}" fill-opacity="0.75"/>')
     parts.append(f'<text x="{GAP}" y="{nrow * (H + GAP) + GAP + 14}">x: flops (GEMM) or elements; '
                  'blue: lib run --check passed, orange: not checked or failed</text>')
+    parts.append(f'<text x="{GAP}" y="{nrow * (H + GAP) + GAP + 28}">a point: each side\'s best median '
+                 'over the trials; its grey bar: the range of the trial-by-trial ratios (the noise)</text>')
     parts.append("</svg>")
     open(path, "w").write("\n".join(parts) + "\n")
 
