@@ -79,11 +79,12 @@ batch() {
     say "  $starts start(s), $(cnt '"op"' "$out") rows of $(cnt . "$shapes") shapes"
 }
 
-# GX_MODE=validate (round 2): the committed table folded in, then at the sweep's worst shapes
+# GX_MODE=validate (the default since round 2; GX_MODE=tune: the passes below): the committed
+# table folded in, then at the sweep's worst shapes
 # and at held-out shapes (tune_shapes.py gemm 7717: neither tuned at nor the sweep's) the
 # chosen variant checked and timed (`lib bench --check --sample`) beside cuBLAS; the candidate
 # kernel gemm_splitk_ws checked and timed beside gemm_splitk_fused
-if [ "${GX_MODE:-tune}" = validate ]; then
+if [ "${GX_MODE:-validate}" = validate ]; then
     TUNED=$A/tuned.cakelib
     if ! t 15 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$TUNED" >> "$LOG" 2>&1; then
         say "FAIL: lib build --table"
@@ -106,9 +107,14 @@ for l in open(sys.argv[1]):
             print(r["op"], r["shape"])' "$O/val.jsonl" > "$A/val_timed.txt"
     t 14 python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
     say "cuBLAS: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
+    for s in M=393,N=1184,K=14008 M=4096,N=4096,K=4096; do
+        say "select $s: $(t 4 "$C" lib select "$TUNED" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call|why' | tr -s ' ' | tr '\n' ';')"
+    done
+    t 6 "$C" lib bench "$TUNED" --op gemm --shape M=4096,N=4096,K=4096 --overhead --json > "$O/overhead.json" 2>> "$LOG"
+    say "overhead (4096^3, one kernel): $(grep -o '"dispatch":{[^}]*}' "$O/overhead.json" | head -c 300)"
     # the candidate gemm_splitk_ws (plain stores into a slice per split, no atomics) beside
     # gemm_splitk_fused: checked (sampled) and timed at the same bindings and shapes
-    for set in BM=128,BN=128,SPLIT=4 BN=64,SPLIT=8; do
+    [ "$(left)" -gt 16 ] && for set in BM=128,BN=128,SPLIT=4; do
         for f in gemm_splitk_fused gemm_splitk_ws; do
             for sh in M=393,N=1184,K=14008 M=128,N=4096,K=4096; do
                 ck=""
@@ -118,9 +124,6 @@ for l in open(sys.argv[1]):
                 say "candidate $f $set $sh: ${r:-no result}"
             done
         done
-    done
-    for s in M=393,N=1184,K=14008 M=4096,N=4096,K=4096; do
-        say "select $s: $(t 4 "$C" lib select "$TUNED" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call|why' | tr -s ' ' | tr '\n' ';')"
     done
     say "== gemmx validation (at $((SECONDS - T0)) s; ratio = cuBLAS ms / library ms, the committed table)"
     mkdir -p "$O/val"
