@@ -105,7 +105,7 @@ fi
 p0=$SECONDS
 share=$(left)
 [ "$TUNE" = 1 ] && share=$(( $(left) * 55 / 100 ))
-SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_STATIC_UNTIL=$(( share - 6 )) \
+SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_WARM_S=0.5 SWEEP_STATIC_UNTIL=$(( share - 6 )) \
     t $(( share - 2 )) python3 $D/sweep.py peers $D/rowsx_losers.txt "$O/peers.jsonl" >> "$LOG" 2>&1
 say "peers of the losers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") rows ($(cnt torch_compile_static "$O/peers.jsonl") with torch.compile)"
 if [ "$TUNE" = 1 ]; then
