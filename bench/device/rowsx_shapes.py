@@ -10,8 +10,9 @@
     rowsx_shapes.py class OP SHAPE    the dispatch class of a shape (docs/library.md)
     rowsx_shapes.py part TUNED.json BASE.json > bench/device/rows_table_h200.json
                                       the row ops' part of the sweep's table: TUNED's entries
-                                      (sweep.py tune of run_rowsx.sh's tuning step) and BASE's
-                                      entries of the row ops not retuned (cross_entropy), less
+                                      (sweep.py tune of run_rowsx.sh's tuning step), BASE's
+                                      entries of the classes it did not reach and of the row
+                                      ops not retuned (cross_entropy), less
                                       any entry at a shape of the 2027 sweep and the times of
                                       variants the manifest no longer has; table_merge.py
                                       folds it into BASE
@@ -81,8 +82,14 @@ def part(tuned_path, base_path):
 
     def key(e):
         return e["op"] + " " + ",".join(f"{k}={v}" for k, v in e["shape"].items())
+    def cls(e):
+        return (e["op"],) + tuple(dim_class(v) for v in e["shape"].values())
     entries = [e for e in tuned["entries"] if e["op"] in ROW_OPS]
-    entries += [e for e in base["entries"] if e["op"] == "cross_entropy"]
+    reached = {cls(e) for e in entries}
+    # the base's entries of a class the tuning did not reach stay (fewer variants timed there,
+    # but a measured ranking beats the nearest class's); cross_entropy's all stay
+    entries += [e for e in base["entries"] if e["op"] == "cross_entropy" or
+                (e["op"] in ROW_OPS and cls(e) not in reached)]
     kept = [e for e in entries if key(e) not in held_out]
     # the variants measured then but no longer in the manifest (pruned: they never won)
     here = os.path.dirname(os.path.abspath(__file__))
