@@ -10,14 +10,17 @@
     rowsx_shapes.py class OP SHAPE    the dispatch class of a shape (docs/library.md)
     rowsx_shapes.py part TUNED.json BASE.json > bench/device/rows_table_h200.json
                                       the row ops' part of the sweep's table: TUNED's entries
-                                      (sweep.py tune of run_rowsx.sh's tuning step) and BASE's
-                                      entries of the row ops not retuned (cross_entropy), less
-                                      any entry at a shape of the 2027 sweep; table_merge.py
+                                      (sweep.py tune of run_rowsx.sh's tuning step), BASE's
+                                      entries of the classes it did not reach and of the row
+                                      ops not retuned (cross_entropy), less
+                                      any entry at a shape of the 2027 sweep and the times of
+                                      variants the manifest no longer has; table_merge.py
                                       folds it into BASE
 
 A tuning set must not contain a shape of the sweep it is judged on: `tune` drops any
 that sweep.py's shapes at seed 2027 contain.
 """
+import os
 import random
 import sys
 
@@ -79,9 +82,22 @@ def part(tuned_path, base_path):
 
     def key(e):
         return e["op"] + " " + ",".join(f"{k}={v}" for k, v in e["shape"].items())
+    def cls(e):
+        return (e["op"],) + tuple(dim_class(v) for v in e["shape"].values())
     entries = [e for e in tuned["entries"] if e["op"] in ROW_OPS]
-    entries += [e for e in base["entries"] if e["op"] == "cross_entropy"]
+    reached = {cls(e) for e in entries}
+    # the base's entries of a class the tuning did not reach stay (fewer variants timed there,
+    # but a measured ranking beats the nearest class's); cross_entropy's all stay
+    entries += [e for e in base["entries"] if e["op"] == "cross_entropy" or
+                (e["op"] in ROW_OPS and cls(e) not in reached)]
     kept = [e for e in entries if key(e) not in held_out]
+    # the variants measured then but no longer in the manifest (pruned: they never won)
+    here = os.path.dirname(os.path.abspath(__file__))
+    manifest = json.load(open(os.path.join(here, "..", "..", "library", "manifest.json")))
+    names = {op["op"]: {v["name"] for v in op["variants"]} for op in manifest["ops"]}
+    for e in kept:
+        e["times_ms"] = {v: t for v, t in e["times_ms"].items() if v in names.get(e["op"], ())}
+        e["failed"] = {v: w for v, w in e.get("failed", {}).items() if v in names.get(e["op"], ())}
     print(f"part: {len(kept)} entries ({len(entries) - len(kept)} at sweep shapes dropped)", file=sys.stderr)
     tuned["entries"] = kept
     print(json.dumps(tuned, indent=1))

@@ -8,6 +8,11 @@ sweep lost, and the checks of the variants added for them).
   rowsx_table.py tune TUNE.jsonl PEERS.jsonl
       the tuning set per op: the dispatched variant's ratio to the best peer (the table folded
       into the artifact) and the fastest variant's (what a table tuned there gives)
+  rowsx_table.py prew CAKEC OUT.jsonl SECONDS
+      the weights-prefetch experiment (rowsx_rms_prefetch.tir, `cakec run --check --bench`) at
+      PREW_SHAPES, PREW = 0 and 1 in turn, within SECONDS
+  rowsx_table.py prew_table OUT.jsonl PEERS.jsonl
+      its times beside the peers
   rowsx_table.py failed CHECKS.jsonl
       the variants whose check failed, as `--skip` takes them (V,V,...; nothing: none)
   rowsx_table.py checks CHECKS.jsonl
@@ -77,6 +82,67 @@ def tune_main(tune_p, peers_p):
             print(f"{op:18s} {len(b):6d}  {stats(a)} | {stats(b)}")
 
 
+# small aligned rmsnorm shapes (the 2026-12-01 20:05 sweep lost at their neighbours under the
+# gated peer timing) and the threads the library's block variant of that N uses
+PREW_SHAPES = [("M=6,N=472", 128), ("M=15,N=512", 128), ("M=66,N=1088", 256), ("M=124,N=2488", 512),
+               ("M=1017,N=1168", 256), ("M=2,N=400", 128)]
+
+
+def find_median(doc):
+    if isinstance(doc, dict):
+        if "median_ms" in doc:
+            return doc["median_ms"]
+        doc = list(doc.values())
+    if isinstance(doc, list):
+        for v in doc:
+            m = find_median(v)
+            if m is not None:
+                return m
+    return None
+
+
+def prew_main(cakec, out_path, seconds):
+    import subprocess
+    import time
+    t0 = time.time()
+    here = os.path.dirname(os.path.abspath(__file__))
+    kernel = os.path.join(here, "rowsx_rms_prefetch.tir")
+    with open(out_path, "w") as out:
+        for shape, threads in PREW_SHAPES:
+            for prew in (0, 1):
+                left = float(seconds) - (time.time() - t0)
+                if left < 1.5:
+                    return
+                row = {"op": "rmsnorm", "shape": shape, "prew": prew, "threads": threads}
+                try:
+                    r = subprocess.run([cakec, "run", kernel, "--set", f"THREADS={threads},ITERS=1,PREW={prew}",
+                                        "--shape", shape, "--check", "--bench", "--runs", "20", "--json"],
+                                       capture_output=True, text=True, timeout=left)
+                    doc = json.loads(r.stdout)
+                    row["check_ok"] = bool(doc.get("check")) and all(c.get("ok") for c in doc["check"])
+                    row["ms"] = find_median(doc.get("bench"))
+                except Exception as e:
+                    row["error"] = f"{type(e).__name__}: {str(e)[:120]}"
+                out.write(json.dumps(row) + "\n")
+                out.flush()
+
+
+def prew_table_main(path, peers_p):
+    peers = rows_of(peers_p)
+    rows = [json.loads(x) for x in open(path) if x.startswith("{")] if os.path.exists(path) else []
+    by = {}
+    for r in rows:
+        by.setdefault(r["shape"], {})[r["prew"]] = r
+    print("rmsnorm, weights loaded after / before the reduction (rowsx_rms_prefetch.tir), beside the best peer")
+    print("shape            threads  after ms  check  before ms  check  peer ms  peer")
+    for shape, d in by.items():
+        a, b = d.get(0, {}), d.get(1, {})
+        pe = peers.get(("rmsnorm", shape), {})
+        print(f"{shape:16s} {a.get('threads', b.get('threads', 0)):7d}  {f(a.get('ms'), 4):>8s}  "
+              f"{'ok' if a.get('check_ok') else '-':5s}  {f(b.get('ms'), 4):>9s}  {'ok' if b.get('check_ok') else '-':5s}  "
+              f"{f(pe.get('peer_ms'), 4):>7s}  {pe.get('peer', '-')}")
+
+
 def failed_main(path):
     rows = [json.loads(x) for x in open(path) if x.startswith("{")] if os.path.exists(path) else []
     bad = sorted({r["variant"] for r in rows if r.get("variant") and "op" in r and not checked(r)})
@@ -98,6 +164,10 @@ def checks_main(path):
 if __name__ == "__main__":
     if sys.argv[1] == "losers":
         losers_main(*sys.argv[2:6])
+    elif sys.argv[1] == "prew":
+        prew_main(*sys.argv[2:5])
+    elif sys.argv[1] == "prew_table":
+        prew_table_main(*sys.argv[2:4])
     elif sys.argv[1] == "failed":
         failed_main(sys.argv[2])
     elif sys.argv[1] == "tune":

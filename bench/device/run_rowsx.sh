@@ -46,6 +46,12 @@ t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserv
 
 A=$(mktemp -d "${TMPDIR:-/tmp}/rowsx.XXXXXX")
 trap 'rm -rf "$A"' EXIT
+# torch's first import on a fresh machine took longer than the peers' share (round 1: no
+# peer row in 13 s): import it once in the background now, on the host's cores only, so
+# the peers' own import finds its files in the page cache
+timeout 60 python3 -c "import torch, torch.nn.functional, torch._dynamo, torch._inductor" > /dev/null 2>&1 &
+WARMPID=$!
+trap 'kill "$WARMPID" 2> /dev/null; rm -rf "$A"' EXIT
 LIB=${ROWSX_LIB:-.carry/python/cake/cake.cakelib}
 if [ ! -f "$LIB" ]; then
     LIB=$A/lib.cakelib
@@ -100,13 +106,22 @@ if [ "$TUNE" = 1 ]; then
     python3 $D/sweep.py tune "$O/tune.jsonl" "NVIDIA H200" > "$O/rows_tuned_h200.json" 2>> "$LOG"
 fi
 
+# round 2: the weights-prefetch experiment (not a library variant), its shapes' peers after the losers'
+if [ "$TUNE" = 0 ]; then
+    b0=$SECONDS
+    timeout $(( $(left) * 30 / 100 + 2 )) python3 $D/rowsx_table.py prew "$C" "$O/prew.jsonl" $(( $(left) * 30 / 100 )) 2>> "$LOG"
+    say "prefetch experiment: $(cnt '"check_ok": true' "$O/prew.jsonl") checked runs in $((SECONDS - b0)) s"
+fi
+grep -v '^#' $D/rowsx_losers.txt > "$A/peers_in.txt"
+[ "$TUNE" = 0 ] && python3 -c "import sys; sys.path.insert(0, '$D'); import rowsx_table as t; print('\n'.join('rmsnorm ' + s for s, _ in t.PREW_SHAPES))" >> "$A/peers_in.txt"
+
 # the losers' peers first (torch.compile specialised per shape while their share lasts), then
 # the tuning shapes' (torch eager, F.rms_norm: the compiles do not fit)
 p0=$SECONDS
 share=$(left)
 [ "$TUNE" = 1 ] && share=$(( $(left) * 55 / 100 ))
-SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_STATIC_UNTIL=$(( share - 6 )) \
-    t $(( share - 2 )) python3 $D/sweep.py peers $D/rowsx_losers.txt "$O/peers.jsonl" >> "$LOG" 2>&1
+SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_WARM_S=0.5 SWEEP_STATIC_UNTIL=$(( share - 6 )) \
+    t $(( share - 2 )) python3 $D/sweep.py peers "$A/peers_in.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "peers of the losers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") rows ($(cnt torch_compile_static "$O/peers.jsonl") with torch.compile)"
 if [ "$TUNE" = 1 ]; then
     p0=$SECONDS
@@ -121,5 +136,6 @@ if [ -s "$O/tune.jsonl" ]; then
     timeout 10 python3 $D/rowsx_table.py tune "$O/tune.jsonl" "$O/peers_tune.jsonl" 2>> "$LOG" | tee -a "$LOG"
 fi
 [ -s "$O/checks.jsonl" ] && timeout 10 python3 $D/rowsx_table.py checks "$O/checks.jsonl" | tail -30 | tee -a "$LOG"
+[ -s "$O/prew.jsonl" ] && timeout 10 python3 $D/rowsx_table.py prew_table "$O/prew.jsonl" "$O/peers.jsonl" | tee -a "$LOG"
 say "-- the losers (ratio = peer ms / library ms; ref = the 2027 sweep's conservative peer time)"
 timeout 10 python3 $D/rowsx_table.py losers "$O/losers.jsonl" "$O/best.jsonl" "$O/peers.jsonl" "$O" | tee -a "$LOG"
