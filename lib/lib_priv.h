@@ -108,7 +108,6 @@ int lib_manifest_parse(CakeCtx *ctx, CakeLib *lib, const char *dir, const char *
 /* Parses and verifies each variant's kernel from its source and checks its
  * signature against the op's (E1207, E1208). 0, or 1. */
 int lib_variants_check(CakeCtx *ctx, CakeLib *lib);
-int lib_variants_check_part(CakeCtx *ctx, CakeLib *lib, int part, int nparts);
 /* parses a `when` condition against op's dims: 1, or 0 */
 int lib_cond_parse(const LibOp *op, const char *text, LibCond *out);
 /* Binds variant v's `set` into its CeBinding list: 1, or 0 with diagnostics */
