@@ -158,10 +158,13 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, co
     static const double weight[5] = {0.125, 0.25, 0.25, 0.25, 0.125};
     CostRole roles_mean[COST_MAX_ROLES];
     memset(roles_mean, 0, sizeof roles_mean);
-    for (int s = 0; s < 5; s++) {
+    /* the five samples; a walk whose counts read no block index (w.block_reads)
+       counts the same at every block: its first sample stands for all five */
+    for (int s = 0, same = 0; s < 5 && !same; s++) {
         for (int i = 0; i < 3; i++)   /* the same quantile of every grid dimension */
             w.block[i] = p->grid[i] > 1 ? (int64_t)((double)s * (double)(p->grid[i] - 1) / 4.0) : 0;
         w.first = s == 0;
+        w.block_reads = 0;
         w.thread = 0;
         CostWork block = {0};
         w.w = &block;
@@ -174,11 +177,13 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, co
             cw_block_stmts(&w, k->body, 1);
             cw_stage_pop(&w);
         }
+        same = s == 0 && w.block_reads == 0;
+        double wt = same ? 1.0 : weight[s];
         for (uint32_t r = 0; r < p->nroles; r++) {
             work_add(&block, &p->roles[r].w, 1);
-            work_add(&roles_mean[r].w, &p->roles[r].w, weight[s]);
+            work_add(&roles_mean[r].w, &p->roles[r].w, wt);
         }
-        work_add(&p->w, &block, weight[s]);
+        work_add(&p->w, &block, wt);
         work_max(&p->wmax, &block);
     }
     for (uint32_t r = 0; r < p->nroles; r++)

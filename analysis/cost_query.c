@@ -26,7 +26,12 @@ int cw_hook_special(const CeEnv *env, NodeId at, int64_t *out)
 {
     const Walk *w = walk_of(env);
     int64_t warp = tg_warp(w->tg);
-    switch ((SpecialReg)w->k->nodes[at].sub) {
+    SpecialReg sr = (SpecialReg)w->k->nodes[at].sub;
+    if (sr == SR_THREAD_X || sr == SR_WG || sr == SR_LANE || sr == SR_WARP)
+        ((Walk *)env->u)->thread_reads++;
+    if (sr == SR_BLOCK_X || sr == SR_BLOCK_Y || sr == SR_BLOCK_Z)
+        ((Walk *)env->u)->block_reads++;
+    switch (sr) {
     case SR_THREAD_X: *out = w->thread; return 1;
     case SR_THREAD_Y: case SR_THREAD_Z: *out = 0; return 1;
     case SR_WG:   /* source: role-relative, as thread.x; TIR-L: the real one */
@@ -159,9 +164,14 @@ static double cond_frac_lowered(Walk *w, NodeId cond)
             if (ww[a] <= 0 || lw[b] <= 0)
                 continue;
             w->thread = w->group_first + wi[a] * warp + lane[b];
+            uint32_t reads = w->thread_reads;
             if (!cw_eval(w, cond, &v)) {
                 w->thread = keep;
                 return -1;
+            }
+            if (a == 0 && b == 0 && w->thread_reads == reads) {   /* uniform: one value for all */
+                w->thread = keep;
+                return v != 0;
             }
             all += ww[a] * lw[b];
             yes += v ? ww[a] * lw[b] : 0;
@@ -279,6 +289,7 @@ static double reuse_of(Walk *w, const NodeId *ix, uint32_t n)
     if (n > 4 || wave <= 1 || wave > 1024)
         return 1;
     int64_t keep[3] = {w->block[0], w->block[1], w->block[2]}, kt = w->thread;
+    uint32_t reads = w->block_reads;   /* memoized per profile: no sampled block's count */
     int64_t tup[1024][4];
     int64_t distinct = 0, ok = 1;
     w->thread = w->group_first;
@@ -301,6 +312,7 @@ static double reuse_of(Walk *w, const NodeId *ix, uint32_t n)
     }
     memcpy(w->block, keep, sizeof keep);
     w->thread = kt;
+    w->block_reads = reads;
     return ok && distinct > 0 ? (double)wave / (double)distinct : 1;
 }
 
@@ -420,6 +432,7 @@ double cw_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask, doubl
     while (ref && k->nodes[ref].op == OP_TRANS)
         ref = k->nodes[ref].a;
     int64_t line[64 * 4], keep = w->thread, nl = 0, active = 0;
+    uint32_t reads = w->block_reads;   /* memoized per profile: no sampled block's count */
     int ok = bytes > 0 && bytes <= 256 && warp <= 64;
     int64_t dtb = (int64_t)cw_dt_bytes(cw_type_of(w, ref));
     for (int64_t l = 0; l < warp && ok; l++) {
@@ -437,6 +450,7 @@ double cw_lines(Walk *w, NodeId at, NodeId ref, double bytes, NodeId mask, doubl
         active++;
     }
     w->thread = keep;
+    w->block_reads = reads;
     double r = *min_lines;
     if (ok && active > 0) {
         qsort(line, (size_t)nl, sizeof *line, cmp_i64);

@@ -53,6 +53,12 @@ typedef struct {
     double cond_f;
     CostMemo *lines;              /* per global access: lines touched, fewest possible */
     CostMemo *conds;              /* TIR-L: condition fractions of the current role's walk */
+    uint32_t thread_reads;        /* reads of a thread-dependent special register (thread.x,
+                                     lane, warp, wg) by the evaluator: a condition that reads
+                                     none is uniform over the group, evaluated once */
+    uint32_t block_reads;         /* reads of block.x, .y, .z by what the counts depend on (the
+                                     per-profile memos of lines and reuse excepted): a walk
+                                     that reads none counts the same at every sampled block */
 } Walk;
 
 /* ---- cost_query.c ---- */

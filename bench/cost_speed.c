@@ -1,18 +1,27 @@
 /* cost_speed.c — how long one cost-model evaluation takes (issues 8 and 18: <= 1 ms
- * per variant on the 2-core dev machine, lowering included). Per file and kernel:
+ * per variant on the 2-core dev machine, lowering included). Two modes:
+ *
+ *     build/cake_cost_speed [N] FILE.tir ...          every kernel of each file
+ *     build/cake_cost_speed [N] --library MANIFEST    every variant of the library
+ *
+ * Per kernel (a library variant: its file, kernel or launches, set and target; a
+ * variant of several launches sums them):
  *   first   one cake_cost in a fresh context after parse and verify (untimed): the
  *           instance bound, its copy lowered to TIR-L, counted, predicted — what a
- *           new variant costs; the median over N/10 fresh contexts;
- *   again   N more calls in one context (the bound instance cached; the lowering
- *           and the count run every time), the median.
- *
- *     build/cake_cost_speed [N] FILE.tir ...     (N default 200; e.g. every examples file)
- */
+ *           new variant costs; the median over max(3, N/10) fresh contexts;
+ *   bind    of that, the instance's binding alone (cake_instance, timed first);
+ *   again   N more calls in one context (the bound instance and its lowered copy
+ *           cached; the count and the prediction run every time), the median.
+ * The library mode ends with min / median / max over the variants of each column and
+ * the number over 1 ms. Exit 1 when a first or again median is over 1 ms. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <cjson/cJSON.h>
 #include "cake.h"
+
+typedef struct { double first, bind, again; } Speed;
 
 static double now_us(void)
 {
@@ -27,61 +36,252 @@ static int cmp(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static double median(double *t, int n)
+{
+    qsort(t, (size_t)n, sizeof *t, cmp);
+    return t[n / 2];
+}
+
+static int target_of(const char *name, Target *tg)
+{
+    for (int i = 0; i < TG__COUNT; i++)
+        if (name && !strcmp(name, ir_target_names[i])) {
+            *tg = (Target)i;
+            return 1;
+        }
+    return 0;
+}
+
+/* kernel ki of file (or the one named) at set on tg (has_tg): n calls; 0 or the failure */
+static int time_kernel(const char *file, const char *kname, const char *set, const char *tgname,
+                       const char *shape, int n, Speed *s)
+{
+    int nf = n / 10 > 3 ? n / 10 : 3, rc = 0;
+    double *tf = calloc((size_t)nf, sizeof *tf), *tb = calloc((size_t)nf, sizeof *tb);
+    double *ta = calloc((size_t)(n > 0 ? n : 1), sizeof *ta);
+    Target tg = TG__COUNT;
+    int has_tg = target_of(tgname, &tg);
+    CostCalib cal;
+    cost_calib_default(&cal);
+    CostResult r;
+    for (int i = 0; i <= nf && rc == 0; i++) {   /* fresh contexts: a new variant each; the last one stays */
+        CakeCtx *c = ctx_new();
+        Module *m;
+        rc = cake_verify_file(c, file, NULL, &m) || !m->nkernels;
+        const char *kn = rc ? NULL : kname ? kname : ir_symstr(c, m->kernels[0]->name);
+        CakeCostOptions co = {.kernel = kn, .target = tg, .has_target = has_tg, .set = set,
+                             .shape = shape, .calib = &cal};
+        const CakeInstance *inst;
+        double t0 = now_us();
+        if (!rc && has_tg)
+            rc = cake_instance(c, m, kn, tg, set, CAKE_INST_BOUND, &inst);
+        double t1 = now_us();
+        if (!rc)
+            rc = cake_cost(c, m, &co, &r);
+        double t2 = now_us();
+        if (i < nf) {
+            tb[i] = t1 - t0;
+            tf[i] = t2 - t0;
+        } else {
+            for (int j = 0; j < n && rc == 0; j++) {
+                double t3 = now_us();
+                rc = cake_cost(c, m, &co, &r);
+                ta[j] = now_us() - t3;
+            }
+        }
+        ctx_free(c);
+    }
+    if (!rc) {
+        s->first = median(tf, nf);
+        s->bind = median(tb, nf);
+        s->again = median(ta, n);
+    }
+    free(tf);
+    free(tb);
+    free(ta);
+    return rc;
+}
+
+static int files(int n, char **names, int count)
+{
+    int over = 0;
+    for (int f = 0; f < count; f++) {
+        CakeCtx *ctx = ctx_new();
+        Module *m;
+        if (cake_verify_file(ctx, names[f], NULL, &m) || !m->nkernels) {
+            printf("%-36s does not verify\n", names[f]);
+            ctx_free(ctx);
+            continue;
+        }
+        for (uint32_t ki = 0; ki < m->nkernels; ki++) {
+            const char *kn = ir_symstr(ctx, m->kernels[ki]->name);
+            Speed s;
+            if (time_kernel(names[f], kn, NULL, NULL, NULL, n, &s)) {
+                printf("%-36s %s: cost failed\n", names[f], kn);
+                continue;
+            }
+            double worst = s.first > s.again ? s.first : s.again;
+            printf("%-36s %-20s first %7.1f us  again %7.1f us  %s\n", names[f], kn, s.first, s.again,
+                   worst <= 1000 ? "ok" : "OVER 1 ms");
+            over |= worst > 1000;
+        }
+        ctx_free(ctx);
+    }
+    return over;
+}
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)len + 1);
+    size_t got = fread(s, 1, (size_t)len, f);
+    s[got] = 0;
+    fclose(f);
+    return s;
+}
+
+static const char *str_of(const cJSON *o, const char *key)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    return cJSON_IsString(j) ? j->valuestring : NULL;
+}
+
+static void summary(const char *what, double *t, int n)
+{
+    int over = 0;
+    for (int i = 0; i < n; i++)
+        over += t[i] > 1000;
+    qsort(t, (size_t)n, sizeof *t, cmp);
+    printf("%-6s min %7.1f us  median %7.1f us  max %7.1f us  over 1 ms: %d of %d\n", what, t[0], t[n / 2],
+           t[n - 1], over, n);
+}
+
+/* a shape the variant costs at: the file's own, else every dim of the op's range at the
+   same power of two (clamped to the range), largest first; NULL when none does */
+static int shape_for(const cJSON *op, const char *file, const char *kname, const char *set,
+                     const char *tgname, char *shape, size_t cap)
+{
+    Target tg = TG__COUNT;
+    int has_tg = target_of(tgname, &tg);
+    CakeCtx *c = ctx_new();
+    Module *m;
+    int ok = 0;
+    if (!cake_verify_file(c, file, NULL, &m) && m->nkernels) {
+        CostCalib cal;
+        cost_calib_default(&cal);
+        CostResult r;
+        const cJSON *range = cJSON_GetObjectItemCaseSensitive(op, "range"), *d;
+        for (int e = -1; e <= 20 && !ok; e++) {
+            shape[0] = 0;
+            size_t at = 0;
+            if (e >= 0)
+                cJSON_ArrayForEach(d, range) {
+                    double lo = cJSON_GetArrayItem(d, 0)->valuedouble, hi = cJSON_GetArrayItem(d, 1)->valuedouble;
+                    double v = (double)(1L << (20 - e));
+                    v = v < lo ? lo : v > hi ? hi : v;
+                    at += (size_t)snprintf(shape + at, cap - at, "%s%s=%.0f", at ? "," : "", d->string, v);
+                }
+            CakeCostOptions co = {.kernel = kname ? kname : ir_symstr(c, m->kernels[0]->name), .target = tg,
+                                  .has_target = has_tg, .set = set, .shape = e >= 0 ? shape : NULL,
+                                  .calib = &cal};
+            ok = cake_cost(c, m, &co, &r) == 0;
+        }
+    }
+    ctx_free(c);
+    return ok;
+}
+
+/* every variant of the manifest's ops, then min / median / max per column */
+static int library(int n, const char *manifest)
+{
+    char *text = read_all(manifest);
+    cJSON *doc = text ? cJSON_Parse(text) : NULL;
+    if (!doc) {
+        fprintf(stderr, "cake_cost_speed: cannot read %s\n", manifest);
+        free(text);
+        return 2;
+    }
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", manifest);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = 0;
+    else
+        strcpy(dir, "./");
+    double *col[3];
+    int cap = 512, nv = 0, over = 0;
+    for (int i = 0; i < 3; i++)
+        col[i] = calloc((size_t)cap, sizeof(double));
+    const cJSON *op, *v;
+    cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(doc, "ops"))
+    cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(op, "variants")) {
+        char file[1024];
+        snprintf(file, sizeof file, "%s%s", dir, str_of(v, "file") ? str_of(v, "file") : "");
+        const cJSON *ls = cJSON_GetObjectItemCaseSensitive(v, "launches"), *l;
+        Speed sum = {0, 0, 0}, s;
+        int rc = 0;
+        char shape[256];
+        if (cJSON_IsArray(ls))
+            cJSON_ArrayForEach(l, ls) {
+                rc = rc || !shape_for(op, file, l->valuestring, str_of(v, "set"), str_of(v, "target"), shape,
+                                      sizeof shape);
+                if (!rc && !(rc = time_kernel(file, l->valuestring, str_of(v, "set"), str_of(v, "target"),
+                                              shape[0] ? shape : NULL, n, &s))) {
+                    sum.first += s.first;
+                    sum.bind += s.bind;
+                    sum.again += s.again;
+                }
+            }
+        else {
+            rc = !shape_for(op, file, str_of(v, "kernel"), str_of(v, "set"), str_of(v, "target"), shape,
+                            sizeof shape);
+            rc = rc || time_kernel(file, str_of(v, "kernel"), str_of(v, "set"), str_of(v, "target"),
+                                   shape[0] ? shape : NULL, n, &sum);
+        }
+        const char *name = str_of(v, "name"), *opname = str_of(op, "op");
+        if (rc) {
+            printf("%-18s %-22s cost failed\n", opname, name);
+            continue;
+        }
+        double worst = sum.first > sum.again ? sum.first : sum.again;
+        printf("%-18s %-22s first %7.1f us (bind %6.1f)  again %7.1f us  %s\n", opname, name, sum.first,
+               sum.bind, sum.again, worst <= 1000 ? "ok" : "OVER 1 ms");
+        over |= worst > 1000;
+        if (nv < cap) {
+            col[0][nv] = sum.first;
+            col[1][nv] = sum.bind;
+            col[2][nv] = sum.again;
+            nv++;
+        }
+    }
+    if (nv) {
+        printf("%d variants (CPU time per evaluation):\n", nv);
+        summary("first", col[0], nv);
+        summary("bind", col[1], nv);
+        summary("again", col[2], nv);
+    }
+    for (int i = 0; i < 3; i++)
+        free(col[i]);
+    cJSON_Delete(doc);
+    free(text);
+    return over;
+}
+
 int main(int argc, char **argv)
 {
-    int first = 1, n = 200, worst_over = 0;
+    int first = 1, n = 200;
     if (argc > 1 && strspn(argv[1], "0123456789") == strlen(argv[1])) {
         n = atoi(argv[1]);
         first = 2;
     }
-    double *t = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-    for (int f = first; f < argc; f++) {
-        CakeCtx *ctx = ctx_new();
-        Module *m;
-        if (cake_verify_file(ctx, argv[f], NULL, &m) || !m->nkernels) {
-            printf("%-36s does not verify\n", argv[f]);
-            ctx_free(ctx);
-            continue;
-        }
-        CostCalib cal;
-        cost_calib_default(&cal);
-        for (uint32_t ki = 0; ki < m->nkernels; ki++) {
-            CakeCostOptions co = {.kernel = ir_symstr(ctx, m->kernels[ki]->name), .calib = &cal};
-            CostResult r;
-            int rc = 0, nf = n / 10 > 3 ? n / 10 : 3;
-            double *tf = malloc(sizeof(double) * (size_t)nf);
-            for (int i = 0; i < nf && rc == 0; i++) {   /* fresh contexts: a new variant each */
-                CakeCtx *c2 = ctx_new();
-                Module *m2;
-                rc = cake_verify_file(c2, argv[f], NULL, &m2);
-                CakeCostOptions c2o = co;
-                c2o.kernel = ir_symstr(c2, m2->kernels[ki]->name);
-                double t0 = now_us();
-                if (!rc)
-                    rc = cake_cost(c2, m2, &c2o, &r);
-                tf[i] = now_us() - t0;
-                ctx_free(c2);
-            }
-            for (int i = 0; i < n && rc == 0; i++) {
-                double t0 = now_us();
-                rc = cake_cost(ctx, m, &co, &r);
-                t[i] = now_us() - t0;
-            }
-            if (rc) {
-                printf("%-36s %s: cost failed\n", argv[f], co.kernel);
-                free(tf);
-                continue;
-            }
-            qsort(t, (size_t)n, sizeof *t, cmp);
-            qsort(tf, (size_t)nf, sizeof *tf, cmp);
-            double worst = tf[nf / 2] > t[n / 2] ? tf[nf / 2] : t[n / 2];
-            printf("%-36s %-20s first %7.1f us  again %7.1f us  %s\n", argv[f], co.kernel, tf[nf / 2],
-                   t[n / 2], worst <= 1000 ? "ok" : "OVER 1 ms");
-            worst_over |= worst > 1000;
-            free(tf);
-        }
-        ctx_free(ctx);
-    }
-    free(t);
-    return worst_over;
+    if (n < 1)
+        n = 1;
+    if (argc > first + 1 && !strcmp(argv[first], "--library"))
+        return library(n, argv[first + 1]);
+    return files(n, argv + first, argc - first);
 }

@@ -21,7 +21,7 @@
 #include "driver.h"
 #include "lib_cmd.h"
 
-static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near"};
+static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near", "tuned-fit"};
 
 static int is_dir(const char *p)
 {
@@ -80,8 +80,6 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (take(argc, argv, &i, "--variant", &o->variant)) continue;
         else if (take(argc, argv, &i, "--skip", &o->skip)) continue;
         else if (take(argc, argv, &i, "-j", &o->jobs)) continue;
-        else if (take(argc, argv, &i, "--part", &o->part)) continue;
-        else if (take(argc, argv, &i, "--image-dir", &o->image_dir)) continue;
         else if (!strcmp(a, "--overhead")) o->overhead = 1;
         else if (!strcmp(a, "--all")) o->all = 1;
         else if (!strcmp(a, "--sample")) o->sample = 1;
@@ -328,6 +326,9 @@ static void choice_text(const CakeLib *lib, const CakeLibChoice *ch)
     else if (ch->why == CAKE_SEL_NEAR)
         printf("  why: no tuned point for class %016llx: the nearest tuned class's ranking (measured on "
                "%s), rank %u\n", (unsigned long long)ch->class_key, dev, ch->rank);
+    else if (ch->why == CAKE_SEL_FIT)
+        printf("  why: the fitted wave model's ranking at this shape (from the tuned times on %s), "
+               "rank %u\n", dev, ch->rank);
     else if (ch->why == CAKE_SEL_MODEL)
         printf("  why: no tuned point for class %016llx: the cost model's ranking, rank %u\n",
                (unsigned long long)ch->class_key, ch->rank);
@@ -426,15 +427,9 @@ static int cmd_build(CakeCtx *ctx, const LibOptions *o)
     if (!is_dir(o->opt.file))   /* an artifact: only its table changes */
         return drv_finish(ctx, &o->opt, code_of(cake_lib_retable(ctx, o->opt.file, o->table, o->opt.out)));
     CakeLibBuildOptions bo = {.table = o->table, .no_model = o->no_model, .ptx_only = o->ptx,
-                              .device = o->opt.device, .verbose = o->verbose, .image_dir = o->image_dir};
-    int k = 0, n = 0, jn = o->jobs ? atoi(o->jobs) : default_jobs();
-    if (o->part && (sscanf(o->part, "%d/%d", &k, &n) != 2 || n < 1 || k < 0 || k >= n || !o->image_dir)) {
-        diag_report(ctx, E0002, IR_NOSPAN, "--part K/N (0 <= K < N) needs --image-dir DIR");
-        return drv_finish(ctx, &o->opt, EXIT_USER);
-    }
-    bo.part = k;
-    bo.nparts = n;
-    if (!o->part && jn > 1)
+                              .device = o->opt.device, .verbose = o->verbose};
+    int jn = o->jobs ? atoi(o->jobs) : default_jobs();
+    if (jn > 1)
         bo.workers = jn;   /* forked after the check (lib_build.c) */
     int rc = cake_lib_build(ctx, o->opt.file, o->opt.out, &bo);
     return drv_finish(ctx, &o->opt, code_of(rc));

@@ -14,7 +14,7 @@ typedef struct {
     const char *skip;         /* bench --all --skip V1,V2: not those (e.g. failed their check) */
     const char *repeat;       /* select --repeat N: time N selects */
     const char *per_task;     /* tune --per-task candidate|shape */
-    const char *jobs, *part, *image_dir;   /* build -j N; a part build: --part K/N --image-dir D */
+    const char *jobs;   /* build -j N */
     int ptx, no_model, verbose, overhead, all;
     int sample;               /* run --check / bench --shapes --check: the oracle compares a
                                  seeded sample of rows (or tiles) at every shape */

@@ -198,6 +198,8 @@ static Target device_target(const Kernel *k, const char *name)
  * the instance stays at its stage (its deferred coverage check untouched). NULL where
  * lowering has no rule yet (E0902, or any other error of the passes): its
  * diagnostics are dropped and the source level is counted (a note says so). */
+enum { COST_LOW_GROWTH = 24 };
+
 static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *cinst)
 {
     CakeInstance *inst = (CakeInstance *)cinst;   /* its cost_low cache only */
@@ -207,6 +209,14 @@ static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *cinst)
         return inst->cost_low;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     Kernel *low = ir_kernel_clone(ctx, inst->k);
+    /* lowering grows the kernel 20-30x (distribute's per-element code: gemm_persistent
+       386 -> 7466 nodes, flash_attn_fwd_pp 929 -> 24493): reserved at once, its node
+       and list arrays are not copied at every doubling, and pages never touched cost
+       nothing (the arena's blocks are fresh zero pages) */
+    low->nodes = arena_grow(&ctx->arena, low->nodes, &low->capnodes, low->nnodes * COST_LOW_GROWTH,
+                            sizeof *low->nodes);
+    low->lists = arena_grow(&ctx->arena, low->lists, &low->caplists, low->nlists * COST_LOW_GROWTH,
+                            sizeof *low->lists);
     Module one = {&low, 1, inst->m->file};
     CeEnv view = shape_env_view(&inst->set);
     if (pass_run_all(ctx, &one, low, inst->tg, &view) || ctx->nerrors > ne) {

@@ -114,8 +114,10 @@ typedef enum {
     CAKE_SEL_TUNED,      /* the tuned table has this shape class: measured fastest there */
     CAKE_SEL_MODEL,      /* no tuned point: the cost model's ranking for the class */
     CAKE_SEL_ORDER,      /* neither ranks a variant whose domain holds: the manifest's order */
-    CAKE_SEL_NEAR        /* no tuned point for the class: the nearest tuned class's ranking
+    CAKE_SEL_NEAR,       /* no tuned point for the class: the nearest tuned class's ranking
                             (at most LIB_NEAR_BUCKETS buckets away, docs/library.md) */
+    CAKE_SEL_FIT         /* the fitted wave model's ranking at this shape: each variant's
+                            time predicted from its tuned times (docs/library.md) */
 } CakeLibWhy;
 
 #define CAKE_LIB_MAX_VARIANTS 64
@@ -204,13 +206,7 @@ typedef struct {
     int ptx_only;                /* store PTX even where nvJitLink could make cubins */
     const char *device;          /* the cost model's device for the grid (NULL: "h200") */
     int verbose;                 /* one line per variant on stderr */
-    /* A build in parts (`lib build -j N`): with nparts > 1, compile only the
-     * variants whose number (in manifest order) is part mod nparts and write
-     * each image to image_dir/NUMBER.KIND, no artifact; with nparts <= 1 and
-     * image_dir set, take the images found there instead of compiling them. */
-    int part, nparts;
-    const char *image_dir;
-    /* workers > 1 (and no part): the images are compiled by that many processes
+    /* workers > 1 (`lib build -j N`): the images are compiled by that many processes
      * forked after the check (this one among them), which share its verified
      * modules and write their images to a temporary folder this one reads; the
      * artifact is the one a build in one process writes. fork(): the caller must

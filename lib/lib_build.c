@@ -240,6 +240,11 @@ static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, ui
         memset(a, 0, sizeof *a);
         a->key = key;
     }
+    cJSON_ArrayForEach(t, times) {   /* the fitted model's data: every time, as measured */
+        uint32_t v = variant_named(op, t->string);
+        if (v < op->pub.nvariants && cJSON_IsNumber(t))
+            lib_fit_add(op, &op->v[v], dimv, t->valuedouble);
+    }
     /* each variant's time relative to the fastest of this library's variants at this
        shape, in logs: a class's ranking is by the geometric mean over its shapes, so
        its largest shape does not outweigh the others */
@@ -275,6 +280,34 @@ static void acc_cells(CakeCtx *ctx, LibOp *op, const Acc *a, uint32_t n)
         op->ntuned += c->n > 0;
     }
     lib_cells_sort(op->tuned, op->ntuned);
+}
+
+/* the fitted model (lib_fit.c) before a table is folded: each fit variant's geometry,
+   its normal equations cleared, the SMs of the table's device */
+static void fit_prepare(CakeCtx *ctx, CakeLib *lib)
+{
+    const TgDevice *d = tg_device_match(lib->tuned_device);
+    for (uint32_t o = 0; o < lib->nops; o++) {
+        LibOp *op = &lib->ops[o];
+        lib_fit_set_sms(op, d ? d->sm_count : TG_DEFAULT_SM_COUNT);
+        op->nfit = 0;
+        int dims = lib_fit_dims(op);
+        for (uint32_t i = 0; i < op->pub.nvariants; i++) {
+            LibFit *f = &op->v[i].fit;
+            uint8_t family = dims ? f->family : 0;   /* an op without M, N, K: no fits */
+            memset(f, 0, sizeof *f);
+            f->family = family;
+            lib_fit_geometry(ctx, op, &op->v[i]);
+        }
+    }
+}
+
+static void fit_finish(LibOp *op)
+{
+    for (uint32_t i = 0; i < op->pub.nvariants; i++) {
+        lib_fit_solve(&op->v[i]);
+        op->nfit += op->v[i].fit.ok;
+    }
 }
 
 int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
@@ -313,14 +346,17 @@ int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
         return 1;
     }
     lib->tuned_device = arena_strndup(&ctx->arena, dev->valuestring, strlen(dev->valuestring));
+    fit_prepare(ctx, lib);
     Acc **accs = calloc(lib->nops + 1, sizeof *accs);
     uint32_t *nacc = calloc(lib->nops + 1, sizeof *nacc);
     int bad = !accs || !nacc;
     cJSON_ArrayForEach(e, entries)
         if (!bad && fold_entry(ctx, lib, e, accs, nacc) < 0)
             bad = 1;
-    for (uint32_t o = 0; !bad && o < lib->nops; o++)
+    for (uint32_t o = 0; !bad && o < lib->nops; o++) {
         acc_cells(ctx, &lib->ops[o], accs[o], nacc[o]);
+        fit_finish(&lib->ops[o]);
+    }
     for (uint32_t o = 0; accs && o < lib->nops; o++)
         free(accs[o]);
     free(accs);
@@ -331,7 +367,7 @@ int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
 
 /* ---- the build ---------------------------------------------------------------------------- */
 
-/* the image of variant number idx written by a part build (`--part`), into the blob: 1, or 0 */
+/* the image of variant number idx written by a forked worker, into the blob: 1, or 0 */
 static int image_from_dir(CakeCtx *ctx, CakeLib *lib, LibVariant *v, const char *dir, uint32_t idx)
 {
     static const char *const kinds[] = {"cubin", "ptx", "hsaco"};
@@ -379,12 +415,7 @@ static int write_image(CakeCtx *ctx, const char *dir, uint32_t idx, const char *
     return ok;
 }
 
-static int image_to_dir(CakeCtx *ctx, const CakeLib *lib, const LibVariant *v, const char *dir, uint32_t idx)
-{
-    return write_image(ctx, dir, idx, v->image_kind, lib->blob + v->image_off, v->image_len);
-}
-
-/* takes v's image from dir/IDX.KIND (a part build or a forked worker wrote it) when it is
+/* takes v's image from dir/IDX.KIND (a forked worker wrote it) when it is
    there, and lowers v too: the cost model's grid reads the instance; *rc its status */
 static int image_taken_from_dir(CakeCtx *ctx, CakeLib *lib, LibVariant *v, const char *dir, uint32_t idx,
                                 int verbose, int *rc)
@@ -500,11 +531,10 @@ static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *
     return rc;
 }
 
-/* every variant's image: compiled here, or (o->image_dir) read from a part build;
-   a part build (o->nparts) compiles its share and writes them there */
+/* every variant's image: compiled here, or by forked workers (o->workers) */
 static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
 {
-    if (o && o->workers > 1 && o->nparts <= 1 && !o->image_dir) {
+    if (o && o->workers > 1) {
         const char *tmp = getenv("TMPDIR");
         char dir[512];
         snprintf(dir, sizeof dir, "%s/cake-build.XXXXXX", tmp && *tmp ? tmp : "/tmp");
@@ -513,23 +543,12 @@ static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
     }
     int rc = 0;
     RtJitLinker *jl = o && o->ptx_only ? NULL : rt_jitlink_open();
-    uint32_t idx = 0;
     for (uint32_t i = 0; i < lib->nops && rc != 2; i++)
-        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants && rc != 2; j++, idx++) {
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants && rc != 2; j++) {
             LibVariant *v = &lib->ops[i].v[j];
             if (v->nsteps)   /* a sequence: its launches have the images */
                 continue;
-            int part = o && o->nparts > 1;
-            if (part && idx % (uint32_t)o->nparts != (uint32_t)o->part)
-                continue;
-            int r = 0;
-            if (!part && o && o->image_dir && image_taken_from_dir(ctx, lib, v, o->image_dir, idx, o->verbose, &r)) {
-                rc = r > rc ? r : rc;
-                continue;
-            }
-            r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);
-            if (!r && part && !image_to_dir(ctx, lib, v, o->image_dir, idx))
-                r = 1;
+            int r = compile_variant(ctx, lib, v, jl, o && o->verbose, o ? o->device : NULL);
             rc = r > rc ? r : rc;
         }
     rt_jitlink_close(jl);
@@ -544,15 +563,14 @@ static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBu
         return rc;
     for (uint32_t i = 0; i < lib->nsrcs; i++)
         lib->srcs[i].off = blob_add(ctx, lib, lib->srcs[i].text, lib->srcs[i].len);
-    int part = o && o->nparts > 1;
-    rc = part ? lib_variants_check_part(ctx, lib, o->part, o->nparts) : lib_variants_check(ctx, lib);
+    rc = lib_variants_check(ctx, lib);
     if (!rc)
         rc = images(ctx, lib, o);
-    for (uint32_t i = 0; i < lib->nops && !rc && !part && !(o && o->no_model); i++)
+    for (uint32_t i = 0; i < lib->nops && !rc && !(o && o->no_model); i++)
         model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
-    if (!rc && !part && o && o->table)
+    if (!rc && o && o->table)
         rc = lib_table_fold(ctx, lib, o->table);
-    if (!rc && !part)
+    if (!rc)
         rc = lib_artifact_write(ctx, lib, out);
     free(lib->blob);
     lib->blob = NULL;

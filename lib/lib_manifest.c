@@ -334,6 +334,14 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
     v->src = source_of(r, p->file, at);
     if (!read_sequence(r, op, j, v, at))
         return 0;
+    const char *fit = str_field(r, j, "fit", 0, at);
+    if (fit && !(v->fit.family = (uint8_t)lib_fit_family(fit))) {
+        Diag *d = bad(r, find_pair(r, at, "fit", NULL), ir_fmt(r->ctx, "variant `%s`: unknown `fit` "
+                                                              "family `%s`", p->name, fit));
+        diag_help(r->ctx, d, "the fitted model's families: tiles, splitk, gemv (docs/library.md, "
+                             "\"The fitted model\")");
+        return 0;
+    }
     const cJSON *when = cJSON_GetObjectItemCaseSensitive(j, "when"), *c;
     v->nconds = 0;
     v->conds = arena_alloc(&r->ctx->arena, (size_t)(cJSON_GetArraySize(when) + 1) * sizeof *v->conds);
@@ -754,29 +762,18 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
     return 0;
 }
 
+/* every variant, then the sequences once their launches checked */
 int lib_variants_check(CakeCtx *ctx, CakeLib *lib)
 {
-    return lib_variants_check_part(ctx, lib, 0, 1);
-}
-
-/* nparts > 1: only the variants a part build compiles (number idx, counted over
-   every op's variants in order, with idx % nparts == part), no sequences: the
-   whole build checks everything again and reports */
-int lib_variants_check_part(CakeCtx *ctx, CakeLib *lib, int part, int nparts)
-{
     int worst = 0;
-    uint32_t idx = 0;
     for (uint32_t i = 0; i < lib->nops; i++)
-        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++, idx++) {
+        for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++) {
             LibVariant *v = &lib->ops[i].v[j];
-            int mine = nparts <= 1 || idx % (uint32_t)nparts == (uint32_t)part;
-            int rc = v->nsteps || !mine ? 0 : check_variant(ctx, lib, &lib->ops[i], v, v->at);
+            int rc = v->nsteps ? 0 : check_variant(ctx, lib, &lib->ops[i], v, v->at);
             if (rc > worst)
                 worst = rc;
         }
-    if (nparts > 1)
-        return worst;
-    for (uint32_t i = 0; i < lib->nops; i++)   /* the sequences, once their launches checked */
+    for (uint32_t i = 0; i < lib->nops; i++)
         for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++)
             if (lib->ops[i].v[j].nsteps && check_sequence(ctx, &lib->ops[i], &lib->ops[i].v[j]) && !worst)
                 worst = 1;

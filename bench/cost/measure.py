@@ -125,6 +125,13 @@ def _ref_attn(t, p, e):
     return {"O": torch.softmax(s, -1) @ v}
 
 
+def _ref_attn_gqa(t, p, e):
+    """O only (L, the log-sum-exp, is the backward's): K and V shared by BH / BHK query heads"""
+    g = t["Q"].shape[0] // t["K"].shape[0]
+    kv = {n: t[n].repeat_interleave(g, 0) for n in "KV"}
+    return _ref_attn({"Q": t["Q"], "K": kv["K"], "V": kv["V"], "sm_scale": t["sm_scale"]}, p, e)
+
+
 def _ref_layernorm(t, p, e):
     x = t["x"].float()
     mu = x.mean(1, keepdim=True)
@@ -190,6 +197,12 @@ REFS = {
     "gemm_persistent": lambda t, p, e: {"C": _gemm(t)},
     "gemm_bias_act": lambda t, p, e: (lambda c: {"C": c * torch.sigmoid(c)})(_gemm(t) + t["bias"]),
     "flash_attn_fwd_d64": _ref_attn,
+    "flash_attn_fwd": _ref_attn,
+    "flash_attn_fwd_pp": _ref_attn_gqa,
+    "gemm_gemv": lambda t, p, e: {"C": _gemm(t)},
+    "rmsnorm_warp_ragged": lambda t, p, e: {"y": _rms(t["x"].float(), t["w"], 1e-5)},
+    "layernorm_warp_ragged": _ref_layernorm,
+    "softmax_warp_ragged": lambda t, p, e: {"y": torch.softmax(t["x"], 1)},
     "copy": lambda t, p, e: {"dst": t["src"]},
     "vector_add": lambda t, p, e: {"z": t["x"] + t["y"]},
     "rmsnorm": lambda t, p, e: {"y": _rms(t["x"].float(), t["w"], 1e-5)},
@@ -228,6 +241,16 @@ PEERS = {
     "sum_partials": lambda t: t["P"].sum(0).bfloat16(),
     "rmsnorm": lambda t: torch.nn.functional.rms_norm(t["x"], t["x"].shape[-1:], t["w"], 1e-5),
     "copy": lambda t: t[next(iter(t))].clone(),
+    "gemm_stages": lambda t: t["A"] @ t["B"].T,
+    "gemm_waves": lambda t: t["A"] @ t["B"].T,
+    "gemm_tiles": lambda t: t["A"] @ t["B"].T,
+    "rms_threads": lambda t: torch.nn.functional.rms_norm(t["x"], t["x"].shape[-1:], t["w"], 1e-5),
+    "smx_threads": lambda t: torch.softmax(t["x"], 1),
+    "gemv": lambda t: t["A"] @ t["B"].T,
+    "attn_pp": lambda t: torch.nn.functional.scaled_dot_product_attention(
+        t["Q"][None], t["K"][None], t["V"][None], scale=t["sm_scale"], enable_gqa=True),
+    "attn_stages": lambda t: torch.nn.functional.scaled_dot_product_attention(
+        t["Q"][:, None], t["K"][:, None], t["V"][:, None], scale=t["sm_scale"]),
 }
 
 
