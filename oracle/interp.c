@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp_priv.h"
+#include "check.h" /* check_fill_offsets: the offsets the check draws */
 
 /* ---- evaluation -------------------------------------------------------- */
 
@@ -157,6 +158,18 @@ static int dot_side(Interp *I, const XNode *r, uint32_t var, int64_t lo, int64_t
         int64_t a = lo, b = last;
         int moves = r->op == X_READV ? l[j] == var
                     : I->x[l[j]].op == X_VAR && I->x[l[j]].slot == var;
+        if (!moves && r->op == X_READ && I->x[l[j]].op == X_ADD) { /* off + k: shifted by off */
+            const XNode *s = &I->x[l[j]];
+            uint32_t v = I->x[s->a].op == X_VAR && I->x[s->a].slot == var ? s->a
+                         : I->x[s->b].op == X_VAR && I->x[s->b].slot == var ? s->b : 0;
+            uint32_t o = v == s->a ? s->b : s->a;
+            double sh = v && !mentions(I, o, var, 0) ? ev(I, o) : 0.5;
+            if (sh == trunc(sh)) {
+                moves = 1;
+                a = lo + (int64_t)sh;
+                b = last + (int64_t)sh;
+            }
+        }
         if (!moves && r->op == X_READ && mentions(I, l[j], var, 0))
             return 0; /* an index that moves otherwise (k + 1, 2 * k): the generic loop */
         if (!moves) {
@@ -290,17 +303,16 @@ static double elem(const HostTensor *t, int64_t off)
 }
 
 /* a read in the cost estimate: 0, except from sequence offsets (`offsets LO ..
- * HI`), spaced evenly over LO .. HI - 1 so that each of B sequences is about
- * (HI - 1 - LO) / B long (a varlen reference's loops get their real size) */
+ * HI`): evenly spaced boundaries (offsets_for_cost), so that a varlen reference's
+ * loops, evaluated once at the middle sequence, get the length it costs */
 static double cost_read(Interp *I, const XNode *x)
 {
-    if (!I->ramp || x->slot >= I->k->nargs || x->n != 1 || I->ramp[2 * x->slot + 1] <= 0)
+    const HostTensor *t = x->slot < I->k->nargs ? &I->t[x->slot] : NULL;
+    if (!t || !t->data || x->n != 1 || t->rank != 1)
         return 0;
-    double n = (double)I->t[x->slot].shape[0];
     double i = x->op == X_READV ? I->vars[I->xl[x->list]] : ev(I, I->xl[x->list]);
-    double at = n > 1 ? i / (n - 1) : 0;
-    at = at < 0 ? 0 : at > 1 ? 1 : at;
-    return floor(I->ramp[2 * x->slot] + at * I->ramp[2 * x->slot + 1]);
+    int64_t j = i < 0 ? 0 : i >= (double)t->shape[0] ? t->shape[0] - 1 : (int64_t)i;
+    return t->data[j * t->stride[0]];
 }
 
 static double ev(Interp *I, uint32_t xi)
@@ -687,6 +699,26 @@ static double ce(Interp *I, uint32_t xi, double chain)
     }
 }
 
+/* the boundaries the cost estimate reads for `offsets lo .. hi`: evenly spaced
+ * by the root mean square of the lengths the check draws (check_fill_offsets,
+ * seed 0), so that B sequences of that length cost what the drawn ones do in a
+ * reference quadratic in the length (attention), more in a linear one */
+static void offsets_for_cost(HostTensor *t, int64_t lo, int64_t hi)
+{
+    check_fill_offsets(t, 0, lo, hi);
+    int64_t n = t->shape[0], st = t->stride[0];
+    double sq = 0;
+    for (int64_t b = 0; b + 1 < n; b++) {
+        double len = t->data[(b + 1) * st] - t->data[b * st];
+        sq += len > 0 ? len * len : 0;
+    }
+    double each = n > 1 ? sqrt(sq / (double)(n - 1)) : 0;
+    for (int64_t b = 0; b < n; b++) {
+        double v = (double)lo + floor((double)b * each);
+        t->data[b * st] = v < (double)(hi - 1) ? v : (double)(hi - 1);
+    }
+}
+
 int interp_cost(Interp *I, const ShapeEnv *env, InterpCost *cost)
 {
     const Kernel *k = I->k;
@@ -700,29 +732,28 @@ int interp_cost(Interp *I, const ShapeEnv *env, InterpCost *cost)
         free(geo);
         return 0;
     }
-    double *ramp = calloc(2 * (size_t)k->nargs + 2, sizeof *ramp);
-    for (uint32_t i = 0; ramp && i < k->nargs; i++) {
+    for (uint32_t i = 0; i < k->nargs; i++) { /* sequence offsets: as the check draws them */
         const Node *g = &k->nodes[k->nodes[k->args[i]].a];
         int64_t lo, hi;
-        if (ir_arg_offsets(k, i) && shape_eval_int(I->ctx, k, g->b, env, &lo) &&
-            shape_eval_int(I->ctx, k, g->c, env, &hi) && hi - 1 > lo) {
-            ramp[2 * i] = (double)lo;
-            ramp[2 * i + 1] = (double)(hi - 1 - lo);
-        }
+        if (ir_arg_offsets(k, i) && geo[i].rank == 1 && geo[i].span <= (1 << 20) &&
+            shape_eval_int(I->ctx, k, g->b, env, &lo) && shape_eval_int(I->ctx, k, g->c, env, &hi) &&
+            hi > lo && (geo[i].data = malloc((size_t)(geo[i].span ? geo[i].span : 1) * sizeof(double))))
+            offsets_for_cost(&geo[i], lo, hi);
     }
-    I->ramp = ramp;
+    for (uint32_t i = 0; i < k->nargs; i++)
+        I->tt[i].data = geo[i].data;
     I->costmode = 1;
     if (setjmp(I->jb)) {
         I->costmode = 0;
         I->t = NULL;
-        I->ramp = NULL;
-        free(ramp);
+        for (uint32_t i = 0; i < k->nargs; i++)
+            free(geo[i].data), I->tt[i].data = NULL;
         free(geo);
         return 0;
     }
     cost->flops = ce(I, I->root, 1);
-    I->ramp = NULL;
-    free(ramp);
+    for (uint32_t i = 0; i < k->nargs; i++)
+        free(geo[i].data), I->tt[i].data = NULL;
     cost->bytes = arg_bytes(I, geo);
     cost->sum_len = I->sum_len;
     cost->exact = 0;

@@ -482,6 +482,28 @@ static int64_t store_unit(SyK *s, NodeId st, NodeId role)
     }
 }
 
+/* the loops whose variable a store's index names (a tail loop that starts one
+ * element late), noted once each */
+typedef struct {
+    Diag *d;
+    int n;
+    NodeId seen[4];
+} LoopNotes;
+
+static void note_loop(SyK *s, NodeId e, void *u)
+{
+    LoopNotes *ln = u;
+    NodeId f = sy_node(s, e)->op == OP_NAME ? sy_node(s, e)->decl : 0;
+    if (!f || sy_node(s, f)->op != OP_FOR || ln->n == 4)
+        return;
+    for (int i = 0; i < ln->n; i++)
+        if (ln->seen[i] == f)
+            return;
+    ln->seen[ln->n++] = f;
+    diag_note(s->ctx, ln->d, sy_span(s, f), "`%s` runs over this loop's range",
+              ir_symstr(s->ctx, sy_node(s, f)->name));
+}
+
 static int out_of_bounds(const Out *o, const int64_t *lo, const int64_t *len)
 {
     for (int d = 0; d < o->rank; d++)
@@ -766,8 +788,12 @@ static int64_t floor_div(int64_t a, int64_t b)
 }
 
 /* marks record a of lanes t0 + k, k = 0 .. kn, moving by (b - a) per lane;
- * only the lanes whose box meets the tensor are visited */
-static void mark_lanes(Cov *c, const Rec *a, const Rec *b, int64_t t0, int64_t kn)
+ * only the lanes whose box meets the tensor are visited. A lane whose box
+ * straddles the tensor's edge (part inside, part outside) is not marked but
+ * listed in edge[] (at most 8): its store is masked there, and what it writes
+ * instead (a tail loop, or nothing) is only known by running it */
+static void mark_lanes(Cov *c, const Rec *a, const Rec *b, int64_t t0, int64_t kn,
+                       int64_t *edge, int *nedge)
 {
     Out *o = &c->out[a->out];
     int64_t klo = 0, khi = kn, lo[IR_MAX_RANK];
@@ -785,8 +811,17 @@ static void mark_lanes(Cov *c, const Rec *a, const Rec *b, int64_t t0, int64_t k
         khi = kmax < khi ? kmax : khi;
     }
     for (int64_t k = klo; k <= khi; k++) {
-        for (int d = 0; d < IR_MAX_RANK; d++)
+        int straddles = 0;
+        for (int d = 0; d < IR_MAX_RANK; d++) {
             lo[d] = a->lo[d] + k * (b->lo[d] - a->lo[d]);
+            if (d < o->rank && b->lo[d] != a->lo[d])
+                straddles |= (lo[d] < o->ext[d] && lo[d] + a->len[d] > o->ext[d]) ||
+                             (lo[d] < 0 && lo[d] + a->len[d] > 0);
+        }
+        if (straddles && *nedge < 8) {
+            edge[(*nedge)++] = t0 + k;
+            continue;
+        }
         mark_box(c, o, lo, a->len, 0, a->st, c->writer_base + (uint32_t)(t0 + k + 1));
     }
 }
@@ -829,8 +864,13 @@ static int probe(Cov *c, SyExec *x, int64_t t0, int64_t tl)
         rank = c->out[i].rank > rank ? c->out[i].rank : rank;
     if (na != nb || na != nl || !affine(ra, rb, rl, na, tl - t0, rank))
         return -1;
+    int64_t edge[8];
+    int nedge = 0;
     for (int i = 0; i < na; i++)
-        mark_lanes(c, &ra[i], &rb[i], t0, tl - t0);
+        mark_lanes(c, &ra[i], &rb[i], t0, tl - t0, edge, &nedge);
+    for (int i = 0; i < nedge; i++) /* the ragged edge's lanes: what they really store */
+        if (!run_thread(c, x, edge[i], NULL))
+            return 0;
     return 1;
 }
 
@@ -998,6 +1038,8 @@ static void run_sample(Cov *c, SyExec *x, const Plan *p)
             if ((op == OP_STORE || op == OP_TMA_STORE) && s->pos[st] && sy_ref_decl(s, sy_node(s, st)->a) == o->arg) {
                 diag_note(s->ctx, d, sy_span(s, sy_node(s, st)->a), "a store into `%s`: its index",
                           ir_symstr(s->ctx, sy_node(s, o->arg)->name));
+                LoopNotes ln = {d, 0, {0}};
+                sy_each_expr(s, sy_node(s, st)->a, note_loop, &ln);
                 if (nst++ == 0)
                     sy_note_lets(s, d, sy_node(s, st)->a, 5);
             }

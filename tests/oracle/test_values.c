@@ -65,7 +65,9 @@ static void test_fill_offsets(void **state)
     "  reference {\n    for b in 0 .. B1 - 1 {\n"                                               \
     "      y[b] = f32(sum(i in cu[b] .. max(cu[b + 1], cu[b]), x[i]))\n    }\n  }\n}\n"
 
-/* the cost estimate reads offsets as evenly spaced boundaries: (T / B) rows each */
+/* the cost estimate reads offsets as evenly spaced boundaries, each sequence the
+ * root mean square of the drawn lengths: at least the T rows of a linear reference,
+ * at most B times as many */
 static void test_offsets_cost(void **state)
 {
     (void)state;
@@ -75,7 +77,7 @@ static void test_offsets_cost(void **state)
     Interp *I = interp_new(ctx, k);
     InterpCost c;
     assert_true(interp_cost(I, &e, &c));
-    assert_true(c.flops >= 900 && c.flops <= 1100);          /* 4 sequences of 250 */
+    assert_true(c.flops >= 1000 && c.flops <= 2000);         /* 4 sequences, 2 long */
     interp_free(I);
     CheckReport reps[8];
     FakeDev good = {0, 0, -1, 0, 0};

@@ -31,7 +31,7 @@ for d in doc["diagnostics"]:
 done <<'LIST'
 distribute-frag examples/gemm_sm90.tir M=200,N=264,K=136 E0957@26:3:output_'C'_differs_from_the_reference_at_[0,_0]_(shape_M=200,_N=
 async-no-wait examples/gemm_sm90.tir M=200,N=264,K=520 E0981@55:7:a_TMA_load_overwrites_shared_byte_0_of_`As`_that_a_wgmma_or_TMA_
-async-no-wait examples/flash_attn_fwd.tir BH=2,S=200 E0981@95:9:thread_224_reads_an_accumulator_register_that_a_wgmma_in_flight_
+async-no-wait examples/flash_attn_fwd.tir BH=2,S=200 E0981@97:9:thread_224_reads_an_accumulator_register_that_a_wgmma_in_flight_
 distribute-frag examples/gemm_sm80.tir M=150,N=136,K=200 E0957@26:3:output_'C'_differs_from_the_reference_at_[0,_0]_(shape_M=150,_N=
 distribute-frag examples/gemm_gfx942.tir M=150,N=200,K=68 E0957@36:3:output_'C'_differs_from_the_reference_at_[0,_0]_(shape_M=150,_N=
 pipes-parity examples/gemm_sm90.tir M=200,N=264,K=136 E0980@54:7:deadlock_in_block_(0,_0,_0):_no_thread_can_go_on_and_no_asynchro
