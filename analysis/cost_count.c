@@ -90,10 +90,11 @@ static void expr(Walk *w, NodeId e, double m)
         return;
     const Kernel *k = w->k;
     const Node *n = &k->nodes[e];
+    if (n->op == OP_INT || n->op == OP_FLOAT || n->op == OP_BOOL || n->op == OP_NAME || n->op == OP_COLON ||
+        n->op == OP_SPECIAL)
+        return;   /* the leaves (most operands of a lowered op: acc[i]) cost nothing */
     const Type *t = cw_type_of(w, e);
     switch (n->op) {
-    case OP_INT: case OP_FLOAT: case OP_BOOL: case OP_NAME: case OP_COLON: case OP_SPECIAL:
-        return;
     case OP_LOAD:
         count_mem_load(w, n, m);
         expr(w, n->a, m);
