@@ -34,6 +34,8 @@ void cost_calib_default(CostCalib *c)
     c->req_rate = 0;
     c->lat_mem = 1;
     c->res_exposed = 0;
+    c->mlp_knee = 0;
+    c->pipe_knee = 0;
     snprintf(c->source, sizeof c->source, "built-in defaults (analysis/cost_model.c)");
 }
 
@@ -251,6 +253,17 @@ static void family(const CostProfile *p, const CostCalib *c, CostResult *r, doub
     }
 }
 
+/* max(a, b) for k = 0; else the k-norm (a^k + b^k)^(1/k): the larger term, plus
+   what of the smaller one it does not hide (both sides are latency and work
+   that overlap imperfectly) */
+static double soft_max(double a, double b, double k)
+{
+    if (k <= 0 || a <= 0 || b <= 0)
+        return fmax(a, b);
+    double m = fmax(a, b);
+    return m * pow(pow(a / m, k) + pow(b / m, k), 1 / k);
+}
+
 void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, CostResult *r)
 {
     char kernel[64], shape[256], target[16];
@@ -299,8 +312,9 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
         r->pipeline_ms = per_sm * fills * per_fill_ns * 1e-6;
     }
     double comp_s = fmax(per_sm * path, path_max) / clk;
-    if (r->pipeline_ms * 1e-3 > comp_s) {
-        comp_s = r->pipeline_ms * 1e-3;
+    int pipe_bound = r->pipeline_ms * 1e-3 > comp_s;
+    comp_s = soft_max(comp_s, r->pipeline_ms * 1e-3, c->pipe_knee);
+    if (pipe_bound) {
         cost_note(r->notes, &r->nnotes, "the pipeline is latency-bound: %d stages keep too few loads in "
                   "flight to cover %.0f ns per stage (Little's law)", p->stages, lat_load);
     }
@@ -330,7 +344,9 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double lat_little = d->lat_dram_ns * (c->lat_mem > 0 ? c->lat_mem : 1) * 1e-9;
     r->inflight_needed = hbm * lat_little;
     double bw = hbm;
-    if (r->inflight_bytes > 0 && r->inflight_bytes / lat_little < bw)
+    if (r->inflight_bytes > 0 && c->mlp_knee > 0)   /* a soft knee: bandwidth as a smooth minimum */
+        bw = hbm / pow(1 + pow(r->inflight_needed / r->inflight_bytes, c->mlp_knee), 1 / c->mlp_knee);
+    else if (r->inflight_bytes > 0 && r->inflight_bytes / lat_little < bw)
         bw = r->inflight_bytes / lat_little;
     r->res_ms[CR_DRAM] = r->dram_bytes / bw * 1e3;
     r->res_ms[CR_L2] = r->l2_bytes / (d->l2_gbps * 1e9 * c->eff_l2) * 1e3;

@@ -36,6 +36,8 @@ static const struct { size_t off; double lo, hi; } knobs[] = {
     {offsetof(CostCalib, req_rate), 0.0, 400.0},
     {offsetof(CostCalib, lat_mem), 0.3, 1.5},
     {offsetof(CostCalib, res_exposed), 0.0, 0.5},
+    {offsetof(CostCalib, mlp_knee), 0.0, 8.0},
+    {offsetof(CostCalib, pipe_knee), 0.0, 8.0},
 };
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
 
