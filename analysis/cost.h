@@ -125,6 +125,9 @@ typedef struct {
                                              min(peak, in flight / latency)) */
     double pipe_knee;                     /* the same between the compute path and the pipeline's
                                              latency bound: (compute^k + pipeline^k)^(1/k) (0: max) */
+    double body_knee;                     /* the same over the body's terms (compute, shared memory,
+                                             requests, memory): resources that are all near their
+                                             limit slow each other (0: the largest alone) */
     char source[160];                     /* "built-in defaults" or the file, date, command */
     CostPattern pat[COST_MAX_PATTERNS];   /* the calibrated families; none: every pattern */
     int npat;

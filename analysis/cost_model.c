@@ -36,6 +36,7 @@ void cost_calib_default(CostCalib *c)
     c->res_exposed = 0;
     c->mlp_knee = 0;
     c->pipe_knee = 0;
+    c->body_knee = 0;
     snprintf(c->source, sizeof c->source, "built-in defaults (analysis/cost_model.c)");
 }
 
@@ -369,8 +370,9 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double rounds = ceil(nb / ((double)bps * d->sm_count));
     double chain_ns = d->lat_dram_ns + p->w.barriers * d->lat_barrier_ns;
     double rounds_s = c->lat_block * rounds * chain_ns * 1e-9;
-    double body = fmax(comp_s, fmax(fmax(r->res_ms[CR_SMEM], r->res_ms[CR_REQ]),
-                                    fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2])) * 1e-3);
+    double mem_s = fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2]) * 1e-3;
+    double body = soft_max(soft_max(comp_s, r->res_ms[CR_SMEM] * 1e-3, c->body_knee),
+                           soft_max(r->res_ms[CR_REQ] * 1e-3, mem_s, c->body_knee), c->body_knee);
     /* the terms overlap, not perfectly: a share of the others' time shows (ranks
        variants that one term alone ties) */
     if (c->res_exposed > 0) {

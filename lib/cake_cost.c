@@ -134,6 +134,7 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     take(k, "lat_block", &c->lat_block); take(k, "req_rate", &c->req_rate);
     take(k, "lat_mem", &c->lat_mem); take(k, "res_exposed", &c->res_exposed);
     take(k, "mlp_knee", &c->mlp_knee); take(k, "pipe_knee", &c->pipe_knee);
+    take(k, "body_knee", &c->body_knee);
     take_patterns(j, c);
     const cJSON *date = cJSON_GetObjectItemCaseSensitive(j, "date");
     snprintf(c->source, sizeof c->source, "%.100s (%.40s)", path,

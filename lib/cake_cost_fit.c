@@ -38,6 +38,7 @@ static const struct { size_t off; double lo, hi; } knobs[] = {
     {offsetof(CostCalib, res_exposed), 0.0, 0.5},
     {offsetof(CostCalib, mlp_knee), 0.0, 8.0},
     {offsetof(CostCalib, pipe_knee), 0.0, 8.0},
+    {offsetof(CostCalib, body_knee), 0.0, 8.0},
 };
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
 
