@@ -421,9 +421,9 @@ static void do_check(CakeCtx *ctx, const Options *o, RunState *rs, CakeKernel *c
         copt.tol_scale = strtod(o->tol_scale, NULL);
     if (o->sample)
         copt.sample = 1;   /* the sampled check of large shapes, at every shape */
-    CheckReport reps[8];
+    CheckReport reps[CHECK_DEFAULT_SHAPES];
     uint32_t n;
-    if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, 8, &n) == 2) {
+    if (cake_check(ctx, rs->dev, ck, base, o->shape != NULL, &copt, reps, CHECK_DEFAULT_SHAPES, &n) == 2) {
         rs->code = EXIT_BUG;
         return;
     }
@@ -622,9 +622,9 @@ static int sim_one(CakeCtx *ctx, const Options *o, Module *m, Target tg, const c
     ShapeEnv base;
     if (!cake_parse_bindings(ctx, k, set, o->shape, &base))
         return EXIT_USER;
-    CheckReport reps[8];
+    CheckReport reps[CHECK_DEFAULT_SHAPES];
     uint32_t n = 0;
-    int rc = cake_sim_check(ctx, m, kernel, tg, set, &base, o->shape != NULL, &copt, &sopt, reps, 8, &n);
+    int rc = cake_sim_check(ctx, m, kernel, tg, set, &base, o->shape != NULL, &copt, &sopt, reps, CHECK_DEFAULT_SHAPES, &n);
     if (rc)
         return rc == 2 ? EXIT_BUG : EXIT_USER;
     int ok = add_reports(o, rs, reps, n, label);

@@ -21,7 +21,7 @@
 #include "driver.h"
 #include "lib_cmd.h"
 
-static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near"};
+static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near", "tuned-fit"};
 
 static int is_dir(const char *p)
 {
@@ -326,6 +326,9 @@ static void choice_text(const CakeLib *lib, const CakeLibChoice *ch)
     else if (ch->why == CAKE_SEL_NEAR)
         printf("  why: no tuned point for class %016llx: the nearest tuned class's ranking (measured on "
                "%s), rank %u\n", (unsigned long long)ch->class_key, dev, ch->rank);
+    else if (ch->why == CAKE_SEL_FIT)
+        printf("  why: the fitted wave model's ranking at this shape (from the tuned times on %s), "
+               "rank %u\n", dev, ch->rank);
     else if (ch->why == CAKE_SEL_MODEL)
         printf("  why: no tuned point for class %016llx: the cost model's ranking, rank %u\n",
                (unsigned long long)ch->class_key, ch->rank);

@@ -449,24 +449,29 @@ static NodeId parse_dim(Parser *p)
     return id;
 }
 
-/* ('values' expr '..' expr)?: the range of an integer tensor's elements,
- * lower bound included, upper excluded (`values 0 .. V`: class ids of V
- * classes). `values` is not a keyword: a name anywhere else. */
-static int parse_values(Parser *p, NodeId *lo, NodeId *hi)
+/* (('values' | 'offsets') expr '..' expr)?: the range of an integer tensor's
+ * elements, lower bound included, upper excluded (`values 0 .. V`: class ids
+ * of V classes; `offsets 0 .. T + 1`: the offsets of sequences packed in T
+ * rows, *offsets set). Neither word is a keyword: a name anywhere else. */
+static int parse_values(Parser *p, NodeId *lo, NodeId *hi, int *offsets)
 {
     Token *t = fe_peek(p);
-    if (t->kind != T_IDENT || strcmp(ir_symstr(p->ctx, t->sym), "values") != 0)
+    const char *w = t->kind == T_IDENT ? ir_symstr(p->ctx, t->sym) : "";
+    *offsets = strcmp(w, "offsets") == 0;
+    if (strcmp(w, "values") != 0 && !*offsets)
         return 1;
     fe_advance(p);
     *lo = fe_expr(p);
-    if (!*lo || !fe_expect(p, T_DOTDOT, "(a value range is written `values 0 .. V`)"))
+    if (!*lo || !fe_expect(p, T_DOTDOT, *offsets ? "(offsets are written `offsets 0 .. T + 1`)"
+                                                  : "(a value range is written `values 0 .. V`)"))
         return 0;
     *hi = fe_expr(p);
     return *hi != 0;
 }
 
 /* argtype := 'global' DTYPE '[' dim (',' dim)* ']' ('strides' '[' expr (',' expr)* ']')?
- *            ('align' INT)? ('values' expr '..' expr)? ('workspace')?
+ *            ('align' INT)? (('values' | 'offsets') expr '..' expr)? ('workspace')?
+ *            ('tolerance' expr)?
  *          | DTYPE */
 static NodeId parse_argtype(Parser *p)
 {
@@ -505,18 +510,29 @@ static NodeId parse_argtype(Parser *p)
     if (fe_accept(p, T_ALIGN) && !fe_int_lit(p, &align, 65535, "alignment"))
         return 0;
     NodeId vlo = 0, vhi = 0;
-    if (!parse_values(p, &vlo, &vhi))
+    int offsets = 0;
+    if (!parse_values(p, &vlo, &vhi, &offsets))
         return 0;
     Token *w = fe_peek(p); /* `workspace` is not a keyword either */
     int workspace = w->kind == T_IDENT && strcmp(ir_symstr(p->ctx, w->sym), "workspace") == 0;
     if (workspace)
         fe_advance(p);
+    NodeId tol = 0;
+    Token *tw = fe_peek(p); /* nor is `tolerance` */
+    if (tw->kind == T_IDENT && strcmp(ir_symstr(p->ctx, tw->sym), "tolerance") == 0) {
+        fe_advance(p);
+        if (!(tol = fe_expr(p)))
+            return 0;
+    }
     NodeId id = fe_node(p, OP_GTYPE, fe_prev(p)->span);
     Node *n = ir_get(p->k, id);
     if (workspace)
         n->flags |= NF_WORKSPACE;
+    if (offsets)
+        n->flags |= NF_OFFSETS;
     n->b = vlo;
     n->c = vhi;
+    n->d = tol;
     n->dtype = dt;
     n->lanes = lanes;
     n->sub = (uint16_t)ndims;

@@ -174,7 +174,8 @@ typedef struct {
  *   PARAM name, a=default, b..c=a range of values it may take (`in b .. c`) or
  *       list=a set of them (`in {v, ...}`) (docs/tir.md 4.1) | DIM name | ARG name, a=TYPE (scalar) or GTYPE
  *   TYPE dtype, lanes, list=dims (n=0: scalar or vector)
- *   GTYPE dtype, lanes, list=dims then strides, sub=number of dims, v.attr.align
+ *   GTYPE dtype, lanes, list=dims then strides, sub=number of dims, v.attr.align,
+ *       b..c=`values`/`offsets` range (NF_OFFSETS), d=`tolerance` (a number literal)
  *   LET name, a=type (0), b=init | VAR name, a=type, b=init (0)
  *   SHARED name, a=TYPE, v.attr.swizzle, v.attr.align
  *   REG name, a=TYPE, b=init (0), v.attr.layout/scope (flags NF_HAS_LAYOUT/NF_HAS_SCOPE)
@@ -208,8 +209,7 @@ typedef struct Node {
                            ROLE: Unit; TYPE: 1 when it has dims (a tile/tensor type) */
     uint8_t dtype;      /* TYPE/CAST/literals: DType */
     uint8_t lanes;      /* TYPE/CAST: vector lanes (1 = scalar) */
-    uint8_t flags;      /* NF_* */
-    uint8_t pad;
+    uint16_t flags;     /* NF_* */
     Span span;
     NodeId a, b, c, d;  /* children, meaning per op (see ops.h) */
     uint32_t list, n;   /* operand list: Kernel.lists[list .. list + n) */
@@ -227,7 +227,8 @@ enum { /* node flags */
     NF_PAREN = 1 << 4,    /* written in parentheses (printer keeps them) */
     NF_ELSEIF = 1 << 5,
     NF_IMPLICIT = 1 << 6, /* implicit index variable (reference, tile assignment, tile store) */
-    NF_WORKSPACE = 1 << 7 /* GTYPE: `workspace`, zero on entry and left zero (docs/tir.md 4.2) */
+    NF_WORKSPACE = 1 << 7, /* GTYPE: `workspace`, zero on entry and left zero (docs/tir.md 4.2) */
+    NF_OFFSETS = 1 << 8    /* GTYPE: the range b .. c was written `offsets`: sequence offsets */
 };
 
 /* A resolved type (verifier output). */
@@ -457,6 +458,12 @@ int ir_kernel_targets(const Kernel *k, Target tg);
 /* 1 when argument i (index into k->args) is declared `workspace`: the caller
  * passes it zero-filled and the kernel leaves it zero-filled (docs/tir.md 4.2) */
 int ir_arg_workspace(const Kernel *k, uint32_t i);
+/* 1 when argument i declares `offsets LO .. HI`: its elements are the offsets of
+ * sequences packed in one dim (cu_seqlens), drawn as such by the check (tir.md 4.2) */
+int ir_arg_offsets(const Kernel *k, uint32_t i);
+/* the factor argument i declares with `tolerance X` on the check's error bound
+ * of that output (docs/checking.md "Tolerance"), or 0 when it declares none */
+double ir_arg_tolerance(const Kernel *k, uint32_t i);
 Kernel *ir_kernel_new(CakeCtx *ctx);
 /* A deep copy of src in ctx's arena (nodes, lists, types, the header arrays;
  * node ids stay the same), to bind and lower without touching src: what an

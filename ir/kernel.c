@@ -30,6 +30,25 @@ int ir_arg_workspace(const Kernel *k, uint32_t i)
     return a->a && k->nodes[a->a].op == OP_GTYPE && (k->nodes[a->a].flags & NF_WORKSPACE);
 }
 
+int ir_arg_offsets(const Kernel *k, uint32_t i)
+{
+    if (i >= k->nargs)
+        return 0;
+    const Node *a = &k->nodes[k->args[i]];
+    return a->a && k->nodes[a->a].op == OP_GTYPE && (k->nodes[a->a].flags & NF_OFFSETS);
+}
+
+double ir_arg_tolerance(const Kernel *k, uint32_t i)
+{
+    if (i >= k->nargs)
+        return 0;
+    const Node *a = &k->nodes[k->args[i]];
+    if (!a->a || k->nodes[a->a].op != OP_GTYPE || !k->nodes[a->a].d)
+        return 0;
+    const Node *t = &k->nodes[k->nodes[a->a].d];
+    return t->op == OP_FLOAT ? t->v.f : t->op == OP_INT ? (double)t->v.i : 0;
+}
+
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 {
     k->nodes = arena_grow(&ctx->arena, k->nodes, &k->capnodes, k->nnodes + 1, sizeof *k->nodes);

@@ -300,13 +300,17 @@ static void type(Printer *p, NodeId id)
         if (n->v.attr.align)
             fprintf(p->out, " align %u", n->v.attr.align);
         if (n->b && n->c) {
-            fputs(" values ", p->out);
+            fputs(n->flags & NF_OFFSETS ? " offsets " : " values ", p->out);
             expr(p, n->b, PREC_TOP);
             fputs(" .. ", p->out);
             expr(p, n->c, PREC_TOP);
         }
         if (n->flags & NF_WORKSPACE)
             fputs(" workspace", p->out);
+        if (n->d) {
+            fputs(" tolerance ", p->out);
+            expr(p, n->d, PREC_TOP);
+        }
         return;
     }
     dtype(p, n->dtype, n->lanes);

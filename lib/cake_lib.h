@@ -114,8 +114,10 @@ typedef enum {
     CAKE_SEL_TUNED,      /* the tuned table has this shape class: measured fastest there */
     CAKE_SEL_MODEL,      /* no tuned point: the cost model's ranking for the class */
     CAKE_SEL_ORDER,      /* neither ranks a variant whose domain holds: the manifest's order */
-    CAKE_SEL_NEAR        /* no tuned point for the class: the nearest tuned class's ranking
+    CAKE_SEL_NEAR,       /* no tuned point for the class: the nearest tuned class's ranking
                             (at most LIB_NEAR_BUCKETS buckets away, docs/library.md) */
+    CAKE_SEL_FIT         /* the fitted wave model's ranking at this shape: each variant's
+                            time predicted from its tuned times (docs/library.md) */
 } CakeLibWhy;
 
 #define CAKE_LIB_MAX_VARIANTS 64

@@ -98,6 +98,18 @@ static cJSON *variant_json(const LibVariant *v)
         for (uint32_t i = 0; i < v->nws; i++)
             cJSON_AddItemToArray(ws, cJSON_CreateString(v->ws[i]));
     }
+    if (v->fit.family)
+        cJSON_AddStringToObject(j, "fit", lib_fit_family_name(v->fit.family));
+    if (v->fit.geo[0]) {   /* the fitted model (lib_fit.c): the geometry, the coefficients */
+        cJSON *geo = cJSON_AddArrayToObject(j, "fit_geo");
+        for (int i = 0; i < LIB_GEO__COUNT; i++)
+            cJSON_AddItemToArray(geo, cJSON_CreateNumber((double)v->fit.geo[i]));
+    }
+    if (v->fit.ok) {
+        cJSON *coef = cJSON_AddArrayToObject(j, "fit_coef");
+        for (int i = 0; i < LIB_FIT_TERMS; i++)
+            cJSON_AddItemToArray(coef, cJSON_CreateNumber(v->fit.coef[i]));
+    }
     cJSON *img = cJSON_AddObjectToObject(j, "image");
     cJSON_AddStringToObject(img, "kind", v->image_kind);
     cJSON_AddNumberToObject(img, "off", (double)v->image_off);
@@ -126,6 +138,8 @@ static cJSON *op_json(const LibOp *op)
     cJSON *vars = cJSON_AddArrayToObject(j, "variants");
     for (uint32_t i = 0; i < op->pub.nvariants; i++)
         cJSON_AddItemToArray(vars, variant_json(&op->v[i]));
+    if (op->nfit)
+        cJSON_AddNumberToObject(j, "fit_sms", (double)op->fit_sms);
     cJSON_AddItemToObject(j, "tuned", cells_json(op->tuned, op->ntuned));
     cJSON_AddItemToObject(j, "model", cells_json(op->model, op->nmodel));
     return j;
@@ -254,6 +268,37 @@ static int read_cells(CakeCtx *ctx, const cJSON *arr, uint32_t nvar, LibCell **o
     return 1;
 }
 
+/* a variant's fitted model, where the artifact has one: 1, or 0 when it is malformed */
+static int read_fit(const cJSON *vj, LibOp *op, LibVariant *v)
+{
+    const cJSON *geo = cJSON_GetObjectItemCaseSensitive(vj, "fit_geo");
+    const cJSON *coef = cJSON_GetObjectItemCaseSensitive(vj, "fit_coef");
+    if (!geo && !coef)
+        return 1;
+    if (!v->fit.family || cJSON_GetArraySize(geo) != LIB_GEO__COUNT ||
+        (coef && cJSON_GetArraySize(coef) != LIB_FIT_TERMS))
+        return 0;
+    int64_t gv[LIB_GEO__COUNT];
+    for (int i = 0; i < LIB_GEO__COUNT; i++) {
+        const cJSON *g = cJSON_GetArrayItem(geo, i);
+        if (!cJSON_IsNumber(g) || g->valuedouble < 1 || g->valuedouble > 2048)
+            return 0;
+        gv[i] = (int64_t)g->valuedouble;
+    }
+    lib_fit_set_geometry(&v->fit, gv);
+    if (!coef)
+        return 1;
+    for (int i = 0; i < LIB_FIT_TERMS; i++) {
+        const cJSON *c = cJSON_GetArrayItem(coef, i);
+        if (!cJSON_IsNumber(c) || !(c->valuedouble >= 0) || c->valuedouble > 1e9)
+            return 0;
+        v->fit.coef[i] = c->valuedouble;
+    }
+    v->fit.ok = 1;
+    op->nfit++;
+    return 1;
+}
+
 /* what the manifest reader does not read: images and the table */
 static int read_extras(CakeCtx *ctx, CakeLib *lib, const cJSON *root)
 {
@@ -279,7 +324,13 @@ static int read_extras(CakeCtx *ctx, CakeLib *lib, const cJSON *root)
             strcpy(op->v[v].image_kind, kind->valuestring);
             op->v[v].image_off = (size_t)off;
             op->v[v].image_len = (size_t)len;
+            if (!read_fit(cJSON_GetArrayItem(vars, (int)v), op, &op->v[v]))
+                return 0;
         }
+        double sms = 0;
+        if (op->nfit && (!num_field(oj, "fit_sms", 256, &sms) || sms < 1 || !lib_fit_dims(op)))
+            return 0;
+        lib_fit_set_sms(op, (int64_t)sms);
         if (!read_cells(ctx, cJSON_GetObjectItemCaseSensitive(oj, "tuned"), op->pub.nvariants,
                         &op->tuned, &op->ntuned) ||
             !read_cells(ctx, cJSON_GetObjectItemCaseSensitive(oj, "model"), op->pub.nvariants,

@@ -240,6 +240,11 @@ static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, ui
         memset(a, 0, sizeof *a);
         a->key = key;
     }
+    cJSON_ArrayForEach(t, times) {   /* the fitted model's data: every time, as measured */
+        uint32_t v = variant_named(op, t->string);
+        if (v < op->pub.nvariants && cJSON_IsNumber(t))
+            lib_fit_add(op, &op->v[v], dimv, t->valuedouble);
+    }
     /* each variant's time relative to the fastest of this library's variants at this
        shape, in logs: a class's ranking is by the geometric mean over its shapes, so
        its largest shape does not outweigh the others */
@@ -275,6 +280,34 @@ static void acc_cells(CakeCtx *ctx, LibOp *op, const Acc *a, uint32_t n)
         op->ntuned += c->n > 0;
     }
     lib_cells_sort(op->tuned, op->ntuned);
+}
+
+/* the fitted model (lib_fit.c) before a table is folded: each fit variant's geometry,
+   its normal equations cleared, the SMs of the table's device */
+static void fit_prepare(CakeCtx *ctx, CakeLib *lib)
+{
+    const TgDevice *d = tg_device_match(lib->tuned_device);
+    for (uint32_t o = 0; o < lib->nops; o++) {
+        LibOp *op = &lib->ops[o];
+        lib_fit_set_sms(op, d ? d->sm_count : TG_DEFAULT_SM_COUNT);
+        op->nfit = 0;
+        int dims = lib_fit_dims(op);
+        for (uint32_t i = 0; i < op->pub.nvariants; i++) {
+            LibFit *f = &op->v[i].fit;
+            uint8_t family = dims ? f->family : 0;   /* an op without M, N, K: no fits */
+            memset(f, 0, sizeof *f);
+            f->family = family;
+            lib_fit_geometry(ctx, op, &op->v[i]);
+        }
+    }
+}
+
+static void fit_finish(LibOp *op)
+{
+    for (uint32_t i = 0; i < op->pub.nvariants; i++) {
+        lib_fit_solve(&op->v[i]);
+        op->nfit += op->v[i].fit.ok;
+    }
 }
 
 int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
@@ -313,14 +346,17 @@ int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
         return 1;
     }
     lib->tuned_device = arena_strndup(&ctx->arena, dev->valuestring, strlen(dev->valuestring));
+    fit_prepare(ctx, lib);
     Acc **accs = calloc(lib->nops + 1, sizeof *accs);
     uint32_t *nacc = calloc(lib->nops + 1, sizeof *nacc);
     int bad = !accs || !nacc;
     cJSON_ArrayForEach(e, entries)
         if (!bad && fold_entry(ctx, lib, e, accs, nacc) < 0)
             bad = 1;
-    for (uint32_t o = 0; !bad && o < lib->nops; o++)
+    for (uint32_t o = 0; !bad && o < lib->nops; o++) {
         acc_cells(ctx, &lib->ops[o], accs[o], nacc[o]);
+        fit_finish(&lib->ops[o]);
+    }
     for (uint32_t o = 0; accs && o < lib->nops; o++)
         free(accs[o]);
     free(accs);

@@ -334,6 +334,14 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
     v->src = source_of(r, p->file, at);
     if (!read_sequence(r, op, j, v, at))
         return 0;
+    const char *fit = str_field(r, j, "fit", 0, at);
+    if (fit && !(v->fit.family = (uint8_t)lib_fit_family(fit))) {
+        Diag *d = bad(r, find_pair(r, at, "fit", NULL), ir_fmt(r->ctx, "variant `%s`: unknown `fit` "
+                                                              "family `%s`", p->name, fit));
+        diag_help(r->ctx, d, "the fitted model's families: tiles, splitk, gemv (docs/library.md, "
+                             "\"The fitted model\")");
+        return 0;
+    }
     const cJSON *when = cJSON_GetObjectItemCaseSensitive(j, "when"), *c;
     v->nconds = 0;
     v->conds = arena_alloc(&r->ctx->arena, (size_t)(cJSON_GetArraySize(when) + 1) * sizeof *v->conds);

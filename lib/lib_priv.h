@@ -33,6 +33,22 @@ typedef struct {
 } LibX;
 typedef struct { NodeId node; int32_t root; } LibAssume;   /* root -1: use ce_eval_int */
 
+/* the fitted wave model of a variant (lib_fit.c, docs/library.md "The fitted model") */
+enum { LIB_FIT_NONE, LIB_FIT_TILES, LIB_FIT_SPLITK, LIB_FIT_GEMV, LIB_FIT__COUNT };
+enum { LIB_GEO_BM, LIB_GEO_BN, LIB_GEO_BK, LIB_GEO_SPLIT, LIB_GEO_MR, LIB_GEO_COLS, LIB_GEO_LANE_K,
+       LIB_GEO__COUNT };
+#define LIB_FIT_TERMS 4
+#define LIB_FIT_MIN_POINTS 8      /* tuned shapes a variant needs before its fit is used: 2 per term */
+typedef struct {
+    uint8_t family;               /* LIB_FIT_*: the manifest's `fit`, NONE without */
+    uint8_t ok;                   /* coef holds a fit */
+    int64_t geo[LIB_GEO__COUNT];  /* its tile geometry at its bindings (lib_fit_geometry) */
+    double inv[LIB_GEO__COUNT];   /* 1 / geo (lib_fit_set_geometry) */
+    double coef[LIB_FIT_TERMS];   /* ms = coef . features */
+    double ata[LIB_FIT_TERMS][LIB_FIT_TERMS], atb[LIB_FIT_TERMS];   /* while folding a table */
+    uint32_t npoints;
+} LibFit;
+
 typedef struct {
     CakeLibVariant pub;
     Target tg;
@@ -55,6 +71,7 @@ typedef struct {
     uint8_t steps[LIB_MAX_STEPS];
     const char *ws[LIB_MAX_WS]; uint8_t nws;   /* its workspace tensors' names */
     RtPtr ws_ptr; size_t ws_bytes;             /* the workspace, kept for the next launch */
+    LibFit fit;
 } LibVariant;
 
 typedef struct {
@@ -74,6 +91,10 @@ typedef struct {
     uint8_t gstep[LIB_MAX_DIMS];                    /* ... up to ghi (at most LIB_GRID_POINTS) */
     int64_t lo[LIB_MAX_DIMS], hi[LIB_MAX_DIMS];     /* the op's `range` per dim */
     uint8_t has_range[LIB_MAX_DIMS];                /* the manifest gave a range for the dim */
+    int64_t fit_sms;          /* the SMs of the tuned device the fits count waves over */
+    double fit_inv_sms, fit_inv_sms8;   /* 1 / fit_sms, 1 / (8 fit_sms) (lib_fit_set_sms) */
+    uint8_t fit_dim[3];       /* the indices of dims M, N, K (lib_fit_dims) */
+    uint32_t nfit;            /* variants with a fit */
     const char *reference;    /* the variant whose kernel's reference is the op's (sequences
                                  are checked against it); NULL: the first single launch */
 } LibOp;
@@ -131,6 +152,29 @@ void lib_domain_compile(CakeCtx *ctx, const LibOp *op, LibVariant *v);
 /* assume i of v at dimv: 1 when it holds or does not evaluate, 0 when it fails */
 int lib_assume_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v, uint32_t i,
                      const int64_t *dimv);
+
+/* ---- lib_fit.c ---- */
+int lib_fit_family(const char *name);          /* LIB_FIT_*, 0 for an unknown name */
+const char *lib_fit_family_name(int family);
+/* op's dims M, N, K into op->fit_dim: 1, or 0 when it lacks one (then it has no fits) */
+int lib_fit_dims(LibOp *op);
+/* a fit's geometry (each at least 1) and its inverses; op's SM count and its inverses */
+void lib_fit_set_geometry(LibFit *f, const int64_t *geo);
+void lib_fit_set_sms(LibOp *op, int64_t sms);
+/* v's tile geometry from its kernel's parameters at its bindings (v->k bound; a
+   sequence: its last launch's) */
+void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *v);
+/* one tuned time of v at dimv into its normal equations; then the fit */
+void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms);
+void lib_fit_solve(LibVariant *v);
+/* v's predicted ms at dimv, or -1 without a fit */
+double lib_fit_predict(const LibOp *op, const LibVariant *v, const int64_t *dimv);
+/* every variant's predicted ms at dimv into t (-1: no fit): how many have one */
+uint32_t lib_fit_predict_all(const LibOp *op, const int64_t *dimv, double *t);
+/* the variant of t predicted fastest, taken out of t (its time set to -1), or
+   UINT32_MAX when none is left: a select tests them in this order and mostly
+   stops at the first */
+uint32_t lib_fit_next(const LibOp *op, double *t);
 
 /* ---- lib_select.c ---- */
 uint64_t lib_class_key(const LibOp *op, const int64_t *dimv);

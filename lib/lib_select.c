@@ -309,14 +309,27 @@ static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int
     out->class_key = lib_class_key(op, dimv);
     if (!in_range(ctx, op, dimv))
         return 1;
-    /* the rankings in turn: the tuned class, the nearest tuned class, the cost model's cell */
+    /* the rankings in turn: the fitted model's, the tuned class, the nearest tuned class,
+       the cost model's cell */
+    int found = 0;
+    if (op->nfit) {
+        double t[CAKE_LIB_MAX_VARIANTS];
+        uint32_t n = lib_fit_predict_all(op, dimv, t), v;
+        for (uint32_t r = 0; r < n && (all || !found) && (v = lib_fit_next(op, t)) != UINT32_MAX; r++)
+            try_variant(lib, op, v, out, &found, r);
+        if (found) {
+            out->why = CAKE_SEL_FIT;
+            if (!all)
+                return 0;
+        }
+    }
     const LibCell *cells[3] = {cell_find(op->tuned, op->ntuned, out->class_key), NULL,
                                cell_find(op->model, op->nmodel, lib_grid_key(op, dimv))};
     static const CakeLibWhy whys[3] = {CAKE_SEL_TUNED, CAKE_SEL_NEAR, CAKE_SEL_MODEL};
     if (!cells[0])
         cells[1] = cell_near(op, out->class_key);
-    int found = 0;
-    out->why = CAKE_SEL_ORDER;
+    if (!found)
+        out->why = CAKE_SEL_ORDER;
     for (uint32_t k = 0; k < 3 && !found; k++)
         for (uint32_t r = 0; cells[k] && r < cells[k]->n && !found; r++)
             if (cells[k]->rank[r] < op->pub.nvariants) {

@@ -515,7 +515,9 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
         size_t span = (size_t)(t->span ? t->span : 1);
         b->bytes = (size_t)eb * (b->is_tensor ? (size_t)t->span : 1);
         b->host = malloc(b->bytes ? b->bytes : 1);
-        if (sampled && b->is_tensor && !(b->role & INTERP_WRITTEN) && !b->workspace) {
+        int offsets = ir_arg_offsets(k, i) || (rk != k && ir_arg_offsets(rk, i));
+        if (sampled && b->is_tensor && !(b->role & INTERP_WRITTEN) && !b->workspace &&
+            !offsets) {
             /* an input of a sampled check: the reference decodes it from b->host (a
                workspace is no input: it comes zero, below, sampled or not) */
             int64_t lo, hi;
@@ -561,7 +563,9 @@ oom:
                          "argument '%s' has an empty value range at %s", b->name, out->shape);
                 goto done;
             }
-            if (vr > 0)
+            if (vr > 0 && offsets)
+                check_fill_offsets(t, seed, lo, hi);
+            else if (vr > 0)
                 check_fill_range(t, seed, lo, hi);
             else
                 check_fill_random(t, seed, opt);
@@ -617,8 +621,12 @@ oom:
         CheckOutput *o = &out->out[out->noutputs];
         o->arg = i;
         o->name = B.b[i].name;
-        double rtol, atol;
-        check_tolerance(B.t[i].dtype, out->cost.sum_len, opt->tol_scale, &rtol, &atol);
+        double rtol, atol, scale = opt->tol_scale > 0 ? opt->tol_scale : 1;
+        double declared = ir_arg_tolerance(rk, i); /* the reference's own: a task's, never
+                                                      the checked kernel's */
+        if (declared > 0)
+            scale *= declared;
+        check_tolerance(B.t[i].dtype, out->cost.sum_len, scale, &rtol, &atol);
         if ((B.b[i].role & INTERP_READ) && !sampled) { /* in/out: compare every element */
             free(B.t[i].written);
             B.t[i].written = NULL;
@@ -626,7 +634,7 @@ oom:
         /* the GPU's sin/cos are approximate: 2^-20.9 absolute in [-pi, pi], which near a
            zero of the result is far more than the f32 bound relative to the output */
         double floor = out->cost.trig && ir_dtypes[B.t[i].dtype].kind == 'f'
-                           ? 0x1p-20 * (opt->tol_scale > 0 ? opt->tol_scale : 1) : 0;
+                           ? 0x1p-20 * scale : 0;
         check_compare(&B.t[i], B.b[i].host, rtol, atol, floor, o);
         out->n_bad += o->n_bad;
         out->unwritten |= o->n_unwritten > 0;
@@ -708,14 +716,13 @@ static int grid_reads_sm_count(const Kernel *k)
     return 0;
 }
 
-uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckOptions *opt,
-                     CheckLaunchFn launch, void *user, CheckReport *reps, uint32_t max)
+uint32_t check_suite_shapes(CakeCtx *ctx, Kernel *k, const ShapeEnv *base,
+                            const CheckOptions *opt, ShapeEnv *shapes, uint32_t max)
 {
     const Kernel *rk = opt && opt->reference ? opt->reference : k;
     Interp *I = interp_new(ctx, rk);
     if (!I)
         return 0;
-    ShapeEnv shapes[CHECK_SUITE_MAX];
     if (max > CHECK_SUITE_MAX)
         max = CHECK_SUITE_MAX;
     PickOptions po = {0, 0, 0};
@@ -738,6 +745,14 @@ uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckO
             if (smc[i % 3])
                 shape_env_set(&shapes[i], ir_intern_cstr(ctx, SHAPE_SM_COUNT), smc[i % 3]);
     }
+    return n;
+}
+
+uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckOptions *opt,
+                     CheckLaunchFn launch, void *user, CheckReport *reps, uint32_t max)
+{
+    ShapeEnv shapes[CHECK_SUITE_MAX];
+    uint32_t n = check_suite_shapes(ctx, k, base, opt, shapes, max);
     for (uint32_t i = 0; i < n; i++) {
         CheckStatus st = check_run_ex(ctx, k, &shapes[i], launch, user, opt, &reps[i]);
         if (st == CHECK_ERROR || st == CHECK_DEVICE_ERROR)

@@ -195,6 +195,8 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env, CheckLaun
 
 /* the most reports check_suite fills */
 #define CHECK_SUITE_MAX 16
+/* the shapes `run --check` asks check_suite for, per parameter combination */
+#define CHECK_DEFAULT_SHAPES 8
 
 /* Picks shapes (shapes_pick) from base and checks k at each; stops at the
  * first CHECK_ERROR or CHECK_DEVICE_ERROR. Returns how many reports it
@@ -204,6 +206,11 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env, CheckLaun
  * that its blocks walk several tiles each; base's sm.count, if bound, is kept. */
 uint32_t check_suite(CakeCtx *ctx, Kernel *k, const ShapeEnv *base, const CheckOptions *opt,
                      CheckLaunchFn launch, void *user, CheckReport *reps, uint32_t max);
+
+/* The shapes check_suite checks (shapes_pick, then sm.count bound for a persistent
+ * grid), without running anything: their number (0: none fits, E0955 reported). */
+uint32_t check_suite_shapes(CakeCtx *ctx, Kernel *k, const ShapeEnv *base,
+                            const CheckOptions *opt, ShapeEnv *shapes, uint32_t max);
 
 const char *check_status_name(CheckStatus s);   /* "pass", "fail", "error", "device_error" */
 const char *check_bad_name(CheckBad b);          /* "none", "value", "nan", "unwritten", "inf" */
@@ -225,6 +232,13 @@ void check_fill_random(HostTensor *t, uint64_t seed, const CheckOptions *opt);
 /* Fills t with seeded values drawn uniformly in [lo, hi) (zero included):
  * the inputs of an argument declared `values lo .. hi`. */
 void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi);
+
+/* Fills t (rank 1, n = B + 1 elements) with the boundaries of B sequences packed
+ * in rows lo .. hi - 1: t[0] = lo, t[B] = hi - 1 when the last one is long, lengths
+ * in a fixed pattern of short and long sequences, from B = 5 on one boundary that
+ * steps back (unsorted offsets, an empty sequence) and from B = 9 on empty ones:
+ * an argument declared `offsets lo .. hi`. */
+void check_fill_offsets(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi);
 
 /* The value range `values LO .. HI` of argument i of k under env: 1 with
  * *lo = LO, *hi = HI (HI excluded); -1 when the argument declares none; 0

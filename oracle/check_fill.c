@@ -237,6 +237,70 @@ void check_fill_range(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
     fill_run(&F);
 }
 
+/* ---- sequence offsets (`offsets LO .. HI`) ------------------------------- */
+
+enum { SEQ_LONG, SEQ_SHORT, SEQ_EMPTY, SEQ_BACK };
+
+/* the pattern of B sequences: short first (so that no long one starts at the
+ * first row), then long ones at the odd places, each followed by a short one
+ * (places 2, 6, ...: a long block's neighbour that finishes first), by one whose
+ * end steps back before its start (place 4: unsorted offsets, an empty
+ * sequence) or by an empty one (places 8, 12, ...) */
+static int seq_kind(int64_t b, int64_t B)
+{
+    if (B == 1)
+        return SEQ_LONG;
+    if (b == 0 || b % 4 == 2)
+        return SEQ_SHORT;
+    if (b % 2)
+        return SEQ_LONG;
+    return b == 4 ? SEQ_BACK : SEQ_EMPTY;
+}
+
+void check_fill_offsets(HostTensor *t, uint64_t seed, int64_t lo, int64_t hi)
+{
+    for (int64_t j = 0; j < t->span; j++)
+        t->data[j] = (double)lo;
+    int64_t n = t->rank == 1 ? t->shape[0] : 0, st = n ? t->stride[0] : 1;
+    if (n < 2)
+        return;
+    Rng r;
+    rng_seed(&r, seed);
+    int64_t B = n - 1, rows = hi - 1 - lo, small = 0, nlong = 0;
+    int64_t short_max = rows / (4 * B) > 1 ? rows / (4 * B) : 1;
+    double w = 0, wl[64] = {0};
+    for (int64_t b = 0; b < B; b++) {
+        int kind = seq_kind(b, B);
+        if (kind == SEQ_SHORT)
+            small += 1 + (int64_t)(rng_next(&r) % (uint64_t)short_max);
+        if (kind == SEQ_LONG && nlong < 64)
+            w += wl[nlong++] = 1 + 0.5 * rng_unit(&r);
+    }
+    double scale = small > rows ? (double)rows / (double)small : 1; /* more shorts than rows */
+    int64_t rest = rows - (int64_t)((double)small * scale), placed = 0, il = 0, at = lo;
+    rng_seed(&r, seed); /* the same short lengths again, now placed */
+    for (int64_t b = 0; b < B; b++) {
+        int kind = seq_kind(b, B);
+        int64_t len = 0;
+        if (kind == SEQ_SHORT)
+            len = (int64_t)((double)(1 + (int64_t)(rng_next(&r) % (uint64_t)short_max)) * scale);
+        if (kind == SEQ_LONG) {
+            rng_unit(&r);
+            len = il + 1 == nlong || il >= 63 ? rest - placed : (int64_t)((double)rest * wl[il] / w);
+            placed += len;
+            il++;
+        }
+        int64_t end = at + len;
+        if (end > hi - 1)
+            end = hi - 1;
+        if (kind == SEQ_BACK && at > lo) /* ends before it starts: empty, and the next one longer */
+            t->data[(b + 1) * st] = (double)(at - 1 - (int64_t)(rng_next(&r) % (uint64_t)(at - lo)));
+        else
+            t->data[(b + 1) * st] = (double)end;
+        at = end;
+    }
+}
+
 /* the same values straight into the device encoding (no fp64 copy): the
  * inputs of a sampled check */
 void check_fill_encoded(void *host, int64_t span, DType dt, uint64_t seed,

@@ -289,6 +289,20 @@ static double elem(const HostTensor *t, int64_t off)
     return interp_decode(t->dtype, (const char *)t->enc + off * interp_elem_bytes(t->dtype));
 }
 
+/* a read in the cost estimate: 0, except from sequence offsets (`offsets LO ..
+ * HI`), spaced evenly over LO .. HI - 1 so that each of B sequences is about
+ * (HI - 1 - LO) / B long (a varlen reference's loops get their real size) */
+static double cost_read(Interp *I, const XNode *x)
+{
+    if (!I->ramp || x->slot >= I->k->nargs || x->n != 1 || I->ramp[2 * x->slot + 1] <= 0)
+        return 0;
+    double n = (double)I->t[x->slot].shape[0];
+    double i = x->op == X_READV ? I->vars[I->xl[x->list]] : ev(I, I->xl[x->list]);
+    double at = n > 1 ? i / (n - 1) : 0;
+    at = at < 0 ? 0 : at > 1 ? 1 : at;
+    return floor(I->ramp[2 * x->slot] + at * I->ramp[2 * x->slot + 1]);
+}
+
 static double ev(Interp *I, uint32_t xi)
 {
     const XNode *x = &I->x[xi];
@@ -297,7 +311,7 @@ static double ev(Interp *I, uint32_t xi)
     case X_VAR: return I->vars[x->slot];
     case X_READV: {
         if (I->costmode)
-            return 0;
+            return cost_read(I, x);
         const HostTensor *t = &I->t[x->slot];
         const uint32_t *l = &I->xl[x->list];
         int64_t off = 0;
@@ -312,7 +326,7 @@ static double ev(Interp *I, uint32_t xi)
     }
     case X_READ:
         if (I->costmode)
-            return 0;
+            return cost_read(I, x);
         return elem(&I->t[x->slot], offset(I, x));
     case X_EXTENT: return (double)I->t[x->slot].shape[x->sub];
     case X_ADD: I->flops += x->cnt; return ev(I, x->a) + ev(I, x->b);
@@ -686,14 +700,29 @@ int interp_cost(Interp *I, const ShapeEnv *env, InterpCost *cost)
         free(geo);
         return 0;
     }
+    double *ramp = calloc(2 * (size_t)k->nargs + 2, sizeof *ramp);
+    for (uint32_t i = 0; ramp && i < k->nargs; i++) {
+        const Node *g = &k->nodes[k->nodes[k->args[i]].a];
+        int64_t lo, hi;
+        if (ir_arg_offsets(k, i) && shape_eval_int(I->ctx, k, g->b, env, &lo) &&
+            shape_eval_int(I->ctx, k, g->c, env, &hi) && hi - 1 > lo) {
+            ramp[2 * i] = (double)lo;
+            ramp[2 * i + 1] = (double)(hi - 1 - lo);
+        }
+    }
+    I->ramp = ramp;
     I->costmode = 1;
     if (setjmp(I->jb)) {
         I->costmode = 0;
         I->t = NULL;
+        I->ramp = NULL;
+        free(ramp);
         free(geo);
         return 0;
     }
     cost->flops = ce(I, I->root, 1);
+    I->ramp = NULL;
+    free(ramp);
     cost->bytes = arg_bytes(I, geo);
     cost->sum_len = I->sum_len;
     cost->exact = 0;

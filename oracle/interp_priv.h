@@ -61,6 +61,8 @@ struct Interp {
     uint64_t steps, max_steps;
     int costmode;
     double sum_len;
+    double *ramp;               /* cost estimate: per argument, LO and HI - 1 - LO of
+                                   `offsets LO .. HI` (2 per argument), or NULL */
     jmp_buf jb;
     /* sampled evaluation (interp_sample.c): smark[x] is 1 on the outer loop of
      * a top-level nest, 2 on its column loop; the outer loop runs over srow[],

@@ -9,7 +9,7 @@
  * ragged values around them, the constants the assumes compare it with (and
  * their neighbours), and the kernel's `shape` default halved repeatedly. A
  * profile orders each dim's pool by preference (aligned, ragged, tiny,
- * many row tiles, largest allowed, mixed, ...); a depth-first search takes the first
+ * many row tiles, groups of heads, largest allowed, mixed, ...); a depth-first search takes the first
  * assignment, in that order, that satisfies every assume that evaluates and
  * the size budget. The default profile scales every `shape` default down by
  * one common power of two until it fits. One shape per profile, duplicates
@@ -24,8 +24,15 @@
 #define MAX_POOL 512
 #define SEARCH_LIMIT 20000
 
-enum { P_ALIGNED, P_RAGGED, P_MANY, P_TINY, P_DEFAULT, P_MAX, P_MIXED, P_RAGGED_BIG, P_MIXED2,
-       P_RAGGED_SMALL, P__COUNT };
+enum { P_ALIGNED, P_RAGGED, P_MANY, P_GROUPS, P_TINY, P_DEFAULT, P_MAX, P_MIXED, P_RAGGED_BIG,
+       P_MIXED2, P_RAGGED_SMALL, P__COUNT };
+
+/* P_GROUPS: a dim another dim is a multiple of (`assume H % HK == 0`: KV heads) at
+ * GROUP_SIZE and that other dim at GROUP_RATIO times it, so that several groups
+ * of several members each run (a group map that is wrong only when both exceed
+ * one shows); the other dims ragged */
+#define GROUP_SIZE 2
+#define GROUP_RATIO 3
 
 /* P_MANY: the first tiled dim at about MANY_TILES tiles (a prime: any group of 2 ..
  * 16 row tiles leaves a partial last group), the others at one and a half tiles
@@ -47,6 +54,8 @@ typedef struct {
     int64_t gran[MAX_FREE];            /* from `assume D % g == 0`, else 1 */
     int upper[MAX_FREE];               /* some assume bounds it from above */
     uint8_t divided[MAX_FREE];         /* its tile size is a divisor the kernel uses */
+    int8_t group[MAX_FREE];            /* P_GROUPS: 1 a group count, 2 a multiple of one */
+    int ngroups;
     uint32_t first_tiled;              /* the first dim divided by a tile size (P_MANY) */
     double flops_x;                    /* the current profile's budget factor */
     int64_t pool[MAX_FREE][MAX_POOL];
@@ -88,6 +97,7 @@ static void find_tile(Pick *P, uint32_t f)
     const Kernel *k = P->k;
     NodeId dim = P->decl[f];
     int64_t t = 0, g = 1;
+    int divisor = 0; /* the dim is a modulus (`t % H`, `H % HK`): a count */
     for (NodeId e = 1; e < k->nnodes; e++) {
         const Node *n = &k->nodes[e];
         NodeId a = 0, b = 0;
@@ -104,6 +114,8 @@ static void find_tile(Pick *P, uint32_t f)
         } else {
             continue;
         }
+        if (n->op == OP_MOD && is_dim(k, b, dim))
+            divisor = 1;
         if (!mentions(k, a, dim, 0) || mentions(k, b, dim, 0) ||
             !shape_eval_int(P->ctx, k, b, &P->env, &v) || v <= 1 || v > (1 << 20))
             continue;
@@ -117,13 +129,39 @@ static void find_tile(Pick *P, uint32_t f)
     P->gran[f] = g;
     P->divided[f] = t > 1;
     if (t <= 1) {
-        int batch = 0;
-        for (uint32_t i = 0; i < k->ngrid; i++)
-            batch |= is_dim(k, k->grid[i], dim);
+        int batch = divisor;
+        for (uint32_t i = 0; i < k->ngrid; i++) /* a grid extent, or a factor of one (heads) */
+            batch |= mentions(k, k->grid[i], dim, 0);
+        for (uint32_t i = 0; i < k->nargs; i++) /* B + 1 sequence offsets: B is a count */
+            if (ir_arg_offsets(k, i) && is_dim(k, ir_list_at(k, &k->nodes[k->nodes[k->args[i]].a], 0), dim))
+                batch = 1;
         int64_t bt = ce_block_threads(P->ctx, k, tg_first(k));
         t = batch ? 1 : (bt > 1 ? bt : 64) * g;
     }
     P->tile[f] = t;
+}
+
+/* P_GROUPS' roles: `assume A % D == 0` between two free dims makes D a group
+ * count and A a multiple of it */
+static void find_groups(Pick *P)
+{
+    const Kernel *k = P->k;
+    for (uint32_t i = 0; i < k->nassumes; i++) {
+        const Node *eq = &k->nodes[k->assumes[i]];
+        if (eq->op != OP_EQ || k->nodes[eq->a].op != OP_MOD)
+            continue;
+        const Node *m = &k->nodes[eq->a];
+        int64_t z;
+        if (!shape_eval_int(P->ctx, k, eq->b, &P->env, &z) || z != 0)
+            continue;
+        for (uint32_t a = 0; a < P->nfree; a++)
+            for (uint32_t d = 0; d < P->nfree; d++)
+                if (a != d && is_dim(k, m->a, P->decl[a]) && is_dim(k, m->b, P->decl[d])) {
+                    P->group[a] = 2;
+                    P->group[d] = 1;
+                    P->ngroups++;
+                }
+    }
 }
 
 /* constants the assumes compare the dim with: c, its neighbours, c / 2 */
@@ -217,10 +255,14 @@ static double ragged_score(int64_t v, int64_t T, double target)
 }
 
 static double score(int profile, uint32_t d, int64_t v, int64_t T, int64_t dflt, int upper,
-                    uint32_t first_tiled)
+                    uint32_t first_tiled, int group)
 {
     double x = (double)v;
     switch (profile) {
+    case P_GROUPS:
+        if (group)
+            return fabs(x - (group == 1 ? GROUP_SIZE : GROUP_SIZE * GROUP_RATIO));
+        return ragged_score(v, T, 1.5 * (double)T);
     case P_MANY: return ragged_score(v, T, (d == first_tiled ? MANY_TILES - 0.5 : 1.5) * (double)T);
     case P_MAX: return upper ? -x : fabs(log2(x / (2.0 * (double)T)));
     case P_ALIGNED: return (v % T ? 1e9 : 0) + fabs(log2(x / (2.0 * (double)T)));
@@ -230,8 +272,8 @@ static double score(int profile, uint32_t d, int64_t v, int64_t T, int64_t dflt,
         double D = dflt > 0 ? (double)dflt : 8.0 * (double)T;
         return x <= D ? log2(D / x) + ((int64_t)D % v ? 0.5 : 0) : 1e9 + x;
     }
-    case P_MIXED: return d % 2 ? ragged_score(v, T, 2.5 * (double)T) : score(P_ALIGNED, d, v, T, 0, 0, 0);
-    case P_MIXED2: return d % 2 ? score(P_ALIGNED, d, v, T, 0, 0, 0) : ragged_score(v, T, 2.5 * (double)T);
+    case P_MIXED: return d % 2 ? ragged_score(v, T, 2.5 * (double)T) : score(P_ALIGNED, d, v, T, 0, 0, 0, 0);
+    case P_MIXED2: return d % 2 ? score(P_ALIGNED, d, v, T, 0, 0, 0, 0) : ragged_score(v, T, 2.5 * (double)T);
     case P_RAGGED_BIG: return ragged_score(v, T, 3.3 * (double)T);
     default: return ragged_score(v, T, 0.6 * (double)T);
     }
@@ -252,7 +294,7 @@ static void order(Pick *P, int profile, uint32_t d)
     for (uint32_t i = 0; i < n; i++) {
         idx[i] = i;
         P->score[i] = score(profile, d, P->pool[d][i], P->tile[d], P->dflt[d], P->upper[d],
-                            P->first_tiled);
+                            P->first_tiled, P->group[d]);
     }
     sort_P = P;
     sort_d = d;
@@ -392,6 +434,7 @@ uint32_t shapes_pick(CakeCtx *ctx, const Kernel *k, Interp *ref, const ShapeEnv 
     }
     P->first_tiled = UINT32_MAX;
     P->flops_x = 1;
+    find_groups(P);
     for (uint32_t f = 0; f < P->nfree; f++) {
         find_tile(P, f);
         make_pool(P, f);
@@ -410,7 +453,7 @@ uint32_t shapes_pick(CakeCtx *ctx, const Kernel *k, Interp *ref, const ShapeEnv 
     for (int prof = 0; prof < P__COUNT && nout < want; prof++) {
         P->env = start;
         P->flops_x = prof == P_MANY ? MANY_FLOPS_X : 1;
-        if (prof == P_MANY && P->first_tiled == UINT32_MAX)
+        if ((prof == P_MANY && P->first_tiled == UINT32_MAX) || (prof == P_GROUPS && !P->ngroups))
             continue;
         if (prof == P_DEFAULT) {
             if (!scaled_default(P))

@@ -144,7 +144,8 @@ static int choose(PyLibrary *L, PyObject *opname, PyObject *dimsd, PyObject *avo
 
 static const char *why_name(CakeLibWhy w)
 {
-    return w == CAKE_SEL_TUNED ? "tuned" : w == CAKE_SEL_NEAR ? "tuned-near" : w == CAKE_SEL_MODEL ? "model" : "order";
+    return w == CAKE_SEL_TUNED ? "tuned" : w == CAKE_SEL_NEAR ? "tuned-near" : w == CAKE_SEL_FIT ? "tuned-fit"
+           : w == CAKE_SEL_MODEL ? "model" : "order";
 }
 
 static PyObject *variant_dict(PyLibrary *L, uint32_t op, uint32_t v)

@@ -403,7 +403,7 @@ static void reset_kernel(Kernel *k)
 {
     for (NodeId id = 1; id < k->nnodes; id++) {
         k->nodes[id].type = 0;
-        k->nodes[id].flags &= (uint8_t)~NF_ERROR;
+        k->nodes[id].flags &= (uint16_t)~NF_ERROR;
     }
 }
 

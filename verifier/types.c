@@ -12,6 +12,7 @@
  * statements. Expressions are in types_expr.c, memory references, loads and
  * stores in types_mem.c, tensor-core operations in types_tc.c; they share
  * types_priv.h. */
+#include <math.h>
 #include "types_priv.h"
 #include "layout.h"
 #include "tcfamily.h"
@@ -706,7 +707,8 @@ static void block(Ver *v, NodeId b)
 /* ---- the kernel header --------------------------------------------- */
 
 /* `values LO .. HI` of an integer tensor argument: both ends integer header
- * expressions (dims, parameters, constants), on an integer dtype (E0123) */
+ * expressions (dims, parameters, constants), on an integer dtype (E0123);
+ * `offsets LO .. HI` likewise, on a one-dimensional tensor (E0125) */
 static void arg_values(Ver *v, Node *t)
 {
     if (!t->b)
@@ -723,6 +725,52 @@ static void arg_values(Ver *v, Node *t)
         if (d)
             diag_help(v->ctx, d, "`values LO .. HI` declares the range of indices held in an "
                                  "integer tensor (class ids, gather rows, expert ids)");
+    }
+    if ((t->flags & NF_OFFSETS) && t->sub != 1) {
+        Diag *d = v_report(v, E0125, t->b, "sequence offsets need a one-dimensional tensor, "
+                                           "not one of rank %u", t->sub);
+        if (d)
+            diag_help(v->ctx, d, "`offsets LO .. HI` declares B + 1 boundaries of sequences "
+                                 "packed in one dim (`arg cu: global i32[B1] offsets 0 .. T + 1`); "
+                                 "for other index tensors write `values LO .. HI`");
+    }
+}
+
+/* 1 when the reference assigns an element of argument a (an output, or in/out) */
+static int reference_writes(const Kernel *k, NodeId a)
+{
+    if (!k->reference)
+        return 0;
+    for (NodeId e = 1; e < k->nnodes; e++) {
+        const Node *n = &k->nodes[e];
+        if (n->op != OP_ASSIGN || !n->a || k->nodes[n->a].op != OP_INDEX)
+            continue;
+        const Node *base = &k->nodes[k->nodes[n->a].a];
+        if (base->op == OP_NAME && base->decl == a)
+            return 1;
+    }
+    return 0;
+}
+
+/* `tolerance X` of an argument: a positive number (E0127) on an output of the
+ * reference (E0126), the factor on the check's error bound of that output */
+static void arg_tolerance(Ver *v, NodeId a, Node *t)
+{
+    if (!t->d)
+        return;
+    const Node *x = N(v, t->d);
+    double f = x->op == OP_FLOAT ? x->v.f : x->op == OP_INT ? (double)x->v.i : 0;
+    if (!(f > 0) || !isfinite(f)) {
+        Diag *d = v_report(v, E0127, t->d, "a tolerance is a positive number literal");
+        if (d)
+            diag_help(v->ctx, d, "write the factor on the dtype's error bound: `tolerance 256`");
+    }
+    if (!reference_writes(v->k, a)) {
+        Diag *d = v_report(v, E0126, t->d, "`%s` is not an output of the reference: "
+                                           "no element of it is compared", v_name(v, a));
+        if (d)
+            diag_help(v->ctx, d, "put `tolerance` on an argument the reference assigns "
+                                 "(`%s[...] = ...`), or drop it", v_name(v, a));
     }
 }
 
@@ -777,6 +825,7 @@ static void header(Ver *v)
         if (t->n > nd && t->n != 2 * nd)
             v_report(v, E0328, tn, "%u strides for a tensor of rank %u", t->n - nd, nd);
         arg_values(v, t);
+        arg_tolerance(v, a, t);
         if (g.align && (g.align & (g.align - 1)))
             v_report(v, E0334, tn, "alignment %u is not a power of two", g.align);
         set(v, tn, vt_intern(v, &g));

@@ -23,26 +23,11 @@
 # the committed table (round 1's), no measuring pass (the sweep measures the table).
 #   usage (device machine, repo root): bash bench/device/run_gsmall.sh
 set -u
-C=${CAKEC:-.carry/cakec}
-O=${OUT:-/tmp/cake-out}
 DEADLINE=${DEADLINE:-60}
+T_RESERVE=5
+. bench/device/lib.sh   # C, O, PATH and the rest; say, cnt, left, t
 LOG=$O/gsmall_log.txt
-mkdir -p "$O"
 : > "$LOG"
-export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS
-say() { echo "$@" | tee -a "$LOG"; }
-cnt() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }
-left() { echo $((DEADLINE - (SECONDS - T0))); }
-t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 5
-    local lim=$1 l
-    shift
-    l=$(($(left) - 5))
-    [ "$l" -lt "$lim" ] && lim=$l
-    [ "$lim" -lt 3 ] && { say "skip (out of time): $*"; return 124; }
-    timeout -k 3 "$lim" "$@"
-}
 
 A=$(mktemp -d "${TMPDIR:-/tmp}/gsmall-art.XXXXXX")   # artifacts: not under $OUT
 trap 'rm -rf "$A"' EXIT

@@ -20,27 +20,12 @@
 # has a timeout; honours $DEADLINE (seconds, default 40). Output under $OUT.
 #   usage (device machine, repo root): bash bench/device/run_norms.sh
 set -u
-C=${CAKEC:-.carry/cakec}
-O=${OUT:-/tmp/cake-out}
 DEADLINE=${DEADLINE:-40}
+T_RESERVE=4
+. bench/device/lib.sh   # C, O, PATH and the rest; say, cnt, left, t
 LOG=$O/norms_log.txt
 S=bench/device/norms_shapes.txt
-mkdir -p "$O"
 : > "$LOG"
-export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS
-say() { echo "$@" | tee -a "$LOG"; }
-cnt() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }
-left() { echo $((DEADLINE - (SECONDS - T0))); }
-t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 4
-    local lim=$1 l
-    shift
-    l=$(($(left) - 4))
-    [ "$l" -lt "$lim" ] && lim=$l
-    [ "$lim" -lt 2 ] && { say "skip (out of time): $*"; return 124; }
-    timeout -k 2 "$lim" "$@"
-}
 
 A=$(mktemp -d "${TMPDIR:-/tmp}/norms.XXXXXX")
 trap 'rm -rf "$A"' EXIT

@@ -2,44 +2,58 @@
 # run_sweep.sh — the kernel library's acceptance sweep (issue 13) in one call:
 #   shapes   bench/device/sweep.py shapes: 328 seeded log-uniform shapes of gemm,
 #            gemm_fp8, rmsnorm, layernorm, softmax, cross_entropy, fp8_row_quantize
-#   library  `cakec lib bench ARTIFACT --shapes FILE --check --json` in one process per
-#            group (the artifact opened once): per shape the chosen variant, its
-#            `lib run --check` verdict and its time; then, with the time left after the
-#            peers, `--all` for the non-GEMM ops (every variant whose domain holds,
-#            timed: the data of the tuned table, lib_all.jsonl)
-#   peers    sweep.py peers: cuBLAS / torch._scaled_mm / torch eager / torch.compile at
-#            every shape in one process, the fastest kept
+#            (SWEEP_MODE=variance: the 20 shapes of sweep_variance_shapes.txt and every
+#            6th other one, 72 in all)
+#   trial 1  `cakec lib bench ARTIFACT --shapes FILE --check --sample --json`, one process
+#            per group (the artifact opened once): per shape the chosen variant, its
+#            `lib run --check` verdict and its time
+#   peers    sweep.py peers in one process beside it: cuBLAS / torch._scaled_mm / torch
+#            eager / torch.compile, each timed as a launch and as a CUDA graph replay with
+#            the device's work alone between the events (gated.py), the fastest kept
+#   trials   SWEEP_TRIALS (3) in all, A B A B: after the peers' trial k the library is
+#            timed again (`lib bench --shapes`, no check, the fastest shapes first), then
+#            the peers' trial k+1 (the peers within 1.5x of a shape's best); each side's
+#            time is its best median over the trials, and the spread is kept
+#   variance the 20 shapes of sweep_variance_shapes.txt also with the old peer method
+#            (events around a Python loop); `sweep.py variance` prints old / new / ours per
+#            trial (variance.txt). SWEEP_MODE=variance runs trial 2 with the host loaded
+#            (3 busy loops per core) to show what host time does to each method
+#   clocks   nvidia-smi every 250 ms through the call (clocks.csv: SM / memory MHz, power)
 #   table    sweep_table.md, sweep.json, sweep.svg and the per-op summary, printed last
-# The artifact is the one carry.sh built here (.carry/python/cake/cake.cakelib, cubins
-# through nvJitLink); without it the library is built on the device. Every step has a
-# timeout; the script honours $DEADLINE (seconds, default 150). Output under $OUT.
+# Same method on both sides: L2 flushed before every run, median of 10 runs, device
+# events around the device's work only (the runtime's gate; gated.py's hold for torch),
+# the GPU warmed to its steady clock first. The artifact is the one carry.sh built here
+# (.carry/python/cake/cake.cakelib), retabled with bench/device/sweep_table_h200.json;
+# without it the library is built on the device. Every step has a timeout; the script
+# honours $DEADLINE (seconds, default 230). Output under $OUT.
 #   usage (device machine, repo root): bash bench/device/run_sweep.sh
-#   step limits (seconds): SWEEP_T_ROWS (35), SWEEP_T_GEMM (25), SWEEP_T_PEERS (60),
-#   SWEEP_T_ALL (40; 0 skips the every-variant pass) — the whole sweep: raise them
+#   step limits (seconds): SWEEP_T_ROWS (45), SWEEP_T_GEMM (40), SWEEP_T_PASS (20, each
+#   further library pass), SWEEP_T_ALL (0; the every-variant pass of the rows ops, the
+#   tuned table's data, with what is left); SWEEP_LATER_S (80; 100 in variance mode): the
+#   seconds kept for the trials after the first (the per-shape torch.compile stops then)
 set -u
-C=${CAKEC:-.carry/cakec}
-O=${OUT:-/tmp/cake-out}
-DEADLINE=${DEADLINE:-150}
+DEADLINE=${DEADLINE:-230}
+. bench/device/lib.sh
 LOG=$O/sweep_log.txt
-mkdir -p "$O"
 : > "$LOG"
-export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS
-say() { echo "$@" | tee -a "$LOG"; }
-cnt() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }   # cnt PATTERN FILE
-left() { echo $((DEADLINE - (SECONDS - T0))); }
-t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 6
-    local lim=$1 l
-    shift
-    l=$(($(left) - 6))
-    [ "$l" -lt "$lim" ] && lim=$l
-    [ "$lim" -lt 3 ] && { say "skip (out of time): $*"; return 124; }
-    timeout -k 3 "$lim" "$@"
-}
+MODE=${SWEEP_MODE:-variance}
+TRIALS=${SWEEP_TRIALS:-3}
+VAR=bench/device/sweep_variance_shapes.txt
 
 A=$(mktemp -d "${TMPDIR:-/tmp}/sweep-art.XXXXXX")   # artifacts: not under $OUT (2 MB each)
-trap 'rm -rf "$A"' EXIT
+SY=$A/sync                                           # the peers' and the shell's handshakes
+mkdir -p "$SY"
+PIDS=""
+stop_all() {   # the background jobs this script started, by their ids
+    local p
+    for p in $PIDS; do kill "$p" 2>/dev/null; done
+    PIDS=""
+}
+nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu \
+    --format=csv,noheader -lms 250 > "$O/clocks.csv" 2>&1 &
+CLK=$!
+trap 'hogs_off; stop_all; kill $CLK 2>/dev/null; rm -rf "$A"' EXIT
+
 LIB=${SWEEP_LIB:-.carry/python/cake/cake.cakelib}
 [ -f .carry/sweep.cakelib ] && LIB=.carry/sweep.cakelib
 if [ ! -f "$LIB" ]; then
@@ -51,22 +65,26 @@ fi
 # a tuned table measured here before (sweep.py tune of an earlier lib_all.jsonl): the
 # artifact again with it (no compiling)
 TABLE=${SWEEP_TABLE:-bench/device/sweep_table_h200.json}
+b0=$SECONDS
 if [ -f "$TABLE" ] && t 20 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
-    say "tuned with $TABLE"
+    say "tuned with $TABLE in $((SECONDS - b0)) s"
     LIB=$A/tuned.cakelib
 fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes)"
 
 python3 bench/device/sweep.py shapes "${SWEEP_SEED:-2027}" > "$O/shapes.txt"
+if [ "$MODE" = variance ]; then
+    python3 bench/device/sweep.py subset "$O/shapes.txt" 6 "$VAR" > "$O/shapes.sub" && mv "$O/shapes.sub" "$O/shapes.txt"
+fi
 grep -E '^gemm' "$O/shapes.txt" > "$O/shapes_gemm.txt"
 grep -vE '^gemm' "$O/shapes.txt" > "$O/shapes_rows.txt"
-say "shapes: $(wc -l < "$O/shapes.txt") ($(wc -l < "$O/shapes_gemm.txt") GEMM)"
+say "shapes: $(wc -l < "$O/shapes.txt") ($(wc -l < "$O/shapes_gemm.txt") GEMM), mode $MODE, $TRIALS trials"
 
 # batch LIMIT SHAPES OUT ARGS...: `lib bench --shapes` over SHAPES, appending to OUT; a
 # batch that ends early (a device fault ends the process, or its timeout) starts again
 # after the line it died on, which gets an "error" row; at most 6 starts in LIMIT seconds
 batch() {
-    local lim=$1 shapes=$2 out=$3 end=$((SECONDS + $1)) rest=$O/rest.txt done_n total starts=0
+    local lim=$1 shapes=$2 out=$3 end=$((SECONDS + $1)) rest=$A/rest.txt done_n total starts=0
     shift 3
     cp "$shapes" "$rest"
     total=$(cnt . "$shapes")
@@ -88,27 +106,83 @@ batch() {
         tail -n +$((n + 2)) "$rest" > "$rest.next" && mv "$rest.next" "$rest"
     done
     done_n=$(cnt '"op"' "$out")
-    say "  $starts start(s), $done_n rows in $out of $total shapes"
+    say "  $starts start(s), $done_n rows in $(basename "$out") of $total shapes"
+}
+
+# host load for the variance experiment: busy loops, ended by their ids
+hogs_on() {
+    local i
+    for i in $(seq $((3 * $(nproc)))); do
+        ( while :; do :; done ) &
+        HOGS="${HOGS:-} $!"
+    done
+    say "  host loaded: $((3 * $(nproc))) busy loops"
+}
+hogs_off() {
+    local p
+    for p in ${HOGS:-}; do kill "$p" 2>/dev/null; done
+    [ -n "${HOGS:-}" ] && say "  host load ended"
+    HOGS=""
 }
 
 : > "$O/lib.jsonl"
 l0=$SECONDS
-batch "${SWEEP_T_ROWS:-35}" "$O/shapes_rows.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
-say "library, rows ops: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes"
+batch "${SWEEP_T_ROWS:-45}" "$O/shapes_rows.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
+say "trial 1, library, rows ops (checked): in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes"
 l0=$SECONDS
-batch "${SWEEP_T_GEMM:-25}" "$O/shapes_gemm.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
-say "library, GEMM: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes in all"
+batch "${SWEEP_T_GEMM:-40}" "$O/shapes_gemm.txt" "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
+say "trial 1, library, GEMM (checked): in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib.jsonl") shapes in all"
+python3 bench/device/sweep.py order "$O/lib.jsonl" > "$A/order.txt"
 
+# the peers: trial 1 now, the later ones when the shell says go (after each library pass)
 p0=$SECONDS
-SWEEP_STATIC_UNTIL=$((DEADLINE - (SECONDS - T0) - 30)) t "${SWEEP_T_PEERS:-60}" python3 bench/device/sweep.py peers "$O/shapes.txt" "$O/peers.jsonl" \
-    >> "$LOG" 2>&1
-say "peers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") shapes"
+LATER=${SWEEP_LATER_S:-80}   # seconds kept for the later trials
+[ "$MODE" = variance ] && LATER=${SWEEP_LATER_S:-100}
+SWEEP_STATIC_UNTIL=$(( $(left) - LATER )) timeout -k 3 $(( $(left) - 12 )) python3 bench/device/sweep.py peers \
+    "$O/shapes.txt" "$O/peers.jsonl" --trials "$TRIALS" --sync "$SY" --old "$VAR" >> "$LOG" 2>&1 &
+PP=$!
+PIDS="$PP"
+# wait_peers FILE: until the peers wrote FILE, or ended, or the time is short
+wait_peers() {
+    while [ ! -f "$1" ] && kill -0 "$PP" 2>/dev/null && [ "$(left)" -gt 20 ]; do sleep 0.2; done
+    [ -f "$1" ]
+}
+for k in $(seq 2 "$TRIALS"); do
+    wait_peers "$SY/peers_$((k - 1)).done" || break
+    say "peers trial $((k - 1)): done at $((SECONDS - T0)) s ($((SECONDS - p0)) s), $(cnt . "$O/peers.jsonl") rows"
+    hogs_off
+    [ "$MODE" = variance ] && [ "$k" = 2 ] && hogs_on
+    [ "$(left)" -lt 30 ] && { say "no time for trial $k"; break; }
+    : > "$O/lib_t$k.jsonl"
+    l0=$SECONDS
+    batch "${SWEEP_T_PASS:-20}" "$A/order.txt" "$O/lib_t$k.jsonl" --runs 10 --timeout 5
+    say "trial $k, library: in $((SECONDS - l0)) s"
+    touch "$SY/go_$k"
+done
+[ -f "$SY/go_$TRIALS" ] || touch "$SY/stop"   # cut short: the peers stop waiting
+wait_peers "$SY/peers.done" || touch "$SY/stop"
+hogs_off
+wait "$PP"
+say "peers: exit $? at $((SECONDS - T0)) s ($((SECONDS - p0)) s), $(cnt . "$O/peers.jsonl") rows"
+PIDS=""
 
 # every variant of the rows ops timed at each shape (no check): the tuned table's data
-l0=$SECONDS
 : > "$O/lib_all.jsonl"
-[ "${SWEEP_T_ALL:-40}" -gt 0 ] && batch "${SWEEP_T_ALL:-40}" "$O/shapes_rows.txt" "$O/lib_all.jsonl" --all --runs 5 --timeout 5
-say "library, every variant of the rows ops: exit $? in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib_all.jsonl") shapes"
-
-say "== sweep summary (at $((SECONDS - T0)) s; ratio = peer ms / library ms)"
-timeout 20 python3 bench/device/sweep.py table "$O/lib.jsonl" "$O/peers.jsonl" "$O" | tee -a "$LOG"
+if [ "${SWEEP_T_ALL:-0}" -gt 0 ] && [ "$(left)" -gt 30 ]; then
+    l0=$SECONDS
+    batch "${SWEEP_T_ALL}" "$O/shapes_rows.txt" "$O/lib_all.jsonl" --all --runs 5 --timeout 5
+    say "library, every variant of the rows ops: in $((SECONDS - l0)) s, $(cnt '"op"' "$O/lib_all.jsonl") shapes"
+fi
+kill $CLK 2>/dev/null
+MORE=$(ls "$O"/lib_t*.jsonl 2>/dev/null)
+# shellcheck disable=SC2086
+timeout 20 python3 bench/device/sweep.py slim "$O/lib.jsonl" "$O/lib_all.jsonl" $MORE
+rm -f "$O/rest.txt"
+timeout 10 python3 bench/device/sweep.py variance "$O/peers.jsonl" "$O/lib.jsonl" $MORE > "$O/variance.txt" 2>&1
+say "== variance: the 20 shapes of $VAR, peer by the old and the new method, and ours, per trial"
+cat "$O/variance.txt" | tee -a "$LOG"
+awk -F', ' '{ print $2 }' "$O/clocks.csv" | sort | uniq -c | sort -rn | head -4 | tr '\n' ';' | sed 's/^/SM clock samples (count MHz): /' | tee -a "$LOG"
+echo | tee -a "$LOG"
+say "== sweep summary (at $((SECONDS - T0)) s; ratio = peer ms / library ms, each its best median over the trials)"
+# shellcheck disable=SC2086
+timeout 20 python3 bench/device/sweep.py table "$O/lib.jsonl" "$O/peers.jsonl" "$O" $MORE | tee -a "$LOG"

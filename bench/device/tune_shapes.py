@@ -5,6 +5,11 @@ sweep measures the table at shapes it was not tuned at; more GEMM shapes (the op
 the most variants and classes) and some of every other op the sweep serves.
 
     tune_shapes.py [SEED]      one `OP DIM=V,...` per line on stdout (default seed 4099)
+    tune_shapes.py gemm SEED COUNT
+                               COUNT GEMM shapes only (bench/device/run_gemmx.sh): as the
+                               sweep draws them, and a third drawn in the classes the sweep
+                               loses most (medium M x small N x long K; M 128..512 x large
+                               N*K); none of the sweep's own (seed 2027)
     tune_shapes.py merge NEW.json OLD.json [DROP] > TABLE.json
                                a tuned table (`lib tune -o` format): NEW's entries, then
                                OLD's at shapes NEW did not measure (one kind of device);
@@ -46,6 +51,35 @@ def draw(seed):
     return out
 
 
+# the classes where the 2026-12-01 sweep lost most: (M, N, K) log-uniform bounds
+HARD = [((128, 4096), (8, 640), (1024, 16384)),
+        ((128, 512), (512, 8192), (1024, 16384)),
+        ((1, 64), (256, 8192), (256, 12288))]
+
+
+def draw_gemm(seed, count):
+    rng = random.Random(seed)
+    sweep.CAP_FLOPS = 5e11
+    taken = set(sweep.shapes(2027))
+    out = []
+    i = 0
+    while len(out) < count:
+        i += 1
+        if i % 3 == 2:
+            (m0, m1), (n0, n1), (k0, k1) = HARD[i // 3 % len(HARD)]
+            m = sweep.logu(rng, m0, m1)
+            n = sweep.round_to(sweep.logu(rng, n0, n1), 8, 8)
+            k = sweep.round_to(sweep.logu(rng, k0, k1), 8, 64)
+            line = f"gemm M={m},N={n},K={k}"
+            if 2.0 * m * n * k > sweep.CAP_FLOPS:
+                continue
+        else:
+            line = "gemm " + sweep.gen_gemm(rng, "gemm", i)
+        if line not in taken and line not in out:
+            out.append(line)
+    return out
+
+
 def merge(new_path, old_path, drop=""):
     new = json.load(open(new_path))
     try:
@@ -69,5 +103,7 @@ def merge(new_path, old_path, drop=""):
 
 if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "merge":
     merge(sys.argv[2], sys.argv[3], sys.argv[4] if len(sys.argv) > 4 else "")
+elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "gemm":
+    print("\n".join(draw_gemm(int(sys.argv[2]), int(sys.argv[3]))))
 elif __name__ == "__main__":
     print("\n".join(draw(int(sys.argv[1]) if len(sys.argv) > 1 else 4099)))

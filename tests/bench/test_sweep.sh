@@ -2,7 +2,9 @@
 # test_sweep.sh — bench/device/sweep.py without a GPU: the seeded shapes (>= 300, the
 # same for the same seed, every op's dims inside the issue's bounds and the memory cap),
 # and the table of made-up library and peer rows (ratios, checks, a died row, the SVG
-# with its 1.0 and 0.9 lines), and `sweep.py tune` (a table `lib build --table` reads).
+# with its 1.0 and 0.9 lines), more library passes (the best median, the spread of both
+# sides per op), `sweep.py variance`, `order`, `subset`, and `sweep.py tune` (a table
+# `lib build --table` reads).
 command -v python3 > /dev/null || exit 77
 ROOT=${CAKE_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
 C=${CAKEC:-$ROOT/build/cakec}
@@ -55,6 +57,25 @@ grep -q "^rmsnorm .* 1 .*100.0%  1.250 .*1/1" "$T/summary.txt" || fail "summary:
 grep -q "^softmax .*0/1" "$T/summary.txt" || fail "summary checks"
 [ "$(grep -c 'stroke-dasharray' "$T/out/sweep.svg")" -ge 4 ] || fail "the 1.0 and 0.9 lines"
 grep -q "<circle" "$T/out/sweep.svg" || fail "no points"
+
+# more passes of the library: its time is the best median over them; the spread shows
+printf '%s\n' '{"op":"rmsnorm","shape":"M=4,N=1024","bench":{"median_ms":0.0035,"min_ms":0.0033}}' > "$T/lib2.jsonl"
+cat > "$T/peers2.jsonl" <<'EOF2'
+{"op":"rmsnorm","shape":"M=4,N=1024","peer":"torch_compile","peer_ms":0.005,"peer_mode":"graph","peer_min_ms":0.0048,"peer_trials_ms":[0.0052,0.005],"trials_ms":{"torch_compile":[0.0052,0.005],"torch_eager":[0.009,0.0095]},"old_ms":{"torch_compile":[0.011,0.02],"torch_eager":[0.012,0.019]}}
+EOF2
+python3 "$S" table "$T/lib.jsonl" "$T/peers2.jsonl" "$T/out2" "$T/lib2.jsonl" > "$T/summary2.txt" || fail "table of two passes"
+grep -q "| rmsnorm | M=4,N=1024 | warp_n1024 | ok | 0.0035 | torch_compile | 0.0050 | 1.429 | 0.0040 0.0035 (0.0033) | 0.0052 0.0050 (0.0048), graph |" \
+    "$T/out2/sweep_table.md" || fail "the two-pass row: $(grep rmsnorm "$T/out2/sweep_table.md")"
+grep -q "^rmsnorm .* 1/1 .* 2 .* 14.3% /   4.0%" "$T/summary2.txt" || fail "the spreads: $(cat "$T/summary2.txt")"
+python3 "$S" variance "$T/peers2.jsonl" "$T/lib.jsonl" "$T/lib2.jsonl" > "$T/var.txt" || fail "variance"
+grep -q "rmsnorm M=4,N=1024 .*0.0110 0.0190 .*72.7% | 0.0052 0.0050 .*4.0% | 0.0040 0.0035 .*14.3%" "$T/var.txt" ||
+    fail "variance row: $(cat "$T/var.txt")"
+python3 "$S" order "$T/lib.jsonl" > "$T/order.txt" || fail "order"
+head -1 "$T/order.txt" | grep -qx "rmsnorm M=4,N=1024" || fail "order: the fastest first"
+printf 'gemm M=1,N=8,K=64\n' > "$T/extra.txt"
+python3 "$S" subset "$T/a.txt" 10 "$T/extra.txt" > "$T/sub.txt" || fail "subset"
+head -1 "$T/sub.txt" | grep -qx "gemm M=1,N=8,K=64" || fail "subset: the extra shapes first"
+[ "$(wc -l < "$T/sub.txt")" -ge 30 ] || fail "subset: every 10th shape"
 
 printf '%s\n' '{"line":1,"op":"rmsnorm","shape":"M=4,N=1024","device":"NVIDIA H200","bench_all":{"block256":0.01,"block64_short":0.005},"failed_all":{}}' \
     > "$T/all.jsonl"

@@ -11,6 +11,8 @@
 #   T/tuned2.cakelib   built with T/table2.json: two shapes of one class
 #   T/skinny.cakelib   tests/lib/skinny (the split-K and small-tile GEMM variants) with
 #                      T/table3.json
+#   T/fit.cakelib      tests/lib/fit (the same with the fitted model's families) with
+#                      T/table4.json; T/nofit.cakelib tests/lib/skinny with it
 set -u
 C=${CAKEC:?CAKEC not set}
 # fake benches are the cost model's predictions: the built-in constants, so the goldens
@@ -60,6 +62,37 @@ cat > "$T/table3.json" << 'JSON'
 JSON
 "$C" lib build tests/lib/skinny -o "$T/skinny.cakelib" --ptx --no-model --table "$T/table3.json" > "$T/build3.txt" 2>&1 ||
     { echo "FAIL: lib build tests/lib/skinny"; cat "$T/build3.txt"; exit 1; }
+# the fitted wave model (tests/lib/fit: tests/lib/skinny with `fit` families): times made by
+# the model itself (a, b, c, d: persistent_64x64 0.004, 2e-5, 3e-4, 0; splitk_64x64_s8 0.006,
+# 2e-5, 1e-4, 5e-4; splitk_128x128_s4 0.006, 5e-5, 1e-4, 5e-4) at nine shapes; at
+# M=393,N=1184,K=14008 the fit ranks splitk_128x128_s4 first (0.0169 ms predicted, then
+# splitk_64x64_s8 0.0174, persistent_64x64 0.0263), where the nearest tuned class gives
+# persistent_64x64 (M=256,N=512,K=2048, 3 buckets away)
+cat > "$T/table4.json" << 'JSON'
+{"device": "fake:h200", "runner": "local", "entries": [
+  {"op": "gemm", "shape": {"M": 128, "N": 4096, "K": 4096}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.015975, "splitk_64x64_s8": 0.012942, "splitk_128x128_s4": 0.011414}},
+  {"op": "gemm", "shape": {"M": 33, "N": 1000, "K": 16384}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.019295, "splitk_64x64_s8": 0.010164, "splitk_128x128_s4": 0.012658}},
+  {"op": "gemm", "shape": {"M": 1000, "N": 1000, "K": 1000}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.00644, "splitk_64x64_s8": 0.01124, "splitk_128x128_s4": 0.009}},
+  {"op": "gemm", "shape": {"M": 64, "N": 256, "K": 8192}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.008143, "splitk_64x64_s8": 0.006913, "splitk_128x128_s4": 0.00816}},
+  {"op": "gemm", "shape": {"M": 2048, "N": 2048, "K": 512}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.009055, "splitk_64x64_s8": 0.025296, "splitk_128x128_s4": 0.016447}},
+  {"op": "gemm", "shape": {"M": 256, "N": 512, "K": 2048}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.005662, "splitk_64x64_s8": 0.007025, "splitk_128x128_s4": 0.007003}},
+  {"op": "gemm", "shape": {"M": 8, "N": 8192, "K": 2048}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.014755, "splitk_64x64_s8": 0.010274, "splitk_128x128_s4": 0.010303}},
+  {"op": "gemm", "shape": {"M": 512, "N": 128, "K": 4096}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.006892, "splitk_64x64_s8": 0.00696, "splitk_128x128_s4": 0.007468}},
+  {"op": "gemm", "shape": {"M": 3000, "N": 300, "K": 1024}, "failed": {},
+   "times_ms": {"persistent_64x64": 0.007208, "splitk_64x64_s8": 0.011056, "splitk_128x128_s4": 0.009256}}]}
+JSON
+"$C" lib build tests/lib/fit -o "$T/fit.cakelib" --ptx --no-model --table "$T/table4.json" > "$T/build4.txt" 2>&1 ||
+    { echo "FAIL: lib build tests/lib/fit"; cat "$T/build4.txt"; exit 1; }
+"$C" lib build tests/lib/skinny -o "$T/nofit.cakelib" --ptx --no-model --table "$T/table4.json" > "$T/build5.txt" 2>&1 ||
+    { echo "FAIL: lib build tests/lib/skinny with table4"; cat "$T/build5.txt"; exit 1; }
 printf 'rmsnorm M=16384,N=1024\nnosuch M=1\nsoftmax M=1\n' > "$T/shapes.txt"
 printf 'rmsnorm M=16384,N=1024 block256\nrmsnorm M=16384,N=1024 nosuch\n' > "$T/variants.txt"
 "$C" lib build tests/lib/small -o "$T/tuned.cakelib" --ptx --no-model --table "$T/table.json" > /dev/null 2>&1 ||

@@ -1,4 +1,4 @@
-/* hostcheck.c — cake_hostcheck [--set S] [--shape D] [--only] FILE: the host half of
+/* hostcheck.c — cake_hostcheck [--set S] [--shape D] [--only] [--list] FILE: the host half of
  * `run --check` without a GPU. It picks the shapes the default check picks (with
  * --shape/--set applied; --only: that one shape, as `run --check --shape` does) and
  * evaluates the reference on each with a device that runs nothing (the outputs stay
@@ -6,12 +6,14 @@
  * get, whether it was sampled, the reference's estimated flops and its host time.
  * Without --set, every combination of declared parameter values is checked, and
  * without --set and --shape every kernel of the file, as `run --check` does. The check-speed and oracle-reach tests read it. Exit 1 when a
- * reference does not evaluate (a report with status error) or no shape fits. */
+ * reference does not evaluate (a report with status error) or no shape fits. --list: the
+ * shapes and their estimated flops only (the reference is stopped at its first step). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include "cake.h"
 #include "check.h"
+#include "interp.h"
 #include "verify.h"
 
 static int no_device(void *user, CakeCtx *ctx, CheckLaunch *l)
@@ -29,7 +31,18 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int one_set(CakeCtx *ctx, Kernel *k, const char *set, const char *shape, int only)
+static double estimated_flops(CakeCtx *ctx, const Kernel *k, const ShapeEnv *env)
+{
+    Interp *I = interp_new(ctx, k);
+    InterpCost c = {0};
+    if (I && !interp_cost(I, env, &c))
+        c.flops = -1;
+    interp_free(I);
+    return c.flops;
+}
+
+static int one_set(CakeCtx *ctx, Kernel *k, const char *set, const char *shape, int only,
+                   int list)
 {
     ShapeEnv base;
     if (!cake_parse_bindings(ctx, k, set, shape, &base))
@@ -38,11 +51,24 @@ static int one_set(CakeCtx *ctx, Kernel *k, const char *set, const char *shape, 
     CheckOptions opt;
     memset(&opt, 0, sizeof opt);
     opt.no_diags = 1;
+    if (list) {
+        ShapeEnv shapes[CHECK_SUITE_MAX];
+        uint32_t n = only ? 1 : check_suite_shapes(ctx, k, &base, &opt, shapes, CHECK_DEFAULT_SHAPES);
+        if (only)
+            shapes[0] = base;
+        for (uint32_t i = 0; i < n; i++) {
+            char buf[256];
+            printf("%-14s %-44s flops %.3g\n", set ? set : "-",
+                   shape_env_format(ctx, k, &shapes[i], buf, sizeof buf),
+                   estimated_flops(ctx, k, &shapes[i]));
+        }
+        return n == 0;
+    }
     uint32_t n = 1;
     if (only)
         check_run_ex(ctx, k, &base, no_device, NULL, &opt, &reps[0]);
     else
-        n = check_suite(ctx, k, &base, &opt, no_device, NULL, reps, CHECK_SUITE_MAX);
+        n = check_suite(ctx, k, &base, &opt, no_device, NULL, reps, CHECK_DEFAULT_SHAPES);
     int bad = n == 0;
     for (uint32_t i = 0; i < n; i++) {
         const CheckReport *r = &reps[i];
@@ -62,7 +88,7 @@ static int one_set(CakeCtx *ctx, Kernel *k, const char *set, const char *shape, 
 int main(int argc, char **argv)
 {
     const char *set = NULL, *shape = NULL, *file = NULL;
-    int only = 0;
+    int only = 0, list = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--set") && i + 1 < argc)
             set = argv[++i];
@@ -70,11 +96,13 @@ int main(int argc, char **argv)
             shape = argv[++i];
         else if (!strcmp(argv[i], "--only"))
             only = 1;
+        else if (!strcmp(argv[i], "--list"))
+            list = 1;
         else
             file = argv[i];
     }
     if (!file) {
-        fprintf(stderr, "usage: cake_hostcheck [--set S] [--shape D] [--only] FILE\n");
+        fprintf(stderr, "usage: cake_hostcheck [--set S] [--shape D] [--only] [--list] FILE\n");
         return 2;
     }
     CakeCtx *ctx = ctx_new();
@@ -90,9 +118,9 @@ int main(int argc, char **argv)
         const char *sets[64];
         uint32_t ns = set ? 0 : ver_param_combos(ctx, k, sets, 64);
         if (!ns)
-            bad |= one_set(ctx, k, set, shape, only);
+            bad |= one_set(ctx, k, set, shape, only, list);
         for (uint32_t i = 0; i < ns; i++)
-            bad |= one_set(ctx, k, sets[i], shape, only);
+            bad |= one_set(ctx, k, sets[i], shape, only, list);
     }
     diag_print_text(ctx, stderr, 0);
     printf("total %.3f s\n", now() - t0);

@@ -1,5 +1,7 @@
 /* test_values.c — `values LO .. HI` on integer arguments: `run --check` draws
- * them in [LO, HI), so a reference that indexes with them stays in bounds. */
+ * them in [LO, HI), so a reference that indexes with them stays in bounds;
+ * `offsets LO .. HI`: sequence boundaries with long, short, empty and unsorted
+ * sequences; `tolerance X` on an output. */
 #include "oracle_util.h"
 
 /* cross-entropy: loads target[b] and indexes logits[b, target[b]] */
@@ -26,6 +28,84 @@ static void test_fill_range(void **state)
     check_fill_range(&t, 5, -3, -2);
     for (int i = 0; i < 4096; i++)
         assert_true(d[i] == -3);
+}
+
+/* B = 6 sequences in 1000 rows: short first, long ones at the odd places, short at
+ * 2, the boundary of place 4 stepping back (unsorted), the last one ending at 1000;
+ * B = 9: an empty one at 8 */
+static void test_fill_offsets(void **state)
+{
+    (void)state;
+    double d[7];
+    HostTensor t = {DT_I32, 1, {7}, {1}, 7, 7, d, NULL, NULL};
+    check_fill_offsets(&t, 9, 0, 1001);
+    assert_true(d[0] == 0 && d[6] == 1000);
+    int64_t len[6];
+    for (int b = 0; b < 6; b++) {
+        assert_true(d[b + 1] >= 0 && d[b + 1] <= 1000 && d[b + 1] == floor(d[b + 1]));
+        len[b] = (int64_t)(d[b + 1] - d[b]);
+    }
+    assert_true(len[0] >= 1 && len[0] <= 1000 / 24);        /* short, not at row 0 long */
+    assert_true(len[1] >= 128 && len[3] >= 128 && len[5] >= 128); /* long: several blocks */
+    assert_true(len[2] >= 1 && len[2] <= 1000 / 24);        /* short after a long one */
+    assert_true(len[4] < 0);                                 /* unsorted: steps back */
+    double f[10];
+    HostTensor v = {DT_I32, 1, {10}, {1}, 10, 10, f, NULL, NULL};
+    check_fill_offsets(&v, 9, 0, 1001);
+    assert_true(f[9] == f[8] && f[0] == 0);                  /* place 8 empty, ends the rows */
+    double e[3];
+    HostTensor u = {DT_I32, 1, {3}, {1}, 3, 3, e, NULL, NULL};
+    check_fill_offsets(&u, 9, 0, 301);                       /* B = 2: short, long */
+    assert_true(e[0] == 0 && e[1] >= 1 && e[1] < 40 && e[2] == 300);
+}
+
+#define SEQS                                                                                      \
+    "kernel seqsum\n  arg x: global f32[T]\n  arg cu: global i32[B1] offsets 0 .. T + 1\n"      \
+    "  arg y: global f32[B1]\n  grid [B1]\n  threads 32\n  assume B1 >= 2\n{\n"                 \
+    "  reference {\n    for b in 0 .. B1 - 1 {\n"                                               \
+    "      y[b] = f32(sum(i in cu[b] .. max(cu[b + 1], cu[b]), x[i]))\n    }\n  }\n}\n"
+
+/* the cost estimate reads offsets as evenly spaced boundaries: (T / B) rows each */
+static void test_offsets_cost(void **state)
+{
+    (void)state;
+    CakeCtx *ctx = ctx_new();
+    Kernel *k = parse_kernel(ctx, SEQS);
+    ShapeEnv e = shape_of(ctx, k, "T=1000, B1=5");
+    Interp *I = interp_new(ctx, k);
+    InterpCost c;
+    assert_true(interp_cost(I, &e, &c));
+    assert_true(c.flops >= 900 && c.flops <= 1100);          /* 4 sequences of 250 */
+    interp_free(I);
+    CheckReport reps[8];
+    FakeDev good = {0, 0, -1, 0, 0};
+    suite_expect(ctx, k, &good, reps, 8, 1, CHECK_PASS);
+    assert_int_equal(ctx->nerrors, 0);
+    ctx_free(ctx);
+}
+
+#define SCALED(TOL)                                                                               \
+    "kernel scaled\n  arg x: global f32[N]\n  arg y: global f32[N]" TOL "\n  grid [N]\n"         \
+    "  threads 32\n{\n  reference { y[n] = x[n] * 2.0 }\n}\n"
+
+/* an error of 1e-4 of the largest output: over the f32 bound (2e-5 in all), within
+ * it times `tolerance 256`; a whole wrong value still fails at 256 */
+static void test_tolerance(void **state)
+{
+    (void)state;
+    CakeCtx *ctx = ctx_new();
+    Kernel *plain = parse_kernel(ctx, SCALED(""));
+    Kernel *tol = parse_kernel(ctx, SCALED(" tolerance 256"));
+    assert_true(ir_arg_tolerance(tol, 1) == 256 && ir_arg_tolerance(tol, 0) == 0);
+    ShapeEnv e = shape_of(ctx, plain, "N=1000");
+    CheckReport r;
+    FakeDev off = {2e-4, 0, -1, 0, 0}, wrong = {0.5, 0, -1, 0, 0};
+    assert_int_equal(check_run(ctx, plain, &e, fake_device, &off, &r), CHECK_FAIL);
+    ctx->nerrors = ctx->ndiags = 0;
+    e = shape_of(ctx, tol, "N=1000");
+    assert_int_equal(check_run(ctx, tol, &e, fake_device, &off, &r), CHECK_PASS);
+    assert_int_equal(check_run(ctx, tol, &e, fake_device, &wrong, &r), CHECK_FAIL);
+    ctx_free(ctx);
 }
 
 static void test_check_uses_range(void **state)
@@ -109,6 +189,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fill_range),
+        cmocka_unit_test(test_fill_offsets),
+        cmocka_unit_test(test_offsets_cost),
+        cmocka_unit_test(test_tolerance),
         cmocka_unit_test(test_check_uses_range),
         cmocka_unit_test(test_without_range_the_reference_fails),
         cmocka_unit_test(test_empty_range),

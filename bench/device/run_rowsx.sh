@@ -1,0 +1,125 @@
+#!/bin/bash
+# run_rowsx.sh — the row ops (rmsnorm, layernorm, softmax, cross_entropy, fp8_row_quantize)
+# where the 2027 sweep lost, the variants added for them, and their retuning, beside the best
+# of torch eager / torch.compile in the same call:
+#   losers   `lib bench ART --shapes bench/device/rowsx_losers.txt --check --sample --all`:
+#            the dispatched variant checked and timed, every variant whose domain holds timed
+#            (DEADLINE < 60, round 2: without --all)
+#   checks   (first) every added variant checked by the oracle at ragged shapes of its domain
+#            (bench/device/rowsx_checks.txt; full checks, no sampling); one that fails is
+#            left out of the timings below (`--skip`)
+#   best     the fastest variant of each losing shape where it is not the dispatched one, checked
+#   tune     (DEADLINE >= 60) `lib bench --shapes TUNE --all` over the tuning set
+#            (bench/device/rowsx_shapes.py tune: seed 5151, never the sweep's shapes), the
+#            dispatched variant and every variant timed -> rows_tuned_h200.json (the row ops'
+#            table, bench/device/sweep.py tune; merged into the sweep's by table_merge.py)
+#   peers    bench/device/sweep.py peers over the losers, then the tuning shapes: torch eager,
+#            F.rms_norm, torch.compile specialised per shape (losers first) while the time lasts
+#   table    the losers against this call's peer and the sweep's conservative one (REF in
+#            rowsx_table.py), the tuning shapes' summary (norms_table.py), printed last
+# The artifact is the carried one (.carry/python/cake/cake.cakelib, this tree's library) with
+# bench/device/sweep_table_h200.json folded in. Every step has a timeout; honours $DEADLINE
+# (seconds, default 90). Output under $OUT.
+#   usage (device machine, repo root): bash bench/device/run_rowsx.sh
+set -u
+C=${CAKEC:-.carry/cakec}
+O=${OUT:-/tmp/cake-out}
+DEADLINE=${DEADLINE:-90}
+LOG=$O/rowsx_log.txt
+D=bench/device
+mkdir -p "$O"
+: > "$LOG"
+export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
+export PATH=$PATH:/usr/local/cuda/bin
+T0=$SECONDS
+say() { echo "$@" | tee -a "$LOG"; }
+cnt() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }
+left() { echo $((DEADLINE - (SECONDS - T0))); }
+t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 4
+    local lim=$1 l
+    shift
+    l=$(($(left) - 4))
+    [ "$l" -lt "$lim" ] && lim=$l
+    [ "$lim" -lt 2 ] && { say "skip (out of time): $*"; return 124; }
+    timeout -k 2 "$lim" "$@"
+}
+
+A=$(mktemp -d "${TMPDIR:-/tmp}/rowsx.XXXXXX")
+trap 'rm -rf "$A"' EXIT
+LIB=${ROWSX_LIB:-.carry/python/cake/cake.cakelib}
+if [ ! -f "$LIB" ]; then
+    LIB=$A/lib.cakelib
+    b0=$SECONDS
+    t 40 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
+    say "build on the device: exit $? in $((SECONDS - b0)) s"
+fi
+TABLE=$D/sweep_table_h200.json
+if [ -f "$TABLE" ] && t 10 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
+    LIB=$A/tuned.cakelib
+    say "artifact tuned with $TABLE"
+fi
+TUNE=0
+[ "$DEADLINE" -ge 60 ] && TUNE=1
+( cd $D && python3 rowsx_shapes.py tune ) > "$A/tune.txt" 2>> "$LOG"
+say "artifact: $LIB; losers $(grep -c '^[a-z]' $D/rowsx_losers.txt), checks $(grep -c '^[a-z]' $D/rowsx_checks.txt), tuning shapes $([ "$TUNE" = 1 ] && grep -c '=' "$A/tune.txt" || echo 0)"
+
+# the added variants checked first: one that fails (or faults) is left out (--skip) of the
+# timing of every variant below
+SKIP=
+if [ "$TUNE" = 1 ]; then
+    b0=$SECONDS
+    t $(( $(left) * 16 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks.txt --check --runs 3 --timeout 10 \
+        --json > "$O/checks.jsonl" 2>> "$LOG"
+    say "added variants checked: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/checks.jsonl") of $(grep -c '^[a-z]' $D/rowsx_checks.txt) pass"
+    SKIP=$(python3 $D/rowsx_table.py failed "$O/checks.jsonl" 2>> "$LOG")
+    [ -n "$SKIP" ] && say "left out of the timings (a check failed): $SKIP"
+fi
+SKIPARG=
+[ -n "$SKIP" ] && SKIPARG="--skip $SKIP"
+
+# round 2 (no tuning): the dispatched variant only, checked, and more of the time for the peers
+ALL=--all
+share=17
+[ "$TUNE" = 0 ] && { ALL=; share=40; }
+b0=$SECONDS
+t $(( $(left) * share / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_losers.txt --check --sample $ALL $SKIPARG --runs 10 \
+    --timeout 5 --json > "$O/losers.jsonl" 2>> "$LOG"
+say "losers, dispatched (checked) and every variant: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/losers.jsonl") pass of $(cnt '"op"' "$O/losers.jsonl")"
+
+python3 $D/norms_table.py best "$O/losers.jsonl" --not-dispatched > "$O/best.txt" 2>> "$LOG"
+b0=$SECONDS
+t $(( $(left) * 8 / 100 )) "$C" lib bench "$LIB" --shapes "$O/best.txt" --check --sample --runs 10 --timeout 5 \
+    --json > "$O/best.jsonl" 2>> "$LOG"
+say "fastest variants where not dispatched, checked: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/best.jsonl") of $(cnt . "$O/best.txt") pass"
+
+if [ "$TUNE" = 1 ]; then
+    b0=$SECONDS
+    t $(( $(left) * 62 / 100 )) "$C" lib bench "$LIB" --shapes "$A/tune.txt" --all $SKIPARG --runs 5 --timeout 5 \
+        --json > "$O/tune.jsonl" 2>> "$LOG"
+    say "tuning set, every variant: exit $? in $((SECONDS - b0)) s, $(cnt '"bench_all"' "$O/tune.jsonl") of $(grep -c '=' "$A/tune.txt") shapes"
+    python3 $D/sweep.py tune "$O/tune.jsonl" "NVIDIA H200" > "$O/rows_tuned_h200.json" 2>> "$LOG"
+fi
+
+# the losers' peers first (torch.compile specialised per shape while their share lasts), then
+# the tuning shapes' (torch eager, F.rms_norm: the compiles do not fit)
+p0=$SECONDS
+share=$(left)
+[ "$TUNE" = 1 ] && share=$(( $(left) * 55 / 100 ))
+SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_STATIC_UNTIL=$(( share - 6 )) \
+    t $(( share - 2 )) python3 $D/sweep.py peers $D/rowsx_losers.txt "$O/peers.jsonl" >> "$LOG" 2>&1
+say "peers of the losers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") rows ($(cnt torch_compile_static "$O/peers.jsonl") with torch.compile)"
+if [ "$TUNE" = 1 ]; then
+    p0=$SECONDS
+    SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_STATIC_UNTIL=0 \
+        t $(( $(left) - 5 )) python3 $D/sweep.py peers "$A/tune.txt" "$O/peers_tune.jsonl" >> "$LOG" 2>&1
+    say "peers of the tuning set (eager): exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers_tune.jsonl") rows"
+fi
+
+say "== rowsx (at $((SECONDS - T0)) s)"
+if [ -s "$O/tune.jsonl" ]; then
+    say "-- the tuning set (dispatched: the table folded in above; fastest: what a perfect table gives)"
+    timeout 10 python3 $D/rowsx_table.py tune "$O/tune.jsonl" "$O/peers_tune.jsonl" 2>> "$LOG" | tee -a "$LOG"
+fi
+[ -s "$O/checks.jsonl" ] && timeout 10 python3 $D/rowsx_table.py checks "$O/checks.jsonl" | tail -30 | tee -a "$LOG"
+say "-- the losers (ratio = peer ms / library ms; ref = the 2027 sweep's conservative peer time)"
+timeout 10 python3 $D/rowsx_table.py losers "$O/losers.jsonl" "$O/best.jsonl" "$O/peers.jsonl" "$O" | tee -a "$LOG"

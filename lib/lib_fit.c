@@ -1,0 +1,279 @@
+/* lib_fit.c — the fitted wave model of a tiled op's variants (docs/library.md,
+ * "The fitted model"): between tuned points, a variant's time at M, N, K is
+ * predicted as a + b * f1 + c * f2 + d * f3, where f1 is the k-tiles on the
+ * critical path of its launch (the waves of its blocks over the SMs, times the
+ * k-tiles each block takes), f2 the bytes it moves and f3 a family's own
+ * (split-K's atomics, GEMV's reads of B from DRAM), from its tile geometry (BM, BN,
+ * BK, SPLIT; MR, NC, LPC, WARPS for the GEMV family) at its bindings. The
+ * coefficients are fitted per variant from every tuned shape it was timed at
+ * (least squares of the relative error, nonnegative), when the table is
+ * folded; a select evaluates them at the call's dims (no lookup, no
+ * allocation) and ranks the variants by the predicted time. What the bucket
+ * classes cannot see, wave quantization (133 tiles on 132 SMs), the model
+ * counts exactly. */
+#include <math.h>
+#include <string.h>
+#include "lib_priv.h"
+
+static const char *const family_names[] = {"", "tiles", "splitk", "gemv"};
+
+int lib_fit_family(const char *name)
+{
+    for (int i = 1; i < LIB_FIT__COUNT; i++)
+        if (!strcmp(name, family_names[i]))
+            return i;
+    return 0;
+}
+
+const char *lib_fit_family_name(int f)
+{
+    return f > 0 && f < LIB_FIT__COUNT ? family_names[f] : "";
+}
+
+int lib_fit_dims(LibOp *op)
+{
+    static const char *const names[3] = {"M", "N", "K"};
+    for (int i = 0; i < 3; i++) {
+        uint32_t d = 0;
+        while (d < op->pub.ndims && strcmp(op->dims[d], names[i]))
+            d++;
+        if (d == op->pub.ndims)
+            return 0;
+        op->fit_dim[i] = (uint8_t)d;
+    }
+    return 1;
+}
+
+/* the value of parameter `name` of v's kernel at v's bindings (its default where
+   unbound), or dflt where the kernel has no such parameter */
+static int64_t param_of(CakeCtx *ctx, const LibVariant *v, const char *name, int64_t dflt)
+{
+    Sym s = ir_intern_cstr(ctx, name);
+    CeEnv env = {v->pb, v->npb, NULL, NULL, NULL};
+    int64_t x;
+    if (ce_env_get(&env, s, &x))
+        return x;
+    for (uint32_t i = 0; i < v->k->nparams; i++) {
+        const Node *p = &v->k->nodes[v->k->params[i]];
+        if (p->name == s)
+            return p->a && ce_eval_int(ctx, v->k, p->a, &env, &x) ? x : dflt;
+    }
+    return dflt;
+}
+
+void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
+{
+    /* a sequence's geometry is its last launch's (a split-K kernel, say) */
+    const LibVariant *v = fv->nsteps ? &op->v[fv->steps[fv->nsteps - 1]] : fv;
+    if (!fv->fit.family || !v->k)
+        return;
+    int64_t g[LIB_GEO__COUNT];
+    g[LIB_GEO_BM] = param_of(ctx, v, "BM", 128);
+    g[LIB_GEO_BN] = param_of(ctx, v, "BN", 128);
+    g[LIB_GEO_BK] = param_of(ctx, v, "BK", 64);
+    g[LIB_GEO_SPLIT] = param_of(ctx, v, "SPLIT", 1);
+    g[LIB_GEO_MR] = param_of(ctx, v, "MR", 1);
+    /* the GEMV family's columns per block: WARPS warps of 32 / LPC lane groups, NC columns each */
+    int64_t lpc = param_of(ctx, v, "LPC", 32), nc = param_of(ctx, v, "NC", 1);
+    lpc = lpc > 0 ? lpc : 32;
+    nc = nc > 0 ? nc : 1;
+    g[LIB_GEO_COLS] = param_of(ctx, v, "WARPS", 4) * 32 / lpc * nc;
+    g[LIB_GEO_LANE_K] = lpc * 8 / nc;   /* K per step of a lane group: 16-byte vectors over its lanes */
+    lib_fit_set_geometry(&fv->fit, g);
+}
+
+/* ceil(a / b) of integers 0 < a < 2^31, 0 < b <= 2^11, from inv = 1 / b, in doubles: an
+   integer quotient n comes out within n 2^-51 of n, which the factor 1 - 1e-14 puts
+   below n; a quotient n + f has f >= 1/b >= 2^-11, more than the factor takes off
+   (2^31 1e-14 < 2^-15). A select evaluates a few dozen: a division costs ten times more. */
+static double cdiv_inv(double a, double inv)
+{
+    double x = a * inv * (1 - 1e-14);
+    double q = (double)(int64_t)x;   /* x < 2^31: no libm call (ceil is one without SSE4.1) */
+    return q + (q < x);
+}
+
+void lib_fit_set_geometry(LibFit *f, const int64_t *geo)
+{
+    for (int i = 0; i < LIB_GEO__COUNT; i++) {
+        f->geo[i] = geo[i] < 1 ? 1 : geo[i] > 2048 ? 2048 : geo[i];   /* cdiv_inv's range */
+        f->inv[i] = 1.0 / (double)f->geo[i];
+    }
+}
+
+void lib_fit_set_sms(LibOp *op, int64_t sms)
+{
+    op->fit_sms = sms > 0 && sms <= 256 ? sms : TG_DEFAULT_SM_COUNT;
+    op->fit_inv_sms = 1.0 / (double)op->fit_sms;
+    op->fit_inv_sms8 = 1.0 / (double)(op->fit_sms * 8);
+}
+
+/* the features of variant v of op at dimv */
+/* the tile counts along M, N and K of the last variant seen: consecutive variants share
+   their tiles (the manifest lists a family's together), so a select's few dozen
+   predictions divide the dims a few times only */
+typedef struct { double inv[3], q[3]; } Tiles;
+
+static double tiles_along(Tiles *c, int d, double x, double inv)
+{
+    if (c->inv[d] != inv) {
+        c->inv[d] = inv;
+        c->q[d] = cdiv_inv(x, inv);
+    }
+    return c->q[d];
+}
+
+static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c,
+                     double f[LIB_FIT_TERMS])
+{
+    const double *inv = v->fit.inv;
+    double M = (double)dimv[op->fit_dim[0]], N = (double)dimv[op->fit_dim[1]], K = (double)dimv[op->fit_dim[2]];
+    double kt = tiles_along(c, 2, K, inv[LIB_GEO_BK]);
+    double tiles = tiles_along(c, 0, M, inv[LIB_GEO_BM]) * tiles_along(c, 1, N, inv[LIB_GEO_BN]);
+    double moved = ((M + N) * K * 2 + M * N * 2) * 1e-6;   /* MB of A, B and C */
+    f[0] = 1;
+    f[2] = moved;
+    f[3] = 0;
+    switch (v->fit.family) {
+    case LIB_FIT_SPLITK: {
+        double sp = (double)v->fit.geo[LIB_GEO_SPLIT];
+        f[1] = cdiv_inv(tiles * sp, op->fit_inv_sms) * cdiv_inv(kt, inv[LIB_GEO_SPLIT]);
+        f[3] = sp * M * N * 1e-6;   /* the partial sums' atomics */
+        break;
+    }
+    case LIB_FIT_GEMV: {
+        /* up to 8 blocks per SM at a time; each lane group walks K for MR rows; B is read
+           once per row group (from L2 after the first) */
+        double rows = cdiv_inv(M, inv[LIB_GEO_MR]), blocks = rows * cdiv_inv(N, inv[LIB_GEO_COLS]);
+        f[1] = cdiv_inv(blocks, op->fit_inv_sms8) * cdiv_inv(K, inv[LIB_GEO_LANE_K]) *
+               (double)v->fit.geo[LIB_GEO_MR] * 1e-3;
+        f[2] = rows * N * K * 2e-6;
+        f[3] = moved;
+        break;
+    }
+    default:
+        f[1] = cdiv_inv(tiles, op->fit_inv_sms) * kt;
+        break;
+    }
+}
+
+static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c)
+{
+    if (!v->fit.ok)
+        return -1;
+    double f[LIB_FIT_TERMS], t = 0;
+    features(op, v, dimv, c, f);
+    for (int i = 0; i < LIB_FIT_TERMS; i++)
+        t += v->fit.coef[i] * f[i];
+    return t;
+}
+
+double lib_fit_predict(const LibOp *op, const LibVariant *v, const int64_t *dimv)
+{
+    Tiles c = {{0, 0, 0}, {0, 0, 0}};
+    return predict(op, v, dimv, &c);
+}
+
+/* ---- the fit -------------------------------------------------------------------------- */
+
+void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms)
+{
+    if (!v->fit.family || ms <= 0)
+        return;
+    double f[LIB_FIT_TERMS], w = 1 / (ms * ms);   /* the relative error, squared */
+    Tiles c = {{0, 0, 0}, {0, 0, 0}};
+    features(op, v, dimv, &c, f);
+    for (int i = 0; i < LIB_FIT_TERMS; i++) {
+        v->fit.atb[i] += w * f[i] * ms;
+        for (int j = 0; j < LIB_FIT_TERMS; j++)
+            v->fit.ata[i][j] += w * f[i] * f[j];
+    }
+    v->fit.npoints++;
+}
+
+/* x of the normal equations restricted to the terms in `on` (Gaussian elimination with
+   partial pivoting): 1, or 0 when they are singular */
+static int solve(const LibVariant *v, const int *on, double *x)
+{
+    double a[LIB_FIT_TERMS][LIB_FIT_TERMS + 1];
+    int idx[LIB_FIT_TERMS], n = 0;
+    for (int i = 0; i < LIB_FIT_TERMS; i++)
+        if (on[i])
+            idx[n++] = i;
+    for (int i = 0; i < n; i++) {
+        for (int j = 0; j < n; j++)
+            a[i][j] = v->fit.ata[idx[i]][idx[j]];
+        a[i][n] = v->fit.atb[idx[i]];
+    }
+    for (int c = 0; c < n; c++) {
+        int p = c;
+        for (int r = c + 1; r < n; r++)
+            if (fabs(a[r][c]) > fabs(a[p][c]))
+                p = r;
+        if (fabs(a[p][c]) < 1e-300)
+            return 0;
+        for (int j = 0; j <= n; j++) {
+            double t = a[c][j];
+            a[c][j] = a[p][j];
+            a[p][j] = t;
+        }
+        for (int r = 0; r < n; r++)
+            if (r != c) {
+                double m = a[r][c] / a[c][c];
+                for (int j = c; j <= n; j++)
+                    a[r][j] -= m * a[c][j];
+            }
+    }
+    memset(x, 0, LIB_FIT_TERMS * sizeof *x);
+    for (int i = 0; i < n; i++)
+        x[idx[i]] = a[i][n] / a[i][i];
+    return 1;
+}
+
+void lib_fit_solve(LibVariant *v)
+{
+    v->fit.ok = 0;
+    if (!v->fit.family || v->fit.npoints < LIB_FIT_MIN_POINTS)
+        return;
+    /* nonnegative: a term whose coefficient comes out negative is dropped and the rest
+       fitted again (at most LIB_FIT_TERMS rounds) */
+    int on[LIB_FIT_TERMS];
+    for (int i = 0; i < LIB_FIT_TERMS; i++)
+        on[i] = v->fit.ata[i][i] > 0;   /* a term zero at every point (the tiles' f3) is left out */
+    for (int round = 0; round < LIB_FIT_TERMS; round++) {
+        double x[LIB_FIT_TERMS];
+        if (!solve(v, on, x))
+            return;
+        int neg = 0;
+        for (int i = 0; i < LIB_FIT_TERMS; i++)
+            if (on[i] && x[i] < 0)
+                on[i] = 0, neg = 1;
+        if (!neg) {
+            memcpy(v->fit.coef, x, sizeof x);
+            v->fit.ok = 1;
+            return;
+        }
+    }
+}
+
+/* ---- the ranking ---------------------------------------------------------------------- */
+
+uint32_t lib_fit_predict_all(const LibOp *op, const int64_t *dimv, double *t)
+{
+    uint32_t n = 0;
+    Tiles c = {{0, 0, 0}, {0, 0, 0}};
+    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++)
+        n += (t[v] = predict(op, &op->v[v], dimv, &c)) > 0;
+    return n;
+}
+
+uint32_t lib_fit_next(const LibOp *op, double *t)
+{
+    uint32_t best = UINT32_MAX;
+    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++)
+        if (t[v] > 0 && (best == UINT32_MAX || t[v] < t[best]))
+            best = v;
+    if (best != UINT32_MAX)
+        t[best] = -1;
+    return best;
+}
