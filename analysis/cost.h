@@ -95,6 +95,8 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg,
 typedef struct {
     char key[40];
     int n;
+    int kernels;                          /* the distinct training kernels (file, kernel) among
+                                             them; 0: not recorded (an older file) */
     double err;                           /* the 80th percentile of |predicted / measured - 1| */
     double t_lo, t_hi;                    /* predicted ms of the training cases */
 } CostPattern;

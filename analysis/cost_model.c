@@ -241,6 +241,11 @@ static void family(const CostProfile *p, const CostCalib *c, CostResult *r, doub
         cost_note(r->notes, &r->nnotes, "measure: family %s had one training case only", r->pattern);
         *widen += 0.25;
         r->measure = 1;
+    } else if (f->kernels == 1) {
+        cost_note(r->notes, &r->nnotes, "measure: family %s was fitted on one kernel only (%d cases): "
+                  "its error says nothing of another kernel's", r->pattern, f->n);
+        *widen += 0.25;
+        r->measure = 1;
     } else if (c->pat_err > 0 && f->err > c->pat_err) {
         cost_note(r->notes, &r->nnotes, "measure: family %s was fitted with an error up to %.0f%% "
                   "(80th percentile of %d training cases)", r->pattern, 100 * f->err, f->n);

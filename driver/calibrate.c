@@ -145,6 +145,7 @@ static cJSON *families_json(const CostCalib *c)
         cJSON *f = cJSON_CreateObject();
         cJSON_AddStringToObject(f, "pattern", c->pat[i].key);
         cJSON_AddNumberToObject(f, "n", c->pat[i].n);
+        cJSON_AddNumberToObject(f, "kernels", c->pat[i].kernels);
         cJSON_AddNumberToObject(f, "err80", round(c->pat[i].err * 1e4) / 1e4);
         cJSON *t = cJSON_AddArrayToObject(f, "time_ms");
         cJSON_AddItemToArray(t, cJSON_CreateNumber(c->pat[i].t_lo));

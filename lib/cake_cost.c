@@ -87,6 +87,9 @@ static void take_patterns(const cJSON *j, CostCalib *c)
         double n = 0;
         take(x, "n", &n);
         f->n = (int)n;
+        double kn = 0;
+        take(x, "kernels", &kn);
+        f->kernels = (int)kn;
         take(x, "err80", &f->err);
         f->t_lo = cJSON_GetArrayItem(t, 0)->valuedouble;
         f->t_hi = cJSON_GetArrayItem(t, 1)->valuedouble;
