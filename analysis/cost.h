@@ -95,6 +95,8 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg,
 typedef struct {
     char key[40];
     int n;
+    int kernels;                          /* the distinct training kernels (file, kernel) among
+                                             them; 0: not recorded (an older file) */
     double err;                           /* the 80th percentile of |predicted / measured - 1| */
     double t_lo, t_hi;                    /* predicted ms of the training cases */
 } CostPattern;
@@ -119,6 +121,15 @@ typedef struct {
                                              latency the bytes in flight must cover; 1: the row's) */
     double res_exposed;                   /* the share of the other memory and compute terms' time
                                              that the bounding term does not hide (0: perfect overlap) */
+    double mlp_knee;                      /* how sharply DRAM bandwidth reaches its peak as the bytes
+                                             in flight pass what Little's law needs: bw = peak /
+                                             (1 + (needed / in flight)^k)^(1/k) (0: a hard knee,
+                                             min(peak, in flight / latency)) */
+    double pipe_knee;                     /* the same between the compute path and the pipeline's
+                                             latency bound: (compute^k + pipeline^k)^(1/k) (0: max) */
+    double body_knee;                     /* the same over the body's terms (compute, shared memory,
+                                             requests, memory): resources that are all near their
+                                             limit slow each other (0: the largest alone) */
     char source[160];                     /* "built-in defaults" or the file, date, command */
     CostPattern pat[COST_MAX_PATTERNS];   /* the calibrated families; none: every pattern */
     int npat;

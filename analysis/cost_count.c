@@ -84,16 +84,93 @@ static void count_arith(Walk *w, const Node *n, const Type *t, double m)
     }
 }
 
+/* e has no memory access, reduction, barrier or pipeline op: its counts are
+   SIMT work that depends on its types only (cached per node in w->arith->pure) */
+static int pure_expr(Walk *w, NodeId e, int depth)
+{
+    if (!e)
+        return 1;
+    uint8_t *pure = w->arith->pure;
+    if (pure[e])
+        return pure[e] == 1;
+    const Node *n = &w->k->nodes[e];
+    int ok = depth < 64;
+    switch (n->op) {
+    case OP_LOAD: case OP_LDMATRIX: case OP_LDMATRIX_T: case OP_DOT: case OP_HSUM: case OP_HMAX:
+    case OP_ROWSUM: case OP_ROWMAX: case OP_ROWMIN: case OP_COLSUM: case OP_COLMAX: case OP_COLMIN:
+    case OP_WARP_ADD: case OP_WARP_MAX: case OP_WARP_MIN: case OP_BLOCK_ADD: case OP_BLOCK_MAX:
+    case OP_BLOCK_MIN: case OP_P_ACQUIRE: case OP_P_WAIT:
+        ok = 0;
+        break;
+    default:
+        break;
+    }
+    NodeId kids[4] = {n->a, n->b, n->c, n->d};
+    for (int i = 0; i < 4 && ok; i++)
+        ok = pure_expr(w, kids[i], depth + 1);
+    for (uint32_t i = 0; i < n->n && ok; i++)
+        ok = pure_expr(w, w->k->lists[n->list + i], depth + 1);
+    pure[e] = ok ? 1 : 2;
+    return ok;
+}
+
+static void expr_count(Walk *w, NodeId e, double m);
+
+/* counts expression e executed m times: a pure one from the memo (its work per
+   execution, counted at the first visit), the rest node by node */
 static void expr(Walk *w, NodeId e, double m)
+{
+    if (!e || m <= 0)
+        return;
+    const Node *n = &w->k->nodes[e];
+    if (n->op == OP_INT || n->op == OP_FLOAT || n->op == OP_BOOL || n->op == OP_NAME || n->op == OP_COLON ||
+        n->op == OP_SPECIAL)
+        return;
+    ExprMemo *x = w->arith;
+    if (!x || !pure_expr(w, e, 0)) {
+        expr_count(w, e, m);
+        return;
+    }
+    uint64_t key = ((uint64_t)e << 32 | (uint64_t)w->role_threads) * 0x9E3779B97F4A7C15ull | 1;
+    uint32_t at = (uint32_t)(key >> 40) & (EXPR_MEMO - 1);
+    for (int probe = 0; probe < 4; probe++, at = (at + 1) & (EXPR_MEMO - 1))
+        if (x->key[at] == key) {
+            w->w->alu += x->alu[at] * m;
+            w->w->sfu += x->sfu[at] * m;
+            w->w->shfl += x->shfl[at] * m;
+            w->w->flops_simt += x->flops[at] * m;
+            return;
+        } else if (!x->key[at])
+            break;
+    CostWork *real = w->w, once;
+    memset(&once, 0, sizeof once);
+    w->w = &once;
+    expr_count(w, e, 1);
+    w->w = real;
+    real->alu += once.alu * m;
+    real->sfu += once.sfu * m;
+    real->shfl += once.shfl * m;
+    real->flops_simt += once.flops_simt * m;
+    if (!x->key[at]) {
+        x->key[at] = key;
+        x->alu[at] = once.alu;
+        x->sfu[at] = once.sfu;
+        x->shfl[at] = once.shfl;
+        x->flops[at] = once.flops_simt;
+    }
+}
+
+static void expr_count(Walk *w, NodeId e, double m)
 {
     if (!e || m <= 0)
         return;
     const Kernel *k = w->k;
     const Node *n = &k->nodes[e];
+    if (n->op == OP_INT || n->op == OP_FLOAT || n->op == OP_BOOL || n->op == OP_NAME || n->op == OP_COLON ||
+        n->op == OP_SPECIAL)
+        return;   /* the leaves (most operands of a lowered op: acc[i]) cost nothing */
     const Type *t = cw_type_of(w, e);
     switch (n->op) {
-    case OP_INT: case OP_FLOAT: case OP_BOOL: case OP_NAME: case OP_COLON: case OP_SPECIAL:
-        return;
     case OP_LOAD:
         count_mem_load(w, n, m);
         expr(w, n->a, m);

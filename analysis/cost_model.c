@@ -34,6 +34,9 @@ void cost_calib_default(CostCalib *c)
     c->req_rate = 0;
     c->lat_mem = 1;
     c->res_exposed = 0;
+    c->mlp_knee = 0;
+    c->pipe_knee = 0;
+    c->body_knee = 0;
     snprintf(c->source, sizeof c->source, "built-in defaults (analysis/cost_model.c)");
 }
 
@@ -238,6 +241,11 @@ static void family(const CostProfile *p, const CostCalib *c, CostResult *r, doub
         cost_note(r->notes, &r->nnotes, "measure: family %s had one training case only", r->pattern);
         *widen += 0.25;
         r->measure = 1;
+    } else if (f->kernels == 1) {
+        cost_note(r->notes, &r->nnotes, "measure: family %s was fitted on one kernel only (%d cases): "
+                  "its error says nothing of another kernel's", r->pattern, f->n);
+        *widen += 0.25;
+        r->measure = 1;
     } else if (c->pat_err > 0 && f->err > c->pat_err) {
         cost_note(r->notes, &r->nnotes, "measure: family %s was fitted with an error up to %.0f%% "
                   "(80th percentile of %d training cases)", r->pattern, 100 * f->err, f->n);
@@ -249,6 +257,17 @@ static void family(const CostProfile *p, const CostCalib *c, CostResult *r, doub
         *widen += 0.25;
         r->measure = 1;
     }
+}
+
+/* max(a, b) for k = 0; else the k-norm (a^k + b^k)^(1/k): the larger term, plus
+   what of the smaller one it does not hide (both sides are latency and work
+   that overlap imperfectly) */
+static double soft_max(double a, double b, double k)
+{
+    if (k <= 0 || a <= 0 || b <= 0)
+        return fmax(a, b);
+    double m = fmax(a, b);
+    return m * pow(pow(a / m, k) + pow(b / m, k), 1 / k);
 }
 
 void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, CostResult *r)
@@ -299,8 +318,9 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
         r->pipeline_ms = per_sm * fills * per_fill_ns * 1e-6;
     }
     double comp_s = fmax(per_sm * path, path_max) / clk;
-    if (r->pipeline_ms * 1e-3 > comp_s) {
-        comp_s = r->pipeline_ms * 1e-3;
+    int pipe_bound = r->pipeline_ms * 1e-3 > comp_s;
+    comp_s = soft_max(comp_s, r->pipeline_ms * 1e-3, c->pipe_knee);
+    if (pipe_bound) {
         cost_note(r->notes, &r->nnotes, "the pipeline is latency-bound: %d stages keep too few loads in "
                   "flight to cover %.0f ns per stage (Little's law)", p->stages, lat_load);
     }
@@ -330,7 +350,9 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double lat_little = d->lat_dram_ns * (c->lat_mem > 0 ? c->lat_mem : 1) * 1e-9;
     r->inflight_needed = hbm * lat_little;
     double bw = hbm;
-    if (r->inflight_bytes > 0 && r->inflight_bytes / lat_little < bw)
+    if (r->inflight_bytes > 0 && c->mlp_knee > 0)   /* a soft knee: bandwidth as a smooth minimum */
+        bw = hbm / pow(1 + pow(r->inflight_needed / r->inflight_bytes, c->mlp_knee), 1 / c->mlp_knee);
+    else if (r->inflight_bytes > 0 && r->inflight_bytes / lat_little < bw)
         bw = r->inflight_bytes / lat_little;
     r->res_ms[CR_DRAM] = r->dram_bytes / bw * 1e3;
     r->res_ms[CR_L2] = r->l2_bytes / (d->l2_gbps * 1e9 * c->eff_l2) * 1e3;
@@ -353,8 +375,9 @@ void cost_predict(const CostProfile *p, const TgDevice *d, const CostCalib *c, C
     double rounds = ceil(nb / ((double)bps * d->sm_count));
     double chain_ns = d->lat_dram_ns + p->w.barriers * d->lat_barrier_ns;
     double rounds_s = c->lat_block * rounds * chain_ns * 1e-9;
-    double body = fmax(comp_s, fmax(fmax(r->res_ms[CR_SMEM], r->res_ms[CR_REQ]),
-                                    fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2])) * 1e-3);
+    double mem_s = fmax(r->res_ms[CR_DRAM], r->res_ms[CR_L2]) * 1e-3;
+    double body = soft_max(soft_max(comp_s, r->res_ms[CR_SMEM] * 1e-3, c->body_knee),
+                           soft_max(r->res_ms[CR_REQ] * 1e-3, mem_s, c->body_knee), c->body_knee);
     /* the terms overlap, not perfectly: a share of the others' time shows (ranks
        variants that one term alone ties) */
     if (c->res_exposed > 0) {

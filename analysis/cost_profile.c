@@ -137,15 +137,28 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, co
     if (!header(&w, p, why, whylen))
         return 0;
     w.arg_rw = arena_alloc(&ctx->arena, w.k->nargs + 1);
-    CostMemo *memo = calloc(3, sizeof *memo);   /* freed below: not the arena's (one per call) */
+    /* freed below, not the arena's (one per call); only what marks an entry empty
+       is cleared (a generation, a key): the rest is written before it is read */
+    CostMemo *memo = malloc(3 * sizeof *memo);
     if (!memo) {
         snprintf(why, whylen, "out of memory");
         return 0;
     }
+    for (int i = 0; i < 3; i++) {
+        memset(memo[i].gen, 0, sizeof memo[i].gen);
+        memo[i].cur = 1;
+    }
     w.reuse = &memo[0];
     w.lines = &memo[1];
     w.conds = &memo[2];
-    memo[0].cur = memo[1].cur = memo[2].cur = 1;
+    ExprMemo *arith = malloc(sizeof *arith);   /* optional: without it every node is counted */
+    uint8_t *pure = arith ? calloc(w.k->nnodes + 1, 1) : NULL;
+    if (arith)
+        memset(arith->key, 0, sizeof arith->key);
+    if (arith && pure) {
+        arith->pure = pure;
+        w.arith = arith;
+    }
     p->wave = p->nblocks < sm_count ? p->nblocks : sm_count;
     int64_t first[COST_MAX_ROLES] = {0};
     if (low) {
@@ -235,5 +248,7 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, co
     }
     unique_bytes(&w, p);
     free(memo);
+    free(pure);
+    free(arith);
     return 1;
 }

@@ -280,6 +280,11 @@ static double reuse_keep(Walk *w, NodeId at, double r)
     return r;
 }
 
+static int cmp_tuple(const void *a, const void *b)
+{
+    return memcmp(a, b, 4 * sizeof(int64_t));
+}
+
 /* the first wave's blocks / the distinct tuples of the n index expressions ix
    (OP_COLON: any; OP_SLICE: its start) */
 static double reuse_of(Walk *w, const NodeId *ix, uint32_t n)
@@ -291,7 +296,7 @@ static double reuse_of(Walk *w, const NodeId *ix, uint32_t n)
     int64_t keep[3] = {w->block[0], w->block[1], w->block[2]}, kt = w->thread;
     uint32_t reads = w->block_reads;   /* memoized per profile: no sampled block's count */
     int64_t tup[1024][4];
-    int64_t distinct = 0, ok = 1;
+    int64_t distinct = 0, ok = 1, nt = 0;
     w->thread = w->group_first;
     for (int64_t b = 0; b < wave && ok; b++) {
         w->block[0] = b % w->grid[0];
@@ -304,15 +309,14 @@ static double reuse_of(Walk *w, const NodeId *ix, uint32_t n)
                 e = k->nodes[e].a;
             ok = k->nodes[e].op == OP_COLON || cw_eval(w, e, &t[d]);
         }
-        int64_t j = 0;
-        while (j < distinct && memcmp(tup[j], t, sizeof t))
-            j++;
-        if (j == distinct)
-            memcpy(tup[distinct++], t, sizeof t);
+        memcpy(tup[nt++], t, sizeof t);
     }
     memcpy(w->block, keep, sizeof keep);
     w->thread = kt;
     w->block_reads = reads;
+    qsort(tup, (size_t)nt, sizeof tup[0], cmp_tuple);   /* the distinct tuples, by sorting */
+    for (int64_t j = 0; j < nt; j++)
+        distinct += j == 0 || memcmp(tup[j], tup[j - 1], sizeof tup[0]);
     return ok && distinct > 0 ? (double)wave / (double)distinct : 1;
 }
 

@@ -12,6 +12,7 @@
 #define MAX_LOOPS 24
 #define UNROLL_WALK_MAX 64
 #define COST_MEMO 4096   /* entries of a per-node memo (a power of two) */
+#define EXPR_MEMO 4096   /* entries of the arithmetic memo (a power of two) */
 
 /* values computed once per key (cw_memo_key: a node, or the source statement
    its copies share) of the walked kernel; open addressing, an entry of an older
@@ -20,6 +21,15 @@ typedef struct {
     uint64_t key[COST_MEMO]; uint32_t gen[COST_MEMO]; double a[COST_MEMO], b[COST_MEMO];
     uint32_t cur;
 } CostMemo;
+
+/* the SIMT work of a pure arithmetic expression (no memory access, no
+   reduction, no barrier) per execution, by node and role size: the lowered
+   level revisits the same nodes at every sampled block and unrolled iteration */
+typedef struct {
+    uint64_t key[EXPR_MEMO];
+    double alu[EXPR_MEMO], sfu[EXPR_MEMO], shfl[EXPR_MEMO], flops[EXPR_MEMO];
+    uint8_t *pure;                /* per node: 0 not known, 1 pure, 2 not */
+} ExprMemo;
 
 typedef struct {
     CakeCtx *ctx;
@@ -56,6 +66,7 @@ typedef struct {
     uint32_t thread_reads;        /* reads of a thread-dependent special register (thread.x,
                                      lane, warp, wg) by the evaluator: a condition that reads
                                      none is uniform over the group, evaluated once */
+    ExprMemo *arith;              /* pure arithmetic counted once per node and role size */
     uint32_t block_reads;         /* reads of block.x, .y, .z by what the counts depend on (the
                                      per-profile memos of lines and reuse excepted): a walk
                                      that reads none counts the same at every sampled block */

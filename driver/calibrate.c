@@ -99,6 +99,7 @@ static cJSON *constants_json(const CostCalib *c)
         {"l2_miss", c->l2_miss}, {"rel_err", c->rel_err}, {"launch_us", c->launch_us},
         {"pipe_lat", c->pipe_lat}, {"loop_mlp", c->loop_mlp}, {"lat_block", c->lat_block},
         {"req_rate", c->req_rate}, {"lat_mem", c->lat_mem}, {"res_exposed", c->res_exposed},
+        {"mlp_knee", c->mlp_knee}, {"pipe_knee", c->pipe_knee}, {"body_knee", c->body_knee},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
         cJSON_AddNumberToObject(k, rows[i].name, round(rows[i].v * 1e4) / 1e4);
@@ -144,6 +145,7 @@ static cJSON *families_json(const CostCalib *c)
         cJSON *f = cJSON_CreateObject();
         cJSON_AddStringToObject(f, "pattern", c->pat[i].key);
         cJSON_AddNumberToObject(f, "n", c->pat[i].n);
+        cJSON_AddNumberToObject(f, "kernels", c->pat[i].kernels);
         cJSON_AddNumberToObject(f, "err80", round(c->pat[i].err * 1e4) / 1e4);
         cJSON *t = cJSON_AddArrayToObject(f, "time_ms");
         cJSON_AddItemToArray(t, cJSON_CreateNumber(c->pat[i].t_lo));

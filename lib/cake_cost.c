@@ -87,6 +87,9 @@ static void take_patterns(const cJSON *j, CostCalib *c)
         double n = 0;
         take(x, "n", &n);
         f->n = (int)n;
+        double kn = 0;
+        take(x, "kernels", &kn);
+        f->kernels = (int)kn;
         take(x, "err80", &f->err);
         f->t_lo = cJSON_GetArrayItem(t, 0)->valuedouble;
         f->t_hi = cJSON_GetArrayItem(t, 1)->valuedouble;
@@ -133,6 +136,8 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     take(k, "pipe_lat", &c->pipe_lat); take(k, "loop_mlp", &c->loop_mlp);
     take(k, "lat_block", &c->lat_block); take(k, "req_rate", &c->req_rate);
     take(k, "lat_mem", &c->lat_mem); take(k, "res_exposed", &c->res_exposed);
+    take(k, "mlp_knee", &c->mlp_knee); take(k, "pipe_knee", &c->pipe_knee);
+    take(k, "body_knee", &c->body_knee);
     take_patterns(j, c);
     const cJSON *date = cJSON_GetObjectItemCaseSensitive(j, "date");
     snprintf(c->source, sizeof c->source, "%.100s (%.40s)", path,

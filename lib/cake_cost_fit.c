@@ -36,6 +36,9 @@ static const struct { size_t off; double lo, hi; } knobs[] = {
     {offsetof(CostCalib, req_rate), 0.0, 400.0},
     {offsetof(CostCalib, lat_mem), 0.3, 1.5},
     {offsetof(CostCalib, res_exposed), 0.0, 0.5},
+    {offsetof(CostCalib, mlp_knee), 0.0, 8.0},
+    {offsetof(CostCalib, pipe_knee), 0.0, 8.0},
+    {offsetof(CostCalib, body_knee), 0.0, 8.0},
 };
 #define NKNOBS (sizeof knobs / sizeof knobs[0])
 
@@ -118,6 +121,12 @@ static void families(CakeFitCase *cs, uint32_t n, const double *loo, CostCalib *
             q->t_lo = q->t_hi = cs[i].r.time_ms;
         }
         CostPattern *q = &c->pat[f];
+        int seen = 0;   /* another case of a kernel the family has already */
+        for (uint32_t j = 0; j < i && !seen; j++)
+            seen = cs[j].train && cs[j].ok && cs[j].meas_ms > 0 && !strcmp(cs[j].r.pattern, q->key) &&
+                   !strcmp(cs[j].file, cs[i].file) &&
+                   !strcmp(cs[j].kernel ? cs[j].kernel : "", cs[i].kernel ? cs[i].kernel : "");
+        q->kernels += !seen;
         q->n++;
         q->t_lo = fmin(q->t_lo, cs[i].r.time_ms);
         q->t_hi = fmax(q->t_hi, cs[i].r.time_ms);
@@ -126,7 +135,7 @@ static void families(CakeFitCase *cs, uint32_t n, const double *loo, CostCalib *
         uint32_t m = 0;
         for (uint32_t i = 0; i < n; i++)
             if (cs[i].train && cs[i].ok && cs[i].meas_ms > 0 && !strcmp(cs[i].r.pattern, c->pat[f].key))
-                fe[m++] = fabs(cs[i].r.time_ms / cs[i].meas_ms - 1);   /* the fit's own error */
+                fe[m++] = loo[i];   /* what a kernel of the family the fit never saw gets */
         c->pat[f].err = p80(fe, m);
     }
     if (ne)
