@@ -48,7 +48,7 @@ class Timer:
         torch.cuda.synchronize()
         return n / max(1e-3, e0.elapsed_time(e1) * 1e3)
 
-    def warm(self, seconds=1.0):
+    def warm(self, seconds=0.5):
         """bf16 GEMMs until `seconds` passed: the SM clock ramps up from idle first"""
         torch = self.torch
         a = torch.randn(4096, 4096, device="cuda", dtype=torch.bfloat16)

@@ -10,10 +10,12 @@
 #   peers    sweep.py peers in one process beside it: cuBLAS / torch._scaled_mm / torch
 #            eager / torch.compile, each timed as a launch and as a CUDA graph replay with
 #            the device's work alone between the events (gated.py), the fastest kept
-#   trials   SWEEP_TRIALS (3) in all, A B A B: after the peers' trial k the library is
-#            timed again (`lib bench --shapes`, no check, the fastest shapes first), then
-#            the peers' trial k+1 (the peers within 1.5x of a shape's best); each side's
-#            time is its best median over the trials, and the spread is kept
+#   trials   SWEEP_TRIALS (2; 3 in variance mode) in all, A B A B: after the peers' trial
+#            k the library is timed again (`lib bench --shapes`, no check, the fastest
+#            shapes first), then the peers' trial k+1 (the peers within 1.2x of a shape's
+#            best); each side's time is its best median over the trials, the spread kept.
+#            torch.compile per shape runs after the peers' trial 1 while the time lasts,
+#            first where the library leads most (sweep.py peers --ours)
 #   variance the 20 shapes of sweep_variance_shapes.txt also with the old peer method
 #            (events around a Python loop); `sweep.py variance` prints old / new / ours per
 #            trial (variance.txt). SWEEP_MODE=variance runs trial 2 with the host loaded
@@ -29,15 +31,16 @@
 #   usage (device machine, repo root): bash bench/device/run_sweep.sh
 #   step limits (seconds): SWEEP_T_ROWS (45), SWEEP_T_GEMM (40), SWEEP_T_PASS (20, each
 #   further library pass), SWEEP_T_ALL (0; the every-variant pass of the rows ops, the
-#   tuned table's data, with what is left); SWEEP_LATER_S (80; 100 in variance mode): the
+#   tuned table's data, with what is left); SWEEP_LATER_S (70; 100 in variance mode): the
 #   seconds kept for the trials after the first (the per-shape torch.compile stops then)
 set -u
 DEADLINE=${DEADLINE:-230}
 . bench/device/lib.sh
 LOG=$O/sweep_log.txt
 : > "$LOG"
-MODE=${SWEEP_MODE:-variance}
-TRIALS=${SWEEP_TRIALS:-3}
+MODE=${SWEEP_MODE:-full}
+TRIALS=${SWEEP_TRIALS:-2}
+[ "$MODE" = variance ] && TRIALS=${SWEEP_TRIALS:-3}
 VAR=bench/device/sweep_variance_shapes.txt
 
 A=$(mktemp -d "${TMPDIR:-/tmp}/sweep-art.XXXXXX")   # artifacts: not under $OUT (2 MB each)
@@ -136,10 +139,10 @@ python3 bench/device/sweep.py order "$O/lib.jsonl" > "$A/order.txt"
 
 # the peers: trial 1 now, the later ones when the shell says go (after each library pass)
 p0=$SECONDS
-LATER=${SWEEP_LATER_S:-80}   # seconds kept for the later trials
+LATER=${SWEEP_LATER_S:-70}   # seconds kept for the later trials
 [ "$MODE" = variance ] && LATER=${SWEEP_LATER_S:-100}
 SWEEP_STATIC_UNTIL=$(( $(left) - LATER )) timeout -k 3 $(( $(left) - 12 )) python3 bench/device/sweep.py peers \
-    "$O/shapes.txt" "$O/peers.jsonl" --trials "$TRIALS" --sync "$SY" --old "$VAR" >> "$LOG" 2>&1 &
+    "$O/shapes.txt" "$O/peers.jsonl" --trials "$TRIALS" --sync "$SY" --old "$VAR" --ours "$O/lib.jsonl" >> "$LOG" 2>&1 &
 PP=$!
 PIDS="$PP"
 # wait_peers FILE: until the peers wrote FILE, or ended, or the time is short

@@ -1,13 +1,15 @@
 """sweep.py — the library's acceptance sweep (issue 13), run by run_sweep.sh.
 
     sweep.py shapes [SEED]            the seeded shapes, one `OP DIM=V,...` per line (stdout)
-    sweep.py peers SHAPES [OUT.jsonl] [--trials N --sync DIR] [--old SHAPES2]
+    sweep.py peers SHAPES [OUT.jsonl] [--trials N --sync DIR] [--old SHAPES2] [--ours LIB.jsonl]
                                       every shape's peers timed in this one process, a JSON
                                       line per shape and trial as soon as it is known (the
                                       last line of a shape sums up its trials); --sync: after
                                       trial k, DIR/peers_k.done, then wait for DIR/go_{k+1}
                                       (the shell times the library in between); --old: those
-                                      shapes timed with the old method too (old_ms)
+                                      shapes timed with the old method too (old_ms); --ours:
+                                      the library's times, so the per-shape compiles go
+                                      first where the library leads most
     sweep.py tune ALL.jsonl DEVICE > TABLE.json   (DEVICE: unless the rows name it)
                                       a tuned table (the format of `lib tune -o`) from the
                                       `lib bench --shapes --all` rows: every variant's time
@@ -52,9 +54,11 @@ import random
 import sys
 import time
 
+START = time.time()          # SWEEP_STATIC_UNTIL counts from the process's start
 CAP_ELEMS = 1 << 26          # an input of at most 64 Mi elements (the oracle fills it on the host)
 CAP_FLOPS = 2e12             # a GEMM of at most 2 TFLOP (~3 ms on the H200)
 RUNS = int(os.environ.get("SWEEP_RUNS", "10"))
+AGAIN = 1.2                  # trials after the first time again the peers within 1.2x of the best
 # the issue's headline shapes, beside the drawn ones: one huge row, short rows, many rows
 ANCHORS = ["softmax M=1,N=262144", "softmax M=4,N=65536", "cross_entropy B=1,V=262144",
            "cross_entropy B=2048,V=32000", "rmsnorm M=1,N=65536", "rmsnorm M=16384,N=1024",
@@ -253,9 +257,9 @@ class Peers:
         summarize_peer(row, trial)
 
     def again(self, row):
-        """the peers worth timing again: within 1.5x of the best so far"""
+        """the peers worth timing again: within AGAIN of the best so far"""
         best = row.get("peer_ms")
-        return None if not best else {n for n, ms in row["all"].items() if ms <= 1.5 * best}
+        return None if not best else {n for n, ms in row["all"].items() if ms <= AGAIN * best}
 
 
 def summarize_peer(row, trial):
@@ -284,7 +288,19 @@ def wait_for(path, stop, seconds):
     return False
 
 
-def peers_main(path, out_path, trials=1, sync=None, old_path=None):
+def static_order(rows, ours_path):
+    """the rows ops' shapes in the order their per-shape compiles run (each ~0.7 s: the
+    time may not last for all): where the library leads its best peer so far by most
+    first, so the strongest peer meets every claim of a win before the losses"""
+    ours = {k: (r.get("bench") or {}).get("median_ms") for k, r in jsonl(ours_path).items()}
+
+    def lead(row):
+        ms = ours.get((row["op"], row["shape"]))
+        return row["peer_ms"] / ms if ms and row.get("peer_ms") else float("inf")
+    return sorted((r for r in rows if r["op"] in NONGEMM and r.get("all")), key=lead, reverse=True)
+
+
+def peers_main(path, out_path, trials=1, sync=None, old_path=None, ours_path=None):
     """sweep.py peers SHAPES [OUT] [--trials N --sync DIR] [--old SHAPES2]: trial 1 times
     every peer of every shape, then (SWEEP_STATIC_UNTIL) torch.compile per shape; with
     --sync, after trial k it writes DIR/peers_k.done and waits for DIR/go_{k+1} (the shell
@@ -300,7 +316,7 @@ def peers_main(path, out_path, trials=1, sync=None, old_path=None):
             setattr(torch._dynamo.config, name, 1 << 20)
     p = Peers(torch, F, RUNS)
     r0 = p.timer.cycles_per_us
-    p.timer.warm(float(os.environ.get("SWEEP_WARM_S", "1.0")))
+    p.timer.warm(float(os.environ.get("SWEEP_WARM_S", "0.5")))
     print(f"peers: the spin's clock {r0:.0f} MHz before the warm-up, {p.timer.cycles_per_us:.0f} after",
           file=sys.stderr)
     old_keys = set()
@@ -330,12 +346,10 @@ def peers_main(path, out_path, trials=1, sync=None, old_path=None):
 
     for row in rows:
         time_row(row, 1)
-    until = p.t0 + float(os.environ.get("SWEEP_STATIC_UNTIL", "0"))
-    for row in rows:
+    until = START + float(os.environ.get("SWEEP_STATIC_UNTIL", "0"))
+    for row in static_order(rows, ours_path):
         if time.time() > until:
             break
-        if row["op"] not in NONGEMM or not row.get("all"):
-            continue
         try:
             p.add_static(row["op"], (row["op"], row["shape"]))
         except Exception as e:
@@ -507,6 +521,9 @@ def summary(rows):
         lines.append(f"{op:18s} {len(rs):6d} {len(rat):5d}  {100 * share:5.1f}%  "
                      f"{min(rat) if rat else 0:5.3f}  {gm:7.3f}  {sum(r['check'] for r in rs):3d}/{len(rs):<3d}"
                      f"  {tr[len(tr) // 2]:4d}   {100 * so[len(so) // 2]:5.1f}% / {100 * sp[len(sp) // 2]:5.1f}%")
+    reached = [f"{op} {sum(1 for r in rows if r['op'] == op and 'torch_compile_static' in (r.get('peers_all') or {}))}"
+               f"/{sum(1 for r in rows if r['op'] == op)}" for op in NONGEMM if any(r["op"] == op for r in rows)]
+    lines.append("torch.compile per shape timed (the rest: dynamic shapes): " + ", ".join(reached))
     return "\n".join(lines)
 
 
@@ -612,15 +629,17 @@ def slim_main(paths):
 
 
 def peers_args(argv):
-    """SHAPES [OUT] [--trials N] [--sync DIR] [--old SHAPES2] -> peers_main's arguments"""
-    pos, opt = [], {"--trials": "1", "--sync": None, "--old": None}
+    """SHAPES [OUT] [--trials N] [--sync DIR] [--old SHAPES2] [--ours LIB.jsonl] -> peers_main's
+    arguments"""
+    pos, opt = [], {"--trials": "1", "--sync": None, "--old": None, "--ours": None}
     it = iter(argv)
     for a in it:
         if a in opt:
             opt[a] = next(it)
         else:
             pos.append(a)
-    return pos[0], pos[1] if len(pos) > 1 else None, int(opt["--trials"]), opt["--sync"], opt["--old"]
+    return (pos[0], pos[1] if len(pos) > 1 else None, int(opt["--trials"]), opt["--sync"], opt["--old"],
+            opt["--ours"])
 
 
 if __name__ == "__main__":
