@@ -21,26 +21,11 @@
 # is printed last. Every step has a timeout; honours $DEADLINE (default 80). Output under $OUT.
 #   usage (device machine, repo root): bash bench/device/run_fp8x.sh
 set -u
-C=${CAKEC:-.carry/cakec}
-O=${OUT:-/tmp/cake-out}
 DEADLINE=${DEADLINE:-80}
+T_RESERVE=5
+. bench/device/lib.sh
 LOG=$O/fp8x_log.txt
-mkdir -p "$O"
 : > "$LOG"
-export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS
-say() { echo "$@" | tee -a "$LOG"; }
-cnt() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }
-left() { echo $((DEADLINE - (SECONDS - T0))); }
-t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 5
-    local lim=$1 l
-    shift
-    l=$(($(left) - 5))
-    [ "$l" -lt "$lim" ] && lim=$l
-    [ "$lim" -lt 3 ] && { say "skip (out of time): ${*:1:4}"; return 124; }
-    timeout -k 3 "$lim" "$@"
-}
 MODE=${FP8X_MODE:-tune}
 [ -z "${FP8X_MODE:-}" ] && [ -f bench/device/fp8_table_h200.json ] && MODE=measure
 say "mode $MODE; gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1 | head -1)"

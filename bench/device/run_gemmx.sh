@@ -24,26 +24,11 @@
 # best_checks.jsonl, sass.txt, summary.md.
 #   usage (device machine, repo root): bash bench/device/run_gemmx.sh
 set -u
-C=${CAKEC:-.carry/cakec}
-O=${OUT:-/tmp/cake-out}
 DEADLINE=${DEADLINE:-120}
+T_RESERVE=4
+. bench/device/lib.sh
 LOG=$O/gemmx_log.txt
-mkdir -p "$O"
 : > "$LOG"
-export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS
-say() { echo "$@" | tee -a "$LOG"; }
-cnt() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }
-left() { echo $((DEADLINE - (SECONDS - T0))); }
-t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 4
-    local lim=$1 l
-    shift
-    l=$(($(left) - 4))
-    [ "$l" -lt "$lim" ] && lim=$l
-    [ "$lim" -lt 3 ] && { say "skip (out of time): $*"; return 124; }
-    timeout -k 2 "$lim" "$@"
-}
 
 A=$(mktemp -d "${TMPDIR:-/tmp}/gemmx-art.XXXXXX")   # artifacts: not under $OUT
 trap 'rm -rf "$A"' EXIT

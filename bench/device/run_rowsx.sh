@@ -22,27 +22,12 @@
 # (seconds, default 90). Output under $OUT.
 #   usage (device machine, repo root): bash bench/device/run_rowsx.sh
 set -u
-C=${CAKEC:-.carry/cakec}
-O=${OUT:-/tmp/cake-out}
 DEADLINE=${DEADLINE:-90}
+T_RESERVE=4
+. bench/device/lib.sh
 LOG=$O/rowsx_log.txt
 D=bench/device
-mkdir -p "$O"
 : > "$LOG"
-export LD_LIBRARY_PATH=$PWD/.carry:${LD_LIBRARY_PATH:-}
-export PATH=$PATH:/usr/local/cuda/bin
-T0=$SECONDS
-say() { echo "$@" | tee -a "$LOG"; }
-cnt() { local n; n=$(grep -c "$1" "$2" 2>/dev/null); echo "${n:-0}"; }
-left() { echo $((DEADLINE - (SECONDS - T0))); }
-t() {   # t LIMIT CMD...: CMD under LIMIT seconds, or what is left less a reserve of 4
-    local lim=$1 l
-    shift
-    l=$(($(left) - 4))
-    [ "$l" -lt "$lim" ] && lim=$l
-    [ "$lim" -lt 2 ] && { say "skip (out of time): $*"; return 124; }
-    timeout -k 2 "$lim" "$@"
-}
 
 A=$(mktemp -d "${TMPDIR:-/tmp}/rowsx.XXXXXX")
 trap 'rm -rf "$A"' EXIT
