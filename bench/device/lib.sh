@@ -17,6 +17,11 @@
 #   t LIMIT CMD...      CMD under a timeout of LIMIT seconds, or of what is left less
 #                       $T_RESERVE (default 6) if less; "skip (out of time)" and 124 when
 #                       under 3 seconds are left
+#   batch LIMIT SHAPES OUT ARGS...
+#                       `$C lib bench $LIB --shapes SHAPES ARGS --json` appending to OUT within
+#                       LIMIT seconds; a process that dies on a line (a hang, a device fault)
+#                       gets an error row for it and starts again after it, at most
+#                       $BATCH_STARTS (default 5) starts; its scratch file lives in $A
 if [ -f .carry/libcake-llvm.so.gz ] && [ ! -f .carry/libcake-llvm.so ]; then
     gzip -dc .carry/libcake-llvm.so.gz > .carry/libcake-llvm.so
 fi
@@ -50,4 +55,27 @@ t() {
     [ "$l" -lt "$lim" ] && lim=$l
     [ "$lim" -lt 3 ] && { say "skip (out of time): $*"; return 124; }
     timeout -k 3 "$lim" "$@"
+}
+
+batch() {
+    local end=$((SECONDS + $1)) shapes=$2 out=$3 rest=$A/rest.txt starts=0 total
+    shift 3
+    cp "$shapes" "$rest"
+    total=$(cnt . "$shapes")
+    while [ $starts -lt "${BATCH_STARTS:-5}" ] && [ -s "$rest" ] && [ $((end - SECONDS)) -ge 3 ]; do
+        starts=$((starts + 1))
+        local before n rc bad
+        before=$(cnt '"op"' "$out")
+        t $((end - SECONDS)) "$C" lib bench "$LIB" --shapes "$rest" "$@" --json >> "$out" 2>> "$LOG"
+        rc=$?
+        n=$(( $(cnt '"op"' "$out") - before ))
+        [ $rc = 124 ] || [ $rc = 137 ] && { say "  out of time after $n shapes"; break; }
+        [ "$n" -ge "$(cnt . "$rest")" ] && break
+        bad=$(sed -n "$((n + 1))p" "$rest")   # the line after the last row: it hung or broke the device
+        [ -z "$bad" ] && break
+        printf '{"op": "%s", "shape": "%s", "error": "the batch died here (a hang or a device fault)"}\n' \
+            "${bad%% *}" "${bad#* }" >> "$out"
+        tail -n +$((n + 2)) "$rest" > "$rest.next" && mv "$rest.next" "$rest"
+    done
+    say "  $starts start(s), $(cnt '"op"' "$out") rows in $(basename "$out") of $total shapes"
 }

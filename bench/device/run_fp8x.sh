@@ -48,29 +48,6 @@ if t 20 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.cakelib" >> "$LOG" 2
     say "artifact with $TABLE"
 fi
 
-# batch LIMIT SHAPES OUT ARGS...: `lib bench --shapes` over SHAPES appending to OUT; a batch
-# that dies (a fault ends the process) starts again after the line it died on
-batch() {
-    local end=$((SECONDS + $1)) shapes=$2 out=$3 rest=$A/rest.txt starts=0
-    shift 3
-    cp "$shapes" "$rest"
-    while [ $starts -lt 5 ] && [ -s "$rest" ] && [ $((end - SECONDS)) -ge 3 ]; do
-        starts=$((starts + 1))
-        local before n rc bad
-        before=$(cnt '"op"' "$out")
-        t $((end - SECONDS)) "$C" lib bench "$LIB" --shapes "$rest" "$@" --json >> "$out" 2>> "$LOG"
-        rc=$?
-        n=$(( $(cnt '"op"' "$out") - before ))
-        [ $rc = 124 ] || [ $rc = 137 ] && { say "  out of time after $n lines"; break; }
-        [ "$n" -ge "$(cnt . "$rest")" ] && break
-        bad=$(sed -n "$((n + 1))p" "$rest")
-        [ -z "$bad" ] && break
-        printf '{"op": "%s", "shape": "%s", "error": "the batch died here (a hang or a device fault)"}\n' \
-            "${bad%% *}" "${bad#* }" >> "$out"
-        tail -n +$((n + 2)) "$rest" > "$rest.next" && mv "$rest.next" "$rest"
-    done
-    say "  $starts start(s), $(cnt '"op"' "$out") rows of $(cnt . "$shapes") lines"
-}
 
 python3 bench/device/sweep.py shapes 2027 | grep '^gemm_fp8 ' > "$O/sweep_shapes.txt"
 : > "$O/eval.jsonl"

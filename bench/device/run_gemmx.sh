@@ -40,29 +40,7 @@ if [ ! -f "$LIB" ]; then
 fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes); gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1)"
 
-# batch LIMIT SHAPES OUT ARGS...: `lib bench --shapes` over SHAPES appending to OUT; a
-# batch that dies (a fault ends the process) starts again after the line it died on
-batch() {
-    local end=$((SECONDS + $1)) shapes=$2 out=$3 rest=$A/rest.txt starts=0
-    shift 3
-    cp "$shapes" "$rest"
-    while [ $starts -lt 4 ] && [ -s "$rest" ] && [ $((end - SECONDS)) -ge 3 ]; do
-        starts=$((starts + 1))
-        local before n rc bad
-        before=$(cnt '"op"' "$out")
-        t $((end - SECONDS)) "$C" lib bench "$LIB" --shapes "$rest" "$@" --json >> "$out" 2>> "$LOG"
-        rc=$?
-        n=$(( $(cnt '"op"' "$out") - before ))
-        [ $rc = 124 ] || [ $rc = 137 ] && { say "  out of time after $n shapes"; break; }
-        [ "$n" -ge "$(cnt . "$rest")" ] && break
-        bad=$(sed -n "$((n + 1))p" "$rest")
-        [ -z "$bad" ] && break
-        printf '{"op": "%s", "shape": "%s", "error": "the batch died here (a hang or a device fault)"}\n' \
-            "${bad%% *}" "${bad#* }" >> "$out"
-        tail -n +$((n + 2)) "$rest" > "$rest.next" && mv "$rest.next" "$rest"
-    done
-    say "  $starts start(s), $(cnt '"op"' "$out") rows of $(cnt . "$shapes") shapes"
-}
+BATCH_STARTS=4   # lib.sh's batch: restarts after a dying line
 
 # GX_MODE=validate (the default since round 2; GX_MODE=tune: the passes below): the committed
 # table folded in, then at the sweep's worst shapes

@@ -39,29 +39,6 @@ if [ ! -f "$LIB" ]; then
 fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes)"
 
-# batch LIMIT SHAPES OUT ARGS...: `lib bench --shapes` over SHAPES appending to OUT; a
-# batch that dies (a fault ends the process) starts again after the line it died on
-batch() {
-    local end=$((SECONDS + $1)) shapes=$2 out=$3 rest=$A/rest.txt starts=0
-    shift 3
-    cp "$shapes" "$rest"
-    while [ $starts -lt 5 ] && [ -s "$rest" ] && [ $((end - SECONDS)) -ge 3 ]; do
-        starts=$((starts + 1))
-        local before n rc bad
-        before=$(cnt '"op"' "$out")
-        t $((end - SECONDS)) "$C" lib bench "$LIB" --shapes "$rest" "$@" --json >> "$out" 2>> "$LOG"
-        rc=$?
-        n=$(( $(cnt '"op"' "$out") - before ))
-        [ $rc = 124 ] || [ $rc = 137 ] && { say "  out of time after $n shapes"; break; }
-        [ "$n" -ge "$(cnt . "$rest")" ] && break
-        bad=$(sed -n "$((n + 1))p" "$rest")
-        [ -z "$bad" ] && break
-        printf '{"op": "%s", "shape": "%s", "error": "the batch died here (a hang or a device fault)"}\n' \
-            "${bad%% *}" "${bad#* }" >> "$out"
-        tail -n +$((n + 2)) "$rest" > "$rest.next" && mv "$rest.next" "$rest"
-    done
-    say "  $starts start(s), $(cnt '"op"' "$out") rows of $(cnt . "$shapes") shapes"
-}
 
 # 0. every split-K and GEMV variant (this branch's kernels) checked at ragged multi-tile, multi-split
 # shapes first: the tuning pass times without checking, and a variant that fails here is

@@ -83,34 +83,7 @@ grep -E '^gemm' "$O/shapes.txt" > "$O/shapes_gemm.txt"
 grep -vE '^gemm' "$O/shapes.txt" > "$O/shapes_rows.txt"
 say "shapes: $(wc -l < "$O/shapes.txt") ($(wc -l < "$O/shapes_gemm.txt") GEMM), mode $MODE, $TRIALS trials"
 
-# batch LIMIT SHAPES OUT ARGS...: `lib bench --shapes` over SHAPES, appending to OUT; a
-# batch that ends early (a device fault ends the process, or its timeout) starts again
-# after the line it died on, which gets an "error" row; at most 6 starts in LIMIT seconds
-batch() {
-    local lim=$1 shapes=$2 out=$3 end=$((SECONDS + $1)) rest=$A/rest.txt done_n total starts=0
-    shift 3
-    cp "$shapes" "$rest"
-    total=$(cnt . "$shapes")
-    while [ $starts -lt 6 ] && [ -s "$rest" ] && [ $((end - SECONDS)) -ge 3 ]; do
-        starts=$((starts + 1))
-        local before n
-        before=$(cnt '"op"' "$out")
-        t $((end - SECONDS)) "$C" lib bench "$LIB" --shapes "$rest" "$@" --json >> "$out" 2>> "$LOG"
-        local rc=$?
-        n=$(( $(cnt '"op"' "$out") - before ))
-        [ $rc = 124 ] || [ $rc = 137 ] && { say "  out of time after $n shapes"; break; }
-        [ "$n" -ge "$(cnt . "$rest")" ] && break
-        # the line after the last row: it hung or broke the device
-        local bad
-        bad=$(sed -n "$((n + 1))p" "$rest")
-        [ -z "$bad" ] && break
-        printf '{"op": "%s", "shape": "%s", "error": "the batch died here (a hang or a device fault)"}\n' \
-            "${bad%% *}" "${bad#* }" >> "$out"
-        tail -n +$((n + 2)) "$rest" > "$rest.next" && mv "$rest.next" "$rest"
-    done
-    done_n=$(cnt '"op"' "$out")
-    say "  $starts start(s), $done_n rows in $(basename "$out") of $total shapes"
-}
+BATCH_STARTS=6   # lib.sh's batch: restarts after a dying line
 
 # host load for the variance experiment: busy loops, ended by their ids
 hogs_on() {
