@@ -138,9 +138,9 @@ static char *read_all(const char *path)
     fseek(f, 0, SEEK_END);
     long len = ftell(f);
     fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)len + 1);
-    size_t got = fread(s, 1, (size_t)len, f);
-    s[got] = 0;
+    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+    if (s)
+        s[fread(s, 1, (size_t)len, f)] = 0;
     fclose(f);
     return s;
 }
