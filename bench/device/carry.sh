@@ -2,7 +2,7 @@
 # carry.sh — fills .carry/ (ignored by git) with what the device scripts run, built
 # here: cakec and its code-generator plugin libcake-llvm.so, the plugin linked with a
 # static LLVM (the device machine has no LLVM),
-# and libcjson.so.1 (nor cJSON); the compile-mode fuzzer cake_fuzz_compile (run_trust.sh runs
+# and libcjson.so.1 (nor cJSON); the compile-mode fuzzer cake_fuzz_compile (run_trustx.sh runs
 # it on the device's cores; it finds the plugin beside it). Run from the repo root before the device call, and
 # name .carry in the call's `carry` list.
 #
