@@ -3,8 +3,8 @@
 # GX_MODE=tune (the default):
 #   checks   every variant new in the manifest (persistent 64/128 x 80/144/208: the narrow
 #            tiles with the direct-store epilogue; split-K 64/128 x 80/144 over 2 or 4,
-#            128 x 192 over 2 or 3, 128 x 128 over 3; gemv_m2_l8, gemv_m8_l8) through
-#            `lib bench --check --sample` at ragged shapes with several tiles per block and
+#            128 x 192 over 2 or 3, 128 x 128 over 3; gemv_m2_l8, gemv_m8_l8, gemv_m8_c2_l8)
+#            through `lib bench --check --sample` at ragged shapes with several tiles per block and
 #            uneven splits; one that fails is kept out of the timing passes (--skip)
 #   losers   `lib bench --all` (every variant whose domain holds, timed) at 24 of the
 #            sweep's worst shapes (diagnosis: never in the table)
@@ -97,13 +97,14 @@ fi
 #    edges, uneven splits (K=3512: 55 k-tiles); one that fails is kept out of the timing
 NEWP="persistent_64x80 persistent_128x80 persistent_64x144 persistent_128x144 persistent_64x208 persistent_128x208"
 NEWS="splitk_64x80_s2 splitk_64x80_s4 splitk_128x80_s2 splitk_128x80_s4 splitk_64x144_s2 splitk_64x144_s4 splitk_128x144_s2 splitk_128x144_s4 splitk_128x192_s2 splitk_128x192_s3 splitk_128x128_s3"
-NEWG="gemv_m2_l8 gemv_m8_l8"
+NEWG="gemv_m2_l8 gemv_m8_l8 gemv_m8_c2_l8"
 NEW="$NEWP $NEWS $NEWG"
 : > "$A/check_new.txt"
 for v in $NEWP; do printf 'gemm %s %s\n' M=4100,N=1240,K=136 "$v" M=200,N=328,K=1032 "$v" >> "$A/check_new.txt"; done
 for v in $NEWS; do printf 'gemm %s %s\n' M=393,N=1184,K=3512 "$v" M=200,N=328,K=1032 "$v" >> "$A/check_new.txt"; done
 printf 'gemm %s %s\n' M=2,N=12304,K=256 gemv_m2_l8 M=1,N=1000,K=1032 gemv_m2_l8 \
-    M=35,N=520,K=696 gemv_m8_l8 M=50,N=680,K=360 gemv_m8_l8 >> "$A/check_new.txt"
+    M=35,N=520,K=696 gemv_m8_l8 M=50,N=680,K=360 gemv_m8_l8 \
+    M=35,N=520,K=696 gemv_m8_c2_l8 M=50,N=680,K=360 gemv_m8_c2_l8 >> "$A/check_new.txt"
 : > "$O/checks.jsonl"
 s0=$SECONDS
 batch 16 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
