@@ -118,8 +118,9 @@ for v in $NEW; do   # a variant that failed a check is not timed (one not reache
 done
 say "checks: $(cnt '"check_ok":true' "$O/checks.jsonl") ok of $(cnt . "$A/check_new.txt") in $((SECONDS - s0)) s; kept out of the timing: ${SKIP:-none}"
 
-# 2. every variant at the sweep's worst shapes (diagnosis only: never in the table)
-printf '%s\n' M=4079,N=144,K=7672 M=393,N=1184,K=14008 M=6232,N=80,K=520 M=12073,N=600,K=824 \
+# 2. every variant at the sweep's worst shapes (diagnosis only: never in the table), after
+#    M=N=K=64 (each variant's fixed cost beside cuBLAS's)
+printf '%s\n' M=64,N=64,K=64 M=4079,N=144,K=7672 M=393,N=1184,K=14008 M=6232,N=80,K=520 M=12073,N=600,K=824 \
     M=2,N=12304,K=256 M=35,N=520,K=696 M=145,N=360,K=6096 M=49,N=368,K=1232 M=128,N=4096,K=4096 \
     M=19,N=976,K=1064 M=248,N=240,K=9728 M=11539,N=8,K=96 M=10295,N=256,K=624 M=356,N=56,K=2360 \
     M=2018,N=80,K=688 M=1343,N=272,K=2392 M=163,N=64,K=16152 M=1193,N=176,K=1024 \
