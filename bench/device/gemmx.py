@@ -11,6 +11,17 @@
                                            OLD's entries elsewhere, no GEMM entry at a shape
                                            of the acceptance sweep (seed 2027); V moved to
                                            `failed` (variants that failed a check)
+    gemmx.py merge TABLE.json ALL.jsonl... [--drop=V,...] > PART.json
+                                           the GEMM part of a tuned table: TABLE's GEMM
+                                           entries with the rows' timings of variants
+                                           they lack added at the same shape (a variant
+                                           timed in both keeps TABLE's time; their
+                                           ratio, new / old, is printed on stderr), the
+                                           rows at other shapes as new entries, never a
+                                           shape of the acceptance sweep; V dropped
+                                           from every entry (a variant removed from the
+                                           manifest, or moved to `failed` when the
+                                           rows say its check failed)
     gemmx.py picks CAKEC ART ALL.jsonl... PEERS.jsonl
                                            at every shape timed with --all: the artifact's
                                            pick, its regret and its ratio to cuBLAS (e.g. a
@@ -272,6 +283,51 @@ def make_table(tune_paths, old_path, drop_variants=""):
     return {"device": device, "runner": old.get("runner", "local"), "entries": entries}
 
 
+def merge_table(table_path, all_paths, drop_variants=""):
+    """TABLE's GEMM entries, each with the rows' times of the variants it lacks at its
+    shape; the rows at other shapes as new entries (never an acceptance-sweep shape)"""
+    import sweep
+    taken = {l for l in sweep.shapes(2027) if l.startswith("gemm ")}
+    old = json.load(open(table_path))
+    text = lambda shape: "gemm " + ",".join(f"{d}={v}" for d, v in shape.items())
+    entries = [e for e in old["entries"] if e["op"] == "gemm" and text(e["shape"]) not in taken]
+    at = {text(e["shape"]): e for e in entries}
+    both = []
+    for r in timed(all_paths):
+        key = f"gemm {r['shape']}"
+        if r["op"] != "gemm" or key in taken:
+            continue
+        if (r.get("device") or old["device"]) != old["device"]:
+            sys.exit(f"merge: a row was measured on {r.get('device')}, {table_path} on {old['device']}")
+        e = at.get(key)
+        if e is None:
+            e = {"op": "gemm", "shape": sweep.parse_shape(r["shape"]), "times_ms": {}, "failed": {}}
+            entries.append(e)
+            at[key] = e
+        for v, ms in r["bench_all"].items():
+            if v in e["times_ms"]:
+                both.append((v, ms / e["times_ms"][v]))
+            else:
+                e["times_ms"][v] = ms
+        for v, why in r.get("failed_all", {}).items():
+            e.setdefault("failed", {}).setdefault(v, why)
+    gone = [v for v in drop_variants.split(",") if v]
+    for e in entries:
+        for v in gone:
+            if v in e["times_ms"]:
+                del e["times_ms"][v]
+            if v in e.get("failed", {}):
+                del e["failed"][v]
+    by = {}
+    for v, q in both:
+        by.setdefault(v, []).append(q)
+    for v, qs in sorted(by.items()):
+        g = math.exp(sum(math.log(q) for q in qs) / len(qs))
+        print(f"merge: {v} timed in both at {len(qs)} shapes: new / old geomean {g:.3f}, "
+              f"min {min(qs):.3f}, max {max(qs):.3f}", file=sys.stderr)
+    return {"device": old["device"], "runner": old.get("runner", "local"), "entries": entries}
+
+
 def picks(cakec, art, all_paths, peer_paths):
     """at every shape of the rows (`lib bench --all`): the artifact's choice (`cakec lib
     select`), its measured time over the fastest variant's there, and cuBLAS over it"""
@@ -317,6 +373,10 @@ def main(argv):
         tables = [a for a in argv[1:] if a.endswith(".json")]
         arts = [a for a in argv[1:] if a.endswith(".cakelib")]
         loo(tables, [a for a in argv[1:] if a.endswith(".jsonl")], arts[0] if arts else None)
+    elif argv[0] == "merge":
+        drop = next((a[7:] for a in argv[1:] if a.startswith("--drop=")), "")
+        paths = [a for a in argv[1:] if not a.startswith("--drop=")]
+        print(json.dumps(merge_table(paths[0], paths[1:], drop), indent=1))
     elif argv[0] == "table":
         drop = next((a[7:] for a in argv if a.startswith("--drop=")), "")
         paths = [a for a in argv[1:] if not a.startswith("--drop=")]

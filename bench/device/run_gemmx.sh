@@ -1,27 +1,24 @@
 #!/bin/bash
-# run_gemmx.sh — the bf16 GEMM's dispatch data (issue 13) in one device call:
-#   checks   every variant new in the manifest (persistent_64x64_s2: two stages, a smaller
-#            shared-memory footprint for tiny K; persistent_128x64, persistent_256x128,
-#            splitk_64x128_s3, splitk_64x256_s2/_s4, splitk_128x64_s4, splitk_128x128_s3) through
-#            `lib bench --check` at ragged multi-tile, multi-split shapes; one that fails is
-#            kept out of the timing passes (--skip) and named in the summary
-#   losers   `lib bench --all` (every variant whose domain holds, timed) at the shapes where
-#            the 2026-12-01 sweep lost most (its own shapes: what the best variant there is,
-#            never tuned on)
-#   tune     `lib bench --all` at bench/device/gemmx_tune_shapes.txt (tune_shapes.py gemm
-#            6113 160: another seed than the sweep's, a third in the classes it loses)
-#   peers    cuBLAS (torch.matmul, sweep.py peers: device events, the L2 flushed before each
-#            run, as `lib bench` times) at every shape timed, in this call
+# run_gemmx.sh — the bf16 GEMM's dispatch data (issue 13) in one device call.
+# GX_MODE=tune (the default):
+#   checks   every variant new in the manifest (persistent 64/128 x 80/144/208: the narrow
+#            tiles with the direct-store epilogue; split-K 64/128 x 80/144 over 2 or 4,
+#            128 x 192 over 2 or 3, 128 x 128 over 3; gemv_m2_l8, gemv_m8_l8, gemv_m8_c2_l8)
+#            through `lib bench --check --sample` at ragged shapes with several tiles per block and
+#            uneven splits; one that fails is kept out of the timing passes (--skip)
+#   losers   `lib bench --all` (every variant whose domain holds, timed) at 24 of the
+#            sweep's worst shapes (diagnosis: never in the table)
+#   tune     the new variants (and four old ones as references) with `lib bench --all
+#            --skip OLD` at the committed table's 189 GEMM shapes
+#            (bench/device/gemmx_tune2_shapes.txt, N <= 1300 first), to be merged into
+#            the table's entries there (gemmx.py merge)
+#   peers    cuBLAS (torch.matmul, sweep.py peers: the gated method, as `lib bench`) at
+#            the losers, in this call
 #   check    the fastest variant of every timed shape through `lib bench --check --sample`
-#            (the variant a table from these rows chooses there), losers first
-#   sass     the smallest GEMM variants' SASS before their first TMA (the fixed cost)
-#   select   the dispatch's cost with the fitted model (lib_fit.c): `lib select --repeat`
-#            and `lib bench --overhead` with the committed table folded in
 # GX_MODE=validate instead: the committed table's choices checked and timed beside cuBLAS (below).
-# then the summary (printed last): per shape the best variant, its ms, cuBLAS ms, the ratio,
-# the check. Every step has a timeout; honours $DEADLINE (default 120). Output under $OUT:
-# gemmx_log.txt, checks.jsonl, losers_all.jsonl, tune_all.jsonl, peers.jsonl,
-# best_checks.jsonl, sass.txt, summary.md.
+# Every step has a timeout; honours $DEADLINE (default 120). Output under $OUT:
+# gemmx_log.txt, checks.jsonl, losers_all.jsonl, tune_new.jsonl, peers.jsonl,
+# best_checks.jsonl, summary.md; the summary printed last.
 #   usage (device machine, repo root): bash bench/device/run_gemmx.sh
 set -u
 DEADLINE=${DEADLINE:-120}
@@ -42,12 +39,12 @@ say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes); gpu: $(n
 
 BATCH_STARTS=4   # lib.sh's batch: restarts after a dying line
 
-# GX_MODE=validate (the default since round 2; GX_MODE=tune: the passes below): the committed
+# GX_MODE=validate (GX_MODE=tune, the default: the passes below): the committed
 # table folded in, then at the sweep's worst shapes
 # and at held-out shapes (tune_shapes.py gemm 7717: neither tuned at nor the sweep's) the
 # chosen variant checked and timed (`lib bench --check --sample`) beside cuBLAS; the candidate
 # kernel gemm_splitk_ws checked and timed beside gemm_splitk_fused
-if [ "${GX_MODE:-validate}" = validate ]; then
+if [ "${GX_MODE:-tune}" = validate ]; then
     TUNED=$A/tuned.cakelib
     if ! t 15 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$TUNED" >> "$LOG" 2>&1; then
         say "FAIL: lib build --table"
@@ -95,85 +92,77 @@ for l in open(sys.argv[1]):
     exit 0
 fi
 
-# 1. the new variants checked at ragged shapes (multi-tile, multi-split, ragged M/N/K edges)
-NEW="persistent_64x64_s2 persistent_128x64 persistent_256x128 splitk_64x128_s3 splitk_64x256_s2 splitk_64x256_s4 splitk_128x64_s4 splitk_128x128_s3"
+# 1. the new variants checked (`lib bench --check --sample`) at ragged shapes: several tiles
+#    per block on 132 SMs (M=4100,N=472..1240,K=136: 198 to 1690 tiles), ragged M, N and K
+#    edges, uneven splits (K=3512: 55 k-tiles); one that fails is kept out of the timing
+NEWP="persistent_64x80 persistent_128x80 persistent_64x144 persistent_128x144 persistent_64x208 persistent_128x208"
+NEWS="splitk_64x80_s2 splitk_64x80_s4 splitk_128x80_s2 splitk_128x80_s4 splitk_64x144_s2 splitk_64x144_s4 splitk_128x144_s2 splitk_128x144_s4 splitk_128x192_s2 splitk_128x192_s3 splitk_128x128_s3"
+NEWG="gemv_m2_l8 gemv_m8_l8 gemv_m8_c2_l8"
+NEW="$NEWP $NEWS $NEWG"
 : > "$A/check_new.txt"
-for v in $NEW; do
-    for s in "M=200,N=328,K=1032" "M=393,N=1184,K=3512" "M=77,N=520,K=4104"; do
-        echo "gemm $s $v" >> "$A/check_new.txt"
-    done
+for v in $NEWP $NEWS; do   # N in the variant's domain (its `when`: N <= 480, 864, 1248 by BN)
+    case $v in *x80*) n=472 ;; *x144*) n=856 ;; *) n=1240 ;; esac
+    case $v in persistent*) big=M=4100,N=$n,K=136 ;; *) big=M=393,N=$n,K=3512 ;; esac
+    printf 'gemm %s %s\n' "$big" "$v" M=200,N=328,K=1032 "$v" >> "$A/check_new.txt"
 done
+printf 'gemm %s %s\n' M=2,N=12304,K=256 gemv_m2_l8 M=1,N=1000,K=1032 gemv_m2_l8 \
+    M=35,N=520,K=696 gemv_m8_l8 M=50,N=680,K=360 gemv_m8_l8 \
+    M=35,N=520,K=696 gemv_m8_c2_l8 M=50,N=680,K=360 gemv_m8_c2_l8 >> "$A/check_new.txt"
 : > "$O/checks.jsonl"
 s0=$SECONDS
-batch 12 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 2 --timeout 5
+batch 16 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
 SKIP=""
-for v in $NEW; do
-    ok=$(grep "\"variant\":\"$v\"" "$O/checks.jsonl" | grep -c '"check_ok":true')
-    say "check $v: $ok of 3 shapes pass"
-    [ "$ok" -lt 3 ] && SKIP="$SKIP${SKIP:+,}$v"
+for v in $NEW; do   # a variant that failed a check is not timed (one not reached still is)
+    bad=$(grep "\"variant\":\"$v\"" "$O/checks.jsonl" | grep -c '"check_ok":false')
+    [ "$bad" -gt 0 ] && SKIP="$SKIP${SKIP:+,}$v"
 done
-say "checks in $((SECONDS - s0)) s; kept out of the timing: ${SKIP:-none}"
+say "checks: $(cnt '"check_ok":true' "$O/checks.jsonl") ok of $(cnt . "$A/check_new.txt") in $((SECONDS - s0)) s; kept out of the timing: ${SKIP:-none}"
 
-# 2. every variant at the sweep's worst shapes (diagnosis only: not tuned on)
-printf '%s\n' M=393,N=1184,K=14008 M=156,N=352,K=544 M=1343,N=272,K=2392 M=7,N=4272,K=528 \
-    M=12073,N=600,K=824 M=163,N=64,K=16152 M=4079,N=144,K=7672 M=1193,N=176,K=1024 \
-    M=5,N=824,K=9224 M=248,N=240,K=9728 M=49,N=368,K=1232 M=2,N=4264,K=11568 M=35,N=520,K=696 \
-    M=5,N=9304,K=6952 M=19,N=976,K=1064 M=3609,N=2880,K=3432 M=9823,N=48,K=1536 \
-    M=4227,N=8,K=896 M=6452,N=24,K=2232 M=10193,N=80,K=2184 M=128,N=4096,K=4096 \
-    M=6232,N=80,K=520 M=380,N=2384,K=1040 M=6,N=1160,K=7840 M=3072,N=3072,K=3072 \
-    M=16,N=8192,K=8192 M=50,N=680,K=352 M=18,N=408,K=88 M=287,N=848,K=256 | sed 's/^/gemm /' \
-    > "$A/losers.txt"
+# 2. every variant at the sweep's worst shapes (diagnosis only: never in the table), after
+#    M=N=K=64 (each variant's fixed cost beside cuBLAS's)
+printf '%s\n' M=64,N=64,K=64 M=4079,N=144,K=7672 M=393,N=1184,K=14008 M=6232,N=80,K=520 M=12073,N=600,K=824 \
+    M=2,N=12304,K=256 M=35,N=520,K=696 M=145,N=360,K=6096 M=49,N=368,K=1232 M=128,N=4096,K=4096 \
+    M=19,N=976,K=1064 M=248,N=240,K=9728 M=11539,N=8,K=96 M=10295,N=256,K=624 M=356,N=56,K=2360 \
+    M=2018,N=80,K=688 M=1343,N=272,K=2392 M=163,N=64,K=16152 M=1193,N=176,K=1024 \
+    M=3609,N=2880,K=3432 M=9823,N=48,K=1536 M=10193,N=80,K=2184 M=2449,N=360,K=720 \
+    M=6912,N=224,K=752 M=3072,N=3072,K=3072 | sed 's/^/gemm /' > "$A/losers.txt"
 : > "$O/losers_all.jsonl"
 s0=$SECONDS
-batch 12 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+batch 28 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
 say "losers: $(cnt '"bench_all"' "$O/losers_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
-# 3. every variant at the tuning shapes
-: > "$O/tune_all.jsonl"
+# 3. the new variants (and three old ones: the same variant in two calls, the table's
+#    and this, compared; persistent_128x64 too) at the committed table's GEMM shapes (bench/device/gemmx_tune2_shapes.txt:
+#    its 189 shapes, N <= 1300 first), to be merged into the table's entries there
+OLD="persistent_128x256 persistent_128x192 persistent_64x256 persistent_64x128 persistent_64x64_s2"
+OLD="$OLD persistent_256x128 splitk_64x64_s2 splitk_64x64_s8 splitk_64x64_s16 splitk_64x128_s2 splitk_64x128_s4"
+OLD="$OLD splitk_64x128_s8 splitk_64x128_s3 splitk_64x256_s2 splitk_64x256_s4 splitk_128x64_s4 splitk_128x64_s2"
+OLD="$OLD splitk_128x128_s2 splitk_128x128_s4 splitk_128x128_s8 gemv_m1 gemv_m2 gemv_m4 gemv_m4_l8 gemv_m8"
+OLD="$OLD gemv_m2_c4 gemv_m4_c4 gemv_m8_c4 sm90_128x256 sm90_128x128 sm80_128x128 sm80_64x64"
+SKIP_OLD=$(echo $OLD | tr ' ' ',')${SKIP:+,$SKIP}
+: > "$O/tune_new.jsonl"
 s0=$SECONDS
-batch "${GX_T_TUNE:-36}" bench/device/gemmx_tune_shapes.txt "$O/tune_all.jsonl" --all --runs 5 --timeout 5 \
-    ${SKIP:+--skip "$SKIP"}
-say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") shapes timed in $((SECONDS - s0)) s"
+batch "${GX_T_TUNE:-40}" bench/device/gemmx_tune2_shapes.txt "$O/tune_new.jsonl" --all --runs 5 --timeout 5 \
+    --skip "$SKIP_OLD"
+say "tune (new variants; persistent_128x128, persistent_128x64, persistent_64x64, splitk_64x64_s4 as references): $(cnt '"bench_all"' "$O/tune_new.jsonl") shapes timed in $((SECONDS - s0)) s"
 
-# 4. cuBLAS at every shape timed, in this call
-python3 bench/device/gemmx.py timed "$O/losers_all.jsonl" "$O/tune_all.jsonl" > "$A/timed.txt" 2>> "$LOG"
+# 4. cuBLAS at the losers, in this call
+python3 bench/device/gemmx.py timed "$O/losers_all.jsonl" > "$A/timed.txt" 2>> "$LOG"
 s0=$SECONDS
-t 18 python3 bench/device/sweep.py peers "$A/timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+t 10 python3 bench/device/sweep.py peers "$A/timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt . "$A/timed.txt") shapes"
 
-# 5. the fastest variant of every timed shape checked (the table's choice there)
-python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_all.jsonl" > "$A/best.txt" 2>> "$LOG"
+# 5. the fastest variant of every timed shape checked (the one a table from these rows
+#    chooses there): the losers first, then the tuning shapes
+python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_new.jsonl" > "$A/best.txt" 2>> "$LOG"
 : > "$O/best_checks.jsonl"
 s0=$SECONDS
-batch $(( $(left) - 20 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
+batch $(( $(left) - 8 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
 say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok of $(cnt '"op"' "$O/best_checks.jsonl") checked ($(cnt . "$A/best.txt") timed) in $((SECONDS - s0)) s"
 
-# 6. the smallest variants' SASS up to their first TMA load (what a 5 us launch pays first)
-: > "$O/sass.txt"
-[ "$(left)" -gt 18 ] && for ks in "library/kernels/gemm_persistent.tir BM=64,BN=64" "library/kernels/gemm_gemv.tir MR=8,NC=1,LPC=32,WARPS=4,U=2"; do
-    set -- $ks
-    if t 5 "$C" "$1" --set "$2" --emit ptx -o "$A/k.ptx" > /dev/null 2>&1 &&
-        t 5 ptxas -arch=sm_90a "$A/k.ptx" -o "$A/k.cubin" 2>> "$LOG" && command -v cuobjdump > /dev/null; then
-        echo "== $1 $2" >> "$O/sass.txt"
-        cuobjdump -sass "$A/k.cubin" 2>> "$LOG" | grep -E '^\s+/\*[0-9a-f]+\*/' | head -160 >> "$O/sass.txt"
-    fi
-done
-say "sass: $(wc -l < "$O/sass.txt") lines"
-
-# 7. the dispatch's cost with the fitted model: the committed table folded into the artifact
-#    (the fits of its GEMM variants), `lib select --repeat` and `lib bench --overhead`
-if [ "$(left)" -gt 14 ] && t 15 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$A/fit.cakelib" >> "$LOG" 2>&1; then
-    for s in M=393,N=1184,K=14008 M=7,N=4272,K=528 M=4096,N=4096,K=4096; do
-        say "select $s: $(t 5 "$C" lib select "$A/fit.cakelib" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call|why' | tr -s ' ' | tr '\n' ';')"
-        say "select $s, untuned: $(t 5 "$C" lib select "$LIB" --op gemm --shape "$s" --repeat 100000 2>&1 | grep -E 'per call' | tr -s ' ')"
-    done
-    t 10 "$C" lib bench "$A/fit.cakelib" --op gemm --shape M=393,N=1184,K=14008 --overhead --json > "$O/overhead.json" 2>> "$LOG"
-    say "overhead: $(grep -o '"dispatch":{[^}]*}' "$O/overhead.json" | head -c 400)"
-fi
-
 say "== gemmx summary (at $((SECONDS - T0)) s; ratio = cuBLAS ms / best variant ms)"
-timeout 10 python3 bench/device/gemmx.py summary "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/peers.jsonl" \
+timeout 6 python3 bench/device/gemmx.py summary "$O/losers_all.jsonl" "$O/tune_new.jsonl" "$O/peers.jsonl" \
     "$O/best_checks.jsonl" "$O/summary.md" 2>&1 | tee -a "$LOG"
-grep -A40 '^losers' "$O/summary.md" | head -34
+grep -A32 '^losers' "$O/summary.md" | head -30
 echo "checks of the new variants: $(cnt '"check_ok":true' "$O/checks.jsonl") ok of $(cnt '"op"' "$O/checks.jsonl"); skipped: ${SKIP:-none}"
 echo "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok, $(cnt '"check_ok":false' "$O/best_checks.jsonl") FAIL"
