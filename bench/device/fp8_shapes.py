@@ -5,6 +5,10 @@ happens to be one of the sweep's is dropped). Beside the sweep's own distributio
 M <= 64), a share drawn where gemm_fp8 lost the last sweep: M <= 128 with K >= 1024, and N <= 256.
 
     fp8_shapes.py [SEED]       one `gemm_fp8 M=..,N=..,K=..` per line on stdout (default 5167)
+    fp8_shapes.py quant [SEED] the fp8_row_quantize tuning shapes (default 6173): the sweep's
+                               distribution, and where it lost in the 2026-12-01 sweep: many
+                               short rows (N 64 .. 1024, odd and even, M 10^3 .. 10^6) and few
+                               rows (M <= 128) of any N, a third of them with N % 8 == 0
     fp8_shapes.py merge-op OP NEW.json TABLE.json > OUT.json
                                TABLE with its OP entries replaced by NEW's (the `lib tune -o`
                                format; one kind of device): how an op's tuned entries are
@@ -58,6 +62,35 @@ def draw(seed):
     rng.shuffle(out)
     seen = set()
     return [f"gemm_fp8 {s}" for s in out if s not in taken and not (s in seen or seen.add(s))]
+
+
+QUANT_DRAWN = 32
+QUANT_LOSSES = 24
+
+
+def quant_loss_shape(rng, i):
+    logu = sweep.logu
+    for _ in range(1000):
+        if i % 2 == 0:   # many short rows
+            m, n = logu(rng, 1000, 1_000_000), logu(rng, 64, 1024)
+        else:            # few rows
+            m, n = logu(rng, 1, 128), logu(rng, 64, 65536)
+        if i % 3 == 0:   # whole 16-byte vectors: the kernels' other path
+            n = sweep.round_to(n, 8, 64)
+        if m * n <= sweep.CAP_ELEMS:
+            return f"M={m},N={n}"
+    return "M=1000,N=140"
+
+
+def draw_quant(seed):
+    rng = random.Random(seed)
+    op = "fp8_row_quantize"
+    taken = {line.split()[1] for line in sweep.shapes(2027) if line.startswith(op + " ")}
+    out = [sweep.gen_rows(rng, 65536) for _ in range(QUANT_DRAWN)]
+    out += [quant_loss_shape(rng, i) for i in range(QUANT_LOSSES)]
+    rng.shuffle(out)
+    seen = set()
+    return [f"{op} {s}" for s in out if s not in taken and not (s in seen or seen.add(s))]
 
 
 def merge_op(op, new_path, table_path):
@@ -141,5 +174,7 @@ elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "table":
     table(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
 elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "predict":
     predict(sys.argv[2], sys.argv[3], sys.argv[4])
+elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "quant":
+    print("\n".join(draw_quant(int(sys.argv[2]) if len(sys.argv) > 2 else 6173)))
 elif __name__ == "__main__":
     print("\n".join(draw(int(sys.argv[1]) if len(sys.argv) > 1 else 5167)))
