@@ -122,7 +122,7 @@ while read -r op v; do
             case $v in
                 warp_n*) c=${v#warp_n}; c=${c%_w8}
                          shapes="M=37,N=$((c - 5)) M=37,N=$((c / 2 + 2)) M=37,N=$((c - 8))" ;;
-                *) shapes="M=3,N=72 M=5,N=2712 M=33,N=141 M=9,N=568" ;;
+                *) shapes="M=3,N=72 M=5,N=2712 M=4,N=508 M=6,N=1030 M=33,N=141" ;;
             esac
             for s in $shapes; do echo "$op $s $v"; done ;;
         gemm_fp8)
@@ -133,7 +133,7 @@ while read -r op v; do
 done < "$A/variants.txt" > "$A/checks.txt"
 : > "$O/checks.jsonl"
 s0=$SECONDS
-batch "${FP8X_T_CHECK:-9}" "$A/checks.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
+batch "${FP8X_T_CHECK:-11}" "$A/checks.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
 # DROP: the variants that failed a check; NOTRUN: those whose checks were not reached
 eval "$(python3 -c 'import json, sys
 want = {l.split()[2] for l in open(sys.argv[2]) if l.strip()}
@@ -156,7 +156,7 @@ SKIP=$(echo "${DROP:-},${NOTRUN:-}" | tr -s ',' | sed 's/^,//; s/,$//')
 # 2. the quantizer at its tuning shapes, every variant
 : > "$O/qtune.jsonl"
 s0=$SECONDS
-batch "${FP8X_T_QTUNE:-10}" bench/device/fp8_quant_tune_shapes.txt "$O/qtune.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+batch "${FP8X_T_QTUNE:-9}" bench/device/fp8_quant_tune_shapes.txt "$O/qtune.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
 say "qtune: $(cnt '"bench_all"' "$O/qtune.jsonl") shapes in $((SECONDS - s0)) s"
 
 # 3. gemm_fp8: the new variants at the committed table's shapes, then new tuning shapes
