@@ -23,6 +23,10 @@ M <= 64), a share drawn where gemm_fp8 lost the last sweep: M <= 128 with K >= 1
                                the shapes of ALL.jsonl (`lib bench --all` rows, e.g. the sweep's,
                                measured but not tuned at): per shape the variant `lib select`
                                picks, its time in ALL, the fastest variant's and the peer's
+    fp8_shapes.py loo TABLE.json... [PEERS.jsonl...] [ART.cakelib]
+                               gemmx.py loo's dispatch rules scored leave-one-out on the
+                               tables' gemm_fp8 entries (the fitted model with an artifact
+                               built with a table whose gemm_fp8 variants have a `fit`)
 
 bench/device/fp8_tune_shapes.txt is the output at 5167.
 """
@@ -168,7 +172,35 @@ def predict(art, all_path, peers_path):
                   f"geomean {gm:.3f}")
 
 
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "merge-op":
+def loo(args):
+    import tempfile
+    import gemmx
+    tables, rest = [], []
+    for a in args:
+        if a.endswith(".json"):
+            t = json.load(open(a))
+            t["entries"] = [dict(e, op="gemm") for e in t["entries"] if e["op"] == "gemm_fp8"]
+            f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+            json.dump(t, f)
+            f.close()
+            tables.append(f.name)
+        elif a.endswith(".jsonl"):
+            f = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+            for r in gemmx.rows(a):
+                if r.get("op") == "gemm_fp8":
+                    f.write(json.dumps(dict(r, op="gemm")) + "\n")
+            f.close()
+            rest.append(f.name)
+        else:
+            rest.append(a)
+    geometry = gemmx.artifact_geometry
+    gemmx.artifact_geometry = lambda path: geometry(path, "gemm_fp8")
+    gemmx.main(["loo"] + tables + rest)
+
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "loo":
+    loo(sys.argv[2:])
+elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "merge-op":
     merge_op(sys.argv[2], sys.argv[3], sys.argv[4])
 elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "table":
     table(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
