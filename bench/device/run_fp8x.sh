@@ -3,8 +3,9 @@
 # device call. Round 1 (FP8X_MODE=tune, the default while bench/device/fp8_table_h200.json has
 # no fp8_row_quantize entries):
 #   checks   the quantizer's variants (the division changed: Markstein's, examples/fp8_quant.tir)
-#            at rows with masked lanes, ragged N (odd, even, % 8) and several rows per block,
-#            and the split-K variants new to gemm_fp8 at ragged, multi-tile, multi-split shapes
+#            at rows with masked lanes, ragged N (odd, even, % 4, % 8) and several rows per
+#            block, and the variants new to gemm_fp8 (split-K points; the narrow-N GEMV,
+#            kernels/gemm_fp8_gemv_t.tir) at ragged, multi-tile, multi-split shapes
 #            (`lib bench --shapes F --check --sample`, one `OP SHAPE VARIANT` line per check);
 #            a variant that fails is kept out of the table
 #   qtune    every quantizer variant at its tuning shapes (fp8_quant_tune_shapes.txt,
@@ -127,8 +128,11 @@ while read -r op v; do
             for s in $shapes; do echo "$op $s $v"; done ;;
         gemm_fp8)
             case ",$OLDG," in *",$v,"*) continue ;; esac
-            echo "$op M=77,N=328,K=2064 $v"; echo "$op M=3,N=200,K=4112 $v"
-            echo "$op M=200,N=24,K=6160 $v" ;;
+            case $v in
+                gemv_t_*) shapes="M=77,N=24,K=2064 M=300,N=8,K=4112 M=1000,N=64,K=208" ;;
+                *) shapes="M=77,N=328,K=2064 M=3,N=200,K=4112 M=200,N=24,K=6160" ;;
+            esac
+            for s in $shapes; do echo "$op $s $v"; done ;;
     esac
 done < "$A/variants.txt" > "$A/checks.txt"
 : > "$O/checks.jsonl"
