@@ -62,7 +62,7 @@ WORST="M=1723,N=224,K=14688 M=90,N=416,K=4320 M=114,N=6880,K=1808 M=4,N=12688,K=
 M=730,N=16,K=2256 M=43,N=656,K=1856 M=17,N=7248,K=7008 M=3,N=752,K=816"
 python3 bench/device/sweep.py shapes 2027 > "$A/sweep.txt"
 { for s in $WORST; do echo "gemm_fp8 $s"; done
-  grep '^gemm_fp8 ' "$A/sweep.txt" | grep -v -F -f <(for s in $WORST; do echo "gemm_fp8 $s"; done)
+  grep '^gemm_fp8 ' "$A/sweep.txt" | grep -v -x -F -f <(for s in $WORST; do echo "gemm_fp8 $s"; done)
 } > "$O/sweep_gemm.txt"
 grep '^fp8_row_quantize ' "$A/sweep.txt" > "$O/sweep_quant.txt"
 # the quantizer's peers: the last sweep's rows (sweep.py peers' format)
@@ -172,7 +172,7 @@ s0=$SECONDS
 NEWSKIP=$(echo "$OLDG,$SKIP" | tr -s ',' | sed 's/^,//; s/,$//')
 batch "${FP8X_T_GNEW:-8}" "$A/gold.txt" "$O/gtune_new.jsonl" --all --runs 5 --timeout 5 --skip "$NEWSKIP"
 say "gtune (new variants at the table's shapes): $(cnt '"bench_all"' "$O/gtune_new.jsonl") shapes in $((SECONDS - s0)) s"
-grep -v -F -f "$A/gold.txt" bench/device/fp8_tune_shapes.txt > "$A/gtune.txt"
+grep -v -x -F -f "$A/gold.txt" bench/device/fp8_tune_shapes.txt > "$A/gtune.txt"
 : > "$O/gtune.jsonl"
 s0=$SECONDS
 batch "${FP8X_T_GTUNE:-8}" "$A/gtune.txt" "$O/gtune.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
