@@ -5,6 +5,10 @@ happens to be one of the sweep's is dropped). Beside the sweep's own distributio
 M <= 64), a share drawn where gemm_fp8 lost the last sweep: M <= 128 with K >= 1024, and N <= 256.
 
     fp8_shapes.py [SEED]       one `gemm_fp8 M=..,N=..,K=..` per line on stdout (default 5167)
+    fp8_shapes.py quant [SEED] the fp8_row_quantize tuning shapes (default 6173): the sweep's
+                               distribution, and where it lost in the 2026-12-01 sweep: many
+                               short rows (N 64 .. 1024, odd and even, M 10^3 .. 10^6) and few
+                               rows (M <= 128) of any N, a third of them with N % 8 == 0
     fp8_shapes.py merge-op OP NEW.json TABLE.json > OUT.json
                                TABLE with its OP entries replaced by NEW's (the `lib tune -o`
                                format; one kind of device): how an op's tuned entries are
@@ -19,6 +23,10 @@ M <= 64), a share drawn where gemm_fp8 lost the last sweep: M <= 128 with K >= 1
                                the shapes of ALL.jsonl (`lib bench --all` rows, e.g. the sweep's,
                                measured but not tuned at): per shape the variant `lib select`
                                picks, its time in ALL, the fastest variant's and the peer's
+    fp8_shapes.py loo TABLE.json... [PEERS.jsonl...] [ART.cakelib]
+                               gemmx.py loo's dispatch rules scored leave-one-out on the
+                               tables' gemm_fp8 entries (the fitted model with an artifact
+                               built with a table whose gemm_fp8 variants have a `fit`)
 
 bench/device/fp8_tune_shapes.txt is the output at 5167.
 """
@@ -58,6 +66,35 @@ def draw(seed):
     rng.shuffle(out)
     seen = set()
     return [f"gemm_fp8 {s}" for s in out if s not in taken and not (s in seen or seen.add(s))]
+
+
+QUANT_DRAWN = 32
+QUANT_LOSSES = 24
+
+
+def quant_loss_shape(rng, i):
+    logu = sweep.logu
+    for _ in range(1000):
+        if i % 2 == 0:   # many short rows
+            m, n = logu(rng, 1000, 1_000_000), logu(rng, 64, 1024)
+        else:            # few rows
+            m, n = logu(rng, 1, 128), logu(rng, 64, 65536)
+        if i % 3 == 0:   # whole 16-byte vectors: the kernels' other path
+            n = sweep.round_to(n, 8, 64)
+        if m * n <= sweep.CAP_ELEMS:
+            return f"M={m},N={n}"
+    return "M=1000,N=140"
+
+
+def draw_quant(seed):
+    rng = random.Random(seed)
+    op = "fp8_row_quantize"
+    taken = {line.split()[1] for line in sweep.shapes(2027) if line.startswith(op + " ")}
+    out = [sweep.gen_rows(rng, 65536) for _ in range(QUANT_DRAWN)]
+    out += [quant_loss_shape(rng, i) for i in range(QUANT_LOSSES)]
+    rng.shuffle(out)
+    seen = set()
+    return [f"{op} {s}" for s in out if s not in taken and not (s in seen or seen.add(s))]
 
 
 def merge_op(op, new_path, table_path):
@@ -135,11 +172,41 @@ def predict(art, all_path, peers_path):
                   f"geomean {gm:.3f}")
 
 
-if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "merge-op":
+def loo(args):
+    import tempfile
+    import gemmx
+    tables, rest = [], []
+    for a in args:
+        if a.endswith(".json"):
+            t = json.load(open(a))
+            t["entries"] = [dict(e, op="gemm") for e in t["entries"] if e["op"] == "gemm_fp8"]
+            f = tempfile.NamedTemporaryFile("w", suffix=".json", delete=False)
+            json.dump(t, f)
+            f.close()
+            tables.append(f.name)
+        elif a.endswith(".jsonl"):
+            f = tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False)
+            for r in gemmx.rows(a):
+                if r.get("op") == "gemm_fp8":
+                    f.write(json.dumps(dict(r, op="gemm")) + "\n")
+            f.close()
+            rest.append(f.name)
+        else:
+            rest.append(a)
+    geometry = gemmx.artifact_geometry
+    gemmx.artifact_geometry = lambda path: geometry(path, "gemm_fp8")
+    gemmx.main(["loo"] + tables + rest)
+
+
+if __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "loo":
+    loo(sys.argv[2:])
+elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "merge-op":
     merge_op(sys.argv[2], sys.argv[3], sys.argv[4])
 elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "table":
     table(sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5])
 elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "predict":
     predict(sys.argv[2], sys.argv[3], sys.argv[4])
+elif __name__ == "__main__" and len(sys.argv) > 1 and sys.argv[1] == "quant":
+    print("\n".join(draw_quant(int(sys.argv[2]) if len(sys.argv) > 2 else 6173)))
 elif __name__ == "__main__":
     print("\n".join(draw(int(sys.argv[1]) if len(sys.argv) > 1 else 5167)))
