@@ -1,7 +1,9 @@
 #!/bin/bash
-# run_rowsx.sh — the row ops (rmsnorm, layernorm, softmax, cross_entropy, fp8_row_quantize)
-# where the 2027 sweep lost, the variants added for them, and their retuning, beside the best
-# of torch eager / torch.compile in the same call:
+# run_rowsx.sh — the row ops (rmsnorm, layernorm, softmax, cross_entropy) where the 2027
+# sweep lost (bench/device/rowsx_losers.txt: the 37 shapes below 1.0 in the 2026-12-01 20:45
+# sweep), the variants added for them, and their retuning for the fitted row model
+# (docs/library.md, "The fitted model", family `rows`), beside the best of torch eager /
+# torch.compile in the same call:
 #   losers   `lib bench ART --shapes bench/device/rowsx_losers.txt --check --sample --all`:
 #            the dispatched variant checked and timed, every variant whose domain holds timed
 #            (DEADLINE < 60, round 2: without --all)
@@ -10,7 +12,8 @@
 #            left out of the timings below (`--skip`)
 #   best     the fastest variant of each losing shape where it is not the dispatched one, checked
 #   tune     (DEADLINE >= 60) `lib bench --shapes TUNE --all` over the tuning set
-#            (bench/device/rowsx_shapes.py tune: seed 5151, never the sweep's shapes), the
+#            (bench/device/rowsx_shapes.py tune: the losers' classes, a grid dense along N,
+#            seeded shapes at seed 5151; never the sweep's shapes), the
 #            dispatched variant and every variant timed -> rows_tuned_h200.json (the row ops'
 #            table, bench/device/sweep.py tune; merged into the sweep's by table_merge.py)
 #   peers    bench/device/sweep.py peers over the losers, then the tuning shapes: torch eager,
@@ -70,8 +73,8 @@ SKIPARG=
 
 # round 2 (no tuning): the dispatched variant only, checked, and more of the time for the peers
 ALL=--all
-share=17
-[ "$TUNE" = 0 ] && { ALL=; share=40; }
+share=24
+[ "$TUNE" = 0 ] && { ALL=; share=45; }
 b0=$SECONDS
 t $(( $(left) * share / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_losers.txt --check --sample $ALL $SKIPARG --runs 10 \
     --timeout 5 --json > "$O/losers.jsonl" 2>> "$LOG"
@@ -85,20 +88,13 @@ say "fastest variants where not dispatched, checked: exit $? in $((SECONDS - b0)
 
 if [ "$TUNE" = 1 ]; then
     b0=$SECONDS
-    t $(( $(left) * 62 / 100 )) "$C" lib bench "$LIB" --shapes "$A/tune.txt" --all $SKIPARG --runs 5 --timeout 5 \
+    t $(( $(left) * 60 / 100 )) "$C" lib bench "$LIB" --shapes "$A/tune.txt" --all $SKIPARG --runs 5 --timeout 5 \
         --json > "$O/tune.jsonl" 2>> "$LOG"
     say "tuning set, every variant: exit $? in $((SECONDS - b0)) s, $(cnt '"bench_all"' "$O/tune.jsonl") of $(grep -c '=' "$A/tune.txt") shapes"
     python3 $D/sweep.py tune "$O/tune.jsonl" "NVIDIA H200" > "$O/rows_tuned_h200.json" 2>> "$LOG"
 fi
 
-# round 2: the weights-prefetch experiment (not a library variant), its shapes' peers after the losers'
-if [ "$TUNE" = 0 ]; then
-    b0=$SECONDS
-    timeout $(( $(left) * 30 / 100 + 2 )) python3 $D/rowsx_table.py prew "$C" "$O/prew.jsonl" $(( $(left) * 30 / 100 )) 2>> "$LOG"
-    say "prefetch experiment: $(cnt '"check_ok": true' "$O/prew.jsonl") checked runs in $((SECONDS - b0)) s"
-fi
 grep -v '^#' $D/rowsx_losers.txt > "$A/peers_in.txt"
-[ "$TUNE" = 0 ] && python3 -c "import sys; sys.path.insert(0, '$D'); import rowsx_table as t; print('\n'.join('rmsnorm ' + s for s, _ in t.PREW_SHAPES))" >> "$A/peers_in.txt"
 
 # the losers' peers first (torch.compile specialised per shape while their share lasts), then
 # the tuning shapes' (torch eager, F.rms_norm: the compiles do not fit)
