@@ -89,7 +89,7 @@ def in_class(rng, v, exact_tz):
     return v
 
 
-def targeted(rng, per_class=2):
+def targeted(rng, per_class=1):
     out = []
     for line in LOST:
         op, shape = line.split()

@@ -16,8 +16,8 @@
 #            seeded shapes at seed 5151; never the sweep's shapes), the
 #            dispatched variant and every variant timed -> rows_tuned_h200.json (the row ops'
 #            table, bench/device/sweep.py tune; merged into the sweep's by table_merge.py)
-#   peers    bench/device/sweep.py peers over the losers, then the tuning shapes: torch eager,
-#            F.rms_norm, torch.compile specialised per shape (losers first) while the time lasts
+#   peers    bench/device/sweep.py peers over the losers: torch eager, F.rms_norm,
+#            torch.compile specialised per shape while the time lasts
 #   table    the losers against this call's peer and the sweep's conservative one (REF in
 #            rowsx_table.py), the tuning shapes' summary (norms_table.py), printed last
 # The artifact is the carried one (.carry/python/cake/cake.cakelib, this tree's library) with
@@ -62,7 +62,7 @@ say "artifact: $LIB; losers $(grep -c '^[a-z]' $D/rowsx_losers.txt), checks $(gr
 SKIP=
 if [ "$TUNE" = 1 ]; then
     b0=$SECONDS
-    t $(( $(left) * 16 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks.txt --check --runs 3 --timeout 10 \
+    t $(( $(left) * 12 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks.txt --check --runs 3 --timeout 10 \
         --json > "$O/checks.jsonl" 2>> "$LOG"
     say "added variants checked: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/checks.jsonl") of $(grep -c '^[a-z]' $D/rowsx_checks.txt) pass"
     SKIP=$(python3 $D/rowsx_table.py failed "$O/checks.jsonl" 2>> "$LOG")
@@ -73,7 +73,7 @@ SKIPARG=
 
 # round 2 (no tuning): the dispatched variant only, checked, and more of the time for the peers
 ALL=--all
-share=24
+share=22
 [ "$TUNE" = 0 ] && { ALL=; share=45; }
 b0=$SECONDS
 t $(( $(left) * share / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_losers.txt --check --sample $ALL $SKIPARG --runs 10 \
@@ -82,13 +82,13 @@ say "losers, dispatched (checked) and every variant: exit $? in $((SECONDS - b0)
 
 python3 $D/norms_table.py best "$O/losers.jsonl" --not-dispatched > "$O/best.txt" 2>> "$LOG"
 b0=$SECONDS
-t $(( $(left) * 8 / 100 )) "$C" lib bench "$LIB" --shapes "$O/best.txt" --check --sample --runs 10 --timeout 5 \
+t $(( $(left) * 5 / 100 )) "$C" lib bench "$LIB" --shapes "$O/best.txt" --check --sample --runs 10 --timeout 5 \
     --json > "$O/best.jsonl" 2>> "$LOG"
 say "fastest variants where not dispatched, checked: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/best.jsonl") of $(cnt . "$O/best.txt") pass"
 
 if [ "$TUNE" = 1 ]; then
     b0=$SECONDS
-    t $(( $(left) * 60 / 100 )) "$C" lib bench "$LIB" --shapes "$A/tune.txt" --all $SKIPARG --runs 5 --timeout 5 \
+    t $(( $(left) * 72 / 100 )) "$C" lib bench "$LIB" --shapes "$A/tune.txt" --all $SKIPARG --runs 5 --timeout 5 \
         --json > "$O/tune.jsonl" 2>> "$LOG"
     say "tuning set, every variant: exit $? in $((SECONDS - b0)) s, $(cnt '"bench_all"' "$O/tune.jsonl") of $(grep -c '=' "$A/tune.txt") shapes"
     python3 $D/sweep.py tune "$O/tune.jsonl" "NVIDIA H200" > "$O/rows_tuned_h200.json" 2>> "$LOG"
@@ -96,27 +96,20 @@ fi
 
 grep -v '^#' $D/rowsx_losers.txt > "$A/peers_in.txt"
 
-# the losers' peers first (torch.compile specialised per shape while their share lasts), then
-# the tuning shapes' (torch eager, F.rms_norm: the compiles do not fit)
+# the losers' peers (torch.compile specialised per shape while the time lasts; the tuning
+# shapes get none: the table needs only the variants' times, and the tuning the time)
 p0=$SECONDS
 share=$(left)
-[ "$TUNE" = 1 ] && share=$(( $(left) * 55 / 100 ))
 SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_WARM_S=0.5 SWEEP_STATIC_UNTIL=$(( share - 6 )) \
     t $(( share - 2 )) python3 $D/sweep.py peers "$A/peers_in.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "peers of the losers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") rows ($(cnt torch_compile_static "$O/peers.jsonl") with torch.compile)"
-if [ "$TUNE" = 1 ]; then
-    p0=$SECONDS
-    SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_STATIC_UNTIL=0 \
-        t $(( $(left) - 5 )) python3 $D/sweep.py peers "$A/tune.txt" "$O/peers_tune.jsonl" >> "$LOG" 2>&1
-    say "peers of the tuning set (eager): exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers_tune.jsonl") rows"
-fi
 
 say "== rowsx (at $((SECONDS - T0)) s)"
 if [ -s "$O/tune.jsonl" ]; then
-    say "-- the tuning set (dispatched: the table folded in above; fastest: what a perfect table gives)"
-    timeout 10 python3 $D/rowsx_table.py tune "$O/tune.jsonl" "$O/peers_tune.jsonl" 2>> "$LOG" | tee -a "$LOG"
+    say "-- the tuning set (dispatched: the sweep's table folded in above; fastest: what a perfect table gives; no peers)"
+    : > "$A/no_peers.jsonl"
+    timeout 10 python3 $D/rowsx_table.py tune "$O/tune.jsonl" "$A/no_peers.jsonl" 2>> "$LOG" | tee -a "$LOG"
 fi
 [ -s "$O/checks.jsonl" ] && timeout 10 python3 $D/rowsx_table.py checks "$O/checks.jsonl" | tail -30 | tee -a "$LOG"
-[ -s "$O/prew.jsonl" ] && timeout 10 python3 $D/rowsx_table.py prew_table "$O/prew.jsonl" "$O/peers.jsonl" | tee -a "$LOG"
 say "-- the losers (ratio = peer ms / library ms; ref = the 2027 sweep's conservative peer time)"
 timeout 10 python3 $D/rowsx_table.py losers "$O/losers.jsonl" "$O/best.jsonl" "$O/peers.jsonl" "$O" | tee -a "$LOG"
