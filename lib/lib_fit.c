@@ -202,6 +202,19 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
                      double f[LIB_FIT_TERMS])
 {
     const double *inv = v->fit.inv;
+    if (v->fit.family == LIB_FIT_ROWS) {
+        f[0] = 1;
+        /* rows m, columns n: blocks of ROWS rows (and of a CHUNK of the row when split),
+           RESIDENT of them per SM; each thread walks n / (parts * TPR) elements a wave */
+        double m = (double)dimv[op->fit_dim[0]], n = (double)dimv[op->fit_dim[1]];
+        double parts = v->fit.geo[LIB_GEO_PARTS] > 1 ? cdiv_inv(n, inv[LIB_GEO_CHUNK]) : 1;
+        double blocks = cdiv_inv(m, inv[LIB_GEO_ROWS]) * parts;
+        double waves = cdiv_inv(blocks, op->fit_inv_sms * inv[LIB_GEO_RESIDENT]);
+        f[1] = waves;
+        f[2] = waves * cdiv_inv(n, parts > 1 ? inv[LIB_GEO_TPR] / parts : inv[LIB_GEO_TPR]);
+        f[3] = m * n * 1e-6;
+        return;
+    }
     double M = (double)dimv[op->fit_dim[0]], N = (double)dimv[op->fit_dim[1]], K = (double)dimv[op->fit_dim[2]];
     double kt = tiles_along(c, 2, K, inv[LIB_GEO_BK]);
     double tiles = tiles_along(c, 0, M, inv[LIB_GEO_BM]) * tiles_along(c, 1, N, inv[LIB_GEO_BN]);
@@ -210,18 +223,6 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
     f[2] = moved;
     f[3] = 0;
     switch (v->fit.family) {
-    case LIB_FIT_ROWS: {
-        /* rows m, columns n: blocks of ROWS rows (and of a CHUNK of the row when split),
-           RESIDENT of them per SM; each thread walks n / (parts * TPR) elements a wave */
-        double m = (double)dimv[op->fit_dim[0]], n = (double)dimv[op->fit_dim[1]];
-        double parts = v->fit.geo[LIB_GEO_PARTS] > 1 ? cdiv_inv(n, inv[LIB_GEO_CHUNK]) : 1;
-        double blocks = cdiv_inv(m, inv[LIB_GEO_ROWS]) * parts;
-        double waves = cdiv_inv(blocks, op->fit_inv_sms * inv[LIB_GEO_RESIDENT]);
-        f[1] = waves;
-        f[2] = waves * cdiv_inv(n, inv[LIB_GEO_TPR] / parts);
-        f[3] = m * n * 1e-6;
-        break;
-    }
     case LIB_FIT_SPLITK: {
         double sp = (double)v->fit.geo[LIB_GEO_SPLIT];
         f[1] = cdiv_inv(tiles * sp, op->fit_inv_sms) * cdiv_inv(kt, inv[LIB_GEO_SPLIT]);
@@ -244,12 +245,17 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
     }
 }
 
-static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c)
+/* v's predicted ms; `last` is the fitted variant predicted before it (NULL: none), whose
+   features f still holds: a variant of the same family and geometry (the row ops' lane
+   groups at other ITERS, say) has the same features, which are not counted again */
+static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c,
+                      const LibVariant *last, double f[LIB_FIT_TERMS])
 {
     if (!v->fit.ok)
         return -1;
-    double f[LIB_FIT_TERMS], t = 0;
-    features(op, v, dimv, c, f);
+    double t = 0;
+    if (!last || last->fit.family != v->fit.family || memcmp(last->fit.geo, v->fit.geo, sizeof v->fit.geo))
+        features(op, v, dimv, c, f);
     for (int i = 0; i < LIB_FIT_TERMS; i++)
         t += v->fit.coef[i] * f[i];
     return t;
@@ -258,7 +264,8 @@ static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv,
 double lib_fit_predict(const LibOp *op, const LibVariant *v, const int64_t *dimv)
 {
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
-    return predict(op, v, dimv, &c);
+    double f[LIB_FIT_TERMS];
+    return predict(op, v, dimv, &c, NULL, f);
 }
 
 /* ---- the fit -------------------------------------------------------------------------- */
@@ -360,8 +367,12 @@ uint32_t lib_fit_predict_all(const LibOp *op, const int64_t *dimv, double *t)
 {
     uint32_t n = 0;
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
-    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++)
-        n += (t[v] = predict(op, &op->v[v], dimv, &c)) > 0;
+    double f[LIB_FIT_TERMS];
+    const LibVariant *last = NULL;
+    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++) {
+        n += (t[v] = predict(op, &op->v[v], dimv, &c, last, f)) > 0;
+        last = op->v[v].fit.ok ? &op->v[v] : last;
+    }
     return n;
 }
 

@@ -18,6 +18,7 @@
 #            table, bench/device/sweep.py tune; merged into the sweep's by table_merge.py)
 #   peers    bench/device/sweep.py peers over the losers: torch eager, F.rms_norm,
 #            torch.compile specialised per shape while the time lasts
+#   select   the cost of a select with the fitted row model at four shapes (--repeat)
 #   table    the losers against this call's peer and the sweep's conservative one (REF in
 #            rowsx_table.py), the tuning shapes' summary (norms_table.py), printed last
 # The artifact is the carried one (.carry/python/cake/cake.cakelib, this tree's library) with
@@ -52,6 +53,12 @@ if [ -f "$TABLE" ] && t 10 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.c
     LIB=$A/tuned.cakelib
     say "artifact tuned with $TABLE"
 fi
+# the cost of a select with the fitted row model (every variant's prediction, then the
+# domain tests in rank order), on this host
+for s in "rmsnorm M=47351,N=622" "layernorm M=51361,N=374" "softmax M=137906,N=273" "cross_entropy B=4,V=5273"; do
+    set -- $s
+    say "select $1 $2: $(t 5 "$C" lib select "$LIB" --op "$1" --shape "$2" --repeat 50000 2>&1 | grep -E '^ *select:|->' | tr -s ' ' | tr '\n' ' ')"
+done
 TUNE=0
 [ "$DEADLINE" -ge 60 ] && TUNE=1
 ( cd $D && python3 rowsx_shapes.py tune ) > "$A/tune.txt" 2>> "$LOG"
