@@ -17,6 +17,9 @@ sweep lost, and the checks of the variants added for them).
       the variants whose check failed, as `--skip` takes them (V,V,...; nothing: none)
   rowsx_table.py checks CHECKS.jsonl
       one line per `OP SHAPE VARIANT` check: ok or what failed; the count last
+  rowsx_table.py checks2 ROWS.jsonl...
+      `OP SHAPE VARIANT` for every variant of ADDED timed (`bench_all`) in the rows: the
+      shapes round 2 checks them at (bench/device/rowsx_checks2.txt)
 """
 import json
 import os
@@ -179,6 +182,27 @@ def failed_main(path):
     print(",".join(bad))
 
 
+# the variants added by the 2026-12-01 evening rounds (library/manifest.json)
+ADDED = {"rmsnorm": ("warp8_n128", "warp16_n256", "warp16_n512", "ragged8_n128", "ragged16_n256",
+                     "ragged16_n512", "pairs_n512", "pairs_n1024"),
+         "softmax": ("warp16_n256", "warp16_n512", "ragged16_n256", "ragged16_n512")}
+ADDED["layernorm"] = ADDED["rmsnorm"]
+
+
+def checks2_main(paths):
+    seen = []
+    for path in paths:
+        for r in rows_list(path):
+            for v in (r.get("bench_all") or {}):
+                if v in ADDED.get(r.get("op"), ()):
+                    seen.append(f"{r['op']} {r['shape']} {v}")
+    print("\n".join(dict.fromkeys(seen)))
+
+
+def rows_list(path):
+    return [json.loads(x) for x in open(path) if x.startswith("{")] if os.path.exists(path) else []
+
+
 def checks_main(path):
     rows = [json.loads(x) for x in open(path) if x.startswith("{")] if os.path.exists(path) else []
     rows = [r for r in rows if "op" in r]
@@ -192,7 +216,9 @@ def checks_main(path):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "losers":
+    if sys.argv[1] == "checks2":
+        checks2_main(sys.argv[2:])
+    elif sys.argv[1] == "losers":
         losers_main(*sys.argv[2:6])
     elif sys.argv[1] == "prew":
         prew_main(*sys.argv[2:5])

@@ -7,6 +7,8 @@
 #   losers   `lib bench ART --shapes bench/device/rowsx_losers.txt --check --sample --all`:
 #            the dispatched variant checked and timed, every variant whose domain holds timed
 #            (DEADLINE < 60, round 2: without --all)
+#   checks2  (round 2, DEADLINE < 60) the added variants checked (sampled) at every shape
+#            round 1 timed them at (bench/device/rowsx_checks2.txt, where it exists)
 #   checks   (first) every added variant checked by the oracle at ragged shapes of its domain
 #            (bench/device/rowsx_checks.txt; full checks, no sampling); one that fails is
 #            left out of the timings below (`--skip`)
@@ -75,6 +77,15 @@ if [ "$TUNE" = 1 ]; then
     SKIP=$(python3 $D/rowsx_table.py failed "$O/checks.jsonl" 2>> "$LOG")
     [ -n "$SKIP" ] && say "left out of the timings (a check failed): $SKIP"
 fi
+# round 2: the added variants checked (sampled rows) at the shapes round 1 timed them at
+# (bench/device/rowsx_checks2.txt, made from round 1's tuning rows): a variant is timed
+# only where its check passes too
+if [ "$TUNE" = 0 ] && [ -f $D/rowsx_checks2.txt ]; then
+    b0=$SECONDS
+    t $(( $(left) * 40 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks2.txt --check --sample --runs 1 --timeout 10 \
+        --json > "$O/checks2.jsonl" 2>> "$LOG"
+    say "added variants checked at their round-1 shapes: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/checks2.jsonl") of $(grep -c '^[a-z]' $D/rowsx_checks2.txt) pass"
+fi
 SKIPARG=
 [ -n "$SKIP" ] && SKIPARG="--skip $SKIP"
 
@@ -118,5 +129,6 @@ if [ -s "$O/tune.jsonl" ]; then
     timeout 10 python3 $D/rowsx_table.py tune "$O/tune.jsonl" "$A/no_peers.jsonl" 2>> "$LOG" | tee -a "$LOG"
 fi
 [ -s "$O/checks.jsonl" ] && timeout 10 python3 $D/rowsx_table.py checks "$O/checks.jsonl" | tail -30 | tee -a "$LOG"
+[ -s "$O/checks2.jsonl" ] && timeout 10 python3 $D/rowsx_table.py checks "$O/checks2.jsonl" | grep -v '^ok' | tail -20 | tee -a "$LOG"
 say "-- the losers (ratio = peer ms / library ms; ref = the 2027 sweep's conservative peer time)"
 timeout 10 python3 $D/rowsx_table.py losers "$O/losers.jsonl" "$O/best.jsonl" "$O/peers.jsonl" "$O" | tee -a "$LOG"
