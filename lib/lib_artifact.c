@@ -281,7 +281,7 @@ static int read_fit(const cJSON *vj, LibOp *op, LibVariant *v)
     int64_t gv[LIB_GEO__COUNT];
     for (int i = 0; i < LIB_GEO__COUNT; i++) {
         const cJSON *g = cJSON_GetArrayItem(geo, i);
-        if (!cJSON_IsNumber(g) || g->valuedouble < 1 || g->valuedouble > 2048)
+        if (!cJSON_IsNumber(g) || g->valuedouble < 1 || g->valuedouble > LIB_FIT_GEO_MAX)
             return 0;
         gv[i] = (int64_t)g->valuedouble;
     }

@@ -294,7 +294,8 @@ static void fit_prepare(CakeCtx *ctx, CakeLib *lib)
         int dims = lib_fit_dims(op);
         for (uint32_t i = 0; i < op->pub.nvariants; i++) {
             LibFit *f = &op->v[i].fit;
-            uint8_t family = dims ? f->family : 0;   /* an op without M, N, K: no fits */
+            /* an op without M, N, K: the row family's fits only; one of fewer than two dims: none */
+            uint8_t family = dims == 1 || (dims == 2 && f->family == LIB_FIT_ROWS) ? f->family : 0;
             memset(f, 0, sizeof *f);
             f->family = family;
             lib_fit_geometry(ctx, op, &op->v[i]);

@@ -10,12 +10,21 @@
  * folded; a select evaluates them at the call's dims (no lookup, no
  * allocation) and ranks the variants by the predicted time. What the bucket
  * classes cannot see, wave quantization (133 tiles on 132 SMs), the model
- * counts exactly. */
+ * counts exactly.
+ *
+ * The row ops (rmsnorm, layernorm, softmax, cross_entropy) have a family of their
+ * own, `rows`: blocks of R rows (a block per row, lane groups of a warp per row) or of
+ * a chunk of one row (the split-row sequences), each thread walking its share of the
+ * row; time = a + b * waves + c * waves * (elements per thread) + d * M N, with the
+ * waves counted over the blocks resident per SM (threads and shared memory). The
+ * geometry is read off the kernel's own grid, block size and shared-memory plan at
+ * its bindings (rows_geometry), not from parameter names. */
 #include <math.h>
 #include <string.h>
 #include "lib_priv.h"
+#include "smem.h"
 
-static const char *const family_names[] = {"", "tiles", "splitk", "gemv"};
+static const char *const family_names[] = {"", "tiles", "splitk", "gemv", "rows"};
 
 int lib_fit_family(const char *name)
 {
@@ -37,8 +46,13 @@ int lib_fit_dims(LibOp *op)
         uint32_t d = 0;
         while (d < op->pub.ndims && strcmp(op->dims[d], names[i]))
             d++;
-        if (d == op->pub.ndims)
-            return 0;
+        if (d == op->pub.ndims) {
+            if (op->pub.ndims < 2)
+                return 0;
+            op->fit_dim[0] = 0;   /* rows, columns (B, V of cross_entropy) */
+            op->fit_dim[1] = op->fit_dim[2] = 1;
+            return 2;
+        }
         op->fit_dim[i] = (uint8_t)d;
     }
     return 1;
@@ -61,8 +75,68 @@ static int64_t param_of(CakeCtx *ctx, const LibVariant *v, const char *name, int
     return dflt;
 }
 
+/* the blocks of v's launch at rows m, columns n of op: the product of its grid at v's
+   bindings, or 0 where it does not evaluate */
+static int64_t grid_blocks(CakeCtx *ctx, const LibOp *op, const LibVariant *v, int64_t m, int64_t n)
+{
+    CeBinding b[64];
+    uint32_t nb = v->npb < 62 ? v->npb : 62;
+    memcpy(b, v->pb, nb * sizeof *b);
+    b[nb++] = (CeBinding){op->dsym[op->fit_dim[0]], m};
+    b[nb++] = (CeBinding){op->dsym[op->fit_dim[1]], n};
+    CeEnv env = {b, nb, NULL, NULL, NULL};
+    int64_t blocks = 1, x;
+    for (uint32_t i = 0; i < v->k->ngrid; i++) {
+        if (!ce_eval_int(ctx, v->k, v->k->grid[i], &env, &x) || x < 1)
+            return 0;
+        blocks *= x;
+    }
+    return blocks;
+}
+
+/* the row family's geometry of v (a sequence: its first launch, the one that splits the
+   row), from its kernel at its bindings: rows per block from the grid at 2^20 rows of
+   one column, the columns per block from the grid at one row of 2^20 columns (a grid
+   that does not grow with the columns takes the whole row), threads from the block size,
+   blocks resident per SM from the device's threads, blocks and shared memory per SM */
+static void rows_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
+{
+    const LibVariant *v = fv->nsteps ? &op->v[fv->steps[0]] : fv;
+    const int64_t big = (int64_t)1 << 20;
+    int64_t g[LIB_GEO__COUNT] = {1, 1, 1, 1, 1, 1, 1};
+    int64_t per_m = grid_blocks(ctx, op, v, big, 1), per_n = grid_blocks(ctx, op, v, 1, big);
+    CeEnv env = {v->pb, v->npb, NULL, NULL, NULL};
+    int64_t threads = 0, units = 0;
+    if (v->k->block_size && ce_eval_int(ctx, v->k, v->k->block_size, &env, &units))
+        threads = tg_block_threads(v->tg, (Unit)v->k->block_unit, units);
+    if (per_m < 1 || per_n < 1 || threads < 1 || threads > 2048)
+        return;   /* no geometry: the variant is not fitted */
+    g[LIB_GEO_ROWS] = per_m >= big ? 1 : big / per_m;
+    if (per_n > 1) {
+        g[LIB_GEO_CHUNK] = big / per_n;
+        g[LIB_GEO_PARTS] = 2;
+    }
+    g[LIB_GEO_TPR] = threads / g[LIB_GEO_ROWS] > 0 ? threads / g[LIB_GEO_ROWS] : 1;
+    const TgDevice *d = tg_device_default(v->tg);
+    int64_t res = d ? d->max_threads_per_sm / threads : 2048 / threads;
+    if (d && res > d->max_blocks_per_sm)
+        res = d->max_blocks_per_sm;
+    SmemPlan sp;
+    an_smem_plan(ctx, v->k, v->tg, &env, &sp);
+    if (d && sp.total > 0 && sp.total < SMEM_HUGE && res > d->smem_per_sm / (sp.total + 1024))
+        res = d->smem_per_sm / (sp.total + 1024);   /* 1 KB of each block's the driver reserves */
+    g[LIB_GEO_RESIDENT] = res > 0 ? res : 1;
+    lib_fit_set_geometry(&fv->fit, g);
+}
+
 void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
 {
+    if (fv->fit.family == LIB_FIT_ROWS) {
+        const LibVariant *v = fv->nsteps ? &op->v[fv->steps[0]] : fv;
+        if (v->k)
+            rows_geometry(ctx, op, fv);
+        return;
+    }
     /* a sequence's geometry is its last launch's (a split-K kernel, say) */
     const LibVariant *v = fv->nsteps ? &op->v[fv->steps[fv->nsteps - 1]] : fv;
     if (!fv->fit.family || !v->k)
@@ -82,10 +156,11 @@ void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
     lib_fit_set_geometry(&fv->fit, g);
 }
 
-/* ceil(a / b) of integers 0 < a < 2^31, 0 < b <= 2^11, from inv = 1 / b, in doubles: an
-   integer quotient n comes out within n 2^-51 of n, which the factor 1 - 1e-14 puts
-   below n; a quotient n + f has f >= 1/b >= 2^-11, more than the factor takes off
-   (2^31 1e-14 < 2^-15). A select evaluates a few dozen: a division costs ten times more. */
+/* ceil(a / b) of integers 0 < a < 2^31, b >= 1, from inv = 1 / b (or a product of a few
+   such inverses), in doubles: an integer quotient n comes out within a few ulps of n,
+   which the factor 1 - 1e-14 puts below n; a quotient n + r / b (remainder r >= 1) loses
+   (a / b) 1e-14 to the factor, less than r / b for any a < 10^14. A select evaluates a
+   few dozen: a division costs ten times more. */
 static double cdiv_inv(double a, double inv)
 {
     double x = a * inv * (1 - 1e-14);
@@ -96,7 +171,7 @@ static double cdiv_inv(double a, double inv)
 void lib_fit_set_geometry(LibFit *f, const int64_t *geo)
 {
     for (int i = 0; i < LIB_GEO__COUNT; i++) {
-        f->geo[i] = geo[i] < 1 ? 1 : geo[i] > 2048 ? 2048 : geo[i];   /* cdiv_inv's range */
+        f->geo[i] = geo[i] < 1 ? 1 : geo[i] > LIB_FIT_GEO_MAX ? LIB_FIT_GEO_MAX : geo[i];
         f->inv[i] = 1.0 / (double)f->geo[i];
     }
 }
@@ -127,6 +202,19 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
                      double f[LIB_FIT_TERMS])
 {
     const double *inv = v->fit.inv;
+    if (v->fit.family == LIB_FIT_ROWS) {
+        f[0] = 1;
+        /* rows m, columns n: blocks of ROWS rows (and of a CHUNK of the row when split),
+           RESIDENT of them per SM; each thread walks n / (parts * TPR) elements a wave */
+        double m = (double)dimv[op->fit_dim[0]], n = (double)dimv[op->fit_dim[1]];
+        double parts = v->fit.geo[LIB_GEO_PARTS] > 1 ? cdiv_inv(n, inv[LIB_GEO_CHUNK]) : 1;
+        double blocks = cdiv_inv(m, inv[LIB_GEO_ROWS]) * parts;
+        double waves = cdiv_inv(blocks, op->fit_inv_sms * inv[LIB_GEO_RESIDENT]);
+        f[1] = waves;
+        f[2] = waves * cdiv_inv(n, parts > 1 ? inv[LIB_GEO_TPR] / parts : inv[LIB_GEO_TPR]);
+        f[3] = m * n * 1e-6;
+        return;
+    }
     double M = (double)dimv[op->fit_dim[0]], N = (double)dimv[op->fit_dim[1]], K = (double)dimv[op->fit_dim[2]];
     double kt = tiles_along(c, 2, K, inv[LIB_GEO_BK]);
     double tiles = tiles_along(c, 0, M, inv[LIB_GEO_BM]) * tiles_along(c, 1, N, inv[LIB_GEO_BN]);
@@ -157,12 +245,17 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
     }
 }
 
-static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c)
+/* v's predicted ms; `last` is the fitted variant predicted before it (NULL: none), whose
+   features f still holds: a variant of the same family and geometry (the row ops' lane
+   groups at other ITERS, say) has the same features, which are not counted again */
+static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c,
+                      const LibVariant *last, double f[LIB_FIT_TERMS])
 {
     if (!v->fit.ok)
         return -1;
-    double f[LIB_FIT_TERMS], t = 0;
-    features(op, v, dimv, c, f);
+    double t = 0;
+    if (!last || last->fit.family != v->fit.family || memcmp(last->fit.geo, v->fit.geo, sizeof v->fit.geo))
+        features(op, v, dimv, c, f);
     for (int i = 0; i < LIB_FIT_TERMS; i++)
         t += v->fit.coef[i] * f[i];
     return t;
@@ -171,7 +264,8 @@ static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv,
 double lib_fit_predict(const LibOp *op, const LibVariant *v, const int64_t *dimv)
 {
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
-    return predict(op, v, dimv, &c);
+    double f[LIB_FIT_TERMS];
+    return predict(op, v, dimv, &c, NULL, f);
 }
 
 /* ---- the fit -------------------------------------------------------------------------- */
@@ -192,7 +286,8 @@ void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms)
 }
 
 /* x of the normal equations restricted to the terms in `on` (Gaussian elimination with
-   partial pivoting): 1, or 0 when they are singular */
+   partial pivoting): 1, or 0 when they are singular (a pivot under 1e-12 of its term's
+   own square sum) */
 static int solve(const LibVariant *v, const int *on, double *x)
 {
     double a[LIB_FIT_TERMS][LIB_FIT_TERMS + 1];
@@ -210,7 +305,7 @@ static int solve(const LibVariant *v, const int *on, double *x)
         for (int r = c + 1; r < n; r++)
             if (fabs(a[r][c]) > fabs(a[p][c]))
                 p = r;
-        if (fabs(a[p][c]) < 1e-300)
+        if (fabs(a[p][c]) <= 1e-12 * v->fit.ata[idx[c]][idx[c]] || fabs(a[p][c]) < 1e-300)   /* a column the others give */
             return 0;
         for (int j = 0; j <= n; j++) {
             double t = a[c][j];
@@ -233,17 +328,27 @@ static int solve(const LibVariant *v, const int *on, double *x)
 void lib_fit_solve(LibVariant *v)
 {
     v->fit.ok = 0;
-    if (!v->fit.family || v->fit.npoints < LIB_FIT_MIN_POINTS)
+    if (!v->fit.family ||
+        v->fit.npoints < (v->fit.family == LIB_FIT_ROWS ? LIB_FIT_MIN_POINTS_ROWS : LIB_FIT_MIN_POINTS))
         return;
     /* nonnegative: a term whose coefficient comes out negative is dropped and the rest
-       fitted again (at most LIB_FIT_TERMS rounds) */
+       fitted again (each round drops one term at least, so at most LIB_FIT_TERMS rounds) */
     int on[LIB_FIT_TERMS];
     for (int i = 0; i < LIB_FIT_TERMS; i++)
         on[i] = v->fit.ata[i][i] > 0;   /* a term zero at every point (the tiles' f3) is left out */
-    for (int round = 0; round < LIB_FIT_TERMS; round++) {
+    for (int round = 0; round < 2 * LIB_FIT_TERMS; round++) {
         double x[LIB_FIT_TERMS];
-        if (!solve(v, on, x))
-            return;
+        if (!solve(v, on, x)) {
+            /* singular: a term that repeats another (the waves of a split row that never
+               fill one wave are the constant's) is dropped, the first after the constant */
+            int t = 1;
+            while (t < LIB_FIT_TERMS && !on[t])
+                t++;
+            if (t == LIB_FIT_TERMS)
+                return;
+            on[t] = 0;
+            continue;
+        }
         int neg = 0;
         for (int i = 0; i < LIB_FIT_TERMS; i++)
             if (on[i] && x[i] < 0)
@@ -262,8 +367,12 @@ uint32_t lib_fit_predict_all(const LibOp *op, const int64_t *dimv, double *t)
 {
     uint32_t n = 0;
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
-    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++)
-        n += (t[v] = predict(op, &op->v[v], dimv, &c)) > 0;
+    double f[LIB_FIT_TERMS];
+    const LibVariant *last = NULL;
+    for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++) {
+        n += (t[v] = predict(op, &op->v[v], dimv, &c, last, f)) > 0;
+        last = op->v[v].fit.ok ? &op->v[v] : last;
+    }
     return n;
 }
 

@@ -338,7 +338,7 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
     if (fit && !(v->fit.family = (uint8_t)lib_fit_family(fit))) {
         Diag *d = bad(r, find_pair(r, at, "fit", NULL), ir_fmt(r->ctx, "variant `%s`: unknown `fit` "
                                                               "family `%s`", p->name, fit));
-        diag_help(r->ctx, d, "the fitted model's families: tiles, splitk, gemv (docs/library.md, "
+        diag_help(r->ctx, d, "the fitted model's families: tiles, splitk, gemv, rows (docs/library.md, "
                              "\"The fitted model\")");
         return 0;
     }

@@ -34,11 +34,18 @@ typedef struct {
 typedef struct { NodeId node; int32_t root; } LibAssume;   /* root -1: use ce_eval_int */
 
 /* the fitted wave model of a variant (lib_fit.c, docs/library.md "The fitted model") */
-enum { LIB_FIT_NONE, LIB_FIT_TILES, LIB_FIT_SPLITK, LIB_FIT_GEMV, LIB_FIT__COUNT };
+enum { LIB_FIT_NONE, LIB_FIT_TILES, LIB_FIT_SPLITK, LIB_FIT_GEMV, LIB_FIT_ROWS, LIB_FIT__COUNT };
 enum { LIB_GEO_BM, LIB_GEO_BN, LIB_GEO_BK, LIB_GEO_SPLIT, LIB_GEO_MR, LIB_GEO_COLS, LIB_GEO_LANE_K,
        LIB_GEO__COUNT };
+/* the row family's geometry in the same slots: rows per block, columns per block of a
+   split row (1: the whole row), threads per row, 2 for a split row (else 1), blocks
+   resident per SM */
+enum { LIB_GEO_ROWS = LIB_GEO_BM, LIB_GEO_CHUNK = LIB_GEO_BN, LIB_GEO_TPR = LIB_GEO_BK,
+       LIB_GEO_PARTS = LIB_GEO_SPLIT, LIB_GEO_RESIDENT = LIB_GEO_MR };
 #define LIB_FIT_TERMS 4
 #define LIB_FIT_MIN_POINTS 8      /* tuned shapes a variant needs before its fit is used: 2 per term */
+#define LIB_FIT_MIN_POINTS_ROWS 5 /* the row family's (docs/library.md says why) */
+#define LIB_FIT_GEO_MAX 32768     /* a geometry entry's bound (a split row's chunk of 8192 columns) */
 typedef struct {
     uint8_t family;               /* LIB_FIT_*: the manifest's `fit`, NONE without */
     uint8_t ok;                   /* coef holds a fit */
@@ -156,7 +163,8 @@ int lib_assume_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v, u
 /* ---- lib_fit.c ---- */
 int lib_fit_family(const char *name);          /* LIB_FIT_*, 0 for an unknown name */
 const char *lib_fit_family_name(int family);
-/* op's dims M, N, K into op->fit_dim: 1, or 0 when it lacks one (then it has no fits) */
+/* op's dims M, N, K into op->fit_dim: 1; else, for an op of two dims or more, its first two
+   (rows, columns: the row family's only) and 2; 0 when it has fewer (then it has no fits) */
 int lib_fit_dims(LibOp *op);
 /* a fit's geometry (each at least 1) and its inverses; op's SM count and its inverses */
 void lib_fit_set_geometry(LibFit *f, const int64_t *geo);

@@ -5,7 +5,11 @@ no compiling), `cakec lib select` picks a variant there, and the pick is scored 
 times measured at that shape: regret = its time / the best variant's time (1.0 is a
 perfect pick), and, where the peer was timed there, ratio = peer ms / its time.
 
-    dispatch_eval.py CAKEC ART TABLE.json [PEERS.jsonl] [--op OP] [--limit N]
+    dispatch_eval.py CAKEC ART TABLE.json [PEERS.jsonl] [--op OP] [--limit N] [--held-out 1]
+
+With --held-out 1, ART is scored as it is (already tuned, not rebuilt) at TABLE's shapes,
+which it was not tuned on: out of sample (e.g. the sweep's losers timed with --all,
+`sweep.py tune LOSERS.jsonl` making the table).
 
 TABLE is the format of `lib tune -o` (run_gsmall.sh's tuned_table.json); PEERS the rows of
 sweep.py peers (op, shape, peer_ms). Prints one line per shape and a summary: the share of
@@ -38,6 +42,7 @@ def main(argv):
     args = [a for a in argv if not a.startswith("--")]
     opt = {argv[i][2:]: argv[i + 1] for i in range(len(argv) - 1) if argv[i].startswith("--")}
     args = [a for a in args if a not in opt.values()]
+    held_out = opt.get("held-out") == "1"
     cakec, art, table_path = args[0], args[1], args[2]
     peers = {}
     if len(args) > 3:
@@ -54,11 +59,13 @@ def main(argv):
     tmp = tempfile.mkdtemp()
     rows = []
     for i, e in enumerate(entries):
-        rest = dict(table, entries=[x for x in table["entries"] if x is not e])
-        tpath = os.path.join(tmp, "t.json")
-        json.dump(rest, open(tpath, "w"))
-        a = os.path.join(tmp, "a.cakelib")
-        subprocess.run([cakec, "lib", "build", art, "--table", tpath, "-o", a], capture_output=True)
+        a = art
+        if not held_out:
+            rest = dict(table, entries=[x for x in table["entries"] if x is not e])
+            tpath = os.path.join(tmp, "t.json")
+            json.dump(rest, open(tpath, "w"))
+            a = os.path.join(tmp, "a.cakelib")
+            subprocess.run([cakec, "lib", "build", art, "--table", tpath, "-o", a], capture_output=True)
         shape = shape_text(e["shape"])
         v, why = select(cakec, a, e["op"], shape)
         times = e["times_ms"]

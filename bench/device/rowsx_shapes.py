@@ -1,21 +1,23 @@
 """rowsx_shapes.py — the row ops' tuning set of bench/device/run_rowsx.sh (stdout, one
 `OP DIM=V,...` line per shape).
 
-    rowsx_shapes.py tune [SEED]       seeded log-uniform shapes of four row ops (the
-                                      generator of sweep.py at another seed, default 5151:
-                                      never the sweep's own shapes) and, first, shapes in
-                                      the dispatch classes where the 2027 sweep lost (the same
-                                      bit length of every dim and the same power-of-two
-                                      divisibility of N, never the sweep's shape itself)
+    rowsx_shapes.py tune [SEED]       the row ops' tuning set: first shapes in the dispatch
+                                      classes where the 2027 sweep lost (the same bit length
+                                      of every dim and the same power-of-two divisibility of
+                                      N, never the sweep's shape itself), then a grid dense
+                                      along N (two points an octave from 64 to 65536, odd and
+                                      even, M drawn few or many in turn: the fitted row model
+                                      needs every variant timed across its N), then seeded
+                                      log-uniform shapes (the generator of sweep.py at another
+                                      seed, default 5151)
     rowsx_shapes.py class OP SHAPE    the dispatch class of a shape (docs/library.md)
     rowsx_shapes.py part TUNED.json BASE.json > bench/device/rows_table_h200.json
                                       the row ops' part of the sweep's table: TUNED's entries
-                                      (sweep.py tune of run_rowsx.sh's tuning step), BASE's
-                                      entries of the classes it did not reach and of the row
-                                      ops not retuned (cross_entropy), less
-                                      any entry at a shape of the 2027 sweep and the times of
-                                      variants the manifest no longer has; table_merge.py
-                                      folds it into BASE
+                                      (sweep.py tune of run_rowsx.sh's tuning step) and BASE's
+                                      of the row ops at every shape TUNED did not time (the
+                                      fits gain from every point), less any entry at a shape
+                                      of the 2027 sweep and the times of variants the manifest
+                                      no longer has; table_merge.py folds it into BASE
 
 A tuning set must not contain a shape of the sweep it is judged on: `tune` drops any
 that sweep.py's shapes at seed 2027 contain.
@@ -26,13 +28,46 @@ import sys
 
 import sweep
 
-# cross_entropy is not retuned (100% >= 1.0 in the 2027 sweep, min 1.21): its entries stay
-ROW_OPS = ("rmsnorm", "layernorm", "softmax", "fp8_row_quantize")
-# where the 2027 sweep lost (bench/RESULTS.md, 2026-12-01 17:31): a class per line
-LOST = ["rmsnorm M=9131,N=3972", "rmsnorm M=290950,N=114", "rmsnorm M=1136,N=592",
-        "rmsnorm M=6143,N=10044", "layernorm M=1915,N=1772", "layernorm M=921,N=5464",
-        "softmax M=39,N=89", "softmax M=2822,N=617", "softmax M=10,N=2670", "softmax M=13,N=2980",
-        "softmax M=14,N=3239", "softmax M=32768,N=1024", "fp8_row_quantize M=375,N=18493"]
+ROW_OPS = ("rmsnorm", "layernorm", "softmax", "cross_entropy")
+# where the 2027 sweep lost (bench/results/2026-12-01-sweep-round2, bench/RESULTS.md
+# 2026-12-01 20:45), worst first: a class per line
+LOST = ["rmsnorm M=1017,N=1166",
+        "layernorm M=51361,N=374",
+        "rmsnorm M=47351,N=622",
+        "rmsnorm M=1407,N=5865",
+        "softmax M=137906,N=273",
+        "rmsnorm M=6181,N=579",
+        "layernorm M=5,N=987",
+        "rmsnorm M=482500,N=109",
+        "layernorm M=2204,N=897",
+        "layernorm M=33848,N=160",
+        "cross_entropy B=4,V=5273",
+        "rmsnorm M=272,N=33928",
+        "rmsnorm M=1062,N=1679",
+        "layernorm M=12076,N=367",
+        "layernorm M=192472,N=223",
+        "layernorm M=30,N=593",
+        "layernorm M=21341,N=217",
+        "cross_entropy B=1551,V=15247",
+        "layernorm M=1042,N=267",
+        "rmsnorm M=835,N=9797",
+        "layernorm M=68,N=4113",
+        "layernorm M=141,N=178",
+        "cross_entropy B=4,V=4159",
+        "layernorm M=39,N=2734",
+        "rmsnorm M=16790,N=86",
+        "layernorm M=4,N=65536",
+        "rmsnorm M=290950,N=114",
+        "layernorm M=231,N=1389",
+        "rmsnorm M=8931,N=973",
+        "rmsnorm M=16384,N=1024",
+        "cross_entropy B=64,V=1109",
+        "rmsnorm M=7,N=18211",
+        "cross_entropy B=5,V=1495",
+        "rmsnorm M=269,N=3322",
+        "rmsnorm M=91,N=124",
+        "rmsnorm M=31,N=596",
+        "softmax M=15,N=6879"]
 
 
 def tz(v):
@@ -54,7 +89,7 @@ def in_class(rng, v, exact_tz):
     return v
 
 
-def targeted(rng, per_class=2):
+def targeted(rng, per_class=1):
     out = []
     for line in LOST:
         op, shape = line.split()
@@ -67,11 +102,24 @@ def targeted(rng, per_class=2):
     return out
 
 
+def grid(rng):
+    """two N an octave from 64 to 65536 (odd and even in turn), each op, M few then many"""
+    out, k = [], 0
+    for op in ROW_OPS:
+        for e in range(12, 33):
+            n = int(round(2 ** (e / 2))) | ((k >> 1) & 1)
+            m = rng.randint(1, 300) if k % 2 == 0 else max(1, int(2 ** rng.uniform(21, 26)) // n)
+            d = ("B", "V") if op == "cross_entropy" else ("M", "N")
+            out.append(f"{op} {d[0]}={min(m, 65536 if op == 'cross_entropy' else 1048576)},{d[1]}={n}")
+            k += 1
+    return out
+
+
 def tune(seed):
     rng = random.Random(seed)
     drawn = [s for s in sweep.shapes(seed) if s.split()[0] in ROW_OPS and s not in sweep.ANCHORS]
     held_out = set(sweep.shapes(2027))
-    lines = [s for s in targeted(rng) + drawn if s not in held_out]
+    lines = [s for s in targeted(rng) + grid(rng) + drawn if s not in held_out]
     return list(dict.fromkeys(lines))
 
 
@@ -82,14 +130,11 @@ def part(tuned_path, base_path):
 
     def key(e):
         return e["op"] + " " + ",".join(f"{k}={v}" for k, v in e["shape"].items())
-    def cls(e):
-        return (e["op"],) + tuple(dim_class(v) for v in e["shape"].values())
     entries = [e for e in tuned["entries"] if e["op"] in ROW_OPS]
-    reached = {cls(e) for e in entries}
-    # the base's entries of a class the tuning did not reach stay (fewer variants timed there,
-    # but a measured ranking beats the nearest class's); cross_entropy's all stay
-    entries += [e for e in base["entries"] if e["op"] == "cross_entropy" or
-                (e["op"] in ROW_OPS and cls(e) not in reached)]
+    timed = {key(e) for e in entries}
+    # the base's entries of every shape the tuning did not time stay (fewer variants timed
+    # there, but each variant's fit gains from every point it was timed at)
+    entries += [e for e in base["entries"] if e["op"] in ROW_OPS and key(e) not in timed]
     kept = [e for e in entries if key(e) not in held_out]
     # the variants measured then but no longer in the manifest (pruned: they never won)
     here = os.path.dirname(os.path.abspath(__file__))

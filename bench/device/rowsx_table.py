@@ -17,6 +17,9 @@ sweep lost, and the checks of the variants added for them).
       the variants whose check failed, as `--skip` takes them (V,V,...; nothing: none)
   rowsx_table.py checks CHECKS.jsonl
       one line per `OP SHAPE VARIANT` check: ok or what failed; the count last
+  rowsx_table.py checks2 ROWS.jsonl...
+      `OP SHAPE VARIANT` for every variant of ADDED timed (`bench_all`) in the rows: the
+      shapes round 2 checks them at (bench/device/rowsx_checks2.txt)
 """
 import json
 import os
@@ -24,15 +27,45 @@ import sys
 
 from norms_table import OPS, checked, fastest, ms_of, rows_of, stats
 
-# the conservative peer ms of the 2027 sweep (bench/results/2026-12-01-sweep-final: the faster
-# of its calls 2 and 4, 4 decimals), the time to beat
-REF = {("rmsnorm", "M=9131,N=3972"): 0.0527, ("rmsnorm", "M=290950,N=114"): 0.0468,
-       ("rmsnorm", "M=1136,N=592"): 0.0054, ("rmsnorm", "M=6143,N=10044"): 0.1118,
-       ("layernorm", "M=1915,N=1772"): 0.0120, ("layernorm", "M=921,N=5464"): 0.0165,
-       ("softmax", "M=39,N=89"): 0.0044, ("softmax", "M=2822,N=617"): 0.0099,
-       ("softmax", "M=10,N=2670"): 0.0051, ("softmax", "M=13,N=2980"): 0.0051,
-       ("softmax", "M=14,N=3239"): 0.0057, ("softmax", "M=32768,N=1024"): 0.0672,
-       ("fp8_row_quantize", "M=375,N=18493"): 0.0342}
+# the peer ms of the 2027 sweep where the row ops lost (bench/results/2026-12-01-sweep-round2:
+# the best peer, timed the way bench/device/gated.py times both sides; 4 decimals), the time to beat
+REF = {("rmsnorm", "M=1017,N=1166"): 0.0072,
+       ("layernorm", "M=51361,N=374"): 0.0276,
+       ("rmsnorm", "M=47351,N=622"): 0.0344,
+       ("rmsnorm", "M=1407,N=5865"): 0.0213,
+       ("softmax", "M=137906,N=273"): 0.0859,
+       ("rmsnorm", "M=6181,N=579"): 0.0148,
+       ("layernorm", "M=5,N=987"): 0.0042,
+       ("rmsnorm", "M=482500,N=109"): 0.0753,
+       ("layernorm", "M=2204,N=897"): 0.0093,
+       ("layernorm", "M=33848,N=160"): 0.0104,
+       ("cross_entropy", "B=4,V=5273"): 0.0058,
+       ("rmsnorm", "M=272,N=33928"): 0.0182,
+       ("rmsnorm", "M=1062,N=1679"): 0.0079,
+       ("layernorm", "M=12076,N=367"): 0.0137,
+       ("layernorm", "M=192472,N=223"): 0.0657,
+       ("layernorm", "M=30,N=593"): 0.0042,
+       ("layernorm", "M=21341,N=217"): 0.0115,
+       ("cross_entropy", "B=1551,V=15247"): 0.0542,
+       ("layernorm", "M=1042,N=267"): 0.0052,
+       ("rmsnorm", "M=835,N=9797"): 0.0263,
+       ("layernorm", "M=68,N=4113"): 0.0068,
+       ("layernorm", "M=141,N=178"): 0.0044,
+       ("cross_entropy", "B=4,V=4159"): 0.0057,
+       ("layernorm", "M=39,N=2734"): 0.0051,
+       ("rmsnorm", "M=16790,N=86"): 0.0065,
+       ("layernorm", "M=4,N=65536"): 0.0114,
+       ("rmsnorm", "M=290950,N=114"): 0.0396,
+       ("layernorm", "M=231,N=1389"): 0.0054,
+       ("rmsnorm", "M=8931,N=973"): 0.0223,
+       ("rmsnorm", "M=16384,N=1024"): 0.0268,
+       ("cross_entropy", "B=64,V=1109"): 0.0049,
+       ("rmsnorm", "M=7,N=18211"): 0.0089,
+       ("cross_entropy", "B=5,V=1495"): 0.0047,
+       ("rmsnorm", "M=269,N=3322"): 0.0079,
+       ("rmsnorm", "M=91,N=124"): 0.0042,
+       ("rmsnorm", "M=31,N=596"): 0.0044,
+       ("softmax", "M=15,N=6879"): 0.0066}
 
 
 def f(v, d):
@@ -149,6 +182,27 @@ def failed_main(path):
     print(",".join(bad))
 
 
+# the variants added by the 2026-12-01 evening rounds (library/manifest.json)
+ADDED = {"rmsnorm": ("warp8_n128", "warp16_n256", "warp16_n512", "ragged8_n128", "ragged16_n256",
+                     "ragged16_n512", "pairs_n512", "pairs_n1024"),
+         "softmax": ("warp16_n256", "warp16_n512", "ragged16_n256", "ragged16_n512")}
+ADDED["layernorm"] = ADDED["rmsnorm"]
+
+
+def checks2_main(paths):
+    seen = []
+    for path in paths:
+        for r in rows_list(path):
+            for v in (r.get("bench_all") or {}):
+                if v in ADDED.get(r.get("op"), ()):
+                    seen.append(f"{r['op']} {r['shape']} {v}")
+    print("\n".join(dict.fromkeys(seen)))
+
+
+def rows_list(path):
+    return [json.loads(x) for x in open(path) if x.startswith("{")] if os.path.exists(path) else []
+
+
 def checks_main(path):
     rows = [json.loads(x) for x in open(path) if x.startswith("{")] if os.path.exists(path) else []
     rows = [r for r in rows if "op" in r]
@@ -162,7 +216,9 @@ def checks_main(path):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "losers":
+    if sys.argv[1] == "checks2":
+        checks2_main(sys.argv[2:])
+    elif sys.argv[1] == "losers":
         losers_main(*sys.argv[2:6])
     elif sys.argv[1] == "prew":
         prew_main(*sys.argv[2:5])

@@ -1,20 +1,26 @@
 #!/bin/bash
-# run_rowsx.sh — the row ops (rmsnorm, layernorm, softmax, cross_entropy, fp8_row_quantize)
-# where the 2027 sweep lost, the variants added for them, and their retuning, beside the best
-# of torch eager / torch.compile in the same call:
+# run_rowsx.sh — the row ops (rmsnorm, layernorm, softmax, cross_entropy) where the 2027
+# sweep lost (bench/device/rowsx_losers.txt: the 37 shapes below 1.0 in the 2026-12-01 20:45
+# sweep), the variants added for them, and their retuning for the fitted row model
+# (docs/library.md, "The fitted model", family `rows`), beside the best of torch eager /
+# torch.compile in the same call:
 #   losers   `lib bench ART --shapes bench/device/rowsx_losers.txt --check --sample --all`:
 #            the dispatched variant checked and timed, every variant whose domain holds timed
 #            (DEADLINE < 60, round 2: without --all)
+#   checks2  (round 2, DEADLINE < 60) the added variants checked (sampled) at every shape
+#            round 1 timed them at (bench/device/rowsx_checks2.txt, where it exists)
 #   checks   (first) every added variant checked by the oracle at ragged shapes of its domain
 #            (bench/device/rowsx_checks.txt; full checks, no sampling); one that fails is
 #            left out of the timings below (`--skip`)
 #   best     the fastest variant of each losing shape where it is not the dispatched one, checked
 #   tune     (DEADLINE >= 60) `lib bench --shapes TUNE --all` over the tuning set
-#            (bench/device/rowsx_shapes.py tune: seed 5151, never the sweep's shapes), the
+#            (bench/device/rowsx_shapes.py tune: the losers' classes, a grid dense along N,
+#            seeded shapes at seed 5151; never the sweep's shapes), the
 #            dispatched variant and every variant timed -> rows_tuned_h200.json (the row ops'
 #            table, bench/device/sweep.py tune; merged into the sweep's by table_merge.py)
-#   peers    bench/device/sweep.py peers over the losers, then the tuning shapes: torch eager,
-#            F.rms_norm, torch.compile specialised per shape (losers first) while the time lasts
+#   peers    bench/device/sweep.py peers over the losers: torch eager, F.rms_norm,
+#            torch.compile specialised per shape while the time lasts
+#   select   the cost of a select with the fitted row model at four shapes (--repeat)
 #   table    the losers against this call's peer and the sweep's conservative one (REF in
 #            rowsx_table.py), the tuning shapes' summary (norms_table.py), printed last
 # The artifact is the carried one (.carry/python/cake/cake.cakelib, this tree's library) with
@@ -49,6 +55,12 @@ if [ -f "$TABLE" ] && t 10 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.c
     LIB=$A/tuned.cakelib
     say "artifact tuned with $TABLE"
 fi
+# the cost of a select with the fitted row model (every variant's prediction, then the
+# domain tests in rank order), on this host
+for s in "rmsnorm M=47351,N=622" "layernorm M=51361,N=374" "softmax M=137906,N=273" "cross_entropy B=4,V=5273"; do
+    set -- $s
+    say "select $1 $2: $(t 5 "$C" lib select "$LIB" --op "$1" --shape "$2" --repeat 50000 2>&1 | grep -E '^ *select:|->' | tr -s ' ' | tr '\n' ' ')"
+done
 TUNE=0
 [ "$DEADLINE" -ge 60 ] && TUNE=1
 ( cd $D && python3 rowsx_shapes.py tune ) > "$A/tune.txt" 2>> "$LOG"
@@ -59,19 +71,28 @@ say "artifact: $LIB; losers $(grep -c '^[a-z]' $D/rowsx_losers.txt), checks $(gr
 SKIP=
 if [ "$TUNE" = 1 ]; then
     b0=$SECONDS
-    t $(( $(left) * 16 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks.txt --check --runs 3 --timeout 10 \
+    t $(( $(left) * 12 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks.txt --check --runs 3 --timeout 10 \
         --json > "$O/checks.jsonl" 2>> "$LOG"
     say "added variants checked: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/checks.jsonl") of $(grep -c '^[a-z]' $D/rowsx_checks.txt) pass"
     SKIP=$(python3 $D/rowsx_table.py failed "$O/checks.jsonl" 2>> "$LOG")
     [ -n "$SKIP" ] && say "left out of the timings (a check failed): $SKIP"
+fi
+# round 2: the added variants checked (sampled rows) at the shapes round 1 timed them at
+# (bench/device/rowsx_checks2.txt, made from round 1's tuning rows): a variant is timed
+# only where its check passes too
+if [ "$TUNE" = 0 ] && [ -f $D/rowsx_checks2.txt ]; then
+    b0=$SECONDS
+    t $(( $(left) * 40 / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_checks2.txt --check --sample --runs 1 --timeout 10 \
+        --json > "$O/checks2.jsonl" 2>> "$LOG"
+    say "added variants checked at their round-1 shapes: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/checks2.jsonl") of $(grep -c '^[a-z]' $D/rowsx_checks2.txt) pass"
 fi
 SKIPARG=
 [ -n "$SKIP" ] && SKIPARG="--skip $SKIP"
 
 # round 2 (no tuning): the dispatched variant only, checked, and more of the time for the peers
 ALL=--all
-share=17
-[ "$TUNE" = 0 ] && { ALL=; share=40; }
+share=22
+[ "$TUNE" = 0 ] && { ALL=; share=45; }
 b0=$SECONDS
 t $(( $(left) * share / 100 )) "$C" lib bench "$LIB" --shapes $D/rowsx_losers.txt --check --sample $ALL $SKIPARG --runs 10 \
     --timeout 5 --json > "$O/losers.jsonl" 2>> "$LOG"
@@ -79,48 +100,35 @@ say "losers, dispatched (checked) and every variant: exit $? in $((SECONDS - b0)
 
 python3 $D/norms_table.py best "$O/losers.jsonl" --not-dispatched > "$O/best.txt" 2>> "$LOG"
 b0=$SECONDS
-t $(( $(left) * 8 / 100 )) "$C" lib bench "$LIB" --shapes "$O/best.txt" --check --sample --runs 10 --timeout 5 \
+t $(( $(left) * 5 / 100 )) "$C" lib bench "$LIB" --shapes "$O/best.txt" --check --sample --runs 10 --timeout 5 \
     --json > "$O/best.jsonl" 2>> "$LOG"
 say "fastest variants where not dispatched, checked: exit $? in $((SECONDS - b0)) s, $(cnt '"check_ok":true' "$O/best.jsonl") of $(cnt . "$O/best.txt") pass"
 
 if [ "$TUNE" = 1 ]; then
     b0=$SECONDS
-    t $(( $(left) * 62 / 100 )) "$C" lib bench "$LIB" --shapes "$A/tune.txt" --all $SKIPARG --runs 5 --timeout 5 \
+    t $(( $(left) * 72 / 100 )) "$C" lib bench "$LIB" --shapes "$A/tune.txt" --all $SKIPARG --runs 5 --timeout 5 \
         --json > "$O/tune.jsonl" 2>> "$LOG"
     say "tuning set, every variant: exit $? in $((SECONDS - b0)) s, $(cnt '"bench_all"' "$O/tune.jsonl") of $(grep -c '=' "$A/tune.txt") shapes"
     python3 $D/sweep.py tune "$O/tune.jsonl" "NVIDIA H200" > "$O/rows_tuned_h200.json" 2>> "$LOG"
 fi
 
-# round 2: the weights-prefetch experiment (not a library variant), its shapes' peers after the losers'
-if [ "$TUNE" = 0 ]; then
-    b0=$SECONDS
-    timeout $(( $(left) * 30 / 100 + 2 )) python3 $D/rowsx_table.py prew "$C" "$O/prew.jsonl" $(( $(left) * 30 / 100 )) 2>> "$LOG"
-    say "prefetch experiment: $(cnt '"check_ok": true' "$O/prew.jsonl") checked runs in $((SECONDS - b0)) s"
-fi
 grep -v '^#' $D/rowsx_losers.txt > "$A/peers_in.txt"
-[ "$TUNE" = 0 ] && python3 -c "import sys; sys.path.insert(0, '$D'); import rowsx_table as t; print('\n'.join('rmsnorm ' + s for s, _ in t.PREW_SHAPES))" >> "$A/peers_in.txt"
 
-# the losers' peers first (torch.compile specialised per shape while their share lasts), then
-# the tuning shapes' (torch eager, F.rms_norm: the compiles do not fit)
+# the losers' peers (torch.compile specialised per shape while the time lasts; the tuning
+# shapes get none: the table needs only the variants' times, and the tuning the time)
 p0=$SECONDS
 share=$(left)
-[ "$TUNE" = 1 ] && share=$(( $(left) * 55 / 100 ))
 SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_WARM_S=0.5 SWEEP_STATIC_UNTIL=$(( share - 6 )) \
     t $(( share - 2 )) python3 $D/sweep.py peers "$A/peers_in.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "peers of the losers: exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers.jsonl") rows ($(cnt torch_compile_static "$O/peers.jsonl") with torch.compile)"
-if [ "$TUNE" = 1 ]; then
-    p0=$SECONDS
-    SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_STATIC_UNTIL=0 \
-        t $(( $(left) - 5 )) python3 $D/sweep.py peers "$A/tune.txt" "$O/peers_tune.jsonl" >> "$LOG" 2>&1
-    say "peers of the tuning set (eager): exit $? in $((SECONDS - p0)) s, $(cnt . "$O/peers_tune.jsonl") rows"
-fi
 
 say "== rowsx (at $((SECONDS - T0)) s)"
 if [ -s "$O/tune.jsonl" ]; then
-    say "-- the tuning set (dispatched: the table folded in above; fastest: what a perfect table gives)"
-    timeout 10 python3 $D/rowsx_table.py tune "$O/tune.jsonl" "$O/peers_tune.jsonl" 2>> "$LOG" | tee -a "$LOG"
+    say "-- the tuning set (dispatched: the sweep's table folded in above; fastest: what a perfect table gives; no peers)"
+    : > "$A/no_peers.jsonl"
+    timeout 10 python3 $D/rowsx_table.py tune "$O/tune.jsonl" "$A/no_peers.jsonl" 2>> "$LOG" | tee -a "$LOG"
 fi
 [ -s "$O/checks.jsonl" ] && timeout 10 python3 $D/rowsx_table.py checks "$O/checks.jsonl" | tail -30 | tee -a "$LOG"
-[ -s "$O/prew.jsonl" ] && timeout 10 python3 $D/rowsx_table.py prew_table "$O/prew.jsonl" "$O/peers.jsonl" | tee -a "$LOG"
+[ -s "$O/checks2.jsonl" ] && timeout 10 python3 $D/rowsx_table.py checks "$O/checks2.jsonl" | grep -v '^ok' | tail -20 | tee -a "$LOG"
 say "-- the losers (ratio = peer ms / library ms; ref = the 2027 sweep's conservative peer time)"
 timeout 10 python3 $D/rowsx_table.py losers "$O/losers.jsonl" "$O/best.jsonl" "$O/peers.jsonl" "$O" | tee -a "$LOG"

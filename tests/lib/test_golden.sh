@@ -13,6 +13,8 @@
 #                      T/table3.json
 #   T/fit.cakelib      tests/lib/fit (the same with the fitted model's families) with
 #                      T/table4.json; T/nofit.cakelib tests/lib/skinny with it
+#   T/fitrows.cakelib  tests/lib/fitrows (row variants with the fitted row model) with
+#                      T/table5.json
 set -u
 C=${CAKEC:?CAKEC not set}
 # fake benches are the cost model's predictions: the built-in constants, so the goldens
@@ -93,6 +95,34 @@ JSON
     { echo "FAIL: lib build tests/lib/fit"; cat "$T/build4.txt"; exit 1; }
 "$C" lib build tests/lib/skinny -o "$T/nofit.cakelib" --ptx --no-model --table "$T/table4.json" > "$T/build5.txt" 2>&1 ||
     { echo "FAIL: lib build tests/lib/skinny with table4"; cat "$T/build5.txt"; exit 1; }
+# the fitted row model (tests/lib/fitrows: rmsnorm's warp_n1024, block_n2048, block_n8192 and
+# the split-row split_t256 with `"fit": "rows"`): times made by the model itself (a, b, c, d:
+# warp_n1024 0.0025, 0.002, 5e-5, 9e-4; block_n2048 0.0028, 0.0014, 9e-5, 2.6e-4; block_n8192
+# 0.0032, 0.0014, 8e-5, 1.3e-3; split_t256 0.007, 0, 3e-4, 1.3e-3) at 16 shapes; at
+# M=1017,N=1166 it ranks block_n2048 first (one wave of 1017 256-thread blocks, 0.0050 ms,
+# where block_n8192's 1024-thread blocks take four, 0.0110: the pick of the 2026-12-01 sweep
+# there, 0.47x); at M=3,N=50000 block_n8192 ranks first but fails its domain, split_t256 next
+cat > "$T/table5.json" << 'JSON'
+{"device": "fake:h200", "runner": "local", "entries": [
+  {"op": "rmsnorm", "shape": {"M": 1000, "N": 1000}, "failed": {}, "times_ms": {"warp_n1024": 0.007, "block_n2048": 0.00482, "block_n8192": 0.01042}},
+  {"op": "rmsnorm", "shape": {"M": 50000, "N": 600}, "failed": {}, "times_ms": {"warp_n1024": 0.0472, "block_n2048": 0.09076, "block_n8192": 0.3234}},
+  {"op": "rmsnorm", "shape": {"M": 8, "N": 2000}, "failed": {}, "times_ms": {"block_n2048": 0.004924, "block_n8192": 0.004781, "split_t256": 0.009421}},
+  {"op": "rmsnorm", "shape": {"M": 3000, "N": 1500}, "failed": {}, "times_ms": {"block_n2048": 0.00979, "block_n8192": 0.02777}},
+  {"op": "rmsnorm", "shape": {"M": 200, "N": 700}, "failed": {}, "times_ms": {"warp_n1024": 0.005726, "block_n2048": 0.004506, "block_n8192": 0.004862, "split_t256": 0.008082}},
+  {"op": "rmsnorm", "shape": {"M": 100000, "N": 128}, "failed": {}, "times_ms": {"warp_n1024": 0.04042, "block_n2048": 0.147678, "block_n8192": 0.58076}},
+  {"op": "rmsnorm", "shape": {"M": 7000, "N": 300}, "failed": {}, "times_ms": {"warp_n1024": 0.00689, "block_n2048": 0.014406, "block_n8192": 0.04589}},
+  {"op": "rmsnorm", "shape": {"M": 30, "N": 900}, "failed": {}, "times_ms": {"warp_n1024": 0.005974, "block_n2048": 0.004567, "block_n8192": 0.004715, "split_t256": 0.008235}},
+  {"op": "rmsnorm", "shape": {"M": 600, "N": 1800}, "failed": {}, "times_ms": {"block_n2048": 0.005201, "block_n8192": 0.009284}},
+  {"op": "rmsnorm", "shape": {"M": 20, "N": 4000}, "failed": {}, "times_ms": {"block_n8192": 0.005024, "split_t256": 0.011904}},
+  {"op": "rmsnorm", "shape": {"M": 5000, "N": 6000}, "failed": {}, "times_ms": {"block_n8192": 0.07792}},
+  {"op": "rmsnorm", "shape": {"M": 300, "N": 8000}, "failed": {}, "times_ms": {"block_n8192": 0.0104, "split_t256": 0.01492}},
+  {"op": "rmsnorm", "shape": {"M": 64, "N": 20000}, "failed": {}, "times_ms": {"split_t256": 0.013464}},
+  {"op": "rmsnorm", "shape": {"M": 2, "N": 60000}, "failed": {}, "times_ms": {"split_t256": 0.011956}},
+  {"op": "rmsnorm", "shape": {"M": 400, "N": 30000}, "failed": {}, "times_ms": {"split_t256": 0.0406}},
+  {"op": "rmsnorm", "shape": {"M": 100, "N": 3000}, "failed": {}, "times_ms": {"block_n8192": 0.00523, "split_t256": 0.01099}}]}
+JSON
+"$C" lib build tests/lib/fitrows -o "$T/fitrows.cakelib" --ptx --no-model --table "$T/table5.json" > "$T/build6.txt" 2>&1 ||
+    { echo "FAIL: lib build tests/lib/fitrows"; cat "$T/build6.txt"; exit 1; }
 printf 'rmsnorm M=16384,N=1024\nnosuch M=1\nsoftmax M=1\n' > "$T/shapes.txt"
 printf 'rmsnorm M=16384,N=1024 block256\nrmsnorm M=16384,N=1024 nosuch\n' > "$T/variants.txt"
 "$C" lib build tests/lib/small -o "$T/tuned.cakelib" --ptx --no-model --table "$T/table.json" > /dev/null 2>&1 ||
