@@ -181,38 +181,64 @@ static unsigned l2_promote_bytes(void)
     return v == 0 || v == 64 || v == 256 ? (unsigned)v : 128;
 }
 
-/* encodes the plan's tensor maps (L_TMAP: tensor, box, swizzle) */
-static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const RtPtr *tensors,
-                          CakePrepared *p)
+/* the descriptor of map i of the plan (L_TMAP: tensor, box, swizzle) at env,
+   *tensor the index of the tensor argument it is of: 0 when it has none */
+static int map_desc(CakeCtx *ctx, const Kernel *k, uint32_t i, const CeEnv *env, const RtPtr *tensors,
+                    RtTmaDesc *d, uint32_t *tensor)
+{
+    const KPlan *pl = k->plan;
+    const Node *m = &k->nodes[pl->tmaps[i]];
+    NodeId arg = k->nodes[m->a].decl;
+    const KParam *tp = NULL;   /* the tensor argument the map is of */
+    for (uint32_t j = 0; j < pl->nparams && !tp; j++)
+        if (pl->params[j].kind == KP_TENSOR && pl->params[j].decl == arg)
+            tp = &pl->params[j];
+    memset(d, 0, sizeof *d);
+    if (!tp || !tensor_geometry(ctx, k, arg, env, d))
+        return 0;
+    d->base = tensors[tp->index];
+    for (uint32_t j = 0; j < m->n && j < 5; j++)
+        d->box[j] = (uint32_t)k->nodes[k->lists[m->list + j]].v.i;
+    d->swizzle = m->v.attr.swizzle;
+    d->l2_promote = l2_promote_bytes();
+    *tensor = tp->index;
+    return 1;
+}
+
+/* map i of ck's plan encoded from d into *out */
+static RtStatus map_encode(CakeCtx *ctx, CakeKernel *ck, uint32_t i, const RtTmaDesc *d, RtTensorMap *out)
 {
     const Kernel *k = ck->k;
-    const KPlan *pl = k->plan;
+    RtStatus st = ck->dev ? rt_tma_encode(ck->dev, d, out) : RT_UNSUPPORTED;
+    if (st != RT_OK) {
+        const Node *m = &k->nodes[k->plan->tmaps[i]];
+        NodeId arg = k->nodes[m->a].decl;
+        Diag *dg = diag_report(ctx, E0962, m->span, "cannot build the tensor map of `%s` for TMA",
+                               ir_symstr(ctx, k->nodes[arg].name));
+        if (ck->dev)
+            diag_note(ctx, dg, IR_NOSPAN, "%s", rt_error(ck->dev));
+    }
+    return st;
+}
+
+/* encodes the plan's tensor maps; keep (or NULL): their descriptors and tensors, kept */
+static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const RtPtr *tensors,
+                          CakePrepared *p, LibPrep *keep)
+{
+    const KPlan *pl = ck->k->plan;
     for (uint32_t pi = 0; pi < pl->nparams; pi++) {
         if (pl->params[pi].kind != KP_TMAP)
             continue;
-        uint32_t i = pl->params[pi].index;
-        const Node *m = &k->nodes[pl->tmaps[i]];
-        NodeId arg = k->nodes[m->a].decl;
-        const KParam *tp = NULL;   /* the tensor argument the map is of */
-        for (uint32_t j = 0; j < pl->nparams && !tp; j++)
-            if (pl->params[j].kind == KP_TENSOR && pl->params[j].decl == arg)
-                tp = &pl->params[j];
+        uint32_t i = pl->params[pi].index, t;
         RtTmaDesc d;
-        memset(&d, 0, sizeof d);
-        if (!tp || !tensor_geometry(ctx, k, arg, env, &d))
+        if (!map_desc(ctx, ck->k, i, env, tensors, &d, &t))
             return RT_INVALID;
-        d.base = tensors[tp->index];
-        for (uint32_t j = 0; j < m->n && j < 5; j++)
-            d.box[j] = (uint32_t)k->nodes[k->lists[m->list + j]].v.i;
-        d.swizzle = m->v.attr.swizzle;
-        d.l2_promote = l2_promote_bytes();
-        RtStatus st = ck->dev ? rt_tma_encode(ck->dev, &d, &p->maps[i]) : RT_UNSUPPORTED;
-        if (st != RT_OK) {
-            Diag *dg = diag_report(ctx, E0962, m->span, "cannot build the tensor map of `%s` for TMA",
-                                   ir_symstr(ctx, k->nodes[arg].name));
-            if (ck->dev)
-                diag_note(ctx, dg, IR_NOSPAN, "%s", rt_error(ck->dev));
+        RtStatus st = map_encode(ctx, ck, i, &d, &p->maps[i]);
+        if (st != RT_OK)
             return st;
+        if (keep) {
+            keep->desc[i] = d;
+            keep->map_tensor[i] = t;
         }
         p->params[pi] = &p->maps[i];
     }
@@ -230,8 +256,8 @@ static int dims_of(CakeCtx *ctx, const Kernel *k, const ShapeEnv *env, int64_t *
     return 1;
 }
 
-RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
-                     const void *const *scalars, CakePrepared *p)
+static RtStatus prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                        const void *const *scalars, CakePrepared *p, LibPrep *keep)
 {
     const Kernel *k = ck->k;
     memset(p, 0, sizeof *p);
@@ -249,9 +275,18 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
     p->ptrs = calloc(k->nargs + 1, sizeof *p->ptrs);
     p->dims = calloc(k->ndims + 1, sizeof *p->dims);
     p->maps = nmaps ? aligned_alloc(64, nmaps * sizeof *p->maps) : NULL;
+    if (keep) {
+        keep->nmaps = nmaps;
+        keep->desc = nmaps ? calloc(nmaps, sizeof *keep->desc) : NULL;
+        keep->map_tensor = nmaps ? calloc(nmaps, sizeof *keep->map_tensor) : NULL;
+        if (nmaps && (!keep->desc || !keep->map_tensor))
+            ir_bug(ctx, "out of memory keeping a prepared launch");
+    }
+    if (!p->params || !p->ptrs || !p->dims || (nmaps && !p->maps))
+        ir_bug(ctx, "out of memory preparing a launch");
     params_fill(k, dimv, tensors, scalars, p);
     CeEnv view = shape_env_view(env);
-    RtStatus mst = maps_fill(ctx, ck, &view, tensors, p);
+    RtStatus mst = maps_fill(ctx, ck, &view, tensors, p, keep);
     if (mst != RT_OK) {
         cake_prepared_free(p);
         return mst;
@@ -262,6 +297,56 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
     p->rl.shared_bytes = L.dyn_shared_bytes;
     p->rl.params = p->params;
     return RT_OK;
+}
+
+RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                     const void *const *scalars, CakePrepared *p)
+{
+    return prepare(ctx, ck, env, tensors, scalars, p, NULL);
+}
+
+RtStatus lib_prep_make(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                       const void *const *scalars, LibPrep *kp)
+{
+    memset(kp, 0, sizeof *kp);
+    kp->ck = ck;
+    RtStatus st = prepare(ctx, ck, env, tensors, scalars, &kp->p, kp);
+    if (st != RT_OK)
+        lib_prep_free(kp);
+    return st;
+}
+
+RtStatus lib_prep_bind(CakeCtx *ctx, LibPrep *kp, const RtPtr *tensors, const void *const *scalars)
+{
+    const KPlan *pl = kp->ck->k->plan;
+    CakePrepared *p = &kp->p;
+    for (uint32_t i = 0; i < pl->nparams; i++) {
+        const KParam *q = &pl->params[i];
+        if (q->kind == KP_TENSOR)
+            p->ptrs[q->index] = tensors[q->index];
+        else if (q->kind == KP_SCALAR)
+            p->params[i] = (void *)scalars[q->index];
+    }
+    for (uint32_t i = 0; i < kp->nmaps; i++) {
+        RtPtr at = tensors[kp->map_tensor[i]];
+        if (kp->desc[i].base == at)
+            continue;
+        kp->desc[i].base = at;
+        RtStatus st = map_encode(ctx, kp->ck, i, &kp->desc[i], &p->maps[i]);
+        if (st != RT_OK) {
+            kp->desc[i].base = 0;   /* encoded again next time */
+            return st;
+        }
+    }
+    return RT_OK;
+}
+
+void lib_prep_free(LibPrep *kp)
+{
+    cake_prepared_free(&kp->p);
+    free(kp->desc);
+    free(kp->map_tensor);
+    memset(kp, 0, sizeof *kp);
 }
 
 void cake_prepared_free(CakePrepared *p)

@@ -53,6 +53,8 @@ typedef struct {
     RtStatus (*gate_create)(RtDevice *dev, volatile uint32_t **host, RtPtr *dptr);
     void (*gate_free)(RtDevice *dev, volatile uint32_t *host);
     RtStatus (*wait_value)(RtDevice *dev, RtPtr dptr, uint32_t value);
+    /* queues a one-thread kernel that spins ns nanoseconds (NULL: none) */
+    RtStatus (*spin)(RtDevice *dev, uint64_t ns);
 } RtOps;
 
 struct RtDevice {
