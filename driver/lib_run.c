@@ -101,7 +101,7 @@ static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, cJSON *ext
 /* the op's tensor arguments at the choice's shape, each in a zeroed buffer of
    4 bytes per element (more than any dtype of the library needs): 1, or 0 */
 static int op_buffers(RtDevice *dev, const CakeLibOp *op, const CakeLibChoice *ch, RtPtr *ptrs,
-                      uint32_t *nt)
+                      size_t *bytes, uint32_t *nt)
 {
     int ok = 1;
     *nt = 0;
@@ -117,10 +117,55 @@ static int op_buffers(RtDevice *dev, const CakeLibOp *op, const CakeLibChoice *c
                     x = ch->dimv[k];
             n *= x;
         }
-        ok &= rt_alloc(dev, (size_t)n * 4 + 256, &ptrs[*nt]) == RT_OK;
-        ok &= rt_memset_d8(dev, ptrs[(*nt)++], 0, (size_t)n * 4 + 256) == RT_OK;
+        bytes[*nt] = (size_t)n * 4 + 256;
+        ok &= rt_alloc(dev, bytes[*nt], &ptrs[*nt]) == RT_OK;
+        ok &= rt_memset_d8(dev, ptrs[*nt], 0, bytes[*nt]) == RT_OK;
+        (*nt)++;
     }
     return ok;
+}
+
+/* the op's tensors refilled: floating-point ones with the byte 0x3c (bf16 0.0115,
+   f32 0.0115, e4m3 1.5), integer ones with zeros (indices in range) */
+static int refill(RtDevice *dev, const CakeLibOp *op, const RtPtr *ptrs, const size_t *bytes)
+{
+    int ok = 1;
+    for (uint32_t i = 0, t = 0; i < op->nargs; i++) {
+        const CakeLibArg *a = &op->args[i];
+        if (a->kind == CAKE_ARG_SCALAR)
+            continue;
+        int integer = a->dtype[0] == 'i' || a->dtype[0] == 'u';
+        ok &= rt_memset_d8(dev, ptrs[t], integer ? 0 : 0x3c, bytes[t]) == RT_OK;
+        t++;
+    }
+    return ok;
+}
+
+/* whether a launch through the library on buffers other than those its kept
+   launch was made on (b1; the kept launch is b0's) writes what the same launch
+   on b0 writes: -1 when it could not be run, else the bytes that differ */
+static long rebind_check(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibOp *op,
+                         const CakeLibChoice *ch, RtPtr *b0, RtPtr *b1, const size_t *bytes,
+                         uint32_t nt, const void **scalars)
+{
+    if (!refill(dev, op, b0, bytes) || !refill(dev, op, b1, bytes))
+        return -1;
+    cake_lib_forget_launches(lib);
+    if (cake_lib_launch(ctx, lib, dev, ch, b0, scalars, NULL) ||
+        cake_lib_launch(ctx, lib, dev, ch, b1, scalars, NULL) || rt_wait(dev) != RT_OK)
+        return -1;
+    long diff = 0;
+    for (uint32_t i = 0; i < nt && diff >= 0; i++) {
+        unsigned char *h0 = malloc(bytes[i]), *h1 = malloc(bytes[i]);
+        if (!h0 || !h1 || rt_copy_d2h(dev, h0, b0[i], bytes[i]) != RT_OK ||
+            rt_copy_d2h(dev, h1, b1[i], bytes[i]) != RT_OK)
+            diff = -1;
+        for (size_t j = 0; diff >= 0 && j < bytes[i]; j++)
+            diff += h0[j] != h1[j];
+        free(h0);
+        free(h1);
+    }
+    return diff;
 }
 
 enum { OV_N = 300, OV_REPS = 3 };
@@ -181,7 +226,8 @@ static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
     for (uint32_t i = 0; i < 16; i++)
         scalars[i] = zero;
     uint32_t nt, nt1;
-    int ok = op_buffers(dev, &op, ch, b0, &nt) & op_buffers(dev, &op, ch, b1, &nt1);
+    size_t bytes[16];
+    int ok = op_buffers(dev, &op, ch, b0, bytes, &nt) & op_buffers(dev, &op, ch, b1, bytes, &nt1);
     CakePrepared p;
     memset(&p, 0, sizeof p);
     if (ok && ck)
@@ -195,6 +241,7 @@ static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
         if (!ov_call(&ov, w, 0))   /* warm: the first call at the shape prepares */
             t[w] = ov_time(&ov, w);
     rt_wait(dev);
+    long diff = ok ? rebind_check(ctx, lib, dev, &op, ch, b0, b1, bytes, nt, scalars) : -1;
     cake_prepared_free(&p);
     for (uint32_t i = 0; i < nt; i++)
         rt_free(dev, b0[i]);
@@ -212,11 +259,13 @@ static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
             cJSON_AddNumberToObject(j, names[w], t[w] / 1e3);
     if (t[OV_RAW] >= 0 && t[OV_LIB] >= 0)
         cJSON_AddNumberToObject(j, "added_us", (t[OV_LIB] - t[OV_RAW]) / 1e3);
+    cJSON_AddNumberToObject(j, "rebind_bytes_differ", (double)diff);
     if (!o->opt.json)
         printf("dispatch: select %.0f ns; host us per launch: %.2f through the library, %.2f raw "
-               "(%.2f added), %.2f without select, %.2f on moved buffers, %.2f preparing each\n",
+               "(%.2f added), %.2f without select, %.2f on moved buffers, %.2f preparing each; "
+               "a launch rebound to other buffers: %ld bytes differ\n",
                sel, t[OV_LIB] / 1e3, t[OV_RAW] / 1e3, (t[OV_LIB] - t[OV_RAW]) / 1e3,
-               t[OV_LAUNCH] / 1e3, t[OV_MOVED] / 1e3, t[OV_FIRST] / 1e3);
+               t[OV_LAUNCH] / 1e3, t[OV_MOVED] / 1e3, t[OV_FIRST] / 1e3, diff);
 }
 
 /* --fake-measure DEVICE: the cost model's time on DEVICE, times a deterministic

@@ -7,6 +7,8 @@
 #             + cake_lib_launch, the launch cache hit), the prepared raw rt_launch of the same
 #             kernel, the launch alone, on buffers that move every call (tensor maps encoded
 #             again), and with the cache dropped before each call (the path before the cache);
+#             and whether a launch rebound to a second set of buffers writes what the same
+#             launch writes on its first set (rebind: "same", or the bytes that differ);
 #             each shape is checked (--check --sample) and timed (median, cold L2) as it is
 #   spin      the same shapes' `lib bench` median again with CAKE_TIMING_SPIN_US=10 (a spin
 #             kernel after the gate, as the peers' timer holds the stream)
@@ -86,9 +88,11 @@ def rows(name):
     except OSError:
         return []
 spin = {(r["op"], r["shape"]): r["median_ms"] for r in rows("spin.jsonl")}
+def rb(n):   # a launch rebound to other buffers against the same launch on its own
+    return "-" if n is None else "n/a" if n < 0 else "same" if n == 0 else f"{int(n)}B"
 print("== launch through the library (C API), host us per launch; device us (median, cold L2)")
 print(f"{'op':18} {'shape':22} {'check':5} {'sel ns':>6} {'lib':>6} {'raw':>6} {'added':>6} "
-      f"{'no sel':>6} {'moved':>6} {'prep':>6} {'dev':>7} {'dev+spin':>8}")
+      f"{'no sel':>6} {'moved':>6} {'prep':>6} {'dev':>7} {'dev+spin':>8} {'rebind':>6}")
 for r in rows("overhead.jsonl"):
     d = r.get("dispatch", {})
     chk = r.get("check") or [{}]
@@ -98,7 +102,8 @@ for r in rows("overhead.jsonl"):
     f = lambda k, w=6, p=2: f"{d[k]:{w}.{p}f}" if k in d else " " * (w - 1) + "-"
     print(f"{r['op']:18} {r['shape']:22} {ok:5} {f('select_ns', 6, 0)} {f('lib_launch_us')} "
           f"{f('raw_launch_us')} {f('added_us')} {f('launch_only_us')} {f('moved_us')} {f('first_us')} "
-          f"{dev * 1e3 if dev else float('nan'):7.2f} {sp * 1e3 if sp else float('nan'):8.2f}  "
+          f"{dev * 1e3 if dev else float('nan'):7.2f} {sp * 1e3 if sp else float('nan'):8.2f} "
+          f"{rb(d.get('rebind_bytes_differ')):>6}  "
           f"{r.get('variant', r.get('error', ''))}")
 print("== probe: an empty kernel and friends, device us (median)")
 for r in rows("probe.jsonl"):
