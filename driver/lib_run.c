@@ -260,12 +260,14 @@ static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *
     if (t[OV_RAW] >= 0 && t[OV_LIB] >= 0)
         cJSON_AddNumberToObject(j, "added_us", (t[OV_LIB] - t[OV_RAW]) / 1e3);
     cJSON_AddNumberToObject(j, "rebind_bytes_differ", (double)diff);
-    if (!o->opt.json)
-        printf("dispatch: select %.0f ns; host us per launch: %.2f through the library, %.2f raw "
-               "(%.2f added), %.2f without select, %.2f on moved buffers, %.2f preparing each; "
-               "a launch rebound to other buffers: %ld bytes differ\n",
-               sel, t[OV_LIB] / 1e3, t[OV_RAW] / 1e3, (t[OV_LIB] - t[OV_RAW]) / 1e3,
-               t[OV_LAUNCH] / 1e3, t[OV_MOVED] / 1e3, t[OV_FIRST] / 1e3, diff);
+    if (o->opt.json)
+        return;
+    printf("dispatch: select %.0f ns; host us per launch: %.2f through the library", sel, t[OV_LIB] / 1e3);
+    if (t[OV_RAW] >= 0)
+        printf(", %.2f raw (%.2f added)", t[OV_RAW] / 1e3, (t[OV_LIB] - t[OV_RAW]) / 1e3);
+    printf(", %.2f without select, %.2f on moved buffers, %.2f preparing each; a launch rebound to "
+           "other buffers: %ld bytes differ\n", t[OV_LAUNCH] / 1e3, t[OV_MOVED] / 1e3, t[OV_FIRST] / 1e3,
+           diff);
 }
 
 /* --fake-measure DEVICE: the cost model's time on DEVICE, times a deterministic
