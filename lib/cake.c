@@ -63,6 +63,16 @@ static void report_load_error(CakeCtx *ctx, CakeKernel *ck, RtStatus st, const c
     diag_help(ctx, d, "this is a code generation bug if `cakec check` passes: please report it");
 }
 
+/* $CAKE_SMEM_CARVEOUT (-1, or 0..100 percent of L1 as shared memory; unset:
+   nothing set): every kernel's preferred carve-out as it is loaded, a measurement
+   knob (bench/device/run_dispatch.sh times small kernels both ways) */
+static int carveout_knob(void)
+{
+    const char *e = getenv("CAKE_SMEM_CARVEOUT");
+    long v = e && *e ? strtol(e, NULL, 10) : -2;
+    return v >= -1 && v <= 100 ? (int)v : -2;
+}
+
 static int load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
 {
     char log[8192] = "";
@@ -81,6 +91,9 @@ static int load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
         report_load_error(ctx, ck, st, rt_error(dev));
         return st;
     }
+    int carve = carveout_knob();
+    if (carve >= -1 && rt_func_set_carveout(ck->fn, carve) != RT_OK && rt_health(dev) != RT_OK)
+        return 3;
     rt_func_info(ck->fn, &ck->info);
     return 0;
 }

@@ -453,6 +453,14 @@ static RtStatus cu_func_set_shared(RtDevice *dev, void *fn, unsigned bytes)
     return RT_OK;
 }
 
+static RtStatus cu_func_set_carveout(RtDevice *dev, void *fn, int percent)
+{
+    CudaState *s = st_of(dev);
+    CU_TRY(dev, s->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent),
+           RT_INVALID, "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)");
+    return RT_OK;
+}
+
 /* ---- buffers ------------------------------------------------------------ */
 
 static RtStatus cu_alloc(RtDevice *dev, size_t bytes, RtPtr *out)
@@ -711,6 +719,7 @@ const RtOps rt__cuda_ops = {
     .function = cu_function,
     .func_info = cu_func_info,
     .func_set_shared = cu_func_set_shared,
+    .func_set_carveout = cu_func_set_carveout,
     .alloc = cu_alloc,
     .free = cu_free,
     .memset = cu_memset,

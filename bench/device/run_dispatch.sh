@@ -10,8 +10,9 @@
 #             and whether a launch rebound to a second set of buffers writes what the same
 #             launch writes on its first set (rebind: "same", or the bytes that differ);
 #             each shape is checked (--check --sample) and timed (median, cold L2) as it is
-#   spin      the same shapes' `lib bench` median again with CAKE_TIMING_SPIN_US=10 (a spin
-#             kernel after the gate, as the peers' timer holds the stream)
+#   modes     the small shapes' `lib bench` medians again, one process each: plain, with
+#             CAKE_TIMING_SPIN_US=10 (a spin kernel after the gate, as the peers' timer holds
+#             the stream) and with CAKE_SMEM_CARVEOUT=100 (every kernel's preferred carve-out)
 #   probe     bench/device/launch_probe.c: an empty kernel under each hold (none, the gate,
 #             the spin, both), parameter sizes, dynamic shared memory and the carve-out,
 #             cuLaunchKernelEx, a tiny row copy
@@ -19,7 +20,7 @@
 #             custom op), its eager function, the Kernel call, a bare launch, and torch's own
 #             op; device us of our kernel and torch's by gated.py's timer; every op checked
 # The summary table is printed last. Honours $DEADLINE (default 40); every step has a timeout.
-# Output under $OUT: dispatch_log.txt, overhead.jsonl, spin.jsonl, probe.jsonl, dispatch_py.json.
+# Output under $OUT: dispatch_log.txt, overhead.jsonl, modes.jsonl, probe.jsonl, dispatch_py.json.
 #   usage (device machine, repo root): bash bench/device/run_dispatch.sh
 set -u
 DEADLINE=${DEADLINE:-40}
@@ -29,8 +30,8 @@ LOG=$O/dispatch_log.txt
 : > "$LOG"
 A=$(mktemp -d "${TMPDIR:-/tmp}/dispatch.XXXXXX")
 trap 'rm -rf "$A"' EXIT
-LIB=.carry/python/cake/cake.cakelib
-[ -f "$LIB" ] || { say "run_dispatch.sh: no $LIB (bench/device/carry.sh)"; exit 1; }
+LIB=${DISPATCH_LIB:-.carry/python/cake/cake.cakelib}   # DISPATCH_LIB: another artifact or folder
+[ -e "$LIB" ] || { say "run_dispatch.sh: no $LIB (bench/device/carry.sh)"; exit 1; }
 SHAPES="gemm:M=256,N=256,K=256
 gemm_fp8:M=256,N=256,K=256
 rmsnorm:M=64,N=1024
@@ -53,7 +54,7 @@ fi
 
 # 2. the library's launch overhead per op, checked and timed
 : > "$O/overhead.jsonl"
-: > "$O/spin.jsonl"
+: > "$O/modes.jsonl"
 for s in $SHAPES; do
     op=${s%%:*} sh=${s#*:}
     t 5 "$C" lib run "$LIB" --op "$op" --shape "$sh" --check --sample --bench --overhead --json \
@@ -69,14 +70,24 @@ say "overhead: $(cnt '"dispatch"' "$O/overhead.jsonl") of $(echo "$SHAPES" | wc 
 t 25 python3 bench/device/dispatch_py.py > "$O/python.txt" 2>> "$LOG"
 say "python: exit $?"
 
-# 4. our timer with the spin hold (CAKE_TIMING_SPIN_US=10) at the small shapes
-for s in $(echo "$SHAPES" | head -8); do
-    op=${s%%:*} sh=${s#*:}
-    t 4 env CAKE_TIMING_SPIN_US=10 "$C" lib bench "$LIB" --op "$op" --shape "$sh" --json > "$A/s.json" 2>> "$LOG"
-    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps({'op':sys.argv[2],'shape':sys.argv[3],'median_ms':d['bench']['median_ms']}))" \
-        "$A/s.json" "$op" "$sh" >> "$O/spin.jsonl" 2>> "$LOG"
+# 4. the small shapes timed again in one process each: with the spin hold after the gate
+#    (CAKE_TIMING_SPIN_US=10), with every kernel's carve-out at 100% shared
+#    (CAKE_SMEM_CARVEOUT=100), and plain (the same process shape as the other two)
+echo "$SHAPES" | head -8 | sed 's/:/ /' > "$A/small.txt"
+for mode in plain spin carve; do
+    case $mode in
+        plain) envs="CAKE_TIMING_SPIN_US=0" ;;
+        spin) envs="CAKE_TIMING_SPIN_US=10" ;;
+        carve) envs="CAKE_SMEM_CARVEOUT=100" ;;
+    esac
+    t 8 env $envs "$C" lib bench "$LIB" --shapes "$A/small.txt" --json 2>> "$LOG" |
+        python3 -c "import json,sys
+for l in sys.stdin:
+    try: d = json.loads(l)
+    except ValueError: continue
+    print(json.dumps({'mode': sys.argv[1], 'op': d.get('op'), 'shape': d.get('shape'), 'median_ms': (d.get('bench') or {}).get('median_ms'), 'check_ok': d.get('check_ok')}))" "$mode" >> "$O/modes.jsonl"
 done
-
+say "modes: $(cnt median_ms "$O/modes.jsonl") rows"
 
 # the summary, last
 python3 - "$O" <<'EOF' | tee -a "$LOG"
@@ -87,22 +98,23 @@ def rows(name):
         return [json.loads(l) for l in open(os.path.join(o, name)) if l.strip().startswith("{")]
     except OSError:
         return []
-spin = {(r["op"], r["shape"]): r["median_ms"] for r in rows("spin.jsonl")}
+modes = {(r["mode"], r["op"], r["shape"]): r["median_ms"] for r in rows("modes.jsonl")}
 def rb(n):   # a launch rebound to other buffers against the same launch on its own
     return "-" if n is None else "n/a" if n < 0 else "same" if n == 0 else f"{int(n)}B"
 print("== launch through the library (C API), host us per launch; device us (median, cold L2)")
 print(f"{'op':18} {'shape':22} {'check':5} {'sel ns':>6} {'lib':>6} {'raw':>6} {'added':>6} "
-      f"{'no sel':>6} {'moved':>6} {'prep':>6} {'dev':>7} {'dev+spin':>8} {'rebind':>6}")
+      f"{'no sel':>6} {'moved':>6} {'prep':>6} {'dev':>6} {'plain':>6} {'spin':>6} {'carve':>6} {'rebind':>6}")
 for r in rows("overhead.jsonl"):
     d = r.get("dispatch", {})
     chk = r.get("check") or [{}]
     ok = "ok" if chk and all(c.get("ok") for c in chk) else ("ERR" if r.get("rc") else "?")
     dev = r.get("bench", {}).get("median_ms")
-    sp = spin.get((r["op"], r["shape"]))
+    m = lambda k: modes.get((k, r["op"], r["shape"]))
+    g = lambda x: f"{x * 1e3:6.2f}" if x else "     -"
     f = lambda k, w=6, p=2: f"{d[k]:{w}.{p}f}" if k in d else " " * (w - 1) + "-"
     print(f"{r['op']:18} {r['shape']:22} {ok:5} {f('select_ns', 6, 0)} {f('lib_launch_us')} "
           f"{f('raw_launch_us')} {f('added_us')} {f('launch_only_us')} {f('moved_us')} {f('first_us')} "
-          f"{dev * 1e3 if dev else float('nan'):7.2f} {sp * 1e3 if sp else float('nan'):8.2f} "
+          f"{g(dev)} {g(m('plain'))} {g(m('spin'))} {g(m('carve'))} "
           f"{rb(d.get('rebind_bytes_differ')):>6}  "
           f"{r.get('variant', r.get('error', ''))}")
 print("== probe: an empty kernel and friends, device us (median)")
