@@ -234,9 +234,9 @@ static RtStatus map_encode(CakeCtx *ctx, CakeKernel *ck, uint32_t i, const RtTma
     return st;
 }
 
-/* encodes the plan's tensor maps; keep (or NULL): their descriptors and tensors, kept */
+/* encodes the plan's tensor maps, their descriptors and tensors kept in p */
 static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const RtPtr *tensors,
-                          CakePrepared *p, LibPrep *keep)
+                          CakePrepared *p)
 {
     const KPlan *pl = ck->k->plan;
     for (uint32_t pi = 0; pi < pl->nparams; pi++) {
@@ -249,10 +249,8 @@ static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const 
         RtStatus st = map_encode(ctx, ck, i, &d, &p->maps[i]);
         if (st != RT_OK)
             return st;
-        if (keep) {
-            keep->desc[i] = d;
-            keep->map_tensor[i] = t;
-        }
+        p->map_desc[i] = d;
+        p->map_tensor[i] = t;
         p->params[pi] = &p->maps[i];
     }
     return RT_OK;
@@ -269,8 +267,8 @@ static int dims_of(CakeCtx *ctx, const Kernel *k, const ShapeEnv *env, int64_t *
     return 1;
 }
 
-static RtStatus prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
-                        const void *const *scalars, CakePrepared *p, LibPrep *keep)
+RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                     const void *const *scalars, CakePrepared *p)
 {
     const Kernel *k = ck->k;
     memset(p, 0, sizeof *p);
@@ -288,18 +286,14 @@ static RtStatus prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const
     p->ptrs = calloc(k->nargs + 1, sizeof *p->ptrs);
     p->dims = calloc(k->ndims + 1, sizeof *p->dims);
     p->maps = nmaps ? aligned_alloc(64, nmaps * sizeof *p->maps) : NULL;
-    if (keep) {
-        keep->nmaps = nmaps;
-        keep->desc = nmaps ? calloc(nmaps, sizeof *keep->desc) : NULL;
-        keep->map_tensor = nmaps ? calloc(nmaps, sizeof *keep->map_tensor) : NULL;
-        if (nmaps && (!keep->desc || !keep->map_tensor))
-            ir_bug(ctx, "out of memory keeping a prepared launch");
-    }
-    if (!p->params || !p->ptrs || !p->dims || (nmaps && !p->maps))
+    p->nmaps = nmaps;
+    p->map_desc = nmaps ? calloc(nmaps, sizeof *p->map_desc) : NULL;
+    p->map_tensor = nmaps ? calloc(nmaps, sizeof *p->map_tensor) : NULL;
+    if (!p->params || !p->ptrs || !p->dims || (nmaps && (!p->maps || !p->map_desc || !p->map_tensor)))
         ir_bug(ctx, "out of memory preparing a launch");
     params_fill(k, dimv, tensors, scalars, p);
     CeEnv view = shape_env_view(env);
-    RtStatus mst = maps_fill(ctx, ck, &view, tensors, p, keep);
+    RtStatus mst = maps_fill(ctx, ck, &view, tensors, p);
     if (mst != RT_OK) {
         cake_prepared_free(p);
         return mst;
@@ -312,27 +306,10 @@ static RtStatus prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const
     return RT_OK;
 }
 
-RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
-                     const void *const *scalars, CakePrepared *p)
+RtStatus lib_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, const RtPtr *tensors,
+                            const void *const *scalars)
 {
-    return prepare(ctx, ck, env, tensors, scalars, p, NULL);
-}
-
-RtStatus lib_prep_make(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
-                       const void *const *scalars, LibPrep *kp)
-{
-    memset(kp, 0, sizeof *kp);
-    kp->ck = ck;
-    RtStatus st = prepare(ctx, ck, env, tensors, scalars, &kp->p, kp);
-    if (st != RT_OK)
-        lib_prep_free(kp);
-    return st;
-}
-
-RtStatus lib_prep_bind(CakeCtx *ctx, LibPrep *kp, const RtPtr *tensors, const void *const *scalars)
-{
-    const KPlan *pl = kp->ck->k->plan;
-    CakePrepared *p = &kp->p;
+    const KPlan *pl = ck->k->plan;
     for (uint32_t i = 0; i < pl->nparams; i++) {
         const KParam *q = &pl->params[i];
         if (q->kind == KP_TENSOR)
@@ -340,26 +317,39 @@ RtStatus lib_prep_bind(CakeCtx *ctx, LibPrep *kp, const RtPtr *tensors, const vo
         else if (q->kind == KP_SCALAR)
             p->params[i] = (void *)scalars[q->index];
     }
-    for (uint32_t i = 0; i < kp->nmaps; i++) {
-        RtPtr at = tensors[kp->map_tensor[i]];
-        if (kp->desc[i].base == at)
+    for (uint32_t i = 0; i < p->nmaps; i++) {
+        RtPtr at = tensors[p->map_tensor[i]];
+        if (p->map_desc[i].base == at)
             continue;
-        kp->desc[i].base = at;
-        RtStatus st = map_encode(ctx, kp->ck, i, &kp->desc[i], &p->maps[i]);
+        p->map_desc[i].base = at;
+        RtStatus st = map_encode(ctx, ck, i, &p->map_desc[i], &p->maps[i]);
         if (st != RT_OK) {
-            kp->desc[i].base = 0;   /* encoded again next time */
+            p->map_desc[i].base = 0;   /* encoded again next time */
             return st;
         }
     }
     return RT_OK;
 }
 
+RtStatus lib_prep_make(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                       const void *const *scalars, LibPrep *kp)
+{
+    kp->ck = ck;
+    RtStatus st = lib_prepare(ctx, ck, env, tensors, scalars, &kp->p);
+    if (st != RT_OK)
+        lib_prep_free(kp);
+    return st;
+}
+
+RtStatus lib_prep_bind(CakeCtx *ctx, LibPrep *kp, const RtPtr *tensors, const void *const *scalars)
+{
+    return lib_prepared_rebind(ctx, kp->ck, &kp->p, tensors, scalars);
+}
+
 void lib_prep_free(LibPrep *kp)
 {
     cake_prepared_free(&kp->p);
-    free(kp->desc);
-    free(kp->map_tensor);
-    memset(kp, 0, sizeof *kp);
+    kp->ck = NULL;
 }
 
 void cake_prepared_free(CakePrepared *p)
@@ -368,6 +358,8 @@ void cake_prepared_free(CakePrepared *p)
     free(p->ptrs);
     free(p->dims);
     free(p->maps);
+    free(p->map_desc);
+    free(p->map_tensor);
     memset(p, 0, sizeof *p);
 }
 
@@ -395,6 +387,15 @@ int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr 
     int rc;
     memset(p, 0, sizeof *p);
     CAKE_PROTECTED(ctx, rc, (st = lib_prepare(ctx, ck, env, tensors, scalars, p), 0));
+    return rc ? rc : status_code(st);
+}
+
+int cake_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, const RtPtr *tensors,
+                         const void *const *scalars)
+{
+    RtStatus st = RT_OK;
+    int rc;
+    CAKE_PROTECTED(ctx, rc, (st = lib_prepared_rebind(ctx, ck, p, tensors, scalars), 0));
     return rc ? rc : status_code(st);
 }
 

@@ -20,16 +20,17 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
 RtStatus lib_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
                     const RtPtr *tensors, const void *const *scalars);
 
+/* cake_prepared_rebind with the runtime's status */
+RtStatus lib_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, const RtPtr *tensors,
+                            const void *const *scalars);
+
 /* A prepared launch kept for the next call at the same shape (the library's
- * launch cache, lib_cache.c): the launch, and its tensor maps' descriptors and
- * tensors, so that a call on other buffers encodes again only the maps of the
- * tensors that moved. */
+ * launch cache, lib_cache.c): the launch (its tensor maps' descriptors and
+ * tensors with it, so that a call on other buffers encodes again only the maps
+ * of the tensors that moved) and its kernel. */
 typedef struct {
     CakePrepared p;
     CakeKernel *ck;
-    RtTmaDesc *desc;          /* per tensor map of the plan */
-    uint32_t *map_tensor;     /* per tensor map: the index of its tensor */
-    uint32_t nmaps;
 } LibPrep;
 
 /* lib_prepare into kp (freed with lib_prep_free, also after a failure) */
