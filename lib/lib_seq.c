@@ -207,7 +207,8 @@ static RtStatus run_fresh(CakeCtx *ctx, RtDevice *dev, const Seq *q, const RtPtr
 static int rec_current(LibRec *r, const Seq *q, RtDevice *dev)
 {
     for (uint32_t s = 0; s < q->n; s++)
-        if (q->step[s]->ck_dev != dev || lib_rec_step(r, s)->ck != q->step[s]->ck)
+        if (q->step[s]->ck_dev != dev || !q->step[s]->ck || lib_rec_step(r, s)->ck != q->step[s]->ck ||
+            lib_rec_step(r, s)->p.rl.fn != q->step[s]->ck->fn)
             return 0;
     return 1;
 }
