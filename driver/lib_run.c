@@ -98,73 +98,176 @@ static int do_bench(CakeCtx *ctx, const LibOptions *o, RtDevice *dev, cJSON *ext
     return EXIT_OK;
 }
 
-/* The host time a launch through the library adds: select + cake_lib_launch
- * against rt_launch of the same launch prepared once, n launches each on the
- * runtime's stream (queued, then waited for outside the timing). */
-static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
-                     const CakeLibChoice *ch, CakeKernel *ck, const ShapeEnv *env, cJSON *extra)
+/* the op's tensor arguments at the choice's shape, each in a zeroed buffer of
+   4 bytes per element (more than any dtype of the library needs): 1, or 0 */
+static int op_buffers(RtDevice *dev, const CakeLibOp *op, const CakeLibChoice *ch, RtPtr *ptrs,
+                      size_t *bytes, uint32_t *nt)
 {
-    enum { N = 200 };
-    CakeLibOp op;
-    cake_lib_op(lib, ch->op, &op);
-    RtPtr ptrs[16] = {0};
-    static const uint32_t zero[4];
-    const void *scalars[16];
-    uint32_t nt = 0, ns = 0;
     int ok = 1;
-    for (uint32_t i = 0; i < op.nargs; i++) {
-        const CakeLibArg *a = &op.args[i];
-        if (a->kind == CAKE_ARG_SCALAR) {
-            scalars[ns++] = zero;
+    *nt = 0;
+    for (uint32_t i = 0; i < op->nargs; i++) {
+        const CakeLibArg *a = &op->args[i];
+        if (a->kind == CAKE_ARG_SCALAR)
             continue;
-        }
         int64_t n = 1;
         for (int d = 0; d < a->rank; d++) {
             int64_t x = a->extent[d];
-            for (uint32_t k = 0; a->dims[d] && k < op.ndims; k++)
-                if (!strcmp(op.dims[k], a->dims[d]))
+            for (uint32_t k = 0; a->dims[d] && k < op->ndims; k++)
+                if (!strcmp(op->dims[k], a->dims[d]))
                     x = ch->dimv[k];
             n *= x;
         }
-        ok &= rt_alloc(dev, (size_t)n * 4 + 256, &ptrs[nt]) == RT_OK;
-        ok &= rt_memset_d8(dev, ptrs[nt++], 0, (size_t)n * 4 + 256) == RT_OK;
+        bytes[*nt] = (size_t)n * 4 + 256;
+        ok &= rt_alloc(dev, bytes[*nt], &ptrs[*nt]) == RT_OK;
+        ok &= rt_memset_d8(dev, ptrs[*nt], 0, bytes[*nt]) == RT_OK;
+        (*nt)++;
     }
+    return ok;
+}
+
+/* the op's tensors refilled: floating-point ones with the byte 0x3c (bf16 0.0115,
+   f32 0.0115, e4m3 1.5), integer ones with zeros (indices in range) */
+static int refill(RtDevice *dev, const CakeLibOp *op, const RtPtr *ptrs, const size_t *bytes)
+{
+    int ok = 1;
+    for (uint32_t i = 0, t = 0; i < op->nargs; i++) {
+        const CakeLibArg *a = &op->args[i];
+        if (a->kind == CAKE_ARG_SCALAR)
+            continue;
+        int integer = a->dtype[0] == 'i' || a->dtype[0] == 'u';
+        ok &= rt_memset_d8(dev, ptrs[t], integer ? 0 : 0x3c, bytes[t]) == RT_OK;
+        t++;
+    }
+    return ok;
+}
+
+/* whether a launch through the library on buffers other than those its kept
+   launch was made on (b1; the kept launch is b0's) writes what the same launch
+   on b0 writes: -1 when it could not be run, else the bytes that differ */
+static long rebind_check(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibOp *op,
+                         const CakeLibChoice *ch, RtPtr *b0, RtPtr *b1, const size_t *bytes,
+                         uint32_t nt, const void **scalars)
+{
+    if (!refill(dev, op, b0, bytes) || !refill(dev, op, b1, bytes))
+        return -1;
+    cake_lib_forget_launches(lib);
+    if (cake_lib_launch(ctx, lib, dev, ch, b0, scalars, NULL) ||
+        cake_lib_launch(ctx, lib, dev, ch, b1, scalars, NULL) || rt_wait(dev) != RT_OK)
+        return -1;
+    long diff = 0;
+    for (uint32_t i = 0; i < nt && diff >= 0; i++) {
+        unsigned char *h0 = malloc(bytes[i]), *h1 = malloc(bytes[i]);
+        if (!h0 || !h1 || rt_copy_d2h(dev, h0, b0[i], bytes[i]) != RT_OK ||
+            rt_copy_d2h(dev, h1, b1[i], bytes[i]) != RT_OK)
+            diff = -1;
+        for (size_t j = 0; diff >= 0 && j < bytes[i]; j++)
+            diff += h0[j] != h1[j];
+        free(h0);
+        free(h1);
+    }
+    return diff;
+}
+
+enum { OV_N = 300, OV_REPS = 3 };
+
+/* host ns per call of what: the least mean of OV_REPS rounds of OV_N calls, the
+   queue drained before each round (and after, outside the timing) */
+typedef struct {
+    CakeCtx *ctx; CakeLib *lib; RtDevice *dev; const CakeLibChoice *ch;
+    const CakeLibDim *dims; uint32_t ndims;
+    RtPtr *bufs[2]; const void **scalars; CakePrepared *raw;
+} Overhead;
+
+enum { OV_RAW, OV_LIB, OV_LAUNCH, OV_MOVED, OV_FIRST };
+
+static int ov_call(Overhead *o, int what, int i)
+{
+    CakeLibChoice c = *o->ch;
+    if (what == OV_RAW)
+        return rt_launch(o->dev, &o->raw->rl) != RT_OK;
+    if (what == OV_FIRST)
+        cake_lib_forget_launches(o->lib);
+    if (what != OV_LAUNCH && cake_lib_select(o->ctx, o->lib, o->ch->op, o->dims, o->ndims, &c))
+        return 1;
+    RtPtr *t = o->bufs[what == OV_MOVED ? i & 1 : 0];
+    return cake_lib_launch(o->ctx, o->lib, o->dev, &c, t, o->scalars, NULL) != 0;
+}
+
+static double ov_time(Overhead *o, int what)
+{
+    double best = -1;
+    for (int r = 0; r < OV_REPS; r++) {
+        rt_wait(o->dev);
+        double t0 = lib_now_ns();
+        for (int i = 0; i < OV_N; i++)
+            if (ov_call(o, what, i))
+                return -1;
+        double ns = (lib_now_ns() - t0) / OV_N;
+        best = best < 0 || ns < best ? ns : best;
+    }
+    rt_wait(o->dev);
+    return best;
+}
+
+/* The host time a launch through the library adds: select + cake_lib_launch
+ * against rt_launch of the same launch prepared once (ck: the one kernel; NULL
+ * for a sequence, which has no raw side), on the runtime's stream; beside it
+ * the launch alone, a launch on buffers that alternate between two sets (every
+ * tensor map encoded again), and a launch with the kept launches dropped
+ * first (each call prepares, as before the launch cache). */
+static void overhead(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, RtDevice *dev,
+                     const CakeLibChoice *ch, CakeKernel *ck, const ShapeEnv *env, cJSON *extra)
+{
+    CakeLibOp op;
+    cake_lib_op(lib, ch->op, &op);
+    RtPtr b0[16] = {0}, b1[16] = {0};
+    static const uint32_t zero[4];
+    const void *scalars[16];
+    for (uint32_t i = 0; i < 16; i++)
+        scalars[i] = zero;
+    uint32_t nt, nt1;
+    size_t bytes[16];
+    int ok = op_buffers(dev, &op, ch, b0, bytes, &nt) & op_buffers(dev, &op, ch, b1, bytes, &nt1);
     CakePrepared p;
-    if (!ok || cake_prepare(ctx, ck, env, ptrs, scalars, &p)) {
-        for (uint32_t i = 0; i < nt; i++)
-            rt_free(dev, ptrs[i]);
-        return;
-    }
+    memset(&p, 0, sizeof p);
+    if (ok && ck)
+        ok = cake_prepare(ctx, ck, env, b0, scalars, &p) == 0;
     CakeLibDim dims[16];
     for (uint32_t i = 0; i < op.ndims; i++)
         dims[i] = (CakeLibDim){op.dims[i], ch->dimv[i]};
-    CakeLibChoice c;
-    rt_launch(dev, &p.rl);
+    Overhead ov = {ctx, lib, dev, ch, dims, op.ndims, {b0, b1}, scalars, &p};
+    double t[5] = {-1, -1, -1, -1, -1};
+    for (int w = ck ? OV_RAW : OV_LIB; ok && w <= OV_FIRST; w++)
+        if (!ov_call(&ov, w, 0))   /* warm: the first call at the shape prepares */
+            t[w] = ov_time(&ov, w);
     rt_wait(dev);
-    double t0 = lib_now_ns();
-    for (int i = 0; i < N; i++)
-        rt_launch(dev, &p.rl);
-    double raw = (lib_now_ns() - t0) / N;
-    rt_wait(dev);
-    t0 = lib_now_ns();
-    for (int i = 0; i < N; i++)
-        if (cake_lib_select(ctx, lib, ch->op, dims, op.ndims, &c) ||
-            cake_lib_launch(ctx, lib, dev, &c, ptrs, scalars, NULL))
-            break;
-    double via = (lib_now_ns() - t0) / N;
-    rt_wait(dev);
+    long diff = ok ? rebind_check(ctx, lib, dev, &op, ch, b0, b1, bytes, nt, scalars) : -1;
     cake_prepared_free(&p);
     for (uint32_t i = 0; i < nt; i++)
-        rt_free(dev, ptrs[i]);
+        rt_free(dev, b0[i]);
+    for (uint32_t i = 0; i < nt1; i++)
+        rt_free(dev, b1[i]);
+    if (!ok)
+        return;
     double sel = lib_select_ns(ctx, lib, ch, 20000);
     cJSON *j = cJSON_AddObjectToObject(extra, "dispatch");
     cJSON_AddNumberToObject(j, "select_ns", sel);
-    cJSON_AddNumberToObject(j, "raw_launch_us", raw / 1e3);
-    cJSON_AddNumberToObject(j, "lib_launch_us", via / 1e3);
-    cJSON_AddNumberToObject(j, "added_us", (via - raw) / 1e3);
-    if (!o->opt.json)
-        printf("dispatch: select %.0f ns; host time per launch %.2f us through the library, %.2f us "
-               "raw: %.2f us added\n", sel, via / 1e3, raw / 1e3, (via - raw) / 1e3);
+    static const char *names[] = {"raw_launch_us", "lib_launch_us", "launch_only_us", "moved_us",
+                                  "first_us"};
+    for (int w = 0; w <= OV_FIRST; w++)
+        if (t[w] >= 0)
+            cJSON_AddNumberToObject(j, names[w], t[w] / 1e3);
+    if (t[OV_RAW] >= 0 && t[OV_LIB] >= 0)
+        cJSON_AddNumberToObject(j, "added_us", (t[OV_LIB] - t[OV_RAW]) / 1e3);
+    cJSON_AddNumberToObject(j, "rebind_bytes_differ", (double)diff);
+    if (o->opt.json)
+        return;
+    printf("dispatch: select %.0f ns; host us per launch: %.2f through the library", sel, t[OV_LIB] / 1e3);
+    if (t[OV_RAW] >= 0)
+        printf(", %.2f raw (%.2f added)", t[OV_RAW] / 1e3, (t[OV_LIB] - t[OV_RAW]) / 1e3);
+    printf(", %.2f without select, %.2f on moved buffers, %.2f preparing each; a launch rebound to "
+           "other buffers: %ld bytes differ\n", t[OV_LAUNCH] / 1e3, t[OV_MOVED] / 1e3, t[OV_FIRST] / 1e3,
+           diff);
 }
 
 /* --fake-measure DEVICE: the cost model's time on DEVICE, times a deterministic
@@ -406,7 +509,9 @@ int lib_cmd_run(CakeCtx *ctx, const LibOptions *o)
     if (!code && all) {
         code = bench_all(ctx, o, lib, dev, &ch, extra);
     } else if (!code && o->overhead) {   /* the raw launch beside: one kernel */
-        int rc = cake_lib_kernel(ctx, lib, dev, &ch, &ck);
+        CakeLibVariant ov;
+        cake_lib_variant(lib, ch.op, ch.variant, &ov);
+        int rc = ov.launches ? 0 : cake_lib_kernel(ctx, lib, dev, &ch, &ck);
         code = rc == 2 ? EXIT_BUG : rc == 3 ? EXIT_DEVICE : rc ? EXIT_USER : EXIT_OK;
     }
     if (!code && !all) {

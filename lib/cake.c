@@ -63,6 +63,16 @@ static void report_load_error(CakeCtx *ctx, CakeKernel *ck, RtStatus st, const c
     diag_help(ctx, d, "this is a code generation bug if `cakec check` passes: please report it");
 }
 
+/* $CAKE_SMEM_CARVEOUT (-1, or 0..100 percent of L1 as shared memory; unset:
+   nothing set): every kernel's preferred carve-out as it is loaded, a measurement
+   knob (bench/device/run_dispatch.sh times small kernels both ways) */
+static int carveout_knob(void)
+{
+    const char *e = getenv("CAKE_SMEM_CARVEOUT");
+    long v = e && *e ? strtol(e, NULL, 10) : -2;
+    return v >= -1 && v <= 100 ? (int)v : -2;
+}
+
 static int load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
 {
     char log[8192] = "";
@@ -81,6 +91,9 @@ static int load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
         report_load_error(ctx, ck, st, rt_error(dev));
         return st;
     }
+    int carve = carveout_knob();
+    if (carve >= -1 && rt_func_set_carveout(ck->fn, carve) != RT_OK && rt_health(dev) != RT_OK)
+        return 3;
     rt_func_info(ck->fn, &ck->info);
     return 0;
 }
@@ -181,39 +194,63 @@ static unsigned l2_promote_bytes(void)
     return v == 0 || v == 64 || v == 256 ? (unsigned)v : 128;
 }
 
-/* encodes the plan's tensor maps (L_TMAP: tensor, box, swizzle) */
+/* the descriptor of map i of the plan (L_TMAP: tensor, box, swizzle) at env,
+   *tensor the index of the tensor argument it is of: 0 when it has none */
+static int map_desc(CakeCtx *ctx, const Kernel *k, uint32_t i, const CeEnv *env, const RtPtr *tensors,
+                    RtTmaDesc *d, uint32_t *tensor)
+{
+    const KPlan *pl = k->plan;
+    const Node *m = &k->nodes[pl->tmaps[i]];
+    NodeId arg = k->nodes[m->a].decl;
+    const KParam *tp = NULL;   /* the tensor argument the map is of */
+    for (uint32_t j = 0; j < pl->nparams && !tp; j++)
+        if (pl->params[j].kind == KP_TENSOR && pl->params[j].decl == arg)
+            tp = &pl->params[j];
+    memset(d, 0, sizeof *d);
+    if (!tp || !tensor_geometry(ctx, k, arg, env, d))
+        return 0;
+    d->base = tensors[tp->index];
+    for (uint32_t j = 0; j < m->n && j < 5; j++)
+        d->box[j] = (uint32_t)k->nodes[k->lists[m->list + j]].v.i;
+    d->swizzle = m->v.attr.swizzle;
+    d->l2_promote = l2_promote_bytes();
+    *tensor = tp->index;
+    return 1;
+}
+
+/* map i of ck's plan encoded from d into *out */
+static RtStatus map_encode(CakeCtx *ctx, CakeKernel *ck, uint32_t i, const RtTmaDesc *d, RtTensorMap *out)
+{
+    const Kernel *k = ck->k;
+    RtStatus st = ck->dev ? rt_tma_encode(ck->dev, d, out) : RT_UNSUPPORTED;
+    if (st != RT_OK) {
+        const Node *m = &k->nodes[k->plan->tmaps[i]];
+        NodeId arg = k->nodes[m->a].decl;
+        Diag *dg = diag_report(ctx, E0962, m->span, "cannot build the tensor map of `%s` for TMA",
+                               ir_symstr(ctx, k->nodes[arg].name));
+        if (ck->dev)
+            diag_note(ctx, dg, IR_NOSPAN, "%s", rt_error(ck->dev));
+    }
+    return st;
+}
+
+/* encodes the plan's tensor maps, their descriptors and tensors kept in p */
 static RtStatus maps_fill(CakeCtx *ctx, CakeKernel *ck, const CeEnv *env, const RtPtr *tensors,
                           CakePrepared *p)
 {
-    const Kernel *k = ck->k;
-    const KPlan *pl = k->plan;
+    const KPlan *pl = ck->k->plan;
     for (uint32_t pi = 0; pi < pl->nparams; pi++) {
         if (pl->params[pi].kind != KP_TMAP)
             continue;
-        uint32_t i = pl->params[pi].index;
-        const Node *m = &k->nodes[pl->tmaps[i]];
-        NodeId arg = k->nodes[m->a].decl;
-        const KParam *tp = NULL;   /* the tensor argument the map is of */
-        for (uint32_t j = 0; j < pl->nparams && !tp; j++)
-            if (pl->params[j].kind == KP_TENSOR && pl->params[j].decl == arg)
-                tp = &pl->params[j];
+        uint32_t i = pl->params[pi].index, t;
         RtTmaDesc d;
-        memset(&d, 0, sizeof d);
-        if (!tp || !tensor_geometry(ctx, k, arg, env, &d))
+        if (!map_desc(ctx, ck->k, i, env, tensors, &d, &t))
             return RT_INVALID;
-        d.base = tensors[tp->index];
-        for (uint32_t j = 0; j < m->n && j < 5; j++)
-            d.box[j] = (uint32_t)k->nodes[k->lists[m->list + j]].v.i;
-        d.swizzle = m->v.attr.swizzle;
-        d.l2_promote = l2_promote_bytes();
-        RtStatus st = ck->dev ? rt_tma_encode(ck->dev, &d, &p->maps[i]) : RT_UNSUPPORTED;
-        if (st != RT_OK) {
-            Diag *dg = diag_report(ctx, E0962, m->span, "cannot build the tensor map of `%s` for TMA",
-                                   ir_symstr(ctx, k->nodes[arg].name));
-            if (ck->dev)
-                diag_note(ctx, dg, IR_NOSPAN, "%s", rt_error(ck->dev));
+        RtStatus st = map_encode(ctx, ck, i, &d, &p->maps[i]);
+        if (st != RT_OK)
             return st;
-        }
+        p->map_desc[i] = d;
+        p->map_tensor[i] = t;
         p->params[pi] = &p->maps[i];
     }
     return RT_OK;
@@ -249,6 +286,11 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
     p->ptrs = calloc(k->nargs + 1, sizeof *p->ptrs);
     p->dims = calloc(k->ndims + 1, sizeof *p->dims);
     p->maps = nmaps ? aligned_alloc(64, nmaps * sizeof *p->maps) : NULL;
+    p->nmaps = nmaps;
+    p->map_desc = nmaps ? calloc(nmaps, sizeof *p->map_desc) : NULL;
+    p->map_tensor = nmaps ? calloc(nmaps, sizeof *p->map_tensor) : NULL;
+    if (!p->params || !p->ptrs || !p->dims || (nmaps && (!p->maps || !p->map_desc || !p->map_tensor)))
+        ir_bug(ctx, "out of memory preparing a launch");
     params_fill(k, dimv, tensors, scalars, p);
     CeEnv view = shape_env_view(env);
     RtStatus mst = maps_fill(ctx, ck, &view, tensors, p);
@@ -264,12 +306,60 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
     return RT_OK;
 }
 
+RtStatus lib_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, const RtPtr *tensors,
+                            const void *const *scalars)
+{
+    const KPlan *pl = ck->k->plan;
+    for (uint32_t i = 0; i < pl->nparams; i++) {
+        const KParam *q = &pl->params[i];
+        if (q->kind == KP_TENSOR)
+            p->ptrs[q->index] = tensors[q->index];
+        else if (q->kind == KP_SCALAR)
+            p->params[i] = (void *)scalars[q->index];
+    }
+    for (uint32_t i = 0; i < p->nmaps; i++) {
+        RtPtr at = tensors[p->map_tensor[i]];
+        if (p->map_desc[i].base == at)
+            continue;
+        p->map_desc[i].base = at;
+        RtStatus st = map_encode(ctx, ck, i, &p->map_desc[i], &p->maps[i]);
+        if (st != RT_OK) {
+            p->map_desc[i].base = 0;   /* encoded again next time */
+            return st;
+        }
+    }
+    return RT_OK;
+}
+
+RtStatus lib_prep_make(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                       const void *const *scalars, LibPrep *kp)
+{
+    kp->ck = ck;
+    RtStatus st = lib_prepare(ctx, ck, env, tensors, scalars, &kp->p);
+    if (st != RT_OK)
+        lib_prep_free(kp);
+    return st;
+}
+
+RtStatus lib_prep_bind(CakeCtx *ctx, LibPrep *kp, const RtPtr *tensors, const void *const *scalars)
+{
+    return lib_prepared_rebind(ctx, kp->ck, &kp->p, tensors, scalars);
+}
+
+void lib_prep_free(LibPrep *kp)
+{
+    cake_prepared_free(&kp->p);
+    kp->ck = NULL;
+}
+
 void cake_prepared_free(CakePrepared *p)
 {
     free(p->params);
     free(p->ptrs);
     free(p->dims);
     free(p->maps);
+    free(p->map_desc);
+    free(p->map_tensor);
     memset(p, 0, sizeof *p);
 }
 
@@ -297,6 +387,15 @@ int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr 
     int rc;
     memset(p, 0, sizeof *p);
     CAKE_PROTECTED(ctx, rc, (st = lib_prepare(ctx, ck, env, tensors, scalars, p), 0));
+    return rc ? rc : status_code(st);
+}
+
+int cake_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, const RtPtr *tensors,
+                         const void *const *scalars)
+{
+    RtStatus st = RT_OK;
+    int rc;
+    CAKE_PROTECTED(ctx, rc, (st = lib_prepared_rebind(ctx, ck, p, tensors, scalars), 0));
     return rc ? rc : status_code(st);
 }
 

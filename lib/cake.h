@@ -261,10 +261,20 @@ typedef struct CakePrepared {
     RtPtr *ptrs;
     int32_t *dims;
     RtTensorMap *maps;   /* the plan's tensor maps, encoded for this launch's tensors */
+    RtTmaDesc *map_desc; /* per tensor map: its descriptor (cake_prepared_rebind) */
+    uint32_t *map_tensor;   /* per tensor map: the index of its tensor */
+    uint32_t nmaps;
 } CakePrepared;
 
 int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
                  const void *const *scalars, CakePrepared *p);
+/* p (prepared for ck) on other buffers and scalars at the same shape: the
+ * pointers and scalar addresses replaced, the tensor maps of the tensors whose
+ * address changed encoded again; nothing allocated, the grid not evaluated (a
+ * kept launch's cost per call: the library's and the Python module's caches).
+ * 0, 1 (E0962: a tensor map the new address cannot have), 3. */
+int cake_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, const RtPtr *tensors,
+                         const void *const *scalars);
 void cake_prepared_free(CakePrepared *p);
 
 /* ---- resources of compiled PTX (lib/cake_res.c) ------------------------- */

@@ -20,6 +20,27 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
 RtStatus lib_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
                     const RtPtr *tensors, const void *const *scalars);
 
+/* cake_prepared_rebind with the runtime's status */
+RtStatus lib_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, const RtPtr *tensors,
+                            const void *const *scalars);
+
+/* A prepared launch kept for the next call at the same shape (the library's
+ * launch cache, lib_cache.c): the launch (its tensor maps' descriptors and
+ * tensors with it, so that a call on other buffers encodes again only the maps
+ * of the tensors that moved) and its kernel. */
+typedef struct {
+    CakePrepared p;
+    CakeKernel *ck;
+} LibPrep;
+
+/* lib_prepare into kp (freed with lib_prep_free, also after a failure) */
+RtStatus lib_prep_make(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr *tensors,
+                       const void *const *scalars, LibPrep *kp);
+/* kp's launch on these tensors and scalars: pointers and scalars replaced, the
+   tensor maps of moved tensors encoded again (nothing allocated) */
+RtStatus lib_prep_bind(CakeCtx *ctx, LibPrep *kp, const RtPtr *tensors, const void *const *scalars);
+void lib_prep_free(LibPrep *kp);
+
 /* random arguments of k at env on dev, as `run --bench` draws them (cake_check.c):
    ptr[i] the i-th tensor's buffer, scalp[i] the i-th scalar's value */
 typedef struct {

@@ -480,6 +480,7 @@ void cake_lib_close(CakeLib *lib)
 {
     if (!lib)
         return;
+    lib_cache_forget(lib);
     for (uint32_t i = 0; i < lib->nops; i++)
         for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++) {
             LibVariant *v = &lib->ops[i].v[j];

@@ -31,6 +31,7 @@ int lib_variant_prepare(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, LibVariant *v
         return 0;
     if (!device_ok(ctx, lib, v, dev))
         return 1;
+    lib_cache_free(v);   /* its launches name the old kernel */
     if (v->ck) {
         cake_unload(v->ck);
         free(v->ck);
@@ -101,6 +102,8 @@ static void choice_env(const LibOp *op, const LibVariant *v, const CakeLibChoice
         shape_env_set(env, op->dsym[i], ch->dimv[i]);
 }
 
+/* the kept launch of ch on v (made now at a new shape) bound to the call's
+   buffers and scalars, queued on stream */
 static int launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *ch,
                   const RtPtr *tensors, const void *const *scalars, void *stream)
 {
@@ -110,15 +113,28 @@ static int launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice
     int rc = lib_variant_prepare(ctx, lib, dev, v);
     if (rc)
         return rc;
-    ShapeEnv env;
-    choice_env(&lib->ops[ch->op], v, ch, &env);
-    CakePrepared p;
-    RtStatus st = lib_prepare(ctx, v->ck, &env, tensors, scalars, &p);
-    if (st == RT_OK) {
-        p.rl.stream = stream;
-        st = rt_launch(dev, &p.rl);
+    uint32_t nd = lib->ops[ch->op].pub.ndims;
+    LibRec *r = lib_rec_find(v, ch->dimv, nd);
+    LibPrep *kp;
+    RtStatus st;
+    if (r) {
+        kp = lib_rec_step(r, 0);
+        st = lib_prep_bind(ctx, kp, tensors, scalars);
+    } else {
+        ShapeEnv env;
+        choice_env(&lib->ops[ch->op], v, ch, &env);
+        r = lib_rec_claim(ctx, v, ch->dimv, nd);
+        kp = lib_rec_step(r, 0);
+        st = lib_prep_make(ctx, v->ck, &env, tensors, scalars, kp);
+        if (st == RT_OK)
+            lib_rec_done(r, 1);
+        else
+            lib_rec_drop(r);
     }
-    cake_prepared_free(&p);
+    if (st == RT_OK) {
+        kp->p.rl.stream = stream;
+        st = rt_launch(dev, &kp->p.rl);
+    }
     return st == RT_OK ? 0 : st == RT_INVALID ? 1 : 3;
 }
 

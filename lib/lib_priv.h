@@ -6,6 +6,7 @@
 #define CAKE_LIB_PRIV_H_LIB
 #include "cake_lib.h"
 #include "eval.h"
+#include "cake_priv.h"
 
 #define LIB_MAX_DIMS 8        /* dims of one op: the class key holds 8 bits each */
 #define LIB_MAX_RANK 15       /* variants one cell of the table ranks */
@@ -79,6 +80,8 @@ typedef struct {
     const char *ws[LIB_MAX_WS]; uint8_t nws;   /* its workspace tensors' names */
     RtPtr ws_ptr; size_t ws_bytes;             /* the workspace, kept for the next launch */
     LibFit fit;
+    struct LibRec *recs;      /* its launches prepared, by shape (lib_cache.c), or NULL */
+    uint32_t rec_next, rec_last;   /* the slot replaced next, the one found last */
 } LibVariant;
 
 typedef struct {
@@ -204,6 +207,22 @@ void lib_seq_free(CakeLib *lib);
 /* launches sequence variant ch->variant as cake_lib_launch does: 0, 1, 3 */
 int lib_seq_launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *ch,
                    const RtPtr *tensors, const void *const *scalars, void *stream);
+
+/* ---- lib_cache.c ---- */
+enum { LIB_CACHE_SLOTS = 16 };   /* shapes kept per variant */
+typedef struct LibRec LibRec;
+/* v's kept launch at these dims, or NULL */
+LibRec *lib_rec_find(LibVariant *v, const int64_t *dimv, uint32_t ndims);
+/* a fresh record for these dims (the oldest replaced); lib_rec_done once its steps are made */
+LibRec *lib_rec_claim(CakeCtx *ctx, LibVariant *v, const int64_t *dimv, uint32_t ndims);
+LibPrep *lib_rec_step(LibRec *r, uint32_t s);
+void **lib_rec_aux(LibRec *r);
+void lib_rec_done(LibRec *r, uint32_t nsteps);
+/* r emptied (a failed preparation, a step reloaded) */
+void lib_rec_drop(LibRec *r);
+/* v's records freed; every variant's of lib */
+void lib_cache_free(LibVariant *v);
+void lib_cache_forget(CakeLib *lib);
 
 /* ---- lib_launch.c ---- */
 /* prepares variant v (one launch) on dev: 0, 1, 3 */

@@ -121,14 +121,12 @@ static int workspace(CakeCtx *ctx, RtDevice *dev, LibVariant *v, size_t bytes)
     return 0;
 }
 
-/* launch s of q prepared on the op's arguments (optr: per op argument, its buffer;
-   oscal: per op argument, its value) and the workspace at ws */
-static RtStatus step_prepare(CakeCtx *ctx, const Seq *q, uint32_t s, const RtPtr *optr,
-                             const void *const *oscal, RtPtr ws, CakePrepared *p)
+/* launch s of q's tensors and scalars from the op's arguments (optr: per op
+   argument, its buffer; oscal: per op argument, its value) and the workspace at ws */
+static void step_args(const Seq *q, uint32_t s, const RtPtr *optr, const void *const *oscal, RtPtr ws,
+                      RtPtr *tensors, const void **scalars)
 {
     const Kernel *k = q->step[s]->k;
-    RtPtr tensors[64];
-    const void *scalars[64];
     uint32_t nt = 0, ns = 0;
     for (uint32_t i = 0; i < k->nargs && i < 64; i++) {
         int m = q->map[s][i];
@@ -140,6 +138,15 @@ static RtStatus step_prepare(CakeCtx *ctx, const Seq *q, uint32_t s, const RtPtr
         else
             scalars[ns++] = oscal[m];
     }
+}
+
+/* launch s of q prepared on the op's arguments and the workspace at ws */
+static RtStatus step_prepare(CakeCtx *ctx, const Seq *q, uint32_t s, const RtPtr *optr,
+                             const void *const *oscal, RtPtr ws, CakePrepared *p)
+{
+    RtPtr tensors[64];
+    const void *scalars[64];
+    step_args(q, s, optr, oscal, ws, tensors, scalars);
     return lib_prepare(ctx, q->step[s]->ck, &q->env[s], tensors, scalars, p);
 }
 
@@ -158,9 +165,30 @@ static void by_op_arg(const LibOp *op, const RtPtr *tensors, const void *const *
     }
 }
 
-/* every launch of q queued on stream (NULL: the runtime's), or the first failure */
-static RtStatus run_all(CakeCtx *ctx, RtDevice *dev, const Seq *q, const RtPtr *optr,
-                        const void *const *oscal, RtPtr ws, void *stream)
+/* every launch of q queued on stream (NULL: the runtime's), or the first
+   failure; r's steps made at the first call, bound at the next */
+static RtStatus run_all(CakeCtx *ctx, RtDevice *dev, const Seq *q, LibRec *r, int made,
+                        const RtPtr *optr, const void *const *oscal, RtPtr ws, void *stream)
+{
+    RtStatus st = RT_OK;
+    for (uint32_t s = 0; s < q->n && st == RT_OK; s++) {
+        RtPtr tensors[64];
+        const void *scalars[64];
+        step_args(q, s, optr, oscal, ws, tensors, scalars);
+        LibPrep *kp = lib_rec_step(r, s);
+        st = made ? lib_prep_bind(ctx, kp, tensors, scalars)
+                  : lib_prep_make(ctx, q->step[s]->ck, &q->env[s], tensors, scalars, kp);
+        if (st == RT_OK) {
+            kp->p.rl.stream = stream;
+            st = rt_launch(dev, &kp->p.rl);
+        }
+    }
+    return st;
+}
+
+/* every launch of q prepared, queued and freed (the check's runs) */
+static RtStatus run_fresh(CakeCtx *ctx, RtDevice *dev, const Seq *q, const RtPtr *optr,
+                          const void *const *oscal, RtPtr ws, void *stream)
 {
     RtStatus st = RT_OK;
     for (uint32_t s = 0; s < q->n && st == RT_OK; s++) {
@@ -175,21 +203,54 @@ static RtStatus run_all(CakeCtx *ctx, RtDevice *dev, const Seq *q, const RtPtr *
     return st;
 }
 
+/* whether r's launches are of the kernels v's steps have on dev now */
+static int rec_current(LibRec *r, const Seq *q, RtDevice *dev)
+{
+    for (uint32_t s = 0; s < q->n; s++)
+        if (q->step[s]->ck_dev != dev || !q->step[s]->ck || lib_rec_step(r, s)->ck != q->step[s]->ck ||
+            lib_rec_step(r, s)->p.rl.fn != q->step[s]->ck->fn)
+            return 0;
+    return 1;
+}
+
 int lib_seq_launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *ch,
                    const RtPtr *tensors, const void *const *scalars, void *stream)
 {
     const LibOp *op = &lib->ops[ch->op];
     LibVariant *v = &lib->ops[ch->op].v[ch->variant];
-    Seq q;
-    int rc = seq_setup(ctx, lib, dev, op, v, ch->dimv, &q);
-    if (!rc)
-        rc = workspace(ctx, dev, v, q.ws_total);
-    if (rc)
+    LibRec *r = lib_rec_find(v, ch->dimv, op->pub.ndims);
+    if (r && !rec_current(r, *lib_rec_aux(r), dev)) {
+        lib_rec_drop(r);
+        r = NULL;
+    }
+    int made = r != NULL, rc = 0;
+    if (!r) {
+        Seq *q = malloc(sizeof *q);
+        if (!q)
+            ir_bug(ctx, "out of memory for the launches of variant `%s`", v->pub.name);
+        rc = seq_setup(ctx, lib, dev, op, v, ch->dimv, q);
+        if (rc) {
+            free(q);
+            return rc;
+        }
+        r = lib_rec_claim(ctx, v, ch->dimv, op->pub.ndims);
+        *lib_rec_aux(r) = q;
+    }
+    const Seq *q = *lib_rec_aux(r);
+    rc = workspace(ctx, dev, v, q->ws_total);
+    if (rc) {
+        if (!made)
+            lib_rec_drop(r);
         return rc;
+    }
     RtPtr optr[64];
     const void *oscal[64];
     by_op_arg(op, tensors, scalars, optr, oscal);
-    RtStatus st = run_all(ctx, dev, &q, optr, oscal, v->ws_ptr, stream);
+    RtStatus st = run_all(ctx, dev, q, r, made, optr, oscal, v->ws_ptr, stream);
+    if (!made && st == RT_OK)
+        lib_rec_done(r, q->n);
+    else if (!made)
+        lib_rec_drop(r);
     return st == RT_OK ? 0 : st == RT_INVALID ? 1 : 3;
 }
 
@@ -236,7 +297,7 @@ static int seq_check_launch(void *user, CakeCtx *ctx, CheckLaunch *l)
     if (rs == RT_OK && workspace(ctx, dev, sc->v, sc->q->ws_total))
         rs = RT_FAULT;
     if (rs == RT_OK)
-        rs = run_all(ctx, dev, sc->q, optr, oscal, sc->v->ws_ptr, NULL);
+        rs = run_fresh(ctx, dev, sc->q, optr, oscal, sc->v->ws_ptr, NULL);
     if (rs == RT_OK)
         rs = rt_wait(dev);
     for (uint32_t i = 0; i < l->nbufs && rs == RT_OK; i++) {

@@ -1,10 +1,12 @@
 /* py_kernel.c — cake.Kernel: a compiled kernel that Python calls with
  * tensors and scalars.
  *
- * A call reads its arguments (py_args.c) into a key: every tensor's address,
- * dtype, device, shape and strides and every scalar's value. A key seen
- * before finds its prepared launch (parameters, tensor maps, grid) in the
- * kernel's cache and goes straight to rt_launch; a new key is bound and
+ * A call reads its arguments (py_args.c) into a key: every tensor's dtype,
+ * device, shape and strides and every scalar's value (not the addresses). A
+ * key seen before finds its prepared launch (parameters, tensor maps, grid) in
+ * the kernel's cache, checks the tensors' alignment, binds their addresses into
+ * it (cake_prepared_rebind: a tensor map is encoded again only for a tensor
+ * that moved) and goes straight to rt_launch; a new key is bound and
  * checked (py_bind.c), the kernel is loaded on the tensors' device the first
  * time, and the launch is prepared (cake_prepare) into a cache slot. The
  * launch goes on the caller's stream (stream=: an int or a torch.cuda.Stream),
@@ -99,7 +101,6 @@ static uint32_t make_key(const PyKernel *kn, const PyArgVal *vals, int64_t *key)
             key[n++] = v->is_float ? bits : v->i;
             continue;
         }
-        key[n++] = (int64_t)v->ptr;
         key[n++] = v->dtype;
         key[n++] = v->dev_type * 1024 + v->dev_index;
         key[n++] = v->rank;
@@ -278,6 +279,35 @@ static int stream_of(PyState *st, PyObject *given, int device, void **out)
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* a kept launch L bound to the call's tensors (their addresses aligned as the
+   kernel declares: else -1 with nothing raised, and the caller prepares afresh,
+   which says what is wrong): 0, or -1 with the error raised (raised is 1) */
+static int rebind(PyState *st, PyKernel *kn, PyLaunch *L, const PyArgVal *vals, int *raised)
+{
+    RtPtr tensors[PY_MAX_ARGS];
+    const void *scalars[PY_MAX_ARGS];
+    uint32_t nt = 0, ns = 0;
+    *raised = 0;
+    for (uint32_t i = 0; i < kn->sig.nargs; i++) {
+        if (!vals[i].tensor) {
+            scalars[ns++] = &L->scalars[i];
+            continue;
+        }
+        int align = kn->sig.args[i].align;
+        if (align > 1 && vals[i].ptr % (RtPtr)align)
+            return -1;
+        tensors[nt++] = vals[i].ptr;
+    }
+    kn->ctx->ndiags = kn->ctx->nerrors = kn->ctx->nwarnings = 0;
+    int rc = cake_prepared_rebind(kn->ctx, &kn->ck, &L->p, tensors, scalars);
+    if (!rc)
+        return 0;
+    L->used = 0;   /* made again by the next call */
+    py_raise_diags(st, kn->ctx, rc, "cannot bind the launch to these tensors");
+    *raised = 1;
+    return -1;
+}
+
 /* the prepared launch of a call's arguments, from the cache or made now */
 static PyLaunch *resolve(PyState *st, PyKernel *kn, PyObject *args, PyObject *kw, PyObject **given)
 {
@@ -287,9 +317,14 @@ static PyLaunch *resolve(PyState *st, PyKernel *kn, PyObject *args, PyObject *kw
         return NULL;
     uint32_t nkey = make_key(kn, vals, key);
     PyLaunch *L = lookup(kn, key, nkey);
-    if (L)
+    int raised = 0;
+    if (L && rebind(st, kn, L, vals, &raised) == 0) {
         kn->hits++;
-    else if ((L = prepare(st, kn, vals, key, nkey)) != NULL)
+        return L;
+    }
+    if (raised)
+        return NULL;
+    if ((L = prepare(st, kn, vals, key, nkey)) != NULL)
         kn->misses++;
     return L;
 }

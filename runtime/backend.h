@@ -32,6 +32,7 @@ typedef struct {
     RtStatus (*function)(RtDevice *dev, void *mod, const char *name, void **fn);
     RtStatus (*func_info)(RtDevice *dev, void *fn, RtFuncInfo *out);
     RtStatus (*func_set_shared)(RtDevice *dev, void *fn, unsigned bytes);
+    RtStatus (*func_set_carveout)(RtDevice *dev, void *fn, int percent);   /* NULL: none */
     RtStatus (*alloc)(RtDevice *dev, size_t bytes, RtPtr *out);
     RtStatus (*free)(RtDevice *dev, RtPtr p);
     /* asynchronous on the device's stream: */
@@ -53,6 +54,8 @@ typedef struct {
     RtStatus (*gate_create)(RtDevice *dev, volatile uint32_t **host, RtPtr *dptr);
     void (*gate_free)(RtDevice *dev, volatile uint32_t *host);
     RtStatus (*wait_value)(RtDevice *dev, RtPtr dptr, uint32_t value);
+    /* queues a one-thread kernel that spins ns nanoseconds (NULL: none) */
+    RtStatus (*spin)(RtDevice *dev, uint64_t ns);
 } RtOps;
 
 struct RtDevice {

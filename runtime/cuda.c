@@ -127,6 +127,8 @@ typedef struct {
     CUdevice device;
     CUcontext ctx;
     CUstream stream;
+    CUmodule spin_mod;     /* the timing's spin kernel, loaded on first use */
+    CUfunction spin_fn;
 } CudaState;
 
 _Static_assert(sizeof(CUtensorMap) == sizeof(RtTensorMap), "RtTensorMap is a CUtensorMap");
@@ -290,6 +292,8 @@ static void cu_close(RtDevice *dev, bool hung)
     if (!s)
         return;
     if (!hung && s->lib.inited) {
+        if (s->spin_mod)
+            s->api.ModuleUnload(s->spin_mod);
         if (s->stream)
             s->api.StreamDestroy(s->stream);
         if (s->retained)
@@ -446,6 +450,14 @@ static RtStatus cu_func_set_shared(RtDevice *dev, void *fn, unsigned bytes)
            s->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                                    (int)bytes),
            RT_INVALID, "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)");
+    return RT_OK;
+}
+
+static RtStatus cu_func_set_carveout(RtDevice *dev, void *fn, int percent)
+{
+    CudaState *s = st_of(dev);
+    CU_TRY(dev, s->api.FuncSetAttribute(fn, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, percent),
+           RT_INVALID, "cuFuncSetAttribute(PREFERRED_SHARED_MEMORY_CARVEOUT)");
     return RT_OK;
 }
 
@@ -629,6 +641,32 @@ static RtStatus cu_wait_value(RtDevice *dev, RtPtr dptr, uint32_t value)
     return RT_OK;
 }
 
+/* A kernel of one thread that spins for ns nanoseconds of the global timer:
+ * the hold the peers' timer uses (bench/device/gated.py), queued after the
+ * gate when RtTimeOpts.spin_us asks for it. */
+static const char spin_ptx[] =
+    ".version 7.0\n.target sm_70\n.address_size 64\n"
+    ".visible .entry cake_spin(.param .u64 ns) {\n"
+    "  .reg .u64 %t<4>; .reg .pred %p;\n"
+    "  ld.param.u64 %t3, [ns]; mov.u64 %t0, %globaltimer;\n"
+    "again: mov.u64 %t1, %globaltimer; sub.u64 %t2, %t1, %t0; setp.lt.u64 %p, %t2, %t3;\n"
+    "  @%p bra again;\n  ret; }\n";
+
+static RtStatus cu_spin(RtDevice *dev, uint64_t ns)
+{
+    CudaState *s = st_of(dev);
+    if (!s->spin_fn) {
+        CU_TRY(dev, s->api.ModuleLoadDataEx(&s->spin_mod, spin_ptx, 0, NULL, NULL), RT_ERROR,
+               "cuModuleLoadDataEx (the spin kernel)");
+        CU_TRY(dev, s->api.ModuleGetFunction(&s->spin_fn, s->spin_mod, "cake_spin"), RT_ERROR,
+               "cuModuleGetFunction (the spin kernel)");
+    }
+    void *p[] = {&ns};
+    CU_TRY(dev, s->api.LaunchKernel(s->spin_fn, 1, 1, 1, 1, 1, 1, 0, s->stream, p, NULL), RT_ERROR,
+           "cuLaunchKernel (the spin kernel)");
+    return RT_OK;
+}
+
 /* ---- tensor maps -------------------------------------------------------- */
 
 static CUtensorMapSwizzle swizzle_of(unsigned bytes)
@@ -681,6 +719,7 @@ const RtOps rt__cuda_ops = {
     .function = cu_function,
     .func_info = cu_func_info,
     .func_set_shared = cu_func_set_shared,
+    .func_set_carveout = cu_func_set_carveout,
     .alloc = cu_alloc,
     .free = cu_free,
     .memset = cu_memset,
@@ -696,6 +735,7 @@ const RtOps rt__cuda_ops = {
     .gate_create = cu_gate_create,
     .gate_free = cu_gate_free,
     .wait_value = cu_wait_value,
+    .spin = cu_spin,
 };
 
 #else /* no cuda.h: a backend that only says so */

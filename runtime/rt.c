@@ -294,6 +294,19 @@ RtStatus rt_function(RtModule *mod, const char *name, RtFunction **out)
 
 const char *rt_function_name(const RtFunction *fn) { return fn->name; }
 
+RtStatus rt_func_set_carveout(RtFunction *fn, int percent)
+{
+    RtDevice *dev = fn->mod->dev;
+    RtStatus st = rt__enter(dev);
+    if (st != RT_OK)
+        return st;
+    if (!dev->ops->func_set_carveout)
+        return rt__fail(dev, RT_UNSUPPORTED, "this backend has no shared-memory carve-out");
+    if (percent < -1 || percent > 100)
+        return rt__fail(dev, RT_INVALID, "carve-out %d%%: it must be -1 or 0..100", percent);
+    return dev->ops->func_set_carveout(dev, fn->handle, percent);
+}
+
 RtStatus rt_func_info(RtFunction *fn, RtFuncInfo *out)
 {
     RtDevice *dev = fn->mod->dev;

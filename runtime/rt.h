@@ -162,6 +162,10 @@ RtStatus rt_func_info(RtFunction *fn, RtFuncInfo *out);
 /* Allows launches with up to `bytes` of dynamic shared memory (CUDA's
  * MAX_DYNAMIC_SHARED_SIZE_BYTES; needed above 48 KiB). */
 RtStatus rt_func_set_shared(RtFunction *fn, unsigned bytes);
+/* The kernel's preferred shared-memory carve-out, percent of the unified L1 and
+ * shared memory (CUDA's PREFERRED_SHARED_MEMORY_CARVEOUT; -1: the driver's
+ * default); RT_UNSUPPORTED on a backend without one. */
+RtStatus rt_func_set_carveout(RtFunction *fn, int percent);
 
 /* One message of a JIT log: "ptxas application ptx input, line 12; error   :
  * Unknown symbol 'x'". line is 0 when the message names none. */

@@ -84,11 +84,23 @@ typedef struct {
     void *ev[2];                   /* start, stop */
     volatile uint32_t *gate;       /* host side; NULL: no gate */
     RtPtr gate_dev;
+    uint64_t spin_ns;              /* a spin kernel after the gate, before the start event */
 } TimeJob;
 
 static const RtLaunch *variant(const TimeJob *job, int r)
 {
     return job->seq + (r % job->variants) * job->n;
+}
+
+/* $CAKE_TIMING_SPIN_US (0 to 1000; unset: 0): a spin kernel of that many
+ * microseconds queued after the gate, so the start event follows a kernel's end
+ * as in the peers' timer (bench/device/gated.py): a measurement knob
+ * (bench/device/launch_probe.c times an empty kernel both ways) */
+static uint64_t spin_ns(void)
+{
+    const char *e = getenv("CAKE_TIMING_SPIN_US");
+    double us = e && *e ? strtod(e, NULL) : 0;
+    return us > 0 && us <= 1000 ? (uint64_t)(us * 1e3) : 0;
 }
 
 /* One at a time, so the timeout applies to each run. */
@@ -108,6 +120,8 @@ static RtStatus queue_run(RtDevice *dev, TimeJob *job, int r)
     RtStatus st = job->flush ? flush_l2(dev, r) : RT_OK;
     if (st == RT_OK && job->gate)
         st = dev->ops->wait_value(dev, job->gate_dev, (uint32_t)r + 1);
+    if (st == RT_OK && job->spin_ns)
+        st = dev->ops->spin(dev, job->spin_ns);
     if (st == RT_OK)
         st = dev->ops->event_record(dev, job->ev[0]);
     if (st == RT_OK)
@@ -160,6 +174,7 @@ static RtStatus init_job(RtDevice *dev, TimeJob *job, const RtLaunch *seq, int n
     job->warmup = o.warmup > 0 ? o.warmup : o.warmup < 0 ? 0 : RT_DEFAULT_WARMUP;
     job->runs = o.runs > 0 ? o.runs : RT_DEFAULT_RUNS;
     job->flush = !o.no_flush;
+    job->spin_ns = dev->ops->spin ? spin_ns() : 0;
     if (!seq || n <= 0)
         return rt__fail(dev, RT_INVALID, "rt_time: no launches to time");
     RtStatus st = job->flush ? ensure_flush(dev) : RT_OK;

@@ -264,6 +264,53 @@ class Binding(unittest.TestCase):
         self.assertEqual(self.k.cache_info()["used"], 0)
 
 
+FAKE_CALLS = r"""
+import sys
+import cake
+k = cake.load(sys.argv[1], target="gfx942")
+class T:
+    def __init__(s, shape, ptr):
+        s.shape, s.dtype, s.ptr, s.device = shape, "bfloat16", ptr, "cuda:0"
+    def data_ptr(s):
+        return s.ptr
+    def stride(s):
+        return (s.shape[1], 1) if len(s.shape) == 2 else (1,)
+for base in (0x10000, 0x20000, 0x10000):
+    k(T((64, 1024), base), T((1024,), base + 0x40000), T((64, 1024), base + 0x80000), 1e-6)
+try:
+    k(T((64, 1024), 0x10001), T((1024,), 0x50000), T((64, 1024), 0x90000), 1e-6)
+except ValueError as e:
+    print("misaligned:", e)
+print(k.cache_info())
+"""
+
+
+class LaunchCache(unittest.TestCase):
+    """a kept launch rebound to a call's tensors, through the fake HIP runtime"""
+
+    def test_rebind_on_moved_tensors(self):
+        fake = os.environ.get("CAKE_FAKE_HIP")
+        if not fake or not os.path.exists(fake):
+            self.skipTest("the fake HIP library is not built (CAKE_FAKE_HIP)")
+        import subprocess
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            log = os.path.join(tmp, "log")
+            env = dict(os.environ, CAKE_LIBHIP=fake, FAKE_HIP_LOG=log, FAKE_HIP_ARG_SIZES="8,8,8,4,4,4")
+            r = subprocess.run([sys.executable, "-c", FAKE_CALLS, os.path.join(ROOT, "examples", "rmsnorm.tir")],
+                               env=env, capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(log) as f:
+                lines = f.read().splitlines()
+        # three calls at one shape: one prepared, two rebound (the misaligned one refused)
+        self.assertIn("'hits': 2, 'misses': 1", r.stdout)
+        self.assertIn("misaligned: argument `x`", r.stdout)
+        x = [int(l.split()[3]) for l in lines if l.startswith("param 0 int")]
+        y = [int(l.split()[3]) for l in lines if l.startswith("param 2 int")]
+        self.assertEqual(x, [0x10000, 0x20000, 0x10000])
+        self.assertEqual(y, [0x90000, 0xA0000, 0x90000])
+
+
 class Library(unittest.TestCase):
     """the kernel library's dispatch (cake.ops goes through it), without a GPU"""
 
