@@ -33,9 +33,11 @@ VARIANTS = {128: [("q2", {"QST": 2}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_p
 PAIRS = {128: [("p", {"QST": 2, "PAIR": 1}), ("xp", {"QST": 2, "PAIR": 1, "FILE": "flash_attn_fwd_ppx"})],
          64: [("p", {"QST": 2, "PAIR": 1}), ("bn192p", {"QST": 2, "BN": 192, "PAIR": 1}),
               ("xp", {"QST": 2, "PAIR": 1, "FILE": "flash_attn_fwd_ppx"})]}
-# ("fr": RSKIP = 1, the warps of rows past R skip the softmax; at every split tried)
-FUSED = {128: [("fs", {"DEFER": 0}), ("fr", {"DEFER": 0, "RSKIP": 1}), ("f", {"DEFER": 1})],
-         64: [("fs", {"DEFER": 0}), ("fr", {"DEFER": 0, "RSKIP": 1}), ("f", {"DEFER": 1})]}
+# ("fr", "fd": RSKIP = 1, the warps of rows past R skip the softmax; fr at every split tried)
+FUSED = {128: [("fs", {"DEFER": 0}), ("fr", {"DEFER": 0, "RSKIP": 1}), ("f", {"DEFER": 1}),
+               ("fd", {"DEFER": 1, "RSKIP": 1})],
+         64: [("fs", {"DEFER": 0}), ("fr", {"DEFER": 0, "RSKIP": 1}), ("f", {"DEFER": 1}),
+              ("fd", {"DEFER": 1, "RSKIP": 1})]}
 
 
 def pick(D, c, S, BH):
@@ -108,7 +110,7 @@ def decode_case(B, H, HKV, S, D):
     for i, (tag, ps) in enumerate(FUSED[D]):
         kf = af.kernel("attn_decode_fused", HD=D, **ps)
         for ns in fused_splits(BHK, S):
-            if tag == "f" and ns != ns_rule(BHK, S):
+            if tag in ("f", "fd") and ns != ns_rule(BHK, S):
                 continue      # the other variants at the rule's split only
             op = torch.empty(ns, BHK, G, D, device=dev, dtype=torch.float32)
             lp = torch.empty(ns, BHK, G, 8, device=dev, dtype=torch.float32)

@@ -65,6 +65,7 @@ for t in racecheck synccheck memcheck; do
     j cs_${t}_df64 "$CS --tool $t $C run $DF --set HD=64 --shape BHK=2,R=5,S=300,NS=4 --tol-scale 256 --check --timeout 25"
     j cs_${t}_df128d1 "$CS --tool $t $C run $DF --set HD=128,DEFER=1 --shape BHK=2,R=8,S=700,NS=3 --tol-scale 256 --check --timeout 25"
     j cs_${t}_df64r "$CS --tool $t $C run $DF --set HD=64,RSKIP=1 --shape BHK=2,R=20,S=300,NS=4 --tol-scale 256 --check --timeout 25"
+    j cs_${t}_df128rd "$CS --tool $t $C run $DF --set HD=128,RSKIP=1,DEFER=1 --shape BHK=2,R=8,S=700,NS=3 --tol-scale 256 --check --timeout 25"
 done
 DT="--tol-scale 256 --check"
 for hd in 128 64; do
@@ -85,6 +86,7 @@ for hd in 128 64; do
     j lf_${hd}_d1 "$C run $LF --set HD=$hd,NS=8,DEFER=1 --shape BHK=5,R=8,S=3000 $DT"
     j lf_${hd}_r1 "$C run $LF --set HD=$hd,NS=8,RSKIP=1 --shape BHK=5,R=17,S=3000 $DT"
     j lf_${hd}_r1many "$C run $LF --set HD=$hd,NS=16,RSKIP=1 --shape BHK=12,R=8,S=2000 $DT"
+    j lf_${hd}_r1d1 "$C run $LF --set HD=$hd,NS=8,RSKIP=1,DEFER=1 --shape BHK=5,R=17,S=3000 $DT"
     j df_${hd}_r1many "$C run $DF --set HD=$hd,RSKIP=1 --shape BHK=140,R=8,S=700,NS=2 $DT"
     j df_${hd}_r1r64 "$C run $DF --set HD=$hd,RSKIP=1 --shape BHK=2,R=64,S=1000,NS=3 $DT"
 done
