@@ -10,8 +10,12 @@
             context. Gradients are checked against the cuDNN ones and against an f32
             math reference (small shapes), with the forward's real O and LSE.
   decode    attn_decode_partial + attn_decode_merge against the fastest SDPA backend
-            (cuDNN, flash, efficient, math; enable_gqa and expanded K/V both tried),
+            (cuDNN, flash, efficient; enable_gqa and expanded K/V both tried),
             1 query row, GQA 8; the split count is tuned among three candidates.
+Times: gated.py's method through attnfwd_peers (cold L2, the stream held until the run is
+queued, median of 10, trials A B A B, each side its best median); the backward peers are
+not captured as CUDA graphs (autograd's engine), the decode peers are (the faster kept).
+attnx_peers.py imports this file for the backward of run_attnx.sh.
 
 Prints one JSON line per case to $OUT/attnbwd_results.jsonl and the table on stdout.
 Environment: OUT, DEADLINE (seconds for this process)."""
@@ -49,21 +53,13 @@ def emit(d):
         f.write(json.dumps(d) + "\n")
 
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attnfwd_peers as af  # noqa: E402   (gated.py's timing: af.ours_ms, af.trials)
+
+
 def timeit(fn, iters=10, warm=2):
-    for _ in range(warm):
-        fn()
-    torch.cuda.synchronize()
-    ts = []
-    for _ in range(iters):
-        a = torch.cuda.Event(enable_timing=True)
-        b = torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn()
-        b.record()
-        b.synchronize()
-        ts.append(a.elapsed_time(b))
-    ts.sort()
-    return ts[len(ts) // 2]
+    """one side alone, one trial (gated.py's method: cold L2, the stream held until queued)"""
+    return af.ours_ms(fn)
 
 
 def relerr(x, ref):
@@ -195,25 +191,32 @@ def backward_case(B, H, S, D, causal, check_math, twopass_too, alt=False):
     rec = {"kind": "bwd", "shape": f"B={B},H={H},S={S},D={D},causal={int(causal)}",
            "cudnn_err_vs_math": errs(ref, mg) if mg else None}
     best = None
+    oks = {}
     for name, (run, grads, parts) in ways.items():
         e = errs(grads, ref)
         em = errs(grads, mg) if mg else None
-        ok = e < 3e-2 and (em is None or em < 2e-2)
-        t = timeit(run)
-        rec[name] = {"ok": ok, "err_vs_cudnn": e, "err_vs_math": em, "ms": t,
+        oks[name] = e < 3e-2 and (em is None or em < 2e-2)
+        rec[name] = {"ok": oks[name], "err_vs_cudnn": e, "err_vs_math": em,
                      "parts_ms": {k: timeit(f) for k, f in parts.items()}}
-        if ok and (best is None or t < best[0]):
-            best = (t, name)
     rec["prep_ms"] = timeit(lambda: prep(o3, do3, Di))
-    t_cudnn = timeit(lambda: torch.autograd.grad(out, (qr, kr, vr), do, retain_graph=True))
-    t_flash = None
+    fns = [(name, run, "ours") for name, (run, _, _) in ways.items()]
+    # the peers' backward through autograd (not captured as a graph: the engine's streams)
+    fns.append(("cudnn", lambda: torch.autograd.grad(out, (qr, kr, vr), do, retain_graph=True), "peer_nograph"))
     try:
         qf, kf, vf = (t.detach().clone().requires_grad_() for t in (q, k, v))
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
             outf = F.scaled_dot_product_attention(qf, kf, vf, is_causal=causal, scale=scale)
-        t_flash = timeit(lambda: torch.autograd.grad(outf, (qf, kf, vf), do, retain_graph=True))
+        fns.append(("flash", lambda: torch.autograd.grad(outf, (qf, kf, vf), do, retain_graph=True), "peer_nograph"))
     except Exception:  # noqa: BLE001
-        t_flash = None
+        pass
+    got = af.trials(fns)
+    for name in ways:
+        rec[name]["ms"], rec[name]["spread"] = got[name]["ms"], got[name]["spread"]
+        if oks[name] and (best is None or got[name]["ms"] < best[0]):
+            best = (got[name]["ms"], name)
+    t_cudnn = got["cudnn"]["ms"]
+    rec["cudnn_spread"] = got["cudnn"]["spread"]
+    t_flash = got["flash"]["ms"] if "flash" in got else None
     flops = 2.5 * 4 * BH * S * S * D * (0.5 if causal else 1.0)
     if best is None:   # nothing correct: report the first, not ok
         name = next(iter(ways))
@@ -225,24 +228,8 @@ def backward_case(B, H, S, D, causal, check_math, twopass_too, alt=False):
 
 
 def best_sdpa(q, k, v, kx, vx):
-    best = (None, "")
-    for name, be in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
-                     ("efficient", SDPBackend.EFFICIENT_ATTENTION), ("math", SDPBackend.MATH)):
-        for gqa in (True, False):
-            try:
-                with sdpa_kernel(be):
-                    if gqa:
-                        fn = lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)  # noqa: E731
-                    else:
-                        fn = lambda: F.scaled_dot_product_attention(q, kx, vx)  # noqa: E731
-                    fn()
-                    torch.cuda.synchronize()
-                    t = timeit(fn, iters=10, warm=2)
-            except Exception:  # noqa: BLE001
-                continue
-            if best[0] is None or t < best[0]:
-                best = (t, f"{name}{'+gqa' if gqa else '+expand'}")
-    return best
+    """the fastest SDPA backend (attnfwd_peers.best_sdpa: the same trials and timer)"""
+    return af.best_sdpa(q, k, v, kx, vx)
 
 
 def decode_case(B, H, HKV, S, D):
@@ -380,8 +367,8 @@ def row(r):
 def summary():
     for kind in ("bwd", "decode"):
         rs = [r for r in rows if r["kind"] == kind and "ratio" in r and r.get("ratio") and r.get("peer", "") != "flash"]
-        big = [r for r in rs if not (kind == "bwd" and r["shape"].startswith("B=1,H=2")) and
-               not (kind == "bwd" and r["shape"].startswith("B=2,H=3"))]
+        big = [r for r in rs if not (kind == "bwd" and r["shape"].startswith("B=1,H=2,")) and
+               not (kind == "bwd" and r["shape"].startswith("B=2,H=3,"))]
         n1 = sum(1 for r in big if r["ratio"] >= 1.0)
         print(f"{kind}: {len(big)} timed, {sum(1 for r in rs if r['ok'])}/{len(rs)} ok, "
               f"{n1} >= 1.0x, geomean ratio {geo([r['ratio'] for r in big]):.3f}")

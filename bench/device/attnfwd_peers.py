@@ -11,8 +11,12 @@ compile releases the GIL), beside the checks; the timings wait for the --go file
 
 Every timed shape is also checked: O against the cuDNN output (max |diff| <= 2e-2 after
 bf16 rounding of both) and, where the scores fit in memory, O and the LSE against an f32
-reference. Times: triton.testing.do_bench (device events, L2 cleared before every run),
-median ms. FLOPs 4·B·H·S²·D, halved when causal (varlen: Σ over sequences).
+reference. Times: gated.py's method, the sweep's (bench/README.md): every run with the L2
+flushed and the stream held by a spin kernel until the run is queued (the device's work
+alone between the events, never the host's launch time), median of 10; the peers also as
+a CUDA graph replay (below 1 ms), the faster kept; TRIALS trials A B A B (every variant of
+ours, then the peers, then again), each side its best median (`spread`: the other
+trial's distance from it). FLOPs 4·B·H·S²·D, halved when causal (varlen: Σ over sequences).
 GQA peers get enable_gqa=True; a backend that refuses it gets K/V expanded to H heads
 (marked `x` in the table: the peer then reads more memory than our kernel).
 
@@ -33,12 +37,13 @@ import traceback
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
-from triton.testing import do_bench
 
 import cake
 
 ROOF = 989.0
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gated  # noqa: E402
 EX = os.path.join(HERE, "..", "..", "examples")
 T0 = time.time()
 
@@ -60,8 +65,43 @@ def shapes():
     return out
 
 
+TRIALS = 2
+_TIMER = []
+
+
+def timer():
+    """the one gated.Timer of the process, the GPU warmed to its steady clock first"""
+    if not _TIMER:
+        _TIMER.append(gated.Timer(torch))
+        _TIMER[0].warm(0.5)
+    return _TIMER[0]
+
+
+def ours_ms(fn):
+    """our kernel(s): the gated stream time (as `cakec lib bench`: no graph mode)"""
+    return timer().time(fn)["median_ms"]
+
+
+def peer_ms(fn, graph=True):
+    """a peer: the faster of its gated stream time and its CUDA graph replay"""
+    return gated.fastest(timer().best(fn, graph=graph))[1]["median_ms"]
+
+
+def trials(fns, n=None):
+    """fns: [(name, fn, side)], side "ours" or "peer" (peer_ms; "peer_nograph": no graph
+    capture); n trials A B A B (the list in order, again); {name: {"ms": best median,
+    "trials": [medians], "spread": max/min - 1}}"""
+    got = {}
+    for _ in range(n or TRIALS):
+        for name, fn, side in fns:
+            t = ours_ms(fn) if side == "ours" else peer_ms(fn, graph=side == "peer")
+            got.setdefault(name, []).append(t)
+    return {k: {"ms": min(v), "trials": v, "spread": max(v) / min(v) - 1} for k, v in got.items()}
+
+
 def timed(fn):
-    return float(do_bench(fn, warmup=3, rep=15, return_mode="median"))
+    """one side alone (one trial): our kernels' method"""
+    return ours_ms(fn)
 
 
 # the dense kernel's variants per head dim: (tag, parameters); the first is the default
@@ -141,10 +181,11 @@ def dense_case(name, B, H, Hkv, S, D, c):
         ref = ref_f32(q.view(B * H, S, D), k.repeat_interleave(rep, 1).view(B * H, S, D),
                       v.repeat_interleave(rep, 1).view(B * H, S, D), c, scale)
     doc = {"expanded": xc or xf, "variants": {}}
+    fns = []
     for i, (tag, ps) in enumerate(VARIANTS[D]):
         ps = dict(ps)
         kern = kernel(ps.pop("FILE", KFILE[D]), **({} if D == 256 else {"D": D}), CAUSAL=c, **ps)
-        ours = lambda: kern(q3, k3, v3, o3, lse, scale)
+        ours = lambda kern=kern: kern(q3, k3, v3, o3, lse, scale)
         o.fill_(float("nan"))
         lse.fill_(float("nan"))
         ours()
@@ -154,17 +195,22 @@ def dense_case(name, B, H, Hkv, S, D, c):
             v_["err_o_f32"] = (o3.float() - ref[0]).abs().max().item()
             v_["err_lse_f32"] = (lse - ref[1]).abs().max().item()
         v_["ok"] = v_["err_vs_cudnn"] <= 2e-2 and v_.get("err_o_f32", 0) <= 2e-2 and v_.get("err_lse_f32", 0) <= 1e-3
-        v_["ms"] = timed(ours)
         doc["variants"][tag] = v_
+        fns.append((tag, ours, "ours"))
         if i == 0:
-            doc.update({k: v_[k] for k in v_ if k != "ms"})
-            doc["ours_ms"] = v_["ms"]
+            doc.update({k: v_[k] for k in v_})
+    fns += [("cudnn", fc, "peer"), ("flash", ff, "peer")]
+    got = trials(fns)
+    for tag, v_ in doc["variants"].items():
+        v_["ms"], v_["spread"] = got[tag]["ms"], got[tag]["spread"]
+    first = VARIANTS[D][0][0]
+    doc["ours_ms"], doc["ours_spread"] = got[first]["ms"], got[first]["spread"]
     good = [(v_["ms"], t) for t, v_ in doc["variants"].items() if v_["ok"]]
     if good:
         doc["best_ms"], doc["best"] = min(good)
     doc["ok"] = doc.get("ok", False) and all(v_["ok"] for v_ in doc["variants"].values())
-    doc["cudnn_ms"] = timed(fc)
-    doc["flash_ms"] = timed(ff)
+    doc["cudnn_ms"], doc["cudnn_spread"] = got["cudnn"]["ms"], got["cudnn"]["spread"]
+    doc["flash_ms"] = got["flash"]["ms"]
     return doc
 
 
@@ -195,7 +241,6 @@ def varlen_case(name, B, H, Hkv, lens, D, c):
             w = F.scaled_dot_product_attention(qs[i], ks[i], vs[i], is_causal=bool(c))
         err = max(err, (o[a:b].transpose(0, 1).float() - w[0].float()).abs().max().item())
     doc = {"err_vs_cudnn": err, "ok": err <= 2e-2}
-    doc["ours_ms"] = timed(ours)
 
     def nested(backend):
         def qkv(t):
@@ -206,20 +251,29 @@ def varlen_case(name, B, H, Hkv, lens, D, c):
             with sdpa_kernel(backend):
                 return F.scaled_dot_product_attention(nq, nk, nv, is_causal=bool(c))
         return f
-    # each backend: the faster of its nested-jagged call and one call per sequence
-    for key, be in (("cudnn_ms", SDPBackend.CUDNN_ATTENTION), ("flash_ms", SDPBackend.FLASH_ATTENTION)):
+    # each backend: the faster of its nested-jagged call (no graph capture) and one call per
+    # sequence (also as a graph)
+    fns = [("ours", ours, "ours")]
+    for key, be in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION)):
         def g(be=be):
             with sdpa_kernel(be):
                 for i in range(len(qs)):
                     F.scaled_dot_product_attention(qs[i], ks[i], vs[i], is_causal=bool(c))
-        doc[key.replace("_ms", "_loop_ms")] = timed(g)
+        fns.append((key + "_loop", g, "peer"))
         try:
             f = nested(be)
             f()
-            doc[key.replace("_ms", "_nested_ms")] = timed(f)
+            torch.cuda.synchronize()
+            fns.append((key + "_nested", f, "peer_nograph"))
         except Exception as e:   # the backend has no jagged path
-            doc[key + "_why"] = f"{type(e).__name__}: {str(e)[:120]}"
-        doc[key] = min(doc.get(key.replace("_ms", "_nested_ms"), 1e9), doc[key.replace("_ms", "_loop_ms")])
+            doc[key + "_ms_why"] = f"{type(e).__name__}: {str(e)[:120]}"
+    got = trials(fns)
+    doc["ours_ms"], doc["ours_spread"] = got["ours"]["ms"], got["ours"]["spread"]
+    for key in ("cudnn", "flash"):
+        for way in ("loop", "nested"):
+            if f"{key}_{way}" in got:
+                doc[f"{key}_{way}_ms"] = got[f"{key}_{way}"]["ms"]
+        doc[key + "_ms"] = min(doc.get(key + "_nested_ms", 1e9), doc[key + "_loop_ms"])
     return doc
 
 
@@ -255,6 +309,13 @@ def table(docs):
                  f"cuDNN/ours >= 1.05 at {sum(r >= 1.05 for r in rc)}, geomean {gm(rc):.3f}, min {min(rc or [0]):.2f}; "
                  f"cuDNN/best >= 1.05 at {sum(r >= 1.05 for r in rb)}, geomean {gm(rb):.3f}, min {min(rb or [0]):.2f}; "
                  f"flash/ours >= 1.3 at {sum(r >= 1.3 for r in rf)}, geomean {gm(rf):.3f}, min {min(rf or [0]):.2f}")
+    sp = [(d.get("ours_spread"), d.get("cudnn_spread")) for d in docs.values() if "ours_spread" in d]
+    if sp:
+        med = lambda xs: sorted(xs)[len(xs) // 2]  # noqa: E731
+        lines.append(f"timing: gated (cold L2, the device's work alone), {TRIALS} trials A B A B, best median each; "
+                     f"spread between trials: ours median {med([a for a, _ in sp]) * 100:.1f}% "
+                     f"(max {max(a for a, _ in sp) * 100:.1f}%), cuDNN median {med([b or 0 for _, b in sp]) * 100:.1f}% "
+                     f"(max {max(b or 0 for _, b in sp) * 100:.1f}%)")
     lines.append("variants (cuDNN / variant, geomean over the dense shapes of that head dim): " +
                  ", ".join(f"{k[0]} {k[1]} {gm(v):.3f} (n={len(v)})" for k, v in sorted(per.items())))
     return "\n".join(lines)
@@ -275,28 +336,33 @@ def decode_splits(BHK, S):
     return sorted({max(1, min(tiles, n)) for n in c})
 
 
-def best_sdpa(q, k, v, kx, vx):
-    best = (None, "")
+def best_sdpa(q, k, v, kx, vx, ours=()):
+    """(ms, name) of the fastest SDPA backend (GQA natively and with K/V expanded); with
+    ours ([(name, fn)]: our candidates), those are timed in the same trials A B A B:
+    (ms, name, {name: ms of ours})"""
+    fns = []
     for name, be in (("cudnn", SDPBackend.CUDNN_ATTENTION), ("flash", SDPBackend.FLASH_ATTENTION),
                      ("efficient", SDPBackend.EFFICIENT_ATTENTION)):
         for gqa in (True, False):
+            if gqa:
+                def fn(be=be):
+                    with sdpa_kernel(be):
+                        return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+            else:
+                def fn(be=be):
+                    with sdpa_kernel(be):
+                        return F.scaled_dot_product_attention(q, kx, vx)
             try:
-                if gqa:
-                    def fn(be=be):
-                        with sdpa_kernel(be):
-                            return F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-                else:
-                    def fn(be=be):
-                        with sdpa_kernel(be):
-                            return F.scaled_dot_product_attention(q, kx, vx)
                 fn()
                 torch.cuda.synchronize()
-                t = timed(fn)
             except Exception:
                 continue
-            if best[0] is None or t < best[0]:
-                best = (t, f"{name}{'+gqa' if gqa else '+expand'}")
-    return best
+            fns.append((f"{name}{'+gqa' if gqa else '+expand'}", fn, "peer"))
+    mine = [n for n, _ in ours]
+    got = trials([(n, f, "ours") for n, f in ours] + fns)
+    peers = [(v["ms"], k) for k, v in got.items() if k not in mine]
+    best = min(peers) if peers else (None, "")
+    return best if not ours else (best[0], best[1], {n: got[n]["ms"] for n in mine})
 
 
 def decode_case(B, H, HKV, S, D):

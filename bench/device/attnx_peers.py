@@ -21,17 +21,23 @@ import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attnfwd_peers as af  # noqa: E402
+import attnbwd_peers as ab  # noqa: E402
 import torch  # noqa: E402
 
 T0 = time.time()
 # the dense variants per head dim; the first is the default
 VARIANTS = {128: [("q2", {"QST": 2}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})],
             64: [("q2", {"QST": 2}), ("bn192", {"QST": 2, "BN": 192}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})]}
-# attn_decode_fused variants per head dim (tag, parameters): the first is the default (DEFER =
-# 0, the faster in round 1) and tries the split counts around the rule's, the others the
-# rule's split only
-FUSED = {128: [("fs", {"DEFER": 0}), ("f", {"DEFER": 1})],
-         64: [("fs", {"DEFER": 0}), ("f", {"DEFER": 1})]}
+# causal only: the pair order (flash_attn_fwd_pp.tir's PAIR = 1: a block takes a head's light
+# and heavy tile in turn, heads in order), per head dim
+PAIRS = {128: [("p", {"QST": 2, "PAIR": 1}), ("xp", {"QST": 2, "PAIR": 1, "FILE": "flash_attn_fwd_ppx"})],
+         64: [("p", {"QST": 2, "PAIR": 1}), ("bn192p", {"QST": 2, "BN": 192, "PAIR": 1}),
+              ("xp", {"QST": 2, "PAIR": 1, "FILE": "flash_attn_fwd_ppx"})]}
+# ("fr", "fd": RSKIP = 1, the warps of rows past R skip the softmax; fr at every split tried)
+FUSED = {128: [("fs", {"DEFER": 0}), ("fr", {"DEFER": 0, "RSKIP": 1}), ("f", {"DEFER": 1}),
+               ("fd", {"DEFER": 1, "RSKIP": 1})],
+         64: [("fs", {"DEFER": 0}), ("fr", {"DEFER": 0, "RSKIP": 1}), ("f", {"DEFER": 1}),
+              ("fd", {"DEFER": 1, "RSKIP": 1})]}
 
 
 def pick(D, c, S, BH):
@@ -43,9 +49,10 @@ def pick(D, c, S, BH):
 
 
 def ordered(D, c, S, BH):
-    """VARIANTS[D] with the dispatch's pick first (dense_case times the first as `ours`)"""
+    """VARIANTS[D] (and PAIRS[D] when causal) with the dispatch's pick first (dense_case
+    times the first as `ours`)"""
     t = pick(D, c, S, BH)
-    vs = VARIANTS[D]
+    vs = VARIANTS[D] + (PAIRS[D] if c else [])
     return [v for v in vs if v[0] == t] + [v for v in vs if v[0] != t]
 
 
@@ -65,8 +72,9 @@ def ns_rule(BHK, S):
 
 
 def fused_splits(BHK, S):
+    """the rule's split, half and twice it, and one wave of 132 blocks exactly"""
     r = ns_rule(BHK, S)
-    return sorted({max(1, r // 2), r, r * 2})
+    return sorted({max(1, r // 2), r, r * 2, max(1, 132 // BHK)})
 
 
 def decode_case(B, H, HKV, S, D):
@@ -84,50 +92,54 @@ def decode_case(B, H, HKV, S, D):
     ref = torch.einsum("bkgs,bksd->bkgd", torch.softmax(sc, -1), v.float()).reshape(B, H, D)
     del sc, qg
     cn = torch.zeros(BHK, device=dev, dtype=torch.int32)
-    tried, best = {}, None
+    tried, cands = {}, []
 
     def check(tag, fn, ns):
-        nonlocal best
+        """checked once here; timed with the peers below (trials A B A B)"""
         o.fill_(float("nan"))
         fn()
         torch.cuda.synchronize()
         e = ((o.view(B, H, D).float() - ref).norm() / ref.norm()).item()
         e = e if e == e else float("inf")
-        t = af.timed(fn)
         ok = e < 1e-2 and int(cn.abs().sum().item()) == 0
-        tried[f"{tag}/{ns}"] = {"ms": t, "err": e, "ok": ok}
-        if ok and tag.startswith("f") and (best is None or t < best[0]):
-            best = (t, f"{tag}/{ns}", e)
+        tried[f"{tag}/{ns}"] = {"err": e, "ok": ok}
+        cands.append((f"{tag}/{ns}", fn))
         return ok
 
+    keep = []   # the workspaces of every candidate, alive until timed
     for i, (tag, ps) in enumerate(FUSED[D]):
         kf = af.kernel("attn_decode_fused", HD=D, **ps)
         for ns in fused_splits(BHK, S):
-            if i > 0 and ns != ns_rule(BHK, S):
+            if tag in ("f", "fd") and ns != ns_rule(BHK, S):
                 continue      # the other variants at the rule's split only
             op = torch.empty(ns, BHK, G, D, device=dev, dtype=torch.float32)
             lp = torch.empty(ns, BHK, G, 8, device=dev, dtype=torch.float32)
+            keep.append((op, lp))
             check(tag, lambda op=op, lp=lp, kf=kf: kf(q3, k3, v3, o, op, lp, cn, scale), ns)
-    rule = tried.get(f"fs/{ns_rule(BHK, S)}", {})
-    # the two-launch form at the split of the best fused run (and its neighbours)
+    # the two-launch form at the rule's split and half of it
     kp, km = af.kernel("attn_decode_partial", HD=D), af.kernel("attn_decode_merge", HD=D)
-    two = None
-    nsb = int(best[1].split("/")[1]) if best else 132 // BHK
-    for ns in sorted({nsb, max(1, nsb // 2)}):
+    nsr = ns_rule(BHK, S)
+    for ns in sorted({nsr, max(1, nsr // 2)}):
         op = torch.empty(ns, BHK, G, D, device=dev, dtype=torch.float32)
         lp = torch.empty(ns, BHK, G, 8, device=dev, dtype=torch.float32)
+        keep.append((op, lp))
 
         def f2(op=op, lp=lp):
             kp(q3, k3, v3, op, lp, scale)
             km(op, lp, o)
-        if check("two", f2, ns):
-            t = tried[f"two/{ns}"]["ms"]
-            two = t if two is None else min(two, t)
-    tp, peer_name = af.best_sdpa(q, k, v, kx, vx)
+        check("two", f2, ns)
+    got = af.best_sdpa(q, k, v, kx, vx, ours=[c for c in cands if tried[c[0]]["ok"]])
+    tp, peer_name, ms = got[0], got[1], (got[2] if len(got) > 2 else {})
+    for name, t in ms.items():
+        tried[name]["ms"] = t
+    fused = [(t, n) for n, t in ms.items() if n.startswith("f")]
+    two = [t for n, t in ms.items() if n.startswith("two")]
+    best = min(fused) if fused else None
+    rule = tried.get(f"fs/{nsr}", {})
     d = {"tried": tried, "peer": peer_name, "peer_ms": tp, "ok": best is not None and rule.get("ok", False),
-         "two_ms": two, "best_ms": best[0] if best else None, "best": best[1] if best else None}
+         "two_ms": min(two) if two else None, "best_ms": best[0] if best else None, "best": best[1] if best else None}
     if best and "ms" in rule:
-        d.update({"ms": rule["ms"], "splits": f"fs/{ns_rule(BHK, S)}", "err": rule["err"],
+        d.update({"ms": rule["ms"], "splits": f"fs/{nsr}", "err": rule["err"],
                   "ratio": tp / rule["ms"] if tp else None, "ratio_best": tp / best[0] if tp else None,
                   "gbps": 2 * BHK * S * D * 2 / rule["ms"] * 1e-6})
     return d
@@ -166,16 +178,42 @@ def precompile(full):
                 ps = dict(ps)
                 jobs.append((ps.pop("FILE", "flash_attn_fwd_pp"), dict(D=D, CAUSAL=c, **ps)))
             jobs.append(("flash_attn_varlen_fwd", dict(D=D, CAUSAL=c)))
+        for _, ps in PAIRS[D]:
+            ps = dict(ps)
+            jobs.append((ps.pop("FILE", "flash_attn_fwd_pp"), dict(D=D, CAUSAL=1, **ps)))
         jobs += [("attn_decode_fused", dict(HD=D, **ps)) for _, ps in FUSED[D]]
         jobs += [("attn_decode_partial", dict(HD=D)), ("attn_decode_merge", dict(HD=D))]
+    bj = []   # the backward's kernels (attnbwd_peers.kern)
+    for D in (128, 64):
+        bj += [("attn_bwd_prep", dict(HD=D)), ("attn_bwd_prep_zero", dict(HD=D)), ("attn_bwd_dq_convert", dict(HD=D))]
+        for c in (0, 1):
+            bj += [("attn_bwd", dict(HD=D, CAUSAL=c)), ("attn_bwd", dict(HD=D, CAUSAL=c, LSM=0)),
+                   ("attn_bwd_dq", dict(HD=D, CAUSAL=c)), ("attn_bwd_dkdv", dict(HD=D, CAUSAL=c))]
     t0 = time.time()
     with ThreadPoolExecutor(8) as ex:
-        futs = [ex.submit(af.kernel, f, **ps) for f, ps in jobs]
+        futs = [ex.submit(af.kernel, f, **ps) for f, ps in jobs] + [ex.submit(ab.kern, f, **ps) for f, ps in bj]
         errs = [f.exception() for f in futs]
+    jobs += bj
     bad = [f"{j[0]} {j[1]}: {e}"[:200] for j, e in zip(jobs, errs) if e]
     print(f"precompiled {len(jobs) - len(bad)} of {len(jobs)} kernels in {time.time() - t0:.1f} s", flush=True)
     for b in bad:
         print("precompile failed:", b, flush=True)
+
+
+def bwd_cases(deadline):
+    """attnbwd_peers' backward shapes (the small ones checked against f32 math too; the
+    two-pass kernels beside the fused ones on the first four) until the deadline"""
+    cases = [(c, True, True) for c in ab.SMALL] + [(c, False, i < 4) for i, c in enumerate(ab.BWD)]
+    for c, math_, two in cases:
+        if time.time() - T0 > deadline - 4:
+            ab.emit({"kind": "bwd", "shape": str(c), "skipped": "deadline"})
+            continue
+        try:
+            ab.backward_case(*c, check_math=math_, twopass_too=two)
+        except Exception as e:  # noqa: BLE001
+            ab.emit({"kind": "bwd", "shape": str(c), "ok": False, "error": repr(e)[:300]})
+        print("bwd", json.dumps({k: v for k, v in ab.rows[-1].items() if k != "tried"})[:600], flush=True)
+        torch.cuda.empty_cache()
 
 
 def main():
@@ -184,7 +222,9 @@ def main():
     ap.add_argument("--deadline", type=float, default=100)
     ap.add_argument("--go", default="")
     ap.add_argument("--full", action="store_true")
-    ap.add_argument("--decode-share", type=float, default=0.3)
+    ap.add_argument("--decode-share", type=float, default=0.2)
+    ap.add_argument("--bwd-share", type=float, default=0.3)
+    ap.add_argument("--no-bwd", action="store_true")
     a = ap.parse_args()
     af.VARIANTS.update(VARIANTS)
     try:
@@ -198,8 +238,10 @@ def main():
 
     def save():
         json.dump({"fwd": docs, "decode": dec}, open(a.out, "w"), indent=1)
-    # decode first (goal 1), then the forward shapes
-    dec_end = time.time() - T0 + (a.deadline - (time.time() - T0)) * a.decode_share
+    # decode first, then the forward shapes, then the backward
+    rest = a.deadline - (time.time() - T0)
+    dec_end = time.time() - T0 + rest * a.decode_share
+    fwd_end = a.deadline - (0 if a.no_bwd else rest * a.bwd_share)
     for B, H, Hkv, S, D in af.DECODE:
         name = f"B={B},H={H},Hkv={Hkv},S={S},D={D}"
         if time.time() - T0 > dec_end:
@@ -216,7 +258,7 @@ def main():
     for name, B, H, Hkv, S, D, c in af.shapes():
         if not a.full and not losing(name, S):
             continue
-        if time.time() - T0 > a.deadline - 4:
+        if time.time() - T0 > fwd_end - 4:
             docs[name] = {"error": "skipped: out of time"}
             continue
         try:
@@ -233,11 +275,16 @@ def main():
         print(name, json.dumps({k: v for k, v in d.items() if k != "trace"}), flush=True)
         save()
         torch.cuda.empty_cache()
+    if not a.no_bwd:
+        bwd_cases(a.deadline)
     print(af.ops_check())
     print(decode_table(dec))
     print()
     print(af.table(docs))
     print("ours = the dispatch's pick: " + ", ".join(f"{n} {d.get('ours', '-')}" for n, d in docs.items()))
+    if not a.no_bwd:
+        print()
+        ab.table()
 
 
 if __name__ == "__main__":
