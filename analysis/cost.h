@@ -99,6 +99,9 @@ typedef struct {
                                              them; 0: not recorded (an older file) */
     double err;                           /* the 80th percentile of |predicted / measured - 1| */
     double t_lo, t_hi;                    /* predicted ms of the training cases */
+    double mlp_lo, waves_lo;              /* the fewest bytes in flight (per what Little's law
+                                             needs) and waves of its training cases; 0: not
+                                             recorded (an older file) */
 } CostPattern;
 
 /* calibration constants (bench/cost/DEVICE.json; cost_calib_default) */

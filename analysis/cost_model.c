@@ -221,6 +221,27 @@ void cost_pattern(const CostProfile *p, const CostResult *r, char *key, size_t n
         strcat(key, "/scatter");
 }
 
+/* the inputs of the prediction below the ranges family f was fitted on (a file
+   without them: none): fewer bytes in flight than its training cases had where
+   Little's law binds (the loop's memory parallelism is a fitted guess there),
+   or a grid that fills less of one wave than they did (each SM's few blocks
+   run their loops alone); 1 with the reason noted */
+static int outside_inputs(const CostPattern *f, CostResult *r)
+{
+    double ratio = r->inflight_needed > 0 ? r->inflight_bytes / r->inflight_needed : 0;
+    if (f->mlp_lo > 0 && ratio > 0 && ratio < 2 && ratio < f->mlp_lo / 1.25) {
+        cost_note(r->notes, &r->nnotes, "measure: %.2f of the bytes in flight Little's law needs, below "
+                  "the %.2f family %s was fitted from", ratio, f->mlp_lo, r->pattern);
+        return 1;
+    }
+    if (f->waves_lo > 0 && r->waves > 0 && r->waves < 1 && r->waves < f->waves_lo / 2) {
+        cost_note(r->notes, &r->nnotes, "measure: the grid fills %.2f of one wave, below the %.2f family "
+                  "%s was fitted from", r->waves, f->waves_lo, r->pattern);
+        return 1;
+    }
+    return 0;
+}
+
 /* `model` only inside a family the calibration fitted (when it lists them) and
    within the range of times it was fitted on */
 static void family(const CostProfile *p, const CostCalib *c, CostResult *r, double *widen)
@@ -254,6 +275,9 @@ static void family(const CostProfile *p, const CostCalib *c, CostResult *r, doub
     } else if (r->time_ms < f->t_lo / 4 || r->time_ms > f->t_hi * 4) {
         cost_note(r->notes, &r->nnotes, "measure: %.4g ms is outside the range family %s was fitted "
                   "on (%.4g .. %.4g ms, 4x margin)", r->time_ms, r->pattern, f->t_lo, f->t_hi);
+        *widen += 0.25;
+        r->measure = 1;
+    } else if (outside_inputs(f, r)) {
         *widen += 0.25;
         r->measure = 1;
     }

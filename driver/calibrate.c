@@ -150,6 +150,9 @@ static cJSON *families_json(const CostCalib *c)
         cJSON *t = cJSON_AddArrayToObject(f, "time_ms");
         cJSON_AddItemToArray(t, cJSON_CreateNumber(c->pat[i].t_lo));
         cJSON_AddItemToArray(t, cJSON_CreateNumber(c->pat[i].t_hi));
+        /* the low ends of the ranges a prediction must stay inside to say `model` */
+        cJSON_AddNumberToObject(f, "in_flight_min", round(c->pat[i].mlp_lo * 1e4) / 1e4);
+        cJSON_AddNumberToObject(f, "waves_min", round(c->pat[i].waves_lo * 1e4) / 1e4);
         cJSON_AddItemToArray(arr, f);
     }
     return arr;

@@ -91,6 +91,8 @@ static void take_patterns(const cJSON *j, CostCalib *c)
         take(x, "kernels", &kn);
         f->kernels = (int)kn;
         take(x, "err80", &f->err);
+        take(x, "in_flight_min", &f->mlp_lo);
+        take(x, "waves_min", &f->waves_lo);
         f->t_lo = cJSON_GetArrayItem(t, 0)->valuedouble;
         f->t_hi = cJSON_GetArrayItem(t, 1)->valuedouble;
     }

@@ -98,6 +98,12 @@ static double p80(double *e, uint32_t n)
     return n ? e[(uint32_t)ceil(0.8 * n) - 1] : 0;
 }
 
+/* the bytes in flight of a prediction per what Little's law needs (0: none) */
+static double in_flight_ratio(const CostResult *r)
+{
+    return r->inflight_needed > 0 ? r->inflight_bytes / r->inflight_needed : 0;
+}
+
 /* the interval (from the leave-one-out errors loo) and the families (from the
    fit's errors): the 80th percentile of each (the interval must cover 80%) */
 static void families(CakeFitCase *cs, uint32_t n, const double *loo, CostCalib *c)
@@ -119,6 +125,7 @@ static void families(CakeFitCase *cs, uint32_t n, const double *loo, CostCalib *
             memset(q, 0, sizeof *q);
             snprintf(q->key, sizeof q->key, "%s", cs[i].r.pattern);
             q->t_lo = q->t_hi = cs[i].r.time_ms;
+            q->mlp_lo = q->waves_lo = INFINITY;
         }
         CostPattern *q = &c->pat[f];
         int seen = 0;   /* another case of a kernel the family has already */
@@ -130,6 +137,8 @@ static void families(CakeFitCase *cs, uint32_t n, const double *loo, CostCalib *
         q->n++;
         q->t_lo = fmin(q->t_lo, cs[i].r.time_ms);
         q->t_hi = fmax(q->t_hi, cs[i].r.time_ms);
+        q->mlp_lo = fmin(q->mlp_lo, in_flight_ratio(&cs[i].r));
+        q->waves_lo = fmin(q->waves_lo, cs[i].r.waves);
     }
     for (int f = 0; f < c->npat; f++) {
         uint32_t m = 0;
