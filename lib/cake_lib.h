@@ -120,7 +120,7 @@ typedef enum {
                             time predicted from its tuned times (docs/library.md) */
 } CakeLibWhy;
 
-#define CAKE_LIB_MAX_VARIANTS 64
+#define CAKE_LIB_MAX_VARIANTS 128  /* variants of one op, hidden launches counted */
 
 typedef struct {
     uint32_t op, variant;        /* the variant chosen */
