@@ -31,7 +31,11 @@
  * well under a microsecond (bench/lib_select_speed.c measures it). The first
  * cake_lib_launch of a variant in a process prepares it (lowers its embedded
  * source for the launch plan and loads its prebuilt image, milliseconds);
- * later launches only evaluate the grid and queue the kernel.
+ * the first at a shape prepares that launch (grid, parameters, tensor maps)
+ * and keeps it (16 shapes per variant); later launches at the shape bind the
+ * call's pointers and scalars into it (a tensor map is encoded again only for
+ * a tensor that moved) and queue the kernel: no allocation
+ * (bench/RESULTS.md has the host time measured per op).
  *
  * A CakeLib lives in the context it was opened in (its arena holds what it
  * parsed): pass that same context to every call on it, and close it before
@@ -167,6 +171,10 @@ const char *cake_lib_failed_cond(const CakeLib *lib, const CakeLibChoice *choice
  * this device, or a table tuned on another device, E1206), 3. */
 int cake_lib_launch(CakeCtx *ctx, CakeLib *lib, RtDevice *dev, const CakeLibChoice *choice,
                     const RtPtr *tensors, const void *const *scalars, void *stream);
+
+/* Drops the launches cake_lib_launch kept (each next launch at a shape
+ * prepares it again): memory back, or the first-launch cost measured. */
+void cake_lib_forget_launches(CakeLib *lib);
 
 /* The compiled kernel of a choice on dev (prepared on first use; owned by
  * lib): for `lib run --check` and `lib bench`, which go through cake_check
