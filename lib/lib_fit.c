@@ -15,8 +15,9 @@
  * The row ops (rmsnorm, layernorm, softmax, cross_entropy) have a family of their
  * own, `rows`: blocks of R rows (a block per row, lane groups of a warp per row) or of
  * a chunk of one row (the split-row sequences), each thread walking its share of the
- * row; time = a + b * waves + c * waves * (elements per thread) + d * M N, with the
- * waves counted over the blocks resident per SM (threads and shared memory). The
+ * row; time = a + b * waves + c * waves * (elements per thread) + d * M N
+ * + e * waves * (elements per thread, where N is odd), with the waves counted over the
+ * blocks resident per SM (threads and shared memory). The
  * geometry is read off the kernel's own grid, block size and shared-memory plan at
  * its bindings (rows_geometry), not from parameter names. */
 #include <math.h>
@@ -213,6 +214,9 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
         f[1] = waves;
         f[2] = waves * cdiv_inv(n, parts > 1 ? inv[LIB_GEO_TPR] / parts : inv[LIB_GEO_TPR]);
         f[3] = m * n * 1e-6;
+        /* an odd row is not 4-byte aligned: its elements one scalar load each, or read
+           twice (rmsnorm_warp.tir), where an even one moves in pairs or vectors */
+        f[4] = dimv[op->fit_dim[1]] % 2 ? f[2] : 0;
         return;
     }
     double M = (double)dimv[op->fit_dim[0]], N = (double)dimv[op->fit_dim[1]], K = (double)dimv[op->fit_dim[2]];
@@ -221,7 +225,7 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
     double moved = ((M + N) * K * 2 + M * N * 2) * 1e-6;   /* MB of A, B and C */
     f[0] = 1;
     f[2] = moved;
-    f[3] = 0;
+    f[3] = f[4] = 0;
     switch (v->fit.family) {
     case LIB_FIT_SPLITK: {
         double sp = (double)v->fit.geo[LIB_GEO_SPLIT];

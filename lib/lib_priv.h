@@ -43,7 +43,7 @@ enum { LIB_GEO_BM, LIB_GEO_BN, LIB_GEO_BK, LIB_GEO_SPLIT, LIB_GEO_MR, LIB_GEO_CO
    resident per SM */
 enum { LIB_GEO_ROWS = LIB_GEO_BM, LIB_GEO_CHUNK = LIB_GEO_BN, LIB_GEO_TPR = LIB_GEO_BK,
        LIB_GEO_PARTS = LIB_GEO_SPLIT, LIB_GEO_RESIDENT = LIB_GEO_MR };
-#define LIB_FIT_TERMS 4
+#define LIB_FIT_TERMS 5          /* a + b f1 + c f2 + d f3 (+ e f4: the row family's odd rows) */
 #define LIB_FIT_MIN_POINTS 8      /* tuned shapes a variant needs before its fit is used: 2 per term */
 #define LIB_FIT_MIN_POINTS_ROWS 5 /* the row family's (docs/library.md says why) */
 #define LIB_FIT_GEO_MAX 32768     /* a geometry entry's bound (a split row's chunk of 8192 columns) */
