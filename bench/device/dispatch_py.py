@@ -15,6 +15,7 @@ Beside them, device time by the peers' timer (gated.py: cold L2, the spin hold, 
 the faster), to set against `cakec lib bench` of the same shape (run_dispatch.sh).
 Every op's output is checked against torch at the shape first (a wrong op reads 'bad').
 Prints one JSON line per op, then a table; writes $OUT/dispatch_py.json.
+$DISPATCH_PY_OPS (comma-separated op names): only those.
 """
 import json
 import os
@@ -117,7 +118,10 @@ def main():
     timer = Timer(torch)
     timer.warm(0.3)
     rows = []
+    only = [o for o in os.environ.get("DISPATCH_PY_OPS", "").split(",") if o]
     for name, dims, f_ops, f_eager, f_torch, kargs, alloc, tol, x0, f_on in cases():
+        if only and name not in only:
+            continue
         row = {"op": name, "dims": dims}
         try:
             got, ref = f_ops(), f_torch()

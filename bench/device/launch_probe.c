@@ -25,6 +25,8 @@ static const char ptx[] =
     ".visible .entry empty0() { ret; }\n"
     ".visible .entry empty64(.param .align 8 .b8 p[64]) { ret; }\n"
     ".visible .entry empty384(.param .align 64 .b8 p[384]) { ret; }\n"
+    ".visible .entry empty512(.param .align 64 .b8 p[512]) { ret; }\n"
+    ".visible .entry empty768(.param .align 64 .b8 p[768]) { ret; }\n"
     ".visible .entry empty1024(.param .align 64 .b8 p[1024]) { ret; }\n"
     ".extern .shared .align 16 .b8 dyn[];\n"
     ".visible .entry empty_smem(.param .u32 n) {\n"
@@ -149,10 +151,12 @@ int main(int argc, char **argv)
     CK(cuDevicePrimaryCtxRetain(&cx, dev));
     CK(cuCtxSetCurrent(cx));
     CK(cuModuleLoadData(&mod, ptx));
-    CUfunction f0, f64, f384, f1024, fsm, frows;
+    CUfunction f0, f64, f384, f512, f768, f1024, fsm, frows;
     CK(cuModuleGetFunction(&f0, mod, "empty0"));
     CK(cuModuleGetFunction(&f64, mod, "empty64"));
     CK(cuModuleGetFunction(&f384, mod, "empty384"));
+    CK(cuModuleGetFunction(&f512, mod, "empty512"));
+    CK(cuModuleGetFunction(&f768, mod, "empty768"));
     CK(cuModuleGetFunction(&f1024, mod, "empty1024"));
     CK(cuModuleGetFunction(&fsm, mod, "empty_smem"));
     CK(cuModuleGetFunction(&frows, mod, "rows"));
@@ -182,13 +186,18 @@ int main(int argc, char **argv)
         line("empty 132x128", (enum Hold)h, 1, time_case(&c, (enum Hold)h, 1, &e132, runs), NULL);
     /* 2. the parameter size; a launch attribute */
     Launch p64 = {f64, 1, 128, 0, pbig, 0}, p384 = {f384, 1, 128, 0, pbig, 0};
+    Launch p512 = {f512, 1, 128, 0, pbig, 0}, p768 = {f768, 1, 128, 0, pbig, 0};
     Launch p1k = {f1024, 1, 128, 0, pbig, 0}, ex = {f0, 1, 128, 0, NULL, 1};
-    for (int h = GATE; h <= SPIN; h++) {
+    for (int h = GATE; h <= GATE_SPIN; h++) {
         line("params 64 B", (enum Hold)h, 1, time_case(&c, (enum Hold)h, 1, &p64, runs), NULL);
         line("params 384 B", (enum Hold)h, 1, time_case(&c, (enum Hold)h, 1, &p384, runs), NULL);
+        line("params 512 B", (enum Hold)h, 1, time_case(&c, (enum Hold)h, 1, &p512, runs), NULL);
+        line("params 768 B", (enum Hold)h, 1, time_case(&c, (enum Hold)h, 1, &p768, runs), NULL);
         line("params 1024 B", (enum Hold)h, 1, time_case(&c, (enum Hold)h, 1, &p1k, runs), NULL);
         line("cuLaunchKernelEx cluster 1", (enum Hold)h, 1, time_case(&c, (enum Hold)h, 1, &ex, runs), NULL);
     }
+    if (getenv("PROBE_QUICK"))   /* the rest measured no difference (bench/RESULTS.md) */
+        return 0;
     /* 3. dynamic shared memory after the flush, the carve-out attribute unset and at 100% */
     CK(cuFuncSetAttribute(fsm, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 227 * 1024));
     static const unsigned sizes[] = {0, 16 << 10, 64 << 10, 128 << 10, 200 << 10, 227 << 10};
