@@ -44,8 +44,10 @@ def pick(D, c, S, BH):
     """the variant the library's dispatch takes (library/manifest.json's `when` rules of the
     attention_fwd_gqa* ops): `ours` in the table"""
     if D == 128:
-        return "p" if c and S <= 4096 else "q2"
-    return "bn192" if S >= 3000 else "q2"
+        if c:
+            return "p" if S <= 4096 else "q2"
+        return "x" if S >= 2048 else "q2"
+    return "bn192" if S > (4096 if c else 2047) else "q2"
 
 
 def ordered(D, c, S, BH):

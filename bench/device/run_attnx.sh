@@ -120,6 +120,7 @@ for op in attention_decode attention_decode_d64; do
 done
 # the forward op's pair variant (D = 128 causal, S <= 4096) against the op's reference
 j lop_fwd_pair "$C lib run library --op attention_fwd_gqa_causal --variant sm90_pingpong_pair_128x128 --shape BH=8,BHK=2,S=300 --check"
+j lop_fwd_chained "$C lib run library --op attention_fwd_gqa --variant sm90_chained_128x128 --shape BH=2,BHK=1,S=2100 --check"
 # the backward kernels the timings run (their default checks: ragged, below a tile, many tiles)
 for hd in 64 128; do for c in 0 1; do
     j bwd_${hd}_$c "$C run examples/attn_bwd.tir --check --set HD=$hd,CAUSAL=$c --tol-scale 512"
