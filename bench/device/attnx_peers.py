@@ -30,22 +30,24 @@ VARIANTS = {128: [("q2", {"QST": 2}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_p
             64: [("q2", {"QST": 2}), ("bn192", {"QST": 2, "BN": 192}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})]}
 # causal only: the pair order (flash_attn_fwd_pp.tir's PAIR = 1: a block takes a head's light
 # and heavy tile in turn, heads in order), per head dim
+# (round 1 on the H200: the pair order won at D = 128, S <= 4096 and lost at D = 64, where
+# p, xp and bn192p were 1-7% slower than q2: D = 64 times p only)
 PAIRS = {128: [("p", {"QST": 2, "PAIR": 1}), ("xp", {"QST": 2, "PAIR": 1, "FILE": "flash_attn_fwd_ppx"})],
-         64: [("p", {"QST": 2, "PAIR": 1}), ("bn192p", {"QST": 2, "BN": 192, "PAIR": 1}),
-              ("xp", {"QST": 2, "PAIR": 1, "FILE": "flash_attn_fwd_ppx"})]}
+         64: [("p", {"QST": 2, "PAIR": 1})]}
 # ("fr", "fd": RSKIP = 1, the warps of rows past R skip the softmax; fr at every split tried)
-FUSED = {128: [("fs", {"DEFER": 0}), ("fr", {"DEFER": 0, "RSKIP": 1}), ("f", {"DEFER": 1}),
-               ("fd", {"DEFER": 1, "RSKIP": 1})],
-         64: [("fs", {"DEFER": 0}), ("fr", {"DEFER": 0, "RSKIP": 1}), ("f", {"DEFER": 1}),
-              ("fd", {"DEFER": 1, "RSKIP": 1})]}
+# (round 1: RSKIP = 1 was 1-9% slower at every shape and split, DEFER 0 and 1: not timed now)
+FUSED = {128: [("fs", {"DEFER": 0}), ("f", {"DEFER": 1})],
+         64: [("fs", {"DEFER": 0}), ("f", {"DEFER": 1})]}
 
 
 def pick(D, c, S, BH):
     """the variant the library's dispatch takes (library/manifest.json's `when` rules of the
     attention_fwd_gqa* ops): `ours` in the table"""
     if D == 128:
-        return "q2"
-    return "bn192" if S >= 3000 else "q2"
+        if c:
+            return "p" if S <= 4096 else "q2"
+        return "x" if S >= 2048 else "q2"
+    return "bn192" if S > (4096 if c else 2047) else "q2"
 
 
 def ordered(D, c, S, BH):
