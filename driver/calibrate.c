@@ -68,7 +68,7 @@ static uint32_t read_cases(CakeCtx *ctx, char *text, CakeFitCase **out, cJSON **
         c->meas_ms = ms->valuedouble;
         const char *split = str_or_null(j, "split");
         c->train = split && !strcmp(split, "train");
-        c->outside = split && !strcmp(split, "outside");
+        c->outside = !split ? 0 : !strcmp(split, "outside") ? 1 : !strcmp(split, "fresh") ? 2 : 0;
         const cJSON *regs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "registers"), "regs");
         c->regs = cJSON_IsNumber(regs) ? regs->valueint : 0;
         const cJSON *local = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "registers"),
@@ -81,10 +81,11 @@ static uint32_t read_cases(CakeCtx *ctx, char *text, CakeFitCase **out, cJSON **
     return n;
 }
 
-static int has_outside(const CakeFitCase *cs, uint32_t n)
+/* whether a case of group g (CakeFitCase.outside: 1 outside, 2 fresh) is among cs */
+static int has_group(const CakeFitCase *cs, uint32_t n, int g)
 {
     for (uint32_t i = 0; i < n; i++)
-        if (cs[i].outside)
+        if (cs[i].outside == g)
             return 1;
     return 0;
 }
@@ -107,10 +108,10 @@ static cJSON *constants_json(const CostCalib *c)
 }
 
 /* median |error| and the share within 25%, of one split (train 1 / held out 0 /
-   written outside the project 2) */
+   written outside the project 2 / new shapes of the held-out kernels 3) */
 static cJSON *errors_json(const CakeFitCase *cs, uint32_t n, int which)
 {
-    int train = which == 1, outside = which == 2;
+    int train = which == 1, outside = which == 2 ? 1 : which == 3 ? 2 : 0;
     double *e = malloc(sizeof(double) * (n + 1));
     uint32_t m = 0, within = 0, model = 0, model_within = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -175,8 +176,10 @@ static int write_constants(CakeCtx *ctx, const char *path, const char *device, c
     cJSON_AddItemToObject(j, "calibrated", families_json(c));
     cJSON_AddItemToObject(j, "train", errors_json(cs, n, 1));
     cJSON_AddItemToObject(j, "heldout", errors_json(cs, n, 0));
-    if (has_outside(cs, n))
+    if (has_group(cs, n, 1))
         cJSON_AddItemToObject(j, "outside", errors_json(cs, n, 2));
+    if (has_group(cs, n, 2))
+        cJSON_AddItemToObject(j, "fresh", errors_json(cs, n, 3));
     char *s = cJSON_Print(j);
     cJSON_Delete(j);
     FILE *f = fopen(path, "w");
@@ -226,8 +229,10 @@ int drv_cmd_calibrate(CakeCtx *ctx, int argc, char **argv)
         cJSON_AddItemToObject(extra, "calibrated", families_json(&cal));
         cJSON_AddItemToObject(extra, "train", errors_json(cs, n, 1));
         cJSON_AddItemToObject(extra, "heldout", errors_json(cs, n, 0));
-        if (has_outside(cs, n))
+        if (has_group(cs, n, 1))
             cJSON_AddItemToObject(extra, "outside", errors_json(cs, n, 2));
+        if (has_group(cs, n, 2))
+            cJSON_AddItemToObject(extra, "fresh", errors_json(cs, n, 3));
         cJSON *arr = cJSON_AddArrayToObject(extra, "cases");
         for (uint32_t i = 0; i < n; i++) {
             cJSON *c = objs[i];
@@ -243,7 +248,7 @@ int drv_cmd_calibrate(CakeCtx *ctx, int argc, char **argv)
             rc = 1;
         if (!o.json)
             for (uint32_t i = 0; i < n; i++)
-                printf("%-8s %-40s %-20s %-26s meas %9.4f  pred %9.4f  %s\n", cs[i].train ? "train" : cs[i].outside ? "outside" : "heldout",
+                printf("%-8s %-40s %-20s %-26s meas %9.4f  pred %9.4f  %s\n", cs[i].train ? "train" : cs[i].outside == 1 ? "outside" : cs[i].outside ? "fresh" : "heldout",
                        cs[i].file, cs[i].set ? cs[i].set : "-", cs[i].shape ? cs[i].shape : "-", cs[i].meas_ms,
                        cs[i].ok ? cs[i].r.time_ms : NAN, cs[i].ok ? (cs[i].r.measure ? "measure" : "model") : cs[i].err);
     }

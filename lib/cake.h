@@ -331,8 +331,9 @@ typedef struct {
     const char *file, *kernel, *set, *shape;
     double meas_ms;
     int train, regs, spill_bytes;
-    int outside;              /* a kernel written outside the project (split "outside"): held
-                                 out, and reported apart */
+    int outside;              /* held out and reported apart: 1 a kernel written outside the
+                                 project (split "outside"), 2 a new shape of a held-out kernel
+                                 (split "fresh"); 0 the rest */
     int ok;
     CostResult r;
     char err[200];

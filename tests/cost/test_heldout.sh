@@ -60,7 +60,8 @@ for key in ("device", "date", "command", "constants", "calibrated", "train", "he
 assert k["train"]["cases"] >= 20 and k["heldout"]["cases"] >= 60, (k["train"], k["heldout"])
 assert k["train"]["median_abs_err"] < 0.1, k["train"]          # the 1.3x is absorbed by the constants
 assert k.get("outside", {}).get("cases", 0) >= 15, k.get("outside")   # tests/outside/kernels, apart
-assert len(fit["cases"]) == k["train"]["cases"] + k["heldout"]["cases"] + k["outside"]["cases"]
+assert k.get("fresh", {}).get("cases", 0) >= 20, k.get("fresh")   # new shapes of the held-out kernels
+assert len(fit["cases"]) == sum(k[s]["cases"] for s in ("train", "heldout", "outside", "fresh"))
 assert all("cost" in c for c in fit["cases"])
 PY
 # cakec cost reads the fitted file; its families decide the verdict
