@@ -67,10 +67,11 @@ python3 bench/device/sweep.py shapes 2027 > "$A/sweep.txt"
   grep '^gemm_fp8 ' "$A/sweep.txt" | grep -v -x -F -f <(for s in $WORST; do echo "gemm_fp8 $s"; done)
 } > "$O/sweep_gemm.txt"
 grep '^fp8_row_quantize ' "$A/sweep.txt" > "$O/sweep_quant.txt"
-# the quantizer's peers: the last sweep's rows (sweep.py peers' format)
+# the last sweep's peers (sweep.py peers' format): the quantizer's, and gemm_fp8's where this
+# call's are missing (fp8x_table.py takes this call's first)
 python3 -c 'import json, sys
 for r in json.load(open(sys.argv[1])):
-    if r.get("op") == "fp8_row_quantize" and r.get("peer_ms"):
+    if r.get("op") in ("fp8_row_quantize", "gemm_fp8") and r.get("peer_ms"):
         print(json.dumps({"op": r["op"], "shape": r["shape"], "peer": r["peer"] + " (sweep 2026-12-01)",
                           "peer_ms": r["peer_ms"]}))' bench/results/2026-12-01-sweep-round2/sweep.json \
     > "$O/quant_peers_recorded.jsonl" 2>> "$LOG"
