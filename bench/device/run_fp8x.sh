@@ -51,12 +51,14 @@ if [ ! -f "$LIB" ] || ! "$C" lib ops "$LIB" 2>/dev/null | grep -q 'splitk_64x64_
     t 40 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
     say "build on the device: exit $?"
 fi
-# the table: the sweep's, with this file's ops in place of its own
-python3 bench/device/table_merge.py bench/device/sweep_table_h200.json "$OWN" -o "$A/table.json" \
+# the table: the sweep's, with every part's ops in place of its own (as the sweep's table is
+# rebuilt: table_merge.py; fp8_row_quantize takes this file's entries and rows_table's)
+PARTS=$(ls bench/device/*_table_h200.json | grep -v sweep_table_h200.json)
+python3 bench/device/table_merge.py bench/device/sweep_table_h200.json $PARTS -o "$A/table.json" \
     >> "$LOG" 2>&1 || cp bench/device/sweep_table_h200.json "$A/table.json"
 if t 15 "$C" lib build "$LIB" --table "$A/table.json" -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
     LIB=$A/tuned.cakelib
-    say "artifact with the sweep's table and $OWN"
+    say "artifact with the sweep's table and the parts ($(echo $PARTS | tr '\n' ' '))"
 fi
 WORST="M=1723,N=224,K=14688 M=90,N=416,K=4320 M=114,N=6880,K=1808 M=4,N=12688,K=1840
 M=730,N=16,K=2256 M=43,N=656,K=1856 M=17,N=7248,K=7008 M=3,N=752,K=816"
@@ -65,10 +67,11 @@ python3 bench/device/sweep.py shapes 2027 > "$A/sweep.txt"
   grep '^gemm_fp8 ' "$A/sweep.txt" | grep -v -x -F -f <(for s in $WORST; do echo "gemm_fp8 $s"; done)
 } > "$O/sweep_gemm.txt"
 grep '^fp8_row_quantize ' "$A/sweep.txt" > "$O/sweep_quant.txt"
-# the quantizer's peers: the last sweep's rows (sweep.py peers' format)
+# the last sweep's peers (sweep.py peers' format): the quantizer's, and gemm_fp8's where this
+# call's are missing (fp8x_table.py takes this call's first)
 python3 -c 'import json, sys
 for r in json.load(open(sys.argv[1])):
-    if r.get("op") == "fp8_row_quantize" and r.get("peer_ms"):
+    if r.get("op") in ("fp8_row_quantize", "gemm_fp8") and r.get("peer_ms"):
         print(json.dumps({"op": r["op"], "shape": r["shape"], "peer": r["peer"] + " (sweep 2026-12-01)",
                           "peer_ms": r["peer_ms"]}))' bench/results/2026-12-01-sweep-round2/sweep.json \
     > "$O/quant_peers_recorded.jsonl" 2>> "$LOG"
@@ -82,10 +85,10 @@ if [ "$MODE" = measure ]; then
     done < "$A/shapes.txt" > "$O/select.txt"
     : > "$O/eval.jsonl"
     s0=$SECONDS
-    batch "${FP8X_T_EVAL:-14}" "$A/shapes.txt" "$O/eval.jsonl" --check --sample --runs 10 --timeout 5
+    batch "${FP8X_T_EVAL:-16}" "$A/shapes.txt" "$O/eval.jsonl" --check --sample --runs 10 --timeout 5
     say "measure: $(cnt '"op"' "$O/eval.jsonl") shapes in $((SECONDS - s0)) s"
     s0=$SECONDS
-    t "${FP8X_T_PEERS:-10}" python3 bench/device/sweep.py peers "$O/sweep_gemm.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    t "${FP8X_T_PEERS:-14}" python3 bench/device/sweep.py peers "$O/sweep_gemm.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
     say "peers: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") shapes"
     # with the time left: every variant at the tuning shapes the table has not measured
     python3 -c 'import json, sys
