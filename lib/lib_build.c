@@ -161,33 +161,118 @@ static uint8_t rank_at(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, const 
     return (uint8_t)n;
 }
 
-/* every grid point of the op's range (buckets glo, glo + gstep, ...): one cell each, at the
-   bucket's power of two */
-static void model_grid(CakeCtx *ctx, CakeLib *lib, LibOp *op, const char *device)
+/* the number of cells of op's model grid, or 0 where it has none (one variant, or
+   more than 20000 cells) */
+static uint32_t grid_total(const LibOp *op)
 {
     uint32_t total = 1;
     for (uint32_t i = 0; i < op->pub.ndims; i++)
         total *= (uint32_t)((op->ghi[i] - op->glo[i]) / op->gstep[i] + 1);
-    if (op->pub.nvariants < 2 || total > 20000)
+    return op->pub.nvariants < 2 || total > 20000 ? 0 : total;
+}
+
+/* cell number c of op's grid, at its bucket's power of two: its variants ranked; the
+   number ranked */
+static uint8_t grid_cell(CakeCtx *ctx, const CakeLib *lib, const LibOp *op, uint32_t c,
+                         const char *device, LibCell *cell)
+{
+    uint32_t rest = c;
+    int64_t dimv[LIB_MAX_DIMS];
+    for (uint32_t i = 0; i < op->pub.ndims; i++) {
+        uint32_t span = (uint32_t)((op->ghi[i] - op->glo[i]) / op->gstep[i] + 1);
+        unsigned b = op->glo[i] + rest % span * op->gstep[i];
+        rest /= span;
+        int64_t x = (int64_t)1 << (b - 1);
+        dimv[i] = x < op->lo[i] ? op->lo[i] : x > op->hi[i] ? op->hi[i] : x;
+    }
+    cell->key = lib_grid_key(op, dimv);
+    cell->n = rank_at(ctx, lib, op, dimv, device, cell->rank);
+    return cell->n;
+}
+
+/* every grid point of the op's range (buckets glo, glo + gstep, ...): one cell each */
+static void model_grid(CakeCtx *ctx, CakeLib *lib, LibOp *op, const char *device)
+{
+    uint32_t total = grid_total(op);
+    if (!total)
         return;
     op->model = arena_alloc(&ctx->arena, total * sizeof *op->model);
-    for (uint32_t c = 0; c < total; c++) {
-        uint32_t rest = c;
-        int64_t dimv[LIB_MAX_DIMS];
-        for (uint32_t i = 0; i < op->pub.ndims; i++) {
-            uint32_t span = (uint32_t)((op->ghi[i] - op->glo[i]) / op->gstep[i] + 1);
-            unsigned b = op->glo[i] + rest % span * op->gstep[i];
-            rest /= span;
-            int64_t x = (int64_t)1 << (b - 1);
-            dimv[i] = x < op->lo[i] ? op->lo[i] : x > op->hi[i] ? op->hi[i] : x;
-        }
-        LibCell *cell = &op->model[op->nmodel];
-        cell->key = lib_grid_key(op, dimv);
-        cell->n = rank_at(ctx, lib, op, dimv, device, cell->rank);
-        if (cell->n)
+    for (uint32_t c = 0; c < total; c++)
+        if (grid_cell(ctx, lib, op, c, device, &op->model[op->nmodel]))
             op->nmodel++;
-    }
     lib_cells_sort(op->model, op->nmodel);
+}
+
+/* the share of worker w of n of every op's grid (the cells numbered across all ops,
+   every n-th one), written to f as (op index, cell) records */
+static void grid_share(CakeCtx *ctx, const CakeLib *lib, const char *device, int w, int n, FILE *f)
+{
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < lib->nops; i++) {
+        uint32_t total = grid_total(&lib->ops[i]);
+        for (uint32_t c = 0; c < total; c++, k++) {
+            LibCell cell;
+            if (k % (uint32_t)n == (uint32_t)w && grid_cell(ctx, lib, &lib->ops[i], c, device, &cell)) {
+                fwrite(&i, sizeof i, 1, f);
+                fwrite(&cell, sizeof cell, 1, f);
+            }
+        }
+    }
+}
+
+/* the grid cells n workers wrote to dir/grid.W, into every op's grid; 0 where a file
+   is missing or short (a worker failed: the caller ranks the grids here) */
+static int grids_from_dir(CakeCtx *ctx, CakeLib *lib, const char *dir, int n)
+{
+    for (uint32_t i = 0; i < lib->nops; i++) {
+        uint32_t total = grid_total(&lib->ops[i]);
+        lib->ops[i].nmodel = 0;
+        lib->ops[i].model = total ? arena_alloc(&ctx->arena, total * sizeof *lib->ops[i].model) : NULL;
+    }
+    int ok = 1;
+    for (int w = 0; w < n && ok; w++) {
+        char path[600];
+        snprintf(path, sizeof path, "%s/grid.%d", dir, w);
+        FILE *f = fopen(path, "rb");
+        uint32_t i;
+        LibCell cell;
+        ok = f != NULL;
+        while (ok && fread(&i, sizeof i, 1, f) == 1) {
+            ok = fread(&cell, sizeof cell, 1, f) == 1 && i < lib->nops
+                 && lib->ops[i].nmodel < grid_total(&lib->ops[i]);
+            if (ok)
+                lib->ops[i].model[lib->ops[i].nmodel++] = cell;
+        }
+        if (f) {
+            ok = ok && fgetc(f) == EOF && !ferror(f);
+            fclose(f);
+        }
+        unlink(path);
+        snprintf(path, sizeof path, "%s/grid.%d.tmp", dir, w);
+        unlink(path);
+    }
+    for (uint32_t i = 0; i < lib->nops; i++) {
+        if (!ok)
+            lib->ops[i].nmodel = 0;
+        lib_cells_sort(lib->ops[i].model, lib->ops[i].nmodel);
+    }
+    return ok;
+}
+
+/* worker w's grid share into dir/grid.W (complete, or not there) */
+static void grid_write(CakeCtx *ctx, const CakeLib *lib, const char *device, int w, int n, const char *dir)
+{
+    char path[600], tmp[610];
+    snprintf(path, sizeof path, "%s/grid.%d", dir, w);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
+    if (!f)
+        return;
+    grid_share(ctx, lib, device, w, n, f);
+    if (fclose(f) == 0)
+        rename(tmp, path);
+    else
+        unlink(tmp);
 }
 
 /* ---- the tuned table (`lib tune -o TABLE`) -------------------------------------------- */
@@ -459,6 +544,9 @@ static void worker_run(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o,
                 write_image(ctx, dir, idx, v->image_kind, img, len);
             free(img);
         }
+    rt_jitlink_close(jl);
+    if (!o->no_model)
+        grid_write(ctx, lib, o->device ? o->device : "h200", w, n, dir);
     _exit(0);
 }
 
@@ -476,7 +564,8 @@ static void remove_images(const char *dir, uint32_t total)
 
 /* the images by n processes: n - 1 forked workers and this one (worker 0), then
    put into the blob in variant order, as a build in one process does */
-static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o, int n, const char *dir)
+static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o, int n, const char *dir,
+                         int *grids)
 {
     pid_t kids[64];
     int nk = 0;
@@ -503,6 +592,8 @@ static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *
                 mine[idx] = make_image(ctx, lib, v, jl, o->device, &lens[idx], &r);
             rc = r > rc ? r : rc;
         }
+    if (!o->no_model)
+        grid_write(ctx, lib, o->device ? o->device : "h200", 0, n, dir);
     for (int k = 0; k < nk; k++) {
         int status;
         while (waitpid(kids[k], &status, 0) < 0 && errno == EINTR)
@@ -528,19 +619,22 @@ static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *
     free(mine);
     free(lens);
     rt_jitlink_close(jl);
+    if (!o->no_model)
+        *grids = grids_from_dir(ctx, lib, dir, n);
     remove_images(dir, total);
     return rc;
 }
 
-/* every variant's image: compiled here, or by forked workers (o->workers) */
-static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o)
+/* every variant's image: compiled here, or by forked workers (o->workers), which also
+   rank the cost model's grids (*grids = 1 where they did) */
+static int images(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o, int *grids)
 {
     if (o && o->workers > 1) {
         const char *tmp = getenv("TMPDIR");
         char dir[512];
         snprintf(dir, sizeof dir, "%s/cake-build.XXXXXX", tmp && *tmp ? tmp : "/tmp");
         if (mkdtemp(dir))
-            return images_forked(ctx, lib, o, o->workers > 64 ? 64 : o->workers, dir);
+            return images_forked(ctx, lib, o, o->workers > 64 ? 64 : o->workers, dir, grids);
     }
     int rc = 0;
     RtJitLinker *jl = o && o->ptx_only ? NULL : rt_jitlink_open();
@@ -565,9 +659,10 @@ static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBu
     for (uint32_t i = 0; i < lib->nsrcs; i++)
         lib->srcs[i].off = blob_add(ctx, lib, lib->srcs[i].text, lib->srcs[i].len);
     rc = lib_variants_check(ctx, lib);
+    int grids = 0;
     if (!rc)
-        rc = images(ctx, lib, o);
-    for (uint32_t i = 0; i < lib->nops && !rc && !(o && o->no_model); i++)
+        rc = images(ctx, lib, o, &grids);
+    for (uint32_t i = 0; i < lib->nops && !rc && !grids && !(o && o->no_model); i++)
         model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
     if (!rc && o && o->table)
         rc = lib_table_fold(ctx, lib, o->table);
