@@ -100,7 +100,8 @@ static int cell_cmp(const void *a, const void *b)
 
 void lib_cells_sort(LibCell *c, uint32_t n)
 {
-    qsort(c, n, sizeof *c, cell_cmp);
+    if (n > 1)   /* c may be NULL where there are none */
+        qsort(c, n, sizeof *c, cell_cmp);
 }
 
 /* ---- domains ------------------------------------------------------------------- */
