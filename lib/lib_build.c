@@ -230,10 +230,10 @@ static int grids_from_dir(CakeCtx *ctx, CakeLib *lib, const char *dir, int n)
         lib->ops[i].model = total ? arena_alloc(&ctx->arena, total * sizeof *lib->ops[i].model) : NULL;
     }
     int ok = 1;
-    for (int w = 0; w < n && ok; w++) {
+    for (int w = 0; w < n; w++) {   /* every file removed, read while all are good */
         char path[600];
         snprintf(path, sizeof path, "%s/grid.%d", dir, w);
-        FILE *f = fopen(path, "rb");
+        FILE *f = ok ? fopen(path, "rb") : NULL;
         uint32_t i;
         LibCell cell;
         ok = f != NULL;
