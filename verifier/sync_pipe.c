@@ -402,34 +402,91 @@ static void check_role(SyK *s, NodeId role, NodeId body)
 
 /* ---- trip counts: acquires in the producer vs waits in the consumer ---- */
 
-typedef struct { NodeId pipe; uint16_t op; long n; } Count;
+/* One run of a role at one sample counts the acquires and waits of every
+ * pipeline at once (a run of a persistent kernel is most of the check's
+ * time); the runs are kept per (role, sample). */
+/* statements one run may take: a persistent kernel's consumer at the largest
+ * sample needs more (it gives up, and the sample is not compared) */
+#define TRIP_BUDGET 1000000
+
+typedef struct {
+    NodeId role;
+    int sample;
+    int ok;           /* 0: the run gave up (unknown condition or budget) */
+    long *acq, *wait; /* per pipeline index */
+} TripRun;
+
+typedef struct {
+    TripRun *runs; uint32_t nruns, cap;
+} Trips;
+
+static int pipe_index(SyK *s, NodeId pipe)
+{
+    for (uint32_t i = 0; i < s->npipes; i++)
+        if (s->pipes[i] == pipe)
+            return (int)i;
+    return -1;
+}
 
 static void count_stmt(SyExec *x, NodeId st)
 {
-    Count *c = x->u;
-    Node *n = sy_node(sy_xk(x), st);
-    if (n->op == OP_LET && n->b && sy_node(sy_xk(x), n->b)->op == c->op && sy_pipe_of(sy_xk(x), n->b) == c->pipe)
-        c->n++;
+    TripRun *r = x->u;
+    SyK *s = sy_xk(x);
+    Node *n = sy_node(s, st);
+    if (n->op != OP_LET || !n->b)
+        return;
+    Op op = sy_node(s, n->b)->op;
+    if (op != OP_P_ACQUIRE && op != OP_P_WAIT)
+        return;
+    int i = pipe_index(s, sy_pipe_of(s, n->b));
+    if (i >= 0)
+        (op == OP_P_ACQUIRE ? r->acq : r->wait)[i]++;
 }
 
-static long count_runs(SyK *s, NodeId pipe, NodeId role, Op op, int sample, const char **shape)
+/* runs role at sample into r; with shape, also the sample's text */
+static void run_role(SyK *s, NodeId role, int sample, TripRun *r, const char **shape)
 {
     SyExec x;
-    Count c = {pipe, (uint16_t)op, 0};
     int64_t first, n;
-    sy_exec_init(&x, s, 2000000);
+    sy_exec_init(&x, s, TRIP_BUDGET);
+    memset(r->acq, 0, s->npipes * sizeof *r->acq);
+    memset(r->wait, 0, s->npipes * sizeof *r->wait);
+    r->ok = 0;
     if (!sy_sample_dims(&x, sample) || !sy_role_range(s, role, &first, &n))
-        return -1;
+        return;
     sy_exec_thread(&x, role, first);
     x.role = role;
     x.stmt = count_stmt;
-    x.u = &c;
+    x.u = r;
     sy_exec(&x, s->k->body);
-    if (x.unknown || x.budget < 0)
-        return -1;
+    r->ok = !x.unknown && x.budget >= 0;
     if (shape) /* formatted only for a report: it costs more than the count */
         *shape = sy_sample_text(&x);
-    return c.n;
+}
+
+static TripRun *trip_run(SyK *s, Trips *t, NodeId role, int sample)
+{
+    for (uint32_t i = 0; i < t->nruns; i++)
+        if (t->runs[i].role == role && t->runs[i].sample == sample)
+            return &t->runs[i];
+    t->runs = arena_grow(&s->ctx->arena, t->runs, &t->cap, t->nruns + 1, sizeof *t->runs);
+    TripRun *r = &t->runs[t->nruns++];
+    r->role = role;
+    r->sample = sample;
+    r->acq = arena_alloc(&s->ctx->arena, s->npipes * sizeof *r->acq);
+    r->wait = arena_alloc(&s->ctx->arena, s->npipes * sizeof *r->wait);
+    run_role(s, role, sample, r, NULL);
+    return r;
+}
+
+/* op's members of pipe run by role at sample; -1 when the run gave up */
+static long count_runs(SyK *s, Trips *t, NodeId pipe, NodeId role, Op op, int sample)
+{
+    TripRun *r = trip_run(s, t, role, sample);
+    int i = pipe_index(s, pipe);
+    if (!r->ok || i < 0)
+        return -1;
+    return (op == OP_P_ACQUIRE ? r->acq : r->wait)[i];
 }
 
 static NodeId first_member_let(SyK *s, NodeId pipe, Op op)
@@ -438,7 +495,7 @@ static NodeId first_member_let(SyK *s, NodeId pipe, Op op)
     return m ? s->stmt_of[m] : 0;
 }
 
-static void check_trips(SyK *s, NodeId pipe)
+static void check_trips(SyK *s, Trips *t, NodeId pipe)
 {
     NodeId prod = producer(s, pipe), cons = consumer(s, pipe);
     NodeId bad_a = member_site(s, pipe, OP_P_ACQUIRE), bad_w = member_site(s, pipe, OP_P_WAIT);
@@ -446,11 +503,14 @@ static void check_trips(SyK *s, NodeId pipe)
         return; /* members in the wrong role were reported already */
     for (int i = 0; i < SY_NSAMPLES; i++) {
         const char *shape = "";
-        long a = count_runs(s, pipe, prod, OP_P_ACQUIRE, i, NULL);
-        long w = count_runs(s, pipe, cons, OP_P_WAIT, i, NULL);
+        long a = count_runs(s, t, pipe, prod, OP_P_ACQUIRE, i);
+        long w = a < 0 ? -1 : count_runs(s, t, pipe, cons, OP_P_WAIT, i); /* no consumer run to compare with nothing */
         if (a < 0 || w < 0 || a == w)
             continue;
-        count_runs(s, pipe, cons, OP_P_WAIT, i, &shape); /* the same run again, for the sample's text */
+        TripRun again = *trip_run(s, t, cons, i); /* the same run again, for the sample's text */
+        again.acq = arena_alloc(&s->ctx->arena, s->npipes * sizeof *again.acq);
+        again.wait = arena_alloc(&s->ctx->arena, s->npipes * sizeof *again.wait);
+        run_role(s, cons, i, &again, &shape);
         NodeId wl = first_member_let(s, pipe, OP_P_WAIT), al = first_member_let(s, pipe, OP_P_ACQUIRE);
         NodeId at = wl && sy_loop_of(s, wl) ? sy_loop_of(s, wl) : wl;
         NodeId pat = al && sy_loop_of(s, al) ? sy_loop_of(s, al) : al;
@@ -507,6 +567,7 @@ void sy_check_pipes(SyK *s)
     check_role(s, 0, s->k->body);
     for (uint32_t i = 0; i < s->nroles; i++)
         check_role(s, s->roles[i], sy_node(s, s->roles[i])->d);
+    Trips t = {0};
     for (uint32_t i = 0; i < s->npipes; i++)
-        check_trips(s, s->pipes[i]);
+        check_trips(s, &t, s->pipes[i]);
 }
