@@ -89,7 +89,7 @@ static int load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
     uint32_t smem = ck->k->plan ? ck->k->plan->smem_bytes : 0;
     if (smem > 48 * 1024 && (st = rt_func_set_shared(ck->fn, smem)) != RT_OK) {
         report_load_error(ctx, ck, st, rt_error(dev));
-        return st;
+        return rt_health(dev) != RT_OK ? 3 : 1;
     }
     int carve = carveout_knob();
     if (carve >= -1 && rt_func_set_carveout(ck->fn, carve) != RT_OK && rt_health(dev) != RT_OK)
