@@ -1,5 +1,5 @@
 #!/bin/bash
-# run_fresh.sh — on the GPU, within $DEADLINE seconds (default 60), what session 6 changed in
+# run_fresh.sh — on the GPU, within $DEADLINE seconds (default 90), what session 6 changed in
 # checking and launching, run as a user would; builds nothing there:
 #   1. checks  `cakec run --check` of the kernels a fresh reader wrote from the docs alone
 #              (tests/outside/kernels: fp8_quant_rowscale, add_rmsnorm_inplace, gemm_tn_ws,
@@ -10,7 +10,9 @@
 #              allocation is refused by a loaded kernel (ValueError naming the ABI), while
 #              cake.ops.rms_norm / layer_norm / softmax on the same view copy it and match
 #              torch; a 16-byte aligned view is taken as it is
-# Output under $OUT: fresh_log.txt; the summary table last on stdout.
+#   3. benches the four fresh kernels at one large shape each (kernels/BENCH_FRESH.txt), then
+#              their torch eager peers (tests/outside/peers.py; informational, not gated)
+# Output under $OUT: fresh_log.txt, bench.tsv, raw/; the summary table last on stdout.
 #   usage (device machine, repo root):  bash bench/device/run_fresh.sh
 set -u
 O=${OUT:-/tmp/cake-fresh}
@@ -18,7 +20,7 @@ mkdir -p "$O"
 LOG=$O/fresh_log.txt
 : > "$LOG"
 T0=$SECONDS
-LIMIT=${DEADLINE:-60}
+LIMIT=${DEADLINE:-90}
 CAKEC=${CAKEC:-cakec}
 rows=""
 left() { echo $((LIMIT - (SECONDS - T0))); }
@@ -50,6 +52,24 @@ check gemm_tn_ws_tma_ragged         $K/gemm_tn_ws_tma.tir --shape M=1000,N=1032,
 check guard_mod_bounds              tests/diag/bounds/guard_mod_bounds.tir
 check guard_mod_bounds_odd          tests/diag/bounds/guard_mod_bounds.tir --shape M=700,N=4099
 check flash_attn_fwd_pp             examples/flash_attn_fwd_pp.tir
+
+# ---- benches of the fresh kernels (BENCH_FRESH.txt), one at a time, then their torch peers
+# (tests/outside/peers.py: eager, CUDA events around each run after an L2 flush)
+R=$O/raw
+mkdir -p "$R"
+while read -r n shape; do
+    case "$n" in ''|'#'*) continue ;; esac
+    t=$(left)
+    [ "$t" -lt 25 ] && break
+    timeout 15 "$CAKEC" run "$K/$n.tir" --bench --runs 20 --shape "$shape" --json > "$R/bench_$n.json" 2> "$R/bench_$n.err"
+done < $K/BENCH_FRESH.txt
+t=$(left)
+if [ "$t" -gt 20 ]; then
+    timeout $((t - 15)) python3 tests/outside/peers.py "$R" $K/BENCH_FRESH.txt > "$O/bench.tsv" 2>> "$LOG"
+    while IFS=$'\t' read -r n shape cake label peer ratio note; do
+        rows="$rows\n| bench $n $shape | cake ${cake} ms, $label ${peer} ms | peer/cake ${ratio} ${note} |"
+    done < "$O/bench.tsv"
+fi
 
 t=$(left)
 if [ "$t" -gt 10 ]; then
