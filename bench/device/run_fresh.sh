@@ -5,7 +5,8 @@
 #              (tests/outside/kernels: fp8_quant_rowscale, add_rmsnorm_inplace, gemm_tn_ws,
 #              gemm_tn_ws_tma) at the checker's shapes and at ragged larger ones; the bounds
 #              proved by an `if N % 8 == 0` guard (tests/diag/bounds/guard_mod_bounds.tir);
-#              examples/flash_attn_fwd_pp.tir, whose check the trip-count memo sped up
+#              examples/flash_attn_fwd_pp.tir, whose check the trip-count memo sped up; block
+#              reductions inside roles (tests/gpu/tc/role_reduce.tir: tir.md now says they work)
 #   2. python  the kernel ABI's 16-byte base: a bf16 view that starts 2 bytes into its
 #              allocation is refused by a loaded kernel (ValueError naming the ABI), while
 #              cake.ops.rms_norm / layer_norm / softmax on the same view copy it and match
@@ -52,6 +53,8 @@ check gemm_tn_ws_tma_ragged         $K/gemm_tn_ws_tma.tir --shape M=1000,N=1032,
 check guard_mod_bounds              tests/diag/bounds/guard_mod_bounds.tir
 check guard_mod_bounds_odd          tests/diag/bounds/guard_mod_bounds.tir --shape M=700,N=4099
 check flash_attn_fwd_pp             examples/flash_attn_fwd_pp.tir
+check role_reduce                   tests/gpu/tc/role_reduce.tir
+check role_reduce_many              tests/gpu/tc/role_reduce.tir --shape B=1000
 
 # ---- benches of the fresh kernels (BENCH_FRESH.txt), one at a time, then their torch peers
 # (tests/outside/peers.py: eager, CUDA events around each run after an L2 flush)
