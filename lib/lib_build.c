@@ -338,6 +338,12 @@ static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, ui
         if (variant_named(op, t->string) < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0 &&
             (best == 0 || t->valuedouble < best))
             best = t->valuedouble;
+    cJSON_ArrayForEach(t, times) {   /* the fastest and those within LIB_FIT_NEAR_BEST of it */
+        uint32_t v = variant_named(op, t->string);
+        if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0 &&
+            t->valuedouble <= best * LIB_FIT_NEAR_BEST)
+            op->v[v].fit.wins++;
+    }
     cJSON_ArrayForEach(t, times) {
         uint32_t v = variant_named(op, t->string);
         if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0) {

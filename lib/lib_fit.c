@@ -351,6 +351,10 @@ void lib_fit_solve(LibVariant *v)
     if (!v->fit.family ||
         v->fit.npoints < (v->fit.family == LIB_FIT_ROWS ? LIB_FIT_MIN_POINTS_ROWS : LIB_FIT_MIN_POINTS))
         return;
+    /* a row variant that came first at no tuned shape is not fitted (docs/library.md, "The
+       row family"): from its few points the fit ranked it first where it lost */
+    if (v->fit.family == LIB_FIT_ROWS && !v->fit.wins)
+        return;
     /* nonnegative: a term whose coefficient comes out negative is dropped and the rest
        fitted again (each round drops one term at least, so at most LIB_FIT_TERMS rounds) */
     int on[LIB_FIT_TERMS];

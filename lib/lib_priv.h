@@ -46,6 +46,7 @@ enum { LIB_GEO_ROWS = LIB_GEO_BM, LIB_GEO_CHUNK = LIB_GEO_BN, LIB_GEO_TPR = LIB_
 #define LIB_FIT_TERMS 5          /* a + b f1 + c f2 + d f3 (+ e f4: the row family's odd rows) */
 #define LIB_FIT_MIN_POINTS 8      /* tuned shapes a variant needs before its fit is used: 2 per term */
 #define LIB_FIT_MIN_POINTS_ROWS 5 /* the row family's (docs/library.md says why) */
+#define LIB_FIT_NEAR_BEST 1.05    /* a row variant is fitted only where it came this near the fastest once */
 #define LIB_FIT_GEO_MAX 32768     /* a geometry entry's bound (a split row's chunk of 8192 columns) */
 typedef struct {
     uint8_t family;               /* LIB_FIT_*: the manifest's `fit`, NONE without */
@@ -55,6 +56,7 @@ typedef struct {
     double coef[LIB_FIT_TERMS];   /* ms = coef . features */
     double ata[LIB_FIT_TERMS][LIB_FIT_TERMS], atb[LIB_FIT_TERMS];   /* while folding a table */
     uint32_t npoints;
+    uint32_t wins;                /* tuned shapes where it was within LIB_FIT_NEAR_BEST of the fastest */
 } LibFit;
 
 typedef struct {
