@@ -124,7 +124,9 @@ static void check_shape(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const in
     int held[CAKE_LIB_MAX_VARIANTS];
     for (uint32_t v = 0; v < nv; v++) {
         held[v] = domain_ref(ctx, op, &op->v[v], dimv);
-        if (held[v] != lib_domain_fast(lib, op, v, dimv))
+        if (!op->plan.ready)
+            fail(op, dimv, "the op has no plan");
+        else if (held[v] != lib_domain_fast(lib, op, v, dimv))
             fail(op, dimv, ir_fmt(ctx, "variant %s: the fast domain test says %d, the evaluator %d",
                                   op->v[v].pub.name, !held[v], held[v]));
     }
@@ -193,7 +195,7 @@ static void dump_shape(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int
 static uint32_t bounds_of(const LibOp *op, uint32_t d, int64_t *out, uint32_t cap)
 {
     uint32_t n = 0;
-    for (uint32_t v = 0; v < op->pub.nvariants; v++) {
+    for (uint32_t v = 0; op->plan.ready && v < op->pub.nvariants; v++) {
         int64_t lo = op->plan.lo[v * op->pub.ndims + d], hi = op->plan.hi[v * op->pub.ndims + d];
         int64_t c[6] = {lo - 1, lo, lo + 1, hi - 1, hi, hi + 1};
         for (int i = 0; i < 6 && n < cap; i++)
