@@ -424,6 +424,7 @@ static int open_mem(CakeCtx *ctx, const char *path, const uint8_t *data, size_t 
         free(lib->blob);
         return corrupt(ctx, path, "its meta document does not read");
     }
+    lib_plan(ctx, lib);
     *out = lib;
     return 0;
 }

@@ -344,6 +344,12 @@ static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, ui
         if (variant_named(op, t->string) < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0 &&
             (best == 0 || t->valuedouble < best))
             best = t->valuedouble;
+    cJSON_ArrayForEach(t, times) {   /* the fastest and those within LIB_FIT_NEAR_BEST of it */
+        uint32_t v = variant_named(op, t->string);
+        if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0 &&
+            t->valuedouble <= best * LIB_FIT_NEAR_BEST)
+            op->v[v].fit.wins++;
+    }
     cJSON_ArrayForEach(t, times) {
         uint32_t v = variant_named(op, t->string);
         if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0) {
@@ -381,6 +387,7 @@ static void fit_prepare(CakeCtx *ctx, CakeLib *lib)
     for (uint32_t o = 0; o < lib->nops; o++) {
         LibOp *op = &lib->ops[o];
         lib_fit_set_sms(op, d ? d->sm_count : TG_DEFAULT_SM_COUNT);
+        lib_fit_unplan(op);
         op->nfit = 0;
         int dims = lib_fit_dims(op);
         for (uint32_t i = 0; i < op->pub.nvariants; i++) {
@@ -448,6 +455,7 @@ int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
     for (uint32_t o = 0; !bad && o < lib->nops; o++) {
         acc_cells(ctx, &lib->ops[o], accs[o], nacc[o]);
         fit_finish(&lib->ops[o]);
+        lib_fit_plan(ctx, &lib->ops[o]);
     }
     for (uint32_t o = 0; accs && o < lib->nops; o++)
         free(accs[o]);
@@ -714,7 +722,9 @@ int cake_lib_retable(CakeCtx *ctx, const char *in, const char *table, const char
 static int check_dir(CakeCtx *ctx, const char *dir, CakeLib **out)
 {
     int rc = lib_manifest_read(ctx, dir, out);
-    return rc ? rc : lib_variants_check(ctx, *out);
+    if (!rc && !(rc = lib_variants_check(ctx, *out)))
+        lib_plan(ctx, *out);
+    return rc;
 }
 
 int cake_lib_check_dir(CakeCtx *ctx, const char *dir)

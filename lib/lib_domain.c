@@ -168,3 +168,169 @@ int lib_assume_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v, u
     CeEnv env = {b, n, NULL, NULL, NULL};
     return !ce_eval_int(lib->ctx, v->k, v->k->assumes[i], &env, &x) || x != 0;
 }
+
+/* ---- the plan: bounds per dim ------------------------------------------------------ */
+
+/* x is a comparison of a dim with a constant (either side), or a conjunction of such:
+   bounds (and `dim % c == r`) the plan can hold as data */
+static int plain(const LibX *xs, int32_t i, int depth)
+{
+    const LibX *x = &xs[i], *a, *b;
+    if (depth > 16)
+        return 0;
+    if (x->kind == X_CONST)
+        return 1;
+    if (x->kind == X_LOGIC && x->op == OP_AND)
+        return plain(xs, x->a, depth + 1) && plain(xs, x->b, depth + 1);
+    if (x->kind != X_BIN)
+        return 0;
+    a = &xs[x->a];
+    b = &xs[x->b];
+    switch (x->op) {
+    case OP_LT: case OP_LE: case OP_GT: case OP_GE: case OP_NE: case OP_EQ:
+        if ((a->kind == X_DIM && b->kind == X_CONST) || (a->kind == X_CONST && b->kind == X_DIM))
+            return 1;
+        return x->op == OP_EQ && b->kind == X_CONST && a->kind == X_BIN && a->op == OP_MOD &&
+               xs[a->a].kind == X_DIM && xs[a->b].kind == X_CONST && xs[a->b].v > 0;
+    default:
+        return 0;
+    }
+}
+
+typedef struct {
+    LibOp *op;
+    uint32_t v;
+    int64_t *lo, *hi;
+    LibCheck *checks; uint32_t n, cap;
+} Plan;
+
+static void check_add(CakeCtx *ctx, Plan *p, LibCheck c)
+{
+    if (c.kind == LP_MOD && !(c.a & (c.a - 1)))
+        c.kind = LP_MOD2;   /* a power of two: a mask where the dim is not negative */
+    if (p->n == p->cap)
+        p->checks = arena_grow(&ctx->arena, p->checks, &p->cap, p->n + 1, sizeof *p->checks);
+    p->checks[p->n++] = c;
+}
+
+/* dim `d REL c` into the bounds (a relation that holds nowhere empties them) */
+static void bound(CakeCtx *ctx, Plan *p, uint8_t d, int rel, int64_t c)
+{
+    int64_t *lo = &p->lo[d], *hi = &p->hi[d];
+    switch (rel) {
+    case OP_LT: if (c == INT64_MIN) *lo = 1, *hi = 0; else if (c - 1 < *hi) *hi = c - 1; break;
+    case OP_LE: if (c < *hi) *hi = c; break;
+    case OP_GT: if (c == INT64_MAX) *lo = 1, *hi = 0; else if (c + 1 > *lo) *lo = c + 1; break;
+    case OP_GE: if (c > *lo) *lo = c; break;
+    case OP_EQ: if (c < *hi) *hi = c; if (c > *lo) *lo = c; break;
+    default: check_add(ctx, p, (LibCheck){.kind = LP_NE, .dim = d, .a = c}); break;
+    }
+}
+
+static int flipped(int rel)
+{
+    return rel == OP_LT ? OP_GT : rel == OP_GT ? OP_LT : rel == OP_LE ? OP_GE : rel == OP_GE ? OP_LE : rel;
+}
+
+static void absorb(CakeCtx *ctx, Plan *p, const LibX *xs, int32_t i)
+{
+    const LibX *x = &xs[i], *a, *b;
+    if (x->kind == X_CONST) {
+        if (!x->v)
+            p->lo[0] = 1, p->hi[0] = 0;   /* an assume that fails at every shape */
+        return;
+    }
+    if (x->kind == X_LOGIC) {
+        absorb(ctx, p, xs, x->a);
+        absorb(ctx, p, xs, x->b);
+        return;
+    }
+    a = &xs[x->a];
+    b = &xs[x->b];
+    if (a->kind == X_DIM)
+        bound(ctx, p, a->dim, x->op, b->v);
+    else if (b->kind == X_DIM)
+        bound(ctx, p, b->dim, flipped(x->op), a->v);
+    else
+        check_add(ctx, p, (LibCheck){.kind = LP_MOD, .dim = xs[a->a].dim, .a = xs[a->b].v, .b = b->v});
+}
+
+/* variant u's own conditions and assumes into p (the variant p->v's plan) */
+static void plan_own(CakeCtx *ctx, Plan *p, uint32_t u)
+{
+    const LibVariant *w = &p->op->v[u];
+    for (uint32_t i = 0; i < w->nconds; i++) {
+        const LibCond *c = &w->conds[i];
+        static const int rels[] = {[LC_LT] = OP_LT, [LC_LE] = OP_LE, [LC_GT] = OP_GT,
+                                   [LC_GE] = OP_GE, [LC_EQ] = OP_EQ, [LC_NE] = OP_NE};
+        if (c->rel == LC_MOD && c->mod > 0)
+            check_add(ctx, p, (LibCheck){.kind = LP_MOD, .dim = c->dim, .a = c->mod, .b = c->value});
+        else if (c->rel == LC_MOD)
+            check_add(ctx, p, (LibCheck){.kind = LP_COND, .var = (uint16_t)u, .i = i});
+        else
+            bound(ctx, p, c->dim, rels[c->rel], c->value);
+    }
+    for (uint32_t i = 0; i < w->nas; i++)
+        if (w->as && w->as[i].root >= 0 && plain(w->xs, w->as[i].root, 0))
+            absorb(ctx, p, w->xs, w->as[i].root);
+        else
+            check_add(ctx, p, (LibCheck){.kind = LP_ASSUME, .var = (uint16_t)u, .i = i});
+}
+
+void lib_domain_plan(CakeCtx *ctx, LibOp *op)
+{
+    uint32_t nv = op->pub.nvariants, nd = op->pub.ndims;
+    LibPlan *lp = &op->plan;
+    lp->ready = 0;
+    if (!nd || nv > CAKE_LIB_MAX_VARIANTS)
+        return;
+    lp->lo = arena_alloc(&ctx->arena, nv * nd * sizeof *lp->lo);
+    lp->hi = arena_alloc(&ctx->arena, nv * nd * sizeof *lp->hi);
+    lp->never = arena_alloc(&ctx->arena, nv);
+    lp->rest = arena_alloc(&ctx->arena, (nv + 1) * sizeof *lp->rest);
+    Plan p = {op, 0, NULL, NULL, NULL, 0, 0};
+    for (uint32_t v = 0; v < nv; v++) {
+        const LibVariant *w = &op->v[v];
+        p.v = v;
+        p.lo = lp->lo + v * nd;
+        p.hi = lp->hi + v * nd;
+        for (uint32_t d = 0; d < nd; d++)
+            p.lo[d] = INT64_MIN, p.hi[d] = INT64_MAX;
+        lp->rest[v] = p.n;
+        lp->never[v] = w->part_of >= 0 && !w->nsteps;
+        if (!w->k && !w->nsteps)
+            return;   /* not resolved: no plan */
+        for (uint32_t s = 0; s < w->nsteps; s++)
+            plan_own(ctx, &p, w->steps[s]);
+        plan_own(ctx, &p, v);
+    }
+    lp->rest[nv] = p.n;
+    lp->checks = p.checks;
+    lp->ready = 1;
+}
+
+int lib_domain_fast(const CakeLib *lib, const LibOp *op, uint32_t v, const int64_t *dimv)
+{
+    const LibPlan *p = &op->plan;
+    uint32_t nd = op->pub.ndims;
+    const int64_t *lo = p->lo + v * nd, *hi = p->hi + v * nd;
+    if (p->never[v])
+        return 0;
+    for (uint32_t d = 0; d < nd; d++)
+        if (dimv[d] < lo[d] || dimv[d] > hi[d])
+            return 0;
+    for (uint32_t i = p->rest[v]; i < p->rest[v + 1]; i++) {
+        const LibCheck *c = &p->checks[i];
+        int ok;
+        switch (c->kind) {
+        case LP_MOD: ok = dimv[c->dim] % c->a == c->b; break;
+        case LP_MOD2: ok = (dimv[c->dim] >= 0 ? dimv[c->dim] & (c->a - 1) : dimv[c->dim] % c->a) == c->b; break;
+        case LP_NE: ok = dimv[c->dim] != c->a; break;
+        case LP_COND: ok = lib_cond_holds(&op->v[c->var].conds[c->i], dimv); break;
+        default: ok = lib_assume_holds(lib, op, &op->v[c->var], c->i, dimv); break;
+        }
+        if (!ok)
+            return 0;
+    }
+    return 1;
+}

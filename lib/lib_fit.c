@@ -184,7 +184,6 @@ void lib_fit_set_sms(LibOp *op, int64_t sms)
     op->fit_inv_sms8 = 1.0 / (double)(op->fit_sms * 8);
 }
 
-/* the features of variant v of op at dimv */
 /* the tile counts along M, N and K of the last variant seen: consecutive variants share
    their tiles (the manifest lists a family's together), so a select's few dozen
    predictions divide the dims a few times only */
@@ -199,7 +198,20 @@ static double tiles_along(Tiles *c, int d, double x, double inv)
     return c->q[d];
 }
 
-static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c,
+/* what the features of every variant share at one shape: the dims as doubles, the MB of
+   A, B and C (a GEMM), the row ops' m n / 10^6 and whether the row is odd */
+typedef struct { double m, n, k, moved, mn; int odd; } Shape;
+
+static Shape shape_of(const LibOp *op, const int64_t *dimv)
+{
+    Shape s = {(double)dimv[op->fit_dim[0]], (double)dimv[op->fit_dim[1]],
+               (double)dimv[op->fit_dim[2]], 0, 0, (int)(dimv[op->fit_dim[1]] % 2)};
+    s.moved = ((s.m + s.n) * s.k * 2 + s.m * s.n * 2) * 1e-6;   /* MB of A, B and C */
+    s.mn = s.m * s.n * 1e-6;
+    return s;
+}
+
+static void features(const LibOp *op, const LibVariant *v, const Shape *sh, Tiles *c,
                      double f[LIB_FIT_TERMS])
 {
     const double *inv = v->fit.inv;
@@ -207,28 +219,27 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
         f[0] = 1;
         /* rows m, columns n: blocks of ROWS rows (and of a CHUNK of the row when split),
            RESIDENT of them per SM; each thread walks n / (parts * TPR) elements a wave */
-        double m = (double)dimv[op->fit_dim[0]], n = (double)dimv[op->fit_dim[1]];
+        double m = sh->m, n = sh->n;
         double parts = v->fit.geo[LIB_GEO_PARTS] > 1 ? cdiv_inv(n, inv[LIB_GEO_CHUNK]) : 1;
         double blocks = cdiv_inv(m, inv[LIB_GEO_ROWS]) * parts;
         double waves = cdiv_inv(blocks, op->fit_inv_sms * inv[LIB_GEO_RESIDENT]);
         f[1] = waves;
         f[2] = waves * cdiv_inv(n, parts > 1 ? inv[LIB_GEO_TPR] / parts : inv[LIB_GEO_TPR]);
-        f[3] = m * n * 1e-6;
+        f[3] = sh->mn;
         /* an odd row is not 4-byte aligned: its elements one scalar load each, or read
            twice (rmsnorm_warp.tir), where an even one moves in pairs or vectors */
-        f[4] = dimv[op->fit_dim[1]] % 2 ? f[2] : 0;
+        f[4] = sh->odd ? f[2] : 0;
         return;
     }
-    double M = (double)dimv[op->fit_dim[0]], N = (double)dimv[op->fit_dim[1]], K = (double)dimv[op->fit_dim[2]];
-    double kt = tiles_along(c, 2, K, inv[LIB_GEO_BK]);
-    double tiles = tiles_along(c, 0, M, inv[LIB_GEO_BM]) * tiles_along(c, 1, N, inv[LIB_GEO_BN]);
-    double moved = ((M + N) * K * 2 + M * N * 2) * 1e-6;   /* MB of A, B and C */
+    double M = sh->m, N = sh->n, K = sh->k;
     f[0] = 1;
-    f[2] = moved;
+    f[2] = sh->moved;
     f[3] = f[4] = 0;
     switch (v->fit.family) {
     case LIB_FIT_SPLITK: {
         double sp = (double)v->fit.geo[LIB_GEO_SPLIT];
+        double kt = tiles_along(c, 2, K, inv[LIB_GEO_BK]);
+        double tiles = tiles_along(c, 0, M, inv[LIB_GEO_BM]) * tiles_along(c, 1, N, inv[LIB_GEO_BN]);
         f[1] = cdiv_inv(tiles * sp, op->fit_inv_sms) * cdiv_inv(kt, inv[LIB_GEO_SPLIT]);
         f[3] = sp * M * N * 1e-6;   /* the partial sums' atomics */
         break;
@@ -240,26 +251,29 @@ static void features(const LibOp *op, const LibVariant *v, const int64_t *dimv, 
         f[1] = cdiv_inv(blocks, op->fit_inv_sms8) * cdiv_inv(K, inv[LIB_GEO_LANE_K]) *
                (double)v->fit.geo[LIB_GEO_MR] * 1e-3;
         f[2] = rows * N * K * 2e-6;
-        f[3] = moved;
+        f[3] = sh->moved;
         break;
     }
-    default:
+    default: {
+        double kt = tiles_along(c, 2, K, inv[LIB_GEO_BK]);
+        double tiles = tiles_along(c, 0, M, inv[LIB_GEO_BM]) * tiles_along(c, 1, N, inv[LIB_GEO_BN]);
         f[1] = cdiv_inv(tiles, op->fit_inv_sms) * kt;
         break;
+    }
     }
 }
 
 /* v's predicted ms; `last` is the fitted variant predicted before it (NULL: none), whose
    features f still holds: a variant of the same family and geometry (the row ops' lane
    groups at other ITERS, say) has the same features, which are not counted again */
-static double predict(const LibOp *op, const LibVariant *v, const int64_t *dimv, Tiles *c,
+static double predict(const LibOp *op, const LibVariant *v, const Shape *sh, Tiles *c,
                       const LibVariant *last, double f[LIB_FIT_TERMS])
 {
     if (!v->fit.ok)
         return -1;
     double t = 0;
     if (!last || last->fit.family != v->fit.family || memcmp(last->fit.geo, v->fit.geo, sizeof v->fit.geo))
-        features(op, v, dimv, c, f);
+        features(op, v, sh, c, f);
     for (int i = 0; i < LIB_FIT_TERMS; i++)
         t += v->fit.coef[i] * f[i];
     return t;
@@ -269,7 +283,8 @@ double lib_fit_predict(const LibOp *op, const LibVariant *v, const int64_t *dimv
 {
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
     double f[LIB_FIT_TERMS];
-    return predict(op, v, dimv, &c, NULL, f);
+    Shape sh = shape_of(op, dimv);
+    return predict(op, v, &sh, &c, NULL, f);
 }
 
 /* ---- the fit -------------------------------------------------------------------------- */
@@ -280,7 +295,8 @@ void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms)
         return;
     double f[LIB_FIT_TERMS], w = 1 / (ms * ms);   /* the relative error, squared */
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
-    features(op, v, dimv, &c, f);
+    Shape sh = shape_of(op, dimv);
+    features(op, v, &sh, &c, f);
     for (int i = 0; i < LIB_FIT_TERMS; i++) {
         v->fit.atb[i] += w * f[i] * ms;
         for (int j = 0; j < LIB_FIT_TERMS; j++)
@@ -335,6 +351,10 @@ void lib_fit_solve(LibVariant *v)
     if (!v->fit.family ||
         v->fit.npoints < (v->fit.family == LIB_FIT_ROWS ? LIB_FIT_MIN_POINTS_ROWS : LIB_FIT_MIN_POINTS))
         return;
+    /* a row variant that came first at no tuned shape is not fitted (docs/library.md, "The
+       row family"): from its few points the fit ranked it first where it lost */
+    if (v->fit.family == LIB_FIT_ROWS && !v->fit.wins)
+        return;
     /* nonnegative: a term whose coefficient comes out negative is dropped and the rest
        fitted again (each round drops one term at least, so at most LIB_FIT_TERMS rounds) */
     int on[LIB_FIT_TERMS];
@@ -367,14 +387,111 @@ void lib_fit_solve(LibVariant *v)
 
 /* ---- the ranking ---------------------------------------------------------------------- */
 
+static int same_geometry(const LibFit *a, const LibFit *b)
+{
+    return a->family == b->family && !memcmp(a->geo, b->geo, sizeof a->geo);
+}
+
+static int geo_before(const LibFit *a, const LibFit *b)
+{
+    static const int order[] = {LIB_GEO_BK, LIB_GEO_BM, LIB_GEO_BN};
+    if (a->family != b->family)
+        return a->family < b->family;
+    for (int i = 0; i < 3; i++)
+        if (a->geo[order[i]] != b->geo[order[i]])
+            return a->geo[order[i]] < b->geo[order[i]];
+    return 0;
+}
+
+void lib_fit_unplan(LibOp *op)
+{
+    op->plan.fit_ready = 0;
+}
+
+void lib_fit_plan(CakeCtx *ctx, LibOp *op)
+{
+    LibPlan *p = &op->plan;
+    uint32_t nv = op->pub.nvariants < CAKE_LIB_MAX_VARIANTS ? op->pub.nvariants : CAKE_LIB_MAX_VARIANTS;
+    p->fit_ready = 0;
+    p->fit_var = arena_alloc(&ctx->arena, nv + 1);
+    p->fit_geo = arena_alloc(&ctx->arena, (nv + 1) * sizeof *p->fit_geo);
+    p->fit_coef = arena_alloc(&ctx->arena, (nv + 1) * sizeof *p->fit_coef);
+    p->geo_var = arena_alloc(&ctx->arena, nv + 1);
+    p->nfit = p->ngeo = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        const LibFit *f = &op->v[v].fit;
+        if (!f->ok)
+            continue;
+        uint32_t g = 0;
+        while (g < p->ngeo && !same_geometry(&op->v[p->geo_var[g]].fit, f))
+            g++;
+        if (g == p->ngeo)
+            p->geo_var[p->ngeo++] = (uint8_t)v;
+        p->fit_var[p->nfit] = (uint8_t)v;
+        p->fit_geo[p->nfit] = (uint16_t)g;
+        memcpy(p->fit_coef[p->nfit++], f->coef, sizeof f->coef);
+    }
+    /* the geometries in the order of their K, M and N tiles, so that the tile counts
+       along each dim (features' Tiles) are mostly the last ones counted */
+    uint16_t at[CAKE_LIB_MAX_VARIANTS];
+    for (uint32_t i = 1; i < p->ngeo; i++)
+        for (uint32_t j = i; j > 0 && geo_before(&op->v[p->geo_var[j]].fit, &op->v[p->geo_var[j - 1]].fit); j--) {
+            uint8_t x = p->geo_var[j];
+            p->geo_var[j] = p->geo_var[j - 1];
+            p->geo_var[j - 1] = x;
+        }
+    for (uint32_t g = 0; g < p->ngeo; g++)
+        for (uint32_t i = 0; i < p->nfit; i++)
+            if (same_geometry(&op->v[p->geo_var[g]].fit, &op->v[p->fit_var[i]].fit))
+                at[i] = (uint16_t)g;
+    memcpy(p->fit_geo, at, p->nfit * sizeof *at);
+    p->fit_ready = 1;
+}
+
+/* the plan's form of the predictions: the features once per geometry, then one dot
+   product per fitted variant (the same sums in the same order: the same doubles) */
+uint32_t lib_fit_predict_fitted(const LibOp *op, const int64_t *dimv, double *t)
+{
+    const LibPlan *p = &op->plan;
+    Tiles c = {{0, 0, 0}, {0, 0, 0}};
+    double f[CAKE_LIB_MAX_VARIANTS][LIB_FIT_TERMS];
+    uint32_t n = 0;
+    Shape sh = shape_of(op, dimv);
+    for (uint32_t g = 0; g < p->ngeo; g++)
+        features(op, &op->v[p->geo_var[g]], &sh, &c, f[g]);
+    for (uint32_t i = 0; i < p->nfit; i++) {
+        const double *k = p->fit_coef[i], *x = f[p->fit_geo[i]];
+        double s = 0;
+        _Static_assert(LIB_FIT_TERMS == 5, "the sum below has a term per feature");
+        s += k[0] * x[0];   /* the order of predict's loop: the same double */
+        s += k[1] * x[1];
+        s += k[2] * x[2];
+        s += k[3] * x[3];
+        s += k[4] * x[4];
+        t[i] = s;
+        n += s > 0;
+    }
+    return n;
+}
+
 uint32_t lib_fit_predict_all(const LibOp *op, const int64_t *dimv, double *t)
 {
+    if (op->plan.fit_ready) {
+        double tf[CAKE_LIB_MAX_VARIANTS];
+        uint32_t n = lib_fit_predict_fitted(op, dimv, tf);
+        for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++)
+            t[v] = -1;
+        for (uint32_t i = 0; i < op->plan.nfit; i++)
+            t[op->plan.fit_var[i]] = tf[i];
+        return n;
+    }
     uint32_t n = 0;
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
     double f[LIB_FIT_TERMS];
     const LibVariant *last = NULL;
+    Shape sh = shape_of(op, dimv);
     for (uint32_t v = 0; v < op->pub.nvariants && v < CAKE_LIB_MAX_VARIANTS; v++) {
-        n += (t[v] = predict(op, &op->v[v], dimv, &c, last, f)) > 0;
+        n += (t[v] = predict(op, &op->v[v], &sh, &c, last, f)) > 0;
         last = op->v[v].fit.ok ? &op->v[v] : last;
     }
     return n;

@@ -46,6 +46,7 @@ enum { LIB_GEO_ROWS = LIB_GEO_BM, LIB_GEO_CHUNK = LIB_GEO_BN, LIB_GEO_TPR = LIB_
 #define LIB_FIT_TERMS 5          /* a + b f1 + c f2 + d f3 (+ e f4: the row family's odd rows) */
 #define LIB_FIT_MIN_POINTS 8      /* tuned shapes a variant needs before its fit is used: 2 per term */
 #define LIB_FIT_MIN_POINTS_ROWS 5 /* the row family's (docs/library.md says why) */
+#define LIB_FIT_NEAR_BEST 1.05    /* a row variant is fitted only where it came this near the fastest once */
 #define LIB_FIT_GEO_MAX 32768     /* a geometry entry's bound (a split row's chunk of 8192 columns) */
 typedef struct {
     uint8_t family;               /* LIB_FIT_*: the manifest's `fit`, NONE without */
@@ -55,6 +56,7 @@ typedef struct {
     double coef[LIB_FIT_TERMS];   /* ms = coef . features */
     double ata[LIB_FIT_TERMS][LIB_FIT_TERMS], atb[LIB_FIT_TERMS];   /* while folding a table */
     uint32_t npoints;
+    uint32_t wins;                /* tuned shapes where it was within LIB_FIT_NEAR_BEST of the fastest */
 } LibFit;
 
 typedef struct {
@@ -90,6 +92,32 @@ typedef struct {
     uint8_t rank[LIB_MAX_RANK];   /* variant indices, fastest first */
 } LibCell;
 
+/* the flat form of what a select reads per variant (lib_domain.c, lib_fit.c), made
+   once the variants and their fits are final (lib_plan): every domain's bounds per
+   dim, the few checks that are not bounds, and the fitted variants' coefficients
+   beside the index of their features' geometry. `ready` 0: select takes the plain
+   path (the compiled assumes, each variant's fit). */
+enum { LP_MOD, LP_MOD2, LP_NE, LP_COND, LP_ASSUME };   /* LP_MOD2: LP_MOD by a power of two */
+typedef struct {
+    uint8_t kind, dim;        /* LP_*; LP_MOD, LP_MOD2: dim % a == b, LP_NE: dim != a */
+    uint16_t var;             /* LP_COND: cond i of variant var, LP_ASSUME: its assume i */
+    uint32_t i;
+    int64_t a, b;
+} LibCheck;
+typedef struct {
+    uint8_t ready, fit_ready;
+    int64_t *lo, *hi;         /* [v * ndims + d]: dim d of variant v must lie in lo .. hi */
+    uint8_t *never;           /* [v]: its domain holds nowhere (a launch of a sequence) */
+    uint32_t *rest;           /* checks[rest[v] .. rest[v + 1]): the rest of v's domain */
+    LibCheck *checks;
+    uint32_t nfit;            /* the fitted variants, in index order: */
+    uint8_t *fit_var;         /*   the variant */
+    uint16_t *fit_geo;        /*   its geometry's index (variants of one geometry share */
+    double (*fit_coef)[LIB_FIT_TERMS];   /* their features), its coefficients */
+    uint32_t ngeo;
+    uint8_t *geo_var;         /* [g]: a variant of geometry g */
+} LibPlan;
+
 typedef struct {
     CakeLibOp pub;
     CakeLibArg *args;
@@ -107,6 +135,7 @@ typedef struct {
     uint32_t nfit;            /* variants with a fit */
     const char *reference;    /* the variant whose kernel's reference is the op's (sequences
                                  are checked against it); NULL: the first single launch */
+    LibPlan plan;
 } LibOp;
 
 typedef struct {
@@ -162,6 +191,10 @@ void lib_domain_compile(CakeCtx *ctx, const LibOp *op, LibVariant *v);
 /* assume i of v at dimv: 1 when it holds or does not evaluate, 0 when it fails */
 int lib_assume_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v, uint32_t i,
                      const int64_t *dimv);
+/* op's domains in the plan's flat form (after every variant's lib_domain_compile) */
+void lib_domain_plan(CakeCtx *ctx, LibOp *op);
+/* variant v's domain at dimv through the plan (op->plan.ready): lib_domain_holds's answer */
+int lib_domain_fast(const CakeLib *lib, const LibOp *op, uint32_t v, const int64_t *dimv);
 
 /* ---- lib_fit.c ---- */
 int lib_fit_family(const char *name);          /* LIB_FIT_*, 0 for an unknown name */
@@ -180,7 +213,14 @@ void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms)
 void lib_fit_solve(LibVariant *v);
 /* v's predicted ms at dimv, or -1 without a fit */
 double lib_fit_predict(const LibOp *op, const LibVariant *v, const int64_t *dimv);
-/* every variant's predicted ms at dimv into t (-1: no fit): how many have one */
+/* op's fits in the plan's flat form (after lib_fit_solve or an artifact's fits);
+   lib_fit_unplan drops it (before a table is folded again) */
+void lib_fit_plan(CakeCtx *ctx, LibOp *op);
+void lib_fit_unplan(LibOp *op);
+/* the plan's fitted variants' predicted ms at dimv: t[i] of variant op->plan.fit_var[i]
+   (op->plan.fit_ready); how many are above 0 */
+uint32_t lib_fit_predict_fitted(const LibOp *op, const int64_t *dimv, double *t);
+/* every variant's predicted ms at dimv into t (-1: no fit): how many are above 0 */
 uint32_t lib_fit_predict_all(const LibOp *op, const int64_t *dimv, double *t);
 /* the variant of t predicted fastest, taken out of t (its time set to -1), or
    UINT32_MAX when none is left: a select tests them in this order and mostly
@@ -195,8 +235,12 @@ unsigned lib_bucket(int64_t v);   /* bits of v: 0 for v <= 0, 1 for 1, 2 for 2..
    (*cond set) */
 int lib_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
                      const int64_t *dimv, NodeId *failed, const LibCond **cond);
+/* an explicit condition at dimv */
+int lib_cond_holds(const LibCond *c, const int64_t *dimv);
 /* sorts cells by key */
 void lib_cells_sort(LibCell *c, uint32_t n);
+/* every op's plan (lib_domain_plan, lib_fit_plan): once the variants and fits are final */
+void lib_plan(CakeCtx *ctx, CakeLib *lib);
 
 /* ---- lib_seq.c ---- */
 /* the variant whose kernel's reference block is op's: its `reference`, else the first

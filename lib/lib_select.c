@@ -106,7 +106,7 @@ void lib_cells_sort(LibCell *c, uint32_t n)
 
 /* ---- domains ------------------------------------------------------------------- */
 
-static int cond_holds(const LibCond *c, const int64_t *dimv)
+int lib_cond_holds(const LibCond *c, const int64_t *dimv)
 {
     int64_t x = dimv[c->dim];
     switch ((LibRel)c->rel) {
@@ -130,7 +130,7 @@ static int own_domain_holds(const CakeLib *lib, const LibOp *op, const LibVarian
     if (cond)
         *cond = NULL;
     for (uint32_t i = 0; i < v->nconds; i++)
-        if (!cond_holds(&v->conds[i], dimv)) {
+        if (!lib_cond_holds(&v->conds[i], dimv)) {
             if (cond)
                 *cond = &v->conds[i];
             return 0;
@@ -179,9 +179,10 @@ static int dims_of(CakeCtx *ctx, const LibOp *op, const CakeLibDim *dims, uint32
 {
     uint32_t seen = 0;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t j = 0;
-        while (j < op->pub.ndims && strcmp(op->dims[j], dims[i].name))
-            j++;
+        uint32_t j = i;   /* most callers give the dims in the op's order, many its names */
+        if (j >= op->pub.ndims || (dims[i].name != op->dims[j] && strcmp(op->dims[j], dims[i].name)))
+            for (j = 0; j < op->pub.ndims && strcmp(op->dims[j], dims[i].name); j++)
+                ;
         const char *why = j == op->pub.ndims ? "is not a dim of the op"
                           : dims[i].value < 1 || dims[i].value > INT32_MAX ? "must be 1 .. 2^31-1"
                                                                           : NULL;
@@ -208,13 +209,28 @@ static int dims_of(CakeCtx *ctx, const LibOp *op, const CakeLibDim *dims, uint32
     return 1;
 }
 
+/* variant v's domain at dimv, through the plan where the op has one */
+static int holds(const CakeLib *lib, const LibOp *op, uint32_t v, const int64_t *dimv)
+{
+    return op->plan.ready ? lib_domain_fast(lib, op, v, dimv)
+                          : lib_domain_holds(lib, op, &op->v[v], dimv, NULL, NULL);
+}
+
+void lib_plan(CakeCtx *ctx, CakeLib *lib)
+{
+    for (uint32_t i = 0; i < lib->nops; i++) {
+        lib_domain_plan(ctx, &lib->ops[i]);
+        lib_fit_plan(ctx, &lib->ops[i]);
+    }
+}
+
 static void try_variant(const CakeLib *lib, const LibOp *op, uint32_t v, CakeLibChoice *out,
                         int *found, uint32_t r)
 {
     for (uint32_t i = 0; i < out->ntested; i++)
         if (out->tested[i] == v)
             return;
-    int held = lib_domain_holds(lib, op, &op->v[v], out->dimv, NULL, NULL);
+    int held = holds(lib, op, v, out->dimv);
     out->tested[out->ntested] = (uint8_t)v;
     out->held[out->ntested++] = (uint8_t)held;
     if (held && !*found) {
@@ -230,25 +246,31 @@ static void try_variant(const CakeLib *lib, const LibOp *op, uint32_t v, CakeLib
    times more at the row ops' 40 variants); its rank is the count of predictions below it */
 static void fit_pick(const CakeLib *lib, const LibOp *op, CakeLibChoice *out, int *found)
 {
+    /* t[i]: the prediction of variant vs[i] (the plan's fitted variants, in index order),
+       or, without a plan, of variant i (-1: no fit) */
     double t[CAKE_LIB_MAX_VARIANTS];
-    lib_fit_predict_all(op, out->dimv, t);
-    uint32_t best = UINT32_MAX, nv = op->pub.nvariants < CAKE_LIB_MAX_VARIANTS ? op->pub.nvariants
-                                                                                : CAKE_LIB_MAX_VARIANTS;
-    for (uint32_t v = 0; v < nv; v++)
-        if (t[v] > 0 && (best == UINT32_MAX || t[v] < t[best])) {
-            int held = lib_domain_holds(lib, op, &op->v[v], out->dimv, NULL, NULL);
+    const uint8_t *vs = op->plan.fit_ready ? op->plan.fit_var : NULL;
+    uint32_t n = vs ? lib_fit_predict_fitted(op, out->dimv, t), op->plan.nfit
+                    : (lib_fit_predict_all(op, out->dimv, t), op->pub.nvariants < CAKE_LIB_MAX_VARIANTS
+                                                               ? op->pub.nvariants : CAKE_LIB_MAX_VARIANTS);
+    uint32_t bi = UINT32_MAX;
+    double tb = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (t[i] > 0 && (bi == UINT32_MAX || t[i] < tb)) {
+            uint32_t v = vs ? vs[i] : i;
+            int held = holds(lib, op, v, out->dimv);
             out->tested[out->ntested] = (uint8_t)v;
             out->held[out->ntested++] = (uint8_t)held;
             if (held)
-                best = v;
+                bi = i, tb = t[i];
         }
-    if (best == UINT32_MAX)
+    if (bi == UINT32_MAX)
         return;
     uint32_t rank = 0;
-    for (uint32_t v = 0; v < nv; v++)
-        rank += t[v] > 0 && (t[v] < t[best] || (t[v] == t[best] && v < best));
+    for (uint32_t i = 0; i < n; i++)
+        rank += t[i] > 0 && (t[i] < tb || (t[i] == tb && i < bi));
     *found = 1;
-    out->variant = best;
+    out->variant = vs ? vs[bi] : bi;
     out->rank = rank;
 }
 
@@ -257,7 +279,7 @@ static uint32_t own_failures(const CakeLib *lib, const LibOp *op, const LibVaria
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < v->nconds; i++)
-        n += !cond_holds(&v->conds[i], dimv);
+        n += !lib_cond_holds(&v->conds[i], dimv);
     for (uint32_t i = 0; i < v->nas; i++)
         n += !lib_assume_holds(lib, op, v, i, dimv);
     return n;

@@ -129,6 +129,31 @@ printf 'rmsnorm M=16384,N=1024 block256\nrmsnorm M=16384,N=1024 nosuch\n' > "$T/
     { echo "FAIL: lib build --table"; exit 1; }
 pass=0
 fail=0
+# a row variant never within 5% of the fastest at a tuned shape gets no fit (docs/library.md,
+# "The row family"): table5 with block_n8192 three times as slow (and without the shape it
+# had alone) leaves it 11 points but no fit; the others keep theirs
+if command -v python3 > /dev/null; then
+grep -v '"M": 5000, "N": 6000' "$T/table5.json" | python3 -c '
+import json, sys
+t = json.load(sys.stdin)
+for e in t["entries"]:
+    if "block_n8192" in e["times_ms"]:
+        e["times_ms"]["block_n8192"] *= 3
+print(json.dumps(t))' > "$T/table6.json"
+"$C" lib build tests/lib/fitrows -o "$T/fitrows6.cakelib" --ptx --no-model --table "$T/table6.json" > /dev/null 2>&1 ||
+    { echo "FAIL: lib build tests/lib/fitrows with table6"; exit 1; }
+fitted=$(python3 -c '
+import json, struct, sys
+b = open(sys.argv[1], "rb").read()
+m = json.loads(b[40:40 + struct.unpack("<Q", b[16:24])[0]])
+print(" ".join(v["name"] for v in m["ops"][0]["variants"] if v.get("fit_coef")))' "$T/fitrows6.cakelib")
+if [ "$fitted" = "warp_n1024 block_n2048 split_t256" ]; then
+    pass=$((pass + 1))
+else
+    echo "FAIL: fitted with table6: '$fitted' (block_n8192, never near the fastest, must have no fit)"
+    fail=$((fail + 1))
+fi
+fi
 for cmd in "$G"/*.cmd; do
     name=${cmd%.cmd}
     args=$(sed "s|T/|$T/|g" "$cmd")
