@@ -89,7 +89,7 @@ static int load(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck)
     uint32_t smem = ck->k->plan ? ck->k->plan->smem_bytes : 0;
     if (smem > 48 * 1024 && (st = rt_func_set_shared(ck->fn, smem)) != RT_OK) {
         report_load_error(ctx, ck, st, rt_error(dev));
-        return st;
+        return rt_health(dev) != RT_OK ? 3 : 1;
     }
     int carve = carveout_knob();
     if (carve >= -1 && rt_func_set_carveout(ck->fn, carve) != RT_OK && rt_health(dev) != RT_OK)
@@ -134,6 +134,21 @@ static void params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tenso
             p->params[i] = &p->dims[kp->index];
         }
     }
+}
+
+/* 1 when every tensor base meets the kernel ABI's 16 bytes (tir.md 13; the
+   alignment proofs count on it) and its declared `align` */
+static int tensors_aligned(const Kernel *k, const RtPtr *tensors)
+{
+    const KPlan *pl = k->plan;
+    for (uint32_t i = 0; i < pl->nparams; i++) {
+        if (pl->params[i].kind != KP_TENSOR)
+            continue;
+        uint32_t align = k->nodes[k->nodes[pl->params[i].decl].a].v.attr.align;
+        if (tensors[pl->params[i].index] % (align > 16 ? align : 16))
+            return 0;
+    }
+    return 1;
 }
 
 static RtTmaDtype tma_dtype(DType dt)
@@ -281,6 +296,8 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
         return RT_INVALID;
     if (!k->plan)
         ir_bug(ctx, "launching kernel '%s' without its launch plan", ir_symstr(ctx, k->name));
+    if (!tensors_aligned(k, tensors))
+        return RT_INVALID;
     uint32_t nmaps = k->plan->ntmaps;
     p->params = calloc(k->plan->nparams + 1, sizeof *p->params);
     p->ptrs = calloc(k->nargs + 1, sizeof *p->ptrs);
@@ -310,6 +327,8 @@ RtStatus lib_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, cons
                             const void *const *scalars)
 {
     const KPlan *pl = ck->k->plan;
+    if (!tensors_aligned(ck->k, tensors))
+        return RT_INVALID;   /* the launch keeps its earlier, valid binding */
     for (uint32_t i = 0; i < pl->nparams; i++) {
         const KParam *q = &pl->params[i];
         if (q->kind == KP_TENSOR)

@@ -208,8 +208,9 @@ void cake_unload(CakeKernel *ck);   /* also frees the image */
 /* Launches ck once on device buffers: tensors[i] for every tensor argument
  * (in argument order, scalars skipped), scalars[i] pointing at the value of
  * every scalar argument (in its dtype's encoding), dims from env. Waits.
- * 1: a dim has no value (E0953) or an extent is out of range; 3: the device
- * failed (rt_error(dev) says how). */
+ * 1: a dim has no value (E0953), an extent is out of range, or a tensor's
+ * base is not 16-byte aligned (the kernel ABI) or breaks its `align`; 3: the
+ * device failed (rt_error(dev) says how). */
 int cake_launch(CakeCtx *ctx, RtDevice *dev, CakeKernel *ck, const ShapeEnv *env,
                 const RtPtr *tensors, const void *const *scalars);
 
@@ -272,7 +273,8 @@ int cake_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const RtPtr 
  * pointers and scalar addresses replaced, the tensor maps of the tensors whose
  * address changed encoded again; nothing allocated, the grid not evaluated (a
  * kept launch's cost per call: the library's and the Python module's caches).
- * 0, 1 (E0962: a tensor map the new address cannot have), 3. */
+ * 0, 1 (E0962: a tensor map the new address cannot have; a base that is not
+ * aligned as for cake_launch: p keeps its earlier binding), 3. */
 int cake_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, const RtPtr *tensors,
                          const void *const *scalars);
 void cake_prepared_free(CakePrepared *p);

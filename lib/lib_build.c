@@ -31,6 +31,12 @@ static size_t blob_add(CakeCtx *ctx, CakeLib *lib, const void *data, size_t len)
  * through the driver's JIT. So a variant is stored as a cubin where its code
  * runs only on its own family anyway (`a` targets) or where that family is
  * the build device's (`--device`, default h200); else as PTX. */
+/* the device the cost model's grid is ranked for (the options' or the H200) */
+static const char *grid_device(const CakeLibBuildOptions *o)
+{
+    return o && o->device ? o->device : "h200";
+}
+
 int lib_cubin_fits(Target t, const char *device)
 {
     const TgDevice *d = tg_device_find(device ? device : "h200");
@@ -546,7 +552,7 @@ static void worker_run(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *o,
         }
     rt_jitlink_close(jl);
     if (!o->no_model)
-        grid_write(ctx, lib, o->device ? o->device : "h200", w, n, dir);
+        grid_write(ctx, lib, grid_device(o), w, n, dir);
     _exit(0);
 }
 
@@ -593,7 +599,7 @@ static int images_forked(CakeCtx *ctx, CakeLib *lib, const CakeLibBuildOptions *
             rc = r > rc ? r : rc;
         }
     if (!o->no_model)
-        grid_write(ctx, lib, o->device ? o->device : "h200", 0, n, dir);
+        grid_write(ctx, lib, grid_device(o), 0, n, dir);
     for (int k = 0; k < nk; k++) {
         int status;
         while (waitpid(kids[k], &status, 0) < 0 && errno == EINTR)
@@ -663,7 +669,7 @@ static int build(CakeCtx *ctx, const char *dir, const char *out, const CakeLibBu
     if (!rc)
         rc = images(ctx, lib, o, &grids);
     for (uint32_t i = 0; i < lib->nops && !rc && !grids && !(o && o->no_model); i++)
-        model_grid(ctx, lib, &lib->ops[i], o && o->device ? o->device : "h200");
+        model_grid(ctx, lib, &lib->ops[i], grid_device(o));
     if (!rc && o && o->table)
         rc = lib_table_fold(ctx, lib, o->table);
     if (!rc)

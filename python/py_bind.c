@@ -7,7 +7,8 @@
  *   and from integer scalars, a dim bound twice must agree; every dim must
  *   be bound; every extent and stride of the declaration, evaluated at the
  *   bound shape, must equal the tensor's (a size-1 extent may have any
- *   stride, as in torch); base addresses must meet the declared alignment;
+ *   stride, as in torch); base addresses must meet the declared alignment
+ *   and at least the kernel ABI's 16 bytes;
  *   dims must fit the kernel's 32-bit dim parameters; the assumes must hold.
  */
 #include "py_priv.h"
@@ -43,8 +44,8 @@ int py_sig_build(const CakeCtx *ctx, const Kernel *k, PySig *sig)
             continue;
         uint32_t rank = t->sub ? t->sub : t->n;
         s->rank = rank > IR_MAX_RANK ? IR_MAX_RANK : (int)rank;
-        int eb = (ir_dtypes[s->dtype].bits + 7) / 8;
-        s->align = t->v.attr.align ? t->v.attr.align : (eb ? eb : 1);
+        /* the kernel ABI's 16 bytes (tir.md 13: the alignment proofs count on it), or more by `align` */
+        s->align = t->v.attr.align > PY_ABI_ALIGN ? (int)t->v.attr.align : PY_ABI_ALIGN;
         for (int j = 0; j < s->rank; j++)
             s->bare[j] = bare_dim(k, ir_list_at(k, t, (uint32_t)j));
     }
@@ -247,8 +248,11 @@ static PyCheck check_geometry(Binder *b)
             }
         if (s->align > 1 && v->ptr % (RtPtr)s->align)
             return fail(b, PY_VALUE_ERROR, "argument `%s`: its address 0x%llx is not a multiple "
-                        "of %d bytes, which %s requires", s->name, (unsigned long long)v->ptr,
-                        s->align, decl_text(b, i, decl, sizeof decl));
+                        "of %d bytes, which %s requires%s", s->name, (unsigned long long)v->ptr,
+                        s->align, decl_text(b, i, decl, sizeof decl),
+                        s->align == PY_ABI_ALIGN ? " (the kernel ABI: every tensor's base is 16-byte aligned; "
+                                                   "pass x.clone() for a view that starts inside an allocation)"
+                                                 : "");
     }
     return PY_OK;
 }

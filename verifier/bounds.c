@@ -41,6 +41,7 @@
 #define PROVE_BUDGET 200000   /* prove() steps per access: the search is exponential in the
                                  facts and the min/max/division atoms; past it, unproved */
 #define MAXOPAQUE 32
+#define MAXGMOD 4
 
 enum { A_NODE = 0, A_SPEC = 1 };
 
@@ -52,6 +53,8 @@ typedef struct {
     NodeId role;                    /* of the access */
     Lin facts[MAXFACT]; int nfacts;
     NodeId hyp_dim; int64_t hyp_mod; /* a hypothetical `assume D % m == 0` */
+    NodeId gdim[MAXGMOD]; int64_t gmod[MAXGMOD]; int ngmod; /* `if D % m == 0` guards at the access */
+    int cong_pass;                  /* facts_of gathers only the guards' congruences */
     int depth;
     NodeId opaque[MAXOPAQUE]; int nopaque; /* subterm atoms, one per structure */
     const ShapeDefault *at; uint32_t nat; /* dims at concrete sizes (the verdict at a shape), or none */
@@ -257,6 +260,9 @@ static Cong cong_atom(Bx *b, uint32_t atom, int depth)
         sy_dim_facts(s, atom, &mod, &lo, &hi);
         if (atom == b->hyp_dim)
             mod = mod / ce_gcd(mod, b->hyp_mod) * b->hyp_mod;
+        for (int i = 0; i < b->ngmod; i++)
+            if (b->gdim[i] == atom)
+                mod = mod / ce_gcd(mod, b->gmod[i]) * b->gmod[i];
         return (Cong){0, mod};
     }
     if (n->op == OP_FOR) {
@@ -773,6 +779,23 @@ static void add_fact(Bx *b, Lin g)
     b->facts[b->nfacts++] = g;
 }
 
+/* `D % m == 0` (either side) with D a dim and 1 < m <= 2^20: the guard's
+   congruence, as an assume's would be (tir.md 7.5) */
+static void guard_cong(Bx *b, NodeId x, NodeId y)
+{
+    SyK *s = b->s;
+    int64_t zero, m;
+    if (!sy_const(s, y, &zero) || zero != 0 || sy_node(s, x)->op != OP_MOD ||
+        !sy_const(s, sy_node(s, x)->b, &m) || m < 2 || m > (1 << 20) || b->ngmod == MAXGMOD)
+        return;
+    Lin d = lin(b, sy_node(s, x)->a, 0);
+    if (d.ok && d.n == 1 && d.c0 == 0 && d.den == 1 && d.t[0].c == 1 && !(d.t[0].atom & 0x80000000u) &&
+        sy_node(s, d.t[0].atom)->op == OP_DIM) {
+        b->gdim[b->ngmod] = d.t[0].atom;
+        b->gmod[b->ngmod++] = m;
+    }
+}
+
 static void facts_of(Bx *b, NodeId e, int neg, int depth)
 {
     SyK *s = b->s;
@@ -800,6 +823,13 @@ static void facts_of(Bx *b, NodeId e, int neg, int depth)
     if (neg)
         op = op == OP_LT ? OP_GE : op == OP_GE ? OP_LT : op == OP_GT ? OP_LE : op == OP_LE ? OP_GT
            : op == OP_EQ ? OP_NE : op == OP_NE ? OP_EQ : OP_NONE;
+    if (b->cong_pass) {
+        if (op == OP_EQ) {
+            guard_cong(b, n->a, n->b);
+            guard_cong(b, n->b, n->a);
+        }
+        return;
+    }
     if (stale(b, e, b->since, 0)) /* `if k < N { k = k + 64 ... }` */
         return;
     Lin x = lin(b, n->a, 0), y = lin(b, n->b, 0);
@@ -826,10 +856,17 @@ static int has_guard(SyK *s, NodeId blk)
     return s->guards[blk] == 2;
 }
 
-/* the facts that hold at statement st: enclosing ifs, earlier return guards */
+/* the facts that hold at statement st: enclosing ifs, earlier return guards
+   (their congruences on dims first, so that every fact is tightened by them) */
 static void context_facts(Bx *b, NodeId st)
 {
     SyK *s = b->s;
+    if (!b->cong_pass) {
+        b->cong_pass = 1;
+        context_facts(b, st);
+        b->cong_pass = 0;
+        b->guarded = 0;
+    }
     for (uint32_t i = 0; i < s->k->nassumes; i++)
         facts_of(b, s->k->assumes[i], 0, 0);
     for (NodeId cur = st; cur; cur = s->up[cur]) {

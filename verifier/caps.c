@@ -322,6 +322,28 @@ uint8_t *ver_dead_nodes(Ver *v)
     return dead;
 }
 
+/* reduce.block inside a role that is not the whole block: code generation
+ * still reduces over the block (barrier 0, a scratch word per warp of the
+ * block), a wrong result or a hang (tir.md 9.2): E0902 until it reduces over
+ * the role */
+static void check_role_reduce(Ver *v, NodeId n, const uint8_t *dead)
+{
+    NodeId role = v_role_of(v, n);
+    if (!role || dead[n] || v_err(v, n))
+        return;
+    for (int t = 0; t < TG__COUNT; t++)
+        for (uint32_t i = 0; v->k->targets[t] && v->block_threads[t] > 0 && i < v->nroles; i++)
+            if (v->roles[i].node == role && v->roles[i].first == 0 &&
+                v->roles[i].end * tg_warp((Target)t) >= v->block_threads[t])
+                return;   /* the role is the whole block */
+    Diag *d = v_report(v, E0902, n, "not supported by code generation yet: `%s` inside role `%s` (the "
+                       "reduction still spans the whole block: barrier 0 and a scratch word per warp of the "
+                       "block, so the warps outside the role make it wrong or hang it)",
+                       ir_ops[N(v, n)->op].spelling, v_name(v, role));
+    diag_help(v->ctx, d, "reduce outside the roles, or within the role by `reduce.warp.*` and a shared "
+              "tile with a named barrier (`barrier ID, COUNT`)");
+}
+
 void ver_caps(Ver *v)
 {
     if (!v->k->ntargets)
@@ -342,6 +364,10 @@ void ver_caps(Ver *v)
             check_lanes(v, n);
             break;
         case OP_CAST: check_fp8_cast(v, n, dead); break;
+        case OP_BLOCK_ADD: case OP_BLOCK_MAX: case OP_BLOCK_MIN:
+            check_role_reduce(v, n, dead);
+            check_feature(v, n);
+            break;
         case OP_LOAD: check_fp8_cast(v, n, dead); check_feature(v, n); break;
         default:
             check_feature(v, n);

@@ -554,9 +554,17 @@ static void check_trips(SyK *s, Trips *t, NodeId pipe)
                 diag_help(s->ctx, d, "both loops run to `%s`, so the difference is outside them: a stage the "
                           "consumer waits for before or after its loop (a peeled first k-tile) must be filled by "
                           "the producer at every shape too (guard both alike)", sy_text(s, sy_node(s, pat)->b));
+            else if (pat && sy_node(s, pat)->op == OP_FOR && dp == dc && sy_node(s, at)->op == OP_FOR)
+                diag_help(s->ctx, d, "the producer's loop runs to `%s`, the consumer's to `%s`: give both loops the "
+                          "bound of the one that is right", sy_text(s, sy_node(s, pat)->b), sy_text(s, sy_node(s, at)->b));
+            else if (pat && sy_node(s, pat)->op == OP_FOR)
+                diag_help(s->ctx, d, "the producer's loop (to `%s`) fills %ld stage%s here and the consumer waits %ld "
+                          "time%s (its waits before, in and after its loops): correct the side that is wrong so both "
+                          "count the same k-tiles", sy_text(s, sy_node(s, pat)->b), a, a == 1 ? "" : "s", w,
+                          w == 1 ? "" : "s");
             else
-                diag_help(s->ctx, d, "make both loops run the same number of iterations (same bounds, e.g. `0 .. %s`)",
-                          pat && sy_node(s, pat)->op == OP_FOR ? sy_text(s, sy_node(s, pat)->b) : "K / BK");
+                diag_help(s->ctx, d, "the producer fills %ld stages here and the consumer waits %ld times: make both "
+                          "count the same k-tiles (one trip-count expression for both)", a, w);
         }
         return;
     }

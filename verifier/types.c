@@ -209,7 +209,10 @@ static int assignable(Ver *v, NodeId val, TypeId tdst, NodeId decl, const char *
                         ir_dtypes[dd].spelling, ir_dtypes[sd].spelling,
                         narrowing ? " (no implicit narrowing)" : "");
     v_note_decl(v, dg, decl, NULL);
-    if (numeric) {
+    if (numeric && dd == DT_F32 && v->in_ref && v->in_ref[val]) /* f32() is exact there (tir.md 11.1) */
+        diag_help(v->ctx, dg, "a reference computes in f64, where `f32(...)` does not round: leave the type out "
+                  "(`let x = ...`), or round it by storing it into an f32 argument (a store rounds)");
+    else if (numeric) {
         diag_help(v->ctx, dg, "convert explicitly: `%s(%s)`", to, v_text(v, val));
         diag_fixit(v->ctx, dg, v_span(v, val), ir_fmt(v->ctx, "%s(%s)", to, v_source(v, val)));
     }

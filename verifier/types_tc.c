@@ -200,8 +200,8 @@ static void wgmma_layout(Ver *v, NodeId at, const Type *t, int is_a)
     int64_t row = dims[t->rank - 1] * (ir_dtypes[t->dtype].bits / 8);
     int sw = row % 128 == 0 ? 128 : row % 64 == 0 ? 64 : row % 32 == 0 ? 32 : 0;
     if (sw && t->swizzle != sw)
-        diag_help(v->ctx, d, "declare the tile `swizzle %d` (its rows are %lld bytes), and give its TMA "
-                  "loads the same swizzle", sw, (long long)row);
+        diag_help(v->ctx, d, "declare the tile `swizzle %d` (its rows are %lld bytes); the TMA copies into it "
+                  "take the tile's swizzle", sw, (long long)row);
     else if (!sw)
         diag_help(v->ctx, d, "make the tile's contiguous extent a multiple of 32 bytes (%lld now) and swizzle it",
                   (long long)row);

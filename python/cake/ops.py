@@ -121,9 +121,16 @@ def _pow2_at_least(n):
     return 1 << max(0, math.ceil(math.log2(max(1, n))))
 
 
-def _rows(x):
-    """x as a contiguous [rows, last] tensor"""
+def _dense(x):
+    """x contiguous and at a 16-byte aligned address (the kernel ABI: a view that
+    starts inside an allocation, x[1:] of odd rows, is copied)"""
     x = x.contiguous()
+    return x if x.data_ptr() % 16 == 0 else x.clone()
+
+
+def _rows(x):
+    """x as a dense [rows, last] tensor"""
+    x = _dense(x)
     return x.view(-1, x.shape[-1]) if x.dim() != 2 else x
 
 
@@ -162,7 +169,7 @@ def _attention_op(base, D, causal):
 # ---- the ops, eager ------------------------------------------------------------------
 
 def _gemm(a, b):
-    a, b = a.contiguous(), b.contiguous()
+    a, b = _dense(a), _dense(b)
     M, K, N = a.shape[0], a.shape[1], b.shape[0]
     c = a.new_empty((M, N))
     kernel_for("gemm", {"M": M, "N": N, "K": K}, select_gemm)(a, b, c)
@@ -174,7 +181,7 @@ def _rms_norm(x, w, eps):
     y = torch.empty_like(x2)
     M, N = x2.shape
     k = kernel_for("rmsnorm", {"M": M, "N": N}, lambda: select_row("rmsnorm", N, 256 * 8))
-    k(x2, w.contiguous(), y, float(eps))
+    k(x2, _dense(w), y, float(eps))
     return y.view(x.shape)
 
 
@@ -183,7 +190,7 @@ def _layer_norm(x, w, b, eps):
     y = torch.empty_like(x2)
     M, N = x2.shape
     k = kernel_for("layernorm", {"M": M, "N": N}, lambda: select_row("layernorm", N, 256 * 8))
-    k(x2, w.contiguous(), b.contiguous(), y, float(eps))
+    k(x2, _dense(w), _dense(b), y, float(eps))
     return y.view(x.shape)
 
 
@@ -196,11 +203,11 @@ def _softmax(x):
 
 
 def _cross_entropy(logits, target):
-    logits = logits.contiguous()
+    logits = _dense(logits)
     B, V = logits.shape
     loss = logits.new_empty((B,))
     k = kernel_for("cross_entropy", {"B": B, "V": V}, lambda: _kernel("cross_entropy"))
-    k(logits, target.to(torch.int32).contiguous(), loss)
+    k(logits, _dense(target.to(torch.int32)), loss)
     return loss
 
 
@@ -209,8 +216,8 @@ def _attention_lse(q, k, v, causal):
     Hkv = k.shape[1]
     if H % Hkv:
         raise ValueError(f"cake.ops.attention: {Hkv} KV heads do not divide {H} query heads")
-    q3 = q.contiguous().view(B * H, S, D)
-    k3, v3 = (t.contiguous().view(B * Hkv, S, D) for t in (k, v))
+    q3 = _dense(q).view(B * H, S, D)
+    k3, v3 = (_dense(t).view(B * Hkv, S, D) for t in (k, v))
     o = torch.empty_like(q3)
     lse = torch.empty((B * H, S), dtype=torch.float32, device=q.device)
     kern = kernel_for(_attention_op("attention_fwd_gqa", D, causal), {"BH": B * H, "BHK": B * Hkv, "S": S},
@@ -226,10 +233,10 @@ def _attention(q, k, v, causal):
 def _attention_varlen(q, k, v, cu_seqlens, causal):
     T, H, D = q.shape
     Hkv = k.shape[1]
-    q, k, v = q.contiguous(), k.contiguous(), v.contiguous()
+    q, k, v = _dense(q), _dense(k), _dense(v)
     o = torch.empty_like(q)
     lse = torch.empty((H, T), dtype=torch.float32, device=q.device)
-    cu = cu_seqlens.to(torch.int32).contiguous()
+    cu = _dense(cu_seqlens.to(torch.int32))
     kern = kernel_for(_attention_op("attention_varlen_fwd", D, causal),
                       {"H": H, "HK": Hkv, "T": T, "B1": cu.shape[0]},
                       lambda: select_attention(D, causal, varlen=True))
@@ -240,16 +247,16 @@ def _attention_varlen(q, k, v, cu_seqlens, causal):
 
 
 def _gemm_bias_silu(a, b, bias):
-    a, b = a.contiguous(), b.contiguous()
+    a, b = _dense(a), _dense(b)
     M, K, N = a.shape[0], a.shape[1], b.shape[0]
     c = a.new_empty((M, N))
     k = kernel_for("gemm_bias_act", {"M": M, "N": N, "K": K}, lambda: _kernel("gemm_bias_act"))
-    k(a, b, bias.to(torch.float32).contiguous(), c)
+    k(a, b, _dense(bias.to(torch.float32)), c)
     return c
 
 
 def _gemm_fp8(a, b, scale_a, scale_b):
-    a, b = a.contiguous(), b.contiguous()
+    a, b = _dense(a), _dense(b)
     M, K, N = a.shape[0], a.shape[1], b.shape[0]
     c = torch.empty((M, N), dtype=torch.bfloat16, device=a.device)
     k = kernel_for("gemm_fp8", {"M": M, "N": N, "K": K}, lambda: _kernel("gemm_fp8"))
@@ -268,7 +275,7 @@ def _fp8_row_quantize(x):
 
 
 def _swiglu(g, u):
-    g, u = g.contiguous(), u.contiguous()
+    g, u = _dense(g), _dense(u)
     h = torch.empty_like(g)
     kernel_for("swiglu", {"N": g.numel()}, lambda: _kernel("swiglu"))(g.view(-1), u.view(-1),
                                                                       h.view(-1))

@@ -40,6 +40,26 @@ def peer(name, d):
             h = x + r
             return h, torch.nn.functional.rms_norm(h, (N,), w, 1e-6)
         return "torch eager (add, F.rms_norm)", run
+    if name == "add_rmsnorm_inplace":
+        M, N = d["M"], d["N"]
+        x, r, w = bf(M, N), bf(M, N), bf(N)
+
+        def run():
+            r.add_(x)
+            return torch.nn.functional.rms_norm(r, (N,), w, 1e-6)
+        return "torch eager (add_, F.rms_norm)", run
+    if name == "fp8_quant_rowscale":
+        M, N = d["M"], d["N"]
+        x = bf(M, N)
+
+        def run():
+            s = x.abs().amax(1).float() / 448.0
+            return (x.float() / s.clamp_min(1e-30)[:, None]).to(torch.float8_e4m3fn), s
+        return "torch eager (amax, divide, to e4m3)", run
+    if name in ("gemm_tn_ws", "gemm_tn_ws_tma"):
+        M, N, K = d["M"], d["N"], d["K"]
+        a, b = bf(M, K), bf(N, K)
+        return "cuBLAS a @ b.T (bf16 out)", lambda: a @ b.t()
     if name == "layernorm_stats":
         M, N = d["M"], d["N"]
         x, w, b = bf(M, N), bf(N), bf(N)
