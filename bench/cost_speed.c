@@ -1,8 +1,8 @@
 /* cost_speed.c — how long one cost-model evaluation takes (issues 8 and 18: <= 1 ms
  * per variant on the 2-core dev machine, lowering included). Two modes:
  *
- *     build/cake_cost_speed [N] FILE.tir ...          every kernel of each file
- *     build/cake_cost_speed [N] --library MANIFEST    every variant of the library
+ *     build/cake_cost_speed [N] [--digest] FILE.tir ...          every kernel of each file
+ *     build/cake_cost_speed [N] [--digest] --library MANIFEST    every variant of the library
  *
  * Per kernel (a library variant: its file, kernel or launches, set and target; a
  * variant of several launches sums them):
@@ -13,7 +13,12 @@
  *   again   N more calls in one context (the bound instance and its lowered copy
  *           cached; the count and the prediction run every time), the median.
  * The library mode ends with min / median / max over the variants of each column and
- * the number over 1 ms. Exit 1 when a first or again median is over 1 ms. */
+ * the number over 1 ms, for every variant and apart for the tensor-core ones (a
+ * prediction with tensor-unit time) and the SIMT ones. Exit 1 when a first or again
+ * median is over 1 ms. With --digest (N defaults to 1 then), each line also carries a
+ * hash of every number and string of the prediction at full precision (the same at
+ * every evaluation of the variant, else `DIGEST MOVED`), for a before/after diff of a
+ * change that must not change any prediction. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +26,54 @@
 #include <cjson/cJSON.h>
 #include "cake.h"
 
-typedef struct { double first, bind, again; } Speed;
+typedef struct {
+    double first, bind, again;
+    int tc;              /* the prediction has tensor-unit time */
+    uint64_t digest;     /* the prediction at full precision (hashed) */
+    int moved;           /* evaluations of one variant that disagreed */
+} Speed;
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* every number (%a: exact) and string of a prediction, hashed */
+static uint64_t digest(const CostResult *r)
+{
+    char b[512];
+    uint64_t h = fnv(14695981039346656037u, r->kernel);
+    h = fnv(fnv(fnv(fnv(h, r->target), r->device), r->shape), r->pattern);
+    h = fnv(fnv(h, r->infeasible), r->occ_limiter ? r->occ_limiter : "-");
+    snprintf(b, sizeof b, "%a %a %a %a %a %a %a %a %a %a %a %a %a %d", r->time_ms, r->lo_ms, r->hi_ms,
+             r->flops, r->tflops, r->dram_bytes, r->l2_bytes, r->gbps, r->intensity, r->peak_tflops,
+             r->peak_gbps, r->roofline_ms, r->roofline_fraction, r->bottleneck);
+    h = fnv(h, b);
+    for (int i = 0; i < CR__N; i++) {
+        snprintf(b, sizeof b, " %a", r->res_ms[i]);
+        h = fnv(h, b);
+    }
+    for (int i = 0; i < 4; i++) {
+        snprintf(b, sizeof b, " %a", r->body_ms[i]);
+        h = fnv(h, b);
+    }
+    snprintf(b, sizeof b, "%lld %lld %lld %d %d %d %a %a %a %a %a %a %a %d", (long long)r->threads,
+             (long long)r->nblocks, (long long)r->smem_bytes, r->regs, r->regs_estimated, r->blocks_per_sm,
+             r->occupancy, r->waves, r->wave_efficiency, r->inflight_bytes, r->inflight_needed,
+             r->inflight_block, r->pipeline_ms, r->measure);
+    h = fnv(h, b);
+    for (uint32_t i = 0; i < r->nroles; i++) {
+        snprintf(b, sizeof b, "%s %lld %d %a %a %a %a %a", r->roles[i].name, (long long)r->roles[i].threads,
+                 r->roles[i].regs, r->roles[i].ms, r->roles[i].tensor_ms, r->roles[i].simt_ms,
+                 r->roles[i].mufu_ms, r->roles[i].shared_ms);
+        h = fnv(h, b);
+    }
+    for (uint32_t i = 0; i < r->nnotes; i++)
+        h = fnv(h, r->notes[i]);
+    return h;
+}
 
 static double now_us(void)
 {
@@ -64,6 +116,7 @@ static int time_kernel(const char *file, const char *kname, const char *set, con
     CostCalib cal;
     cost_calib_default(&cal);
     CostResult r;
+    s->moved = 0;
     for (int i = 0; i <= nf && rc == 0; i++) {   /* fresh contexts: a new variant each; the last one stays */
         CakeCtx *c = ctx_new();
         Module *m;
@@ -79,6 +132,11 @@ static int time_kernel(const char *file, const char *kname, const char *set, con
         if (!rc)
             rc = cake_cost(c, m, &co, &r);
         double t2 = now_us();
+        if (!rc && i == 0) {
+            s->digest = digest(&r);
+            s->tc = r.res_ms[CR_TENSOR] > 0;
+        }
+        s->moved |= !rc && digest(&r) != s->digest;
         if (i < nf) {
             tb[i] = t1 - t0;
             tf[i] = t2 - t0;
@@ -87,6 +145,7 @@ static int time_kernel(const char *file, const char *kname, const char *set, con
                 double t3 = now_us();
                 rc = cake_cost(c, m, &co, &r);
                 ta[j] = now_us() - t3;
+                s->moved |= !rc && digest(&r) != s->digest;
             }
         }
         ctx_free(c);
@@ -102,7 +161,7 @@ static int time_kernel(const char *file, const char *kname, const char *set, con
     return rc;
 }
 
-static int files(int n, char **names, int count)
+static int files(int n, char **names, int count, int show_digest)
 {
     int over = 0;
     for (int f = 0; f < count; f++) {
@@ -121,9 +180,12 @@ static int files(int n, char **names, int count)
                 continue;
             }
             double worst = s.first > s.again ? s.first : s.again;
-            printf("%-36s %-20s first %7.1f us  again %7.1f us  %s\n", names[f], kn, s.first, s.again,
+            printf("%-36s %-20s first %7.1f us  again %7.1f us  %s", names[f], kn, s.first, s.again,
                    worst <= 1000 ? "ok" : "OVER 1 ms");
-            over |= worst > 1000;
+            if (show_digest)
+                printf("  digest %016llx%s", (unsigned long long)s.digest, s.moved ? " DIGEST MOVED" : "");
+            printf("\n");
+            over |= worst > 1000 || s.moved;
         }
         ctx_free(ctx);
     }
@@ -151,14 +213,22 @@ static const char *str_of(const cJSON *o, const char *key)
     return cJSON_IsString(j) ? j->valuestring : NULL;
 }
 
-static void summary(const char *what, double *t, int n)
+/* min / median / max of the variants of one class (tc: 1 tensor core, 0 SIMT, -1 all) */
+static void summary(const char *what, const double *col, const int *cls, int tc, int n)
 {
-    int over = 0;
+    double *t = calloc((size_t)n, sizeof *t);
+    int over = 0, m = 0;
     for (int i = 0; i < n; i++)
-        over += t[i] > 1000;
-    qsort(t, (size_t)n, sizeof *t, cmp);
-    printf("%-6s min %7.1f us  median %7.1f us  max %7.1f us  over 1 ms: %d of %d\n", what, t[0], t[n / 2],
-           t[n - 1], over, n);
+        if (tc < 0 || cls[i] == tc) {
+            t[m++] = col[i];
+            over += col[i] > 1000;
+        }
+    if (m) {
+        qsort(t, (size_t)m, sizeof *t, cmp);
+        printf("%-6s %-11s min %7.1f us  median %7.1f us  max %8.1f us  over 1 ms: %d of %d\n", what,
+               tc < 0 ? "all" : tc ? "tensor core" : "SIMT", t[0], t[m / 2], t[m - 1], over, m);
+    }
+    free(t);
 }
 
 /* a shape the variant costs at: the file's own, else every dim of the op's range at the
@@ -196,8 +266,41 @@ static int shape_for(const cJSON *op, const char *file, const char *kname, const
     return ok;
 }
 
-/* every variant of the manifest's ops, then min / median / max per column */
-static int library(int n, const char *manifest)
+/* one variant: its launches summed (a variant of several launches; a launch names
+   its kernel, or {kernel, file, set} of another file); 0 or the failure */
+static int time_variant(int n, const cJSON *op, const cJSON *v, const char *dir, Speed *sum)
+{
+    const cJSON *ls = cJSON_GetObjectItemCaseSensitive(v, "launches"), *l;
+    const cJSON *one[16] = {v};
+    int nk = 1;
+    if (cJSON_IsArray(ls)) {
+        nk = 0;
+        cJSON_ArrayForEach(l, ls) if (nk < 16) one[nk++] = l;
+    }
+    memset(sum, 0, sizeof *sum);
+    for (int i = 0; i < nk; i++) {
+        const cJSON *o = cJSON_IsObject(one[i]) ? one[i] : v;
+        const char *kn = cJSON_IsString(one[i]) ? one[i]->valuestring : str_of(o, "kernel");
+        const char *set = str_of(o, "set") ? str_of(o, "set") : str_of(v, "set");
+        const char *fn = str_of(o, "file") ? str_of(o, "file") : str_of(v, "file");
+        char file[1024], shape[256];
+        snprintf(file, sizeof file, "%s%s", dir, fn ? fn : "");
+        Speed s;
+        if (!shape_for(op, file, kn, set, str_of(v, "target"), shape, sizeof shape) ||
+            time_kernel(file, kn, set, str_of(v, "target"), shape[0] ? shape : NULL, n, &s))
+            return 1;
+        sum->first += s.first;
+        sum->bind += s.bind;
+        sum->again += s.again;
+        sum->tc |= s.tc;
+        sum->moved |= s.moved;
+        sum->digest = sum->digest * 31 + s.digest;
+    }
+    return 0;
+}
+
+/* every variant of the manifest's ops, then min / median / max per column and class */
+static int library(int n, const char *manifest, int show_digest)
 {
     char *text = read_all(manifest);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
@@ -214,59 +317,42 @@ static int library(int n, const char *manifest)
     else
         strcpy(dir, "./");
     double *col[3];
-    int cap = 512, nv = 0, over = 0;
+    int cap = 1024, nv = 0, over = 0, *cls = calloc((size_t)cap, sizeof *cls);
     for (int i = 0; i < 3; i++)
         col[i] = calloc((size_t)cap, sizeof(double));
     const cJSON *op, *v;
     cJSON_ArrayForEach(op, cJSON_GetObjectItemCaseSensitive(doc, "ops"))
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(op, "variants")) {
-        char file[1024];
-        snprintf(file, sizeof file, "%s%s", dir, str_of(v, "file") ? str_of(v, "file") : "");
-        const cJSON *ls = cJSON_GetObjectItemCaseSensitive(v, "launches"), *l;
-        Speed sum = {0, 0, 0}, s;
-        int rc = 0;
-        char shape[256];
-        if (cJSON_IsArray(ls))
-            cJSON_ArrayForEach(l, ls) {
-                rc = rc || !shape_for(op, file, l->valuestring, str_of(v, "set"), str_of(v, "target"), shape,
-                                      sizeof shape);
-                if (!rc && !(rc = time_kernel(file, l->valuestring, str_of(v, "set"), str_of(v, "target"),
-                                              shape[0] ? shape : NULL, n, &s))) {
-                    sum.first += s.first;
-                    sum.bind += s.bind;
-                    sum.again += s.again;
-                }
-            }
-        else {
-            rc = !shape_for(op, file, str_of(v, "kernel"), str_of(v, "set"), str_of(v, "target"), shape,
-                            sizeof shape);
-            rc = rc || time_kernel(file, str_of(v, "kernel"), str_of(v, "set"), str_of(v, "target"),
-                                   shape[0] ? shape : NULL, n, &sum);
-        }
+        Speed sum;
         const char *name = str_of(v, "name"), *opname = str_of(op, "op");
-        if (rc) {
+        if (time_variant(n, op, v, dir, &sum)) {
             printf("%-18s %-22s cost failed\n", opname, name);
             continue;
         }
         double worst = sum.first > sum.again ? sum.first : sum.again;
-        printf("%-18s %-22s first %7.1f us (bind %6.1f)  again %7.1f us  %s\n", opname, name, sum.first,
-               sum.bind, sum.again, worst <= 1000 ? "ok" : "OVER 1 ms");
-        over |= worst > 1000;
+        printf("%-18s %-22s %-4s first %7.1f us (bind %6.1f)  again %7.1f us  %s", opname, name,
+               sum.tc ? "tc" : "simt", sum.first, sum.bind, sum.again, worst <= 1000 ? "ok" : "OVER 1 ms");
+        if (show_digest)
+            printf("  digest %016llx%s", (unsigned long long)sum.digest, sum.moved ? " DIGEST MOVED" : "");
+        printf("\n");
+        over |= worst > 1000 || sum.moved;
         if (nv < cap) {
             col[0][nv] = sum.first;
             col[1][nv] = sum.bind;
             col[2][nv] = sum.again;
-            nv++;
+            cls[nv++] = sum.tc;
         }
     }
     if (nv) {
         printf("%d variants (CPU time per evaluation):\n", nv);
-        summary("first", col[0], nv);
-        summary("bind", col[1], nv);
-        summary("again", col[2], nv);
+        static const char *const what[3] = {"first", "bind", "again"};
+        for (int tc = 1; tc >= -1; tc--)
+            for (int i = 0; i < 3; i++)
+                summary(what[i], col[i], cls, tc, nv);
     }
     for (int i = 0; i < 3; i++)
         free(col[i]);
+    free(cls);
     cJSON_Delete(doc);
     free(text);
     return over;
@@ -274,14 +360,18 @@ static int library(int n, const char *manifest)
 
 int main(int argc, char **argv)
 {
-    int first = 1, n = 200;
+    int first = 1, n = 0, show_digest = 0;
     if (argc > 1 && strspn(argv[1], "0123456789") == strlen(argv[1])) {
         n = atoi(argv[1]);
         first = 2;
     }
+    if (argc > first && !strcmp(argv[first], "--digest")) {
+        show_digest = 1;
+        first++;
+    }
     if (n < 1)
-        n = 1;
+        n = show_digest ? 1 : 200;
     if (argc > first + 1 && !strcmp(argv[first], "--library"))
-        return library(n, argv[first + 1]);
-    return files(n, argv + first, argc - first);
+        return library(n, argv[first + 1], show_digest);
+    return files(n, argv + first, argc - first, show_digest);
 }
