@@ -22,7 +22,7 @@ LOG=$O/fresh_log.txt
 : > "$LOG"
 T0=$SECONDS
 LIMIT=${DEADLINE:-90}
-CAKEC=${CAKEC:-cakec}
+CAKEC=${CAKEC:-.carry/cakec}
 rows=""
 left() { echo $((LIMIT - (SECONDS - T0))); }
 
@@ -104,12 +104,14 @@ try:
 except Exception as e:
     say("kernel takes a 16-byte-offset view", False, repr(e)[:120])
 b = torch.randn(1024, device="cuda", dtype=torch.bfloat16)
+basef = torch.randn(2049 * 1000 + 4, device="cuda")
+xf_bad = basef[1:1 + 2048 * 1000].view(2048, 1000)     # f32, 4 bytes into the allocation
 cases = [("ops.rms_norm", lambda: cake.ops.rms_norm(x_bad, w, 1e-6),
           lambda: torch.nn.functional.rms_norm(x_bad.float(), (1024,), w.float(), 1e-6)),
          ("ops.layer_norm", lambda: cake.ops.layer_norm(x_bad, w, b, 1e-5),
           lambda: torch.nn.functional.layer_norm(x_bad.float(), (1024,), w.float(), b.float(), 1e-5)),
-         ("ops.softmax", lambda: cake.ops.softmax(x_bad),
-          lambda: torch.softmax(x_bad.float(), -1))]
+         ("ops.softmax (f32, 4 bytes in)", lambda: cake.ops.softmax(xf_bad),
+          lambda: torch.softmax(xf_bad, -1))]
 for name, ours, theirs in cases:
     try:
         got = ours()
