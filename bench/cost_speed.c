@@ -192,21 +192,6 @@ static int files(int n, char **names, int count, int show_digest)
     return over;
 }
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
-    if (s)
-        s[fread(s, 1, (size_t)len, f)] = 0;
-    fclose(f);
-    return s;
-}
-
 static const char *str_of(const cJSON *o, const char *key)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -302,7 +287,7 @@ static int time_variant(int n, const cJSON *op, const cJSON *v, const char *dir,
 /* every variant of the manifest's ops, then min / median / max per column and class */
 static int library(int n, const char *manifest, int show_digest)
 {
-    char *text = read_all(manifest);
+    char *text = cake_read_text(manifest, (size_t)64 << 20);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
     if (!doc) {
         fprintf(stderr, "cake_cost_speed: cannot read %s\n", manifest);

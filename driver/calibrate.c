@@ -14,25 +14,6 @@
 #include "cake.h"
 #include "driver.h"
 
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
-        s[n] = 0;
-    else {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    return s;
-}
-
 static const char *str_or_null(const cJSON *o, const char *name)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
@@ -211,7 +192,7 @@ int drv_cmd_calibrate(CakeCtx *ctx, int argc, char **argv)
             return drv_finish(ctx, &o, EXIT_USER);
         }
     }
-    char *text = o.file ? slurp(o.file) : NULL;
+    char *text = o.file ? cake_read_text(o.file, (size_t)64 << 20) : NULL;
     if (!text) {
         Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "calibrate: cannot read `%s`", o.file ? o.file : "(none)");
         diag_help(ctx, d, "give the measurement bench/cost/measure.py wrote (measured.jsonl)");

@@ -34,25 +34,6 @@ static const TgDevice *cost_device(CakeCtx *ctx, const char *name, Target tg)
 
 /* ---- calibration files ---------------------------------------------------------- */
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = n >= 0 && n < (1 << 20) ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
-        s[n] = 0;
-    else {
-        free(s);
-        s = NULL;
-    }
-    fclose(f);
-    return s;
-}
-
 static void take(const cJSON *o, const char *name, double *dst)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
@@ -112,7 +93,7 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     const char *json = NULL;
     if (dir) {
         snprintf(path, sizeof path, "%s/%s.json", dir, d->name);
-        json = text = read_all(path);
+        json = text = cake_read_text(path, (size_t)1 << 20);
     } else {   /* no directory named: the file compiled in, from any working directory */
         snprintf(path, sizeof path, "bench/cost/%s.json (compiled in)", d->name);
         json = builtin_calib(d->name);

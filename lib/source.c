@@ -87,6 +87,23 @@ static int verify_source(CakeCtx *ctx, uint32_t file, const char *last, Module *
     return ctx->nerrors != before;
 }
 
+char *cake_read_text(const char *path, size_t max_bytes)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    char *s = n >= 0 && (size_t)n <= max_bytes && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
+    if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
+        s[n] = 0;
+    else {
+        free(s);
+        s = NULL;
+    }
+    fclose(f);
+    return s;
+}
+
 /* reads `path` into ctx as a source file; E0001 and UINT32_MAX if it cannot */
 static uint32_t load_file(CakeCtx *ctx, const char *path)
 {
