@@ -84,8 +84,10 @@ static const char *parse(int argc, char **argv, LibOptions *o)
         else if (!strcmp(a, "--all")) o->all = 1;
         else if (!strcmp(a, "--sample")) o->sample = 1;
         else if (take(argc, argv, &i, "--per-task", &o->per_task)) continue;
-        else if (a[0] == '-' && a[1])
-            return "unknown option for `cakec lib` (see `cakec --help`)";
+        else if (a[0] == '-' && a[1]) {
+            o->bad_option = a;
+            return "unknown option for `cakec lib`, or an option without its value";
+        }
         else if (o->opt.file)
             return "`cakec lib` takes one library file or folder";
         else
@@ -444,8 +446,12 @@ int drv_cmd_lib(CakeCtx *ctx, int argc, char **argv)
     const char *err = parse(argc, argv, &o);
     o.opt.command = o.sub ? ir_fmt(ctx, "lib %s", o.sub) : "lib";
     if (err) {
-        Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "%s", err);
-        diag_help(ctx, d, "docs/library.md lists the `cakec lib` commands");
+        Diag *d = o.bad_option ? diag_report(ctx, E0002, IR_NOSPAN, "%s: `%s`", err, o.bad_option)
+                               : diag_report(ctx, E0002, IR_NOSPAN, "%s", err);
+        diag_help(ctx, d, o.bad_option && !strcmp(o.bad_option, "--sim")
+                              ? "a variant runs on the CPU executor as a kernel: `cakec run FILE --sim --set ... "
+                                "--reference REF.tir` (docs/library.md lists the `cakec lib` options)"
+                              : "docs/library.md lists the `cakec lib` commands and options (`cakec --help`)");
         return drv_finish(ctx, &o.opt, EXIT_USER);
     }
     if (!strcmp(o.sub, "check"))

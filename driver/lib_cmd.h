@@ -18,6 +18,7 @@ typedef struct {
     int ptx, no_model, verbose, overhead, all;
     int sample;               /* run --check / bench --shapes --check: the oracle compares a
                                  seeded sample of rows (or tiles) at every shape */
+    const char *bad_option;   /* the option parse did not know (for the message) */
 } LibOptions;
 
 /* `cakec lib ...` (argv[0] is "lib"): the exit code */

@@ -156,10 +156,43 @@ static int dtype_ok(const char *s)
     return s && ir_lookup_dtype(s, strlen(s), &dt, &lanes) && lanes == 1;
 }
 
+/* the fields each object of the manifest may have (docs/library.md, "The manifest") */
+static const char *const root_fields[] = {"library", "ops", "gaps", NULL};
+static const char *const op_fields[] = {"op", "doc", "args", "range", "reference", "variants", NULL};
+static const char *const arg_fields[] = {"name", "tensor", "scalar", "dims", NULL};
+static const char *const variant_fields[] = {"name", "file", "kernel", "set", "target", "when", "fit", "launches",
+                                             "workspace", NULL};
+static const char *const launch_fields[] = {"kernel", "file", "set", NULL};
+static const char *const gap_fields[] = {"op", "why", NULL};
+
+/* 1 when every field of obj is one of known; else E1209 at the first that is not
+   (a misspelled `when` would otherwise widen the variant's domain without a word).
+   A manifest only: an artifact's meta document (no dir) carries the build's fields too. */
+static int fields_known(Reader *r, const cJSON *obj, const char *const *known, uint32_t at, const char *what)
+{
+    for (const cJSON *c = r->dir && cJSON_IsObject(obj) ? obj->child : NULL; c; c = c->next) {
+        const char *const *k = known;
+        while (*k && strcmp(*k, c->string))
+            k++;
+        if (*k)
+            continue;
+        char list[200] = "";
+        for (k = known; *k; k++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k == known ? "" : ", ", *k);
+        Diag *d = bad(r, find_pair(r, at, c->string, NULL), ir_fmt(r->ctx, "%s: unknown field `%s`", what, c->string));
+        diag_help(r->ctx, d, "the fields of %s are %s (docs/library.md, \"The manifest\")", what, list);
+        return 0;
+    }
+    return 1;
+}
+
 /* one argument of the signature: {"name", "tensor": DT, "dims": [...]} or {"name", "scalar": DT} */
 static int read_arg(Reader *r, LibOp *op, const cJSON *j, CakeLibArg *a, uint32_t at)
 {
     a->name = str_field(r, j, "name", 1, at);
+    if (!fields_known(r, j, arg_fields, at, ir_fmt(r->ctx, "op `%s`: argument `%s`", op->pub.name,
+                                                   a->name ? a->name : "?")))
+        return 0;
     const char *tensor = str_field(r, j, "tensor", 0, at);
     const char *scalar = str_field(r, j, "scalar", 0, at);
     a->kind = tensor ? CAKE_ARG_TENSOR : CAKE_ARG_SCALAR;
@@ -299,6 +332,8 @@ static int read_launch(Reader *r, LibOp *op, const cJSON *l, uint32_t seqi, uint
     if (!v->pub.kernel)
         return 0;
     if (cJSON_IsObject(l)) {
+        if (!fields_known(r, l, launch_fields, at, ir_fmt(r->ctx, "a launch of variant `%s`", seq->pub.name)))
+            return 0;
         const char *file = str_field(r, l, "file", 0, at), *set = str_field(r, l, "set", 0, at);
         v->pub.file = file ? file : v->pub.file;
         v->pub.set = set ? set : v->pub.set;
@@ -317,6 +352,8 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
         return 0;
     uint32_t at = variant_at(r, p->name);
     v->at = pair_span(r, at);
+    if (!fields_known(r, j, variant_fields, at, ir_fmt(r->ctx, "variant `%s`", p->name)))
+        return 0;
     p->file = str_field(r, j, "file", 1, at);
     p->kernel = str_field(r, j, "kernel", 0, at);
     p->set = str_field(r, j, "set", 0, at);
@@ -371,6 +408,8 @@ static int read_op(Reader *r, const cJSON *j, LibOp *op)
         return 0;
     uint32_t at = op_at(r, op->pub.name);
     r->op_pos = at;
+    if (!fields_known(r, j, op_fields, at, ir_fmt(r->ctx, "op `%s`", op->pub.name)))
+        return 0;
     op->pub.doc = str_field(r, j, "doc", 0, at);
     if (!op->pub.doc)
         op->pub.doc = "";
@@ -439,6 +478,8 @@ static void read_gaps(Reader *r, const cJSON *root)
     CakeLib *lib = r->lib;
     lib->gaps = arena_alloc(&r->ctx->arena, (size_t)(cJSON_GetArraySize(gaps) + 1) * sizeof *lib->gaps);
     cJSON_ArrayForEach(g, gaps) {
+        if (!fields_known(r, g, gap_fields, find_pair(r, 0, "gaps", NULL), "a gap"))
+            continue;
         const char *op = str_field(r, g, "op", 1, find_pair(r, 0, "gaps", NULL));
         const char *why = str_field(r, g, "why", 0, find_pair(r, 0, "gaps", NULL));
         if (op)
@@ -459,6 +500,7 @@ static int read_manifest(Reader *r)
     }
     CakeLib *lib = r->lib;
     lib->name = str_field(r, root, "library", 1, 0);
+    fields_known(r, root, root_fields, 0, "the manifest");
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(root, "ops"), *o;
     if (!cJSON_IsArray(ops)) {
         bad(r, 0, "the manifest needs `ops`, an array of ops");
@@ -721,15 +763,21 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
         rc = ir_kernel_targets(k, v->tg) ? lib_instance(ctx, lib, v, CAKE_INST_BOUND, &ck) : 0;
     }
     if (rc || !k || ctx->nerrors != before) {
+        int missing = !k && source_ok && ctx->nerrors == before;
         Diag *d = diag_report(ctx, E1207, at, "variant `%s` of op `%s`: %s", v->pub.name, op->pub.name,
-                              !k && source_ok && ctx->nerrors == before
-                                  ? ir_fmt(ctx, "`%s` has no kernel %s%s", shown,
-                                           v->pub.kernel ? "named " : "for target ",
-                                           v->pub.kernel ? v->pub.kernel : v->pub.target)
-                                  : ir_fmt(ctx, "its kernel in `%s` does not check%s%s", shown,
-                                           v->pub.set[0] ? " at " : "", v->pub.set));
-        diag_help(ctx, d, "`cakec check %s%s%s` shows why", shown, v->pub.set[0] ? " --set " : "",
-                  v->pub.set);
+                              missing ? ir_fmt(ctx, "`%s` has no kernel %s%s", shown,
+                                               v->pub.kernel ? "named " : "for target ",
+                                               v->pub.kernel ? v->pub.kernel : v->pub.target)
+                                      : ir_fmt(ctx, "its kernel in `%s` does not check%s%s", shown,
+                                               v->pub.set[0] ? " at " : "", v->pub.set));
+        if (missing && v->pub.kernel)   /* nothing for `check` to show: the manifest names what the file lacks */
+            diag_help(ctx, d, "set the variant's \"kernel\" to one of the kernels of `%s` (its `kernel NAME` "
+                      "lines)", shown);
+        else if (missing)
+            diag_help(ctx, d, "give the variant a target one of the file's kernels lists, or name the kernel");
+        else
+            diag_help(ctx, d, "`cakec check %s%s%s` shows why", shown, v->pub.set[0] ? " --set " : "",
+                      v->pub.set);
         return rc == 2 ? 2 : 1;
     }
     v->m = m;

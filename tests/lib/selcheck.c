@@ -197,6 +197,9 @@ static uint32_t bounds_of(const LibOp *op, uint32_t d, int64_t *out, uint32_t ca
     uint32_t n = 0;
     for (uint32_t v = 0; op->plan.ready && v < op->pub.nvariants; v++) {
         int64_t lo = op->plan.lo[v * op->pub.ndims + d], hi = op->plan.hi[v * op->pub.ndims + d];
+        /* the plan's open ends are INT64_MIN / INT64_MAX: clamped into the dims' range first */
+        lo = lo < 0 ? 0 : lo > INT32_MAX ? INT32_MAX : lo;
+        hi = hi < 0 ? 0 : hi > INT32_MAX ? INT32_MAX : hi;
         int64_t c[6] = {lo - 1, lo, lo + 1, hi - 1, hi, hi + 1};
         for (int i = 0; i < 6 && n < cap; i++)
             if (c[i] >= 1 && c[i] <= INT32_MAX)

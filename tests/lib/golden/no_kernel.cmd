@@ -1,0 +1,1 @@
+lib check tests/lib/no_kernel
