@@ -472,6 +472,14 @@ Kernel *ir_kernel_new(CakeCtx *ctx);
 Kernel *ir_kernel_clone(CakeCtx *ctx, const Kernel *src);
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span);   /* appends a zeroed node */
 static inline Node *ir_get(Kernel *k, NodeId id) { return &k->nodes[id]; }
+/* The kernel ABI's least alignment of a tensor base (tir.md 13): the verifier's
+ * alignment proofs count on it and the runtime refuses a tensor without it. */
+#define IR_ABI_TENSOR_ALIGN 16
+/* the alignment a tensor of type `gtype` (a GTYPE node) has: its `align`, at least the ABI's */
+static inline uint32_t ir_tensor_align(const Node *gtype)
+{
+    return gtype->v.attr.align > IR_ABI_TENSOR_ALIGN ? gtype->v.attr.align : IR_ABI_TENSOR_ALIGN;
+}
 uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n); /* copies; returns start */
 static inline NodeId ir_list_at(const Kernel *k, const Node *n, uint32_t i) { return k->lists[n->list + i]; }
 TypeId ir_type_add(CakeCtx *ctx, Kernel *k, const Type *t);   /* appends, even a duplicate */

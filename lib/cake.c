@@ -136,16 +136,14 @@ static void params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tenso
     }
 }
 
-/* 1 when every tensor base meets the kernel ABI's 16 bytes (tir.md 13; the
-   alignment proofs count on it) and its declared `align` */
+/* 1 when every tensor base has the alignment its type promises (ir_tensor_align) */
 static int tensors_aligned(const Kernel *k, const RtPtr *tensors)
 {
     const KPlan *pl = k->plan;
     for (uint32_t i = 0; i < pl->nparams; i++) {
         if (pl->params[i].kind != KP_TENSOR)
             continue;
-        uint32_t align = k->nodes[k->nodes[pl->params[i].decl].a].v.attr.align;
-        if (tensors[pl->params[i].index] % (align > 16 ? align : 16))
+        if (tensors[pl->params[i].index] % ir_tensor_align(&k->nodes[k->nodes[pl->params[i].decl].a]))
             return 0;
     }
     return 1;

@@ -44,8 +44,7 @@ int py_sig_build(const CakeCtx *ctx, const Kernel *k, PySig *sig)
             continue;
         uint32_t rank = t->sub ? t->sub : t->n;
         s->rank = rank > IR_MAX_RANK ? IR_MAX_RANK : (int)rank;
-        /* the kernel ABI's 16 bytes (tir.md 13: the alignment proofs count on it), or more by `align` */
-        s->align = t->v.attr.align > PY_ABI_ALIGN ? (int)t->v.attr.align : PY_ABI_ALIGN;
+        s->align = (int)ir_tensor_align(t);
         for (int j = 0; j < s->rank; j++)
             s->bare[j] = bare_dim(k, ir_list_at(k, t, (uint32_t)j));
     }
@@ -246,11 +245,11 @@ static PyCheck check_geometry(Binder *b)
                                 ? " (its `strides` clause)"
                                 : " (row-major contiguous: pass x.contiguous())");
             }
-        if (s->align > 1 && v->ptr % (RtPtr)s->align)
+        if (v->ptr % (RtPtr)s->align)
             return fail(b, PY_VALUE_ERROR, "argument `%s`: its address 0x%llx is not a multiple "
                         "of %d bytes, which %s requires%s", s->name, (unsigned long long)v->ptr,
                         s->align, decl_text(b, i, decl, sizeof decl),
-                        s->align == PY_ABI_ALIGN ? " (the kernel ABI: every tensor's base is 16-byte aligned; "
+                        s->align == IR_ABI_TENSOR_ALIGN ? " (the kernel ABI: every tensor's base is 16-byte aligned; "
                                                    "pass x.clone() for a view that starts inside an allocation)"
                                                  : "");
     }

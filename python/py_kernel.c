@@ -293,8 +293,7 @@ static int rebind(PyState *st, PyKernel *kn, PyLaunch *L, const PyArgVal *vals, 
             scalars[ns++] = &L->scalars[i];
             continue;
         }
-        int align = kn->sig.args[i].align;
-        if (align > 1 && vals[i].ptr % (RtPtr)align)
+        if (vals[i].ptr % (RtPtr)kn->sig.args[i].align)
             return -1;
         tensors[nt++] = vals[i].ptr;
     }

@@ -24,7 +24,6 @@
 #include "cake.h"
 
 #define PY_MAX_ARGS 32      /* arguments of one kernel */
-#define PY_ABI_ALIGN 16     /* the least alignment of a tensor base (the kernel ABI, tir.md 13) */
 #define PY_MAX_DEVICES 16
 #define PY_CACHE_SLOTS 16   /* prepared launches kept per kernel */
 

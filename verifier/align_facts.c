@@ -107,7 +107,7 @@ int al_acc_decl(Al *a, Acc *x, NodeId ref)
         x->rank = g->sub;
         if (x->rank < 1 || x->rank > IR_MAX_RANK || (g->n != g->sub && g->n != 2 * g->sub))
             return 0;
-        x->base = g->v.attr.align > 16 ? g->v.attr.align : 16;
+        x->base = ir_tensor_align(g);
         al_global_strides(a, x);
         return 1;
     }
