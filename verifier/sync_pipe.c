@@ -404,9 +404,9 @@ static void check_role(SyK *s, NodeId role, NodeId body)
 
 /* One run of a role at one sample counts the acquires and waits of every
  * pipeline at once (a run of a persistent kernel is most of the check's
- * time); the runs are kept per (role, sample). */
-/* statements one run may take: a persistent kernel's consumer at the largest
- * sample needs more (it gives up, and the sample is not compared) */
+ * time); the runs are kept per (role, sample). TRIP_BUDGET: the statements one
+ * run may take (a persistent kernel's consumer at the largest sample needs
+ * more: it gives up, and the sample is not compared). */
 #define TRIP_BUDGET 1000000
 
 typedef struct {
@@ -443,8 +443,8 @@ static void count_stmt(SyExec *x, NodeId st)
         (op == OP_P_ACQUIRE ? r->acq : r->wait)[i]++;
 }
 
-/* runs role at sample into r; with shape, also the sample's text */
-static void run_role(SyK *s, NodeId role, int sample, TripRun *r, const char **shape)
+/* runs role at sample into r */
+static void run_role(SyK *s, NodeId role, int sample, TripRun *r)
 {
     SyExec x;
     int64_t first, n;
@@ -460,8 +460,14 @@ static void run_role(SyK *s, NodeId role, int sample, TripRun *r, const char **s
     x.u = r;
     sy_exec(&x, s->k->body);
     r->ok = !x.unknown && x.budget >= 0;
-    if (shape) /* formatted only for a report: it costs more than the count */
-        *shape = sy_sample_text(&x);
+}
+
+/* "M = 100, K = 64" of sample i, for a report (the dims alone: nothing is run) */
+static const char *sample_text(SyK *s, int sample)
+{
+    SyExec x;
+    sy_exec_init(&x, s, 0);
+    return sy_sample_dims(&x, sample) ? sy_sample_text(&x) : "";
 }
 
 static TripRun *trip_run(SyK *s, Trips *t, NodeId role, int sample)
@@ -475,7 +481,7 @@ static TripRun *trip_run(SyK *s, Trips *t, NodeId role, int sample)
     r->sample = sample;
     r->acq = arena_alloc(&s->ctx->arena, s->npipes * sizeof *r->acq);
     r->wait = arena_alloc(&s->ctx->arena, s->npipes * sizeof *r->wait);
-    run_role(s, role, sample, r, NULL);
+    run_role(s, role, sample, r);
     return r;
 }
 
@@ -502,15 +508,11 @@ static void check_trips(SyK *s, Trips *t, NodeId pipe)
     if (!prod || !cons || (bad_a && bad_member(s, bad_a)) || (bad_w && bad_member(s, bad_w)))
         return; /* members in the wrong role were reported already */
     for (int i = 0; i < SY_NSAMPLES; i++) {
-        const char *shape = "";
         long a = count_runs(s, t, pipe, prod, OP_P_ACQUIRE, i);
         long w = a < 0 ? -1 : count_runs(s, t, pipe, cons, OP_P_WAIT, i); /* no consumer run to compare with nothing */
         if (a < 0 || w < 0 || a == w)
             continue;
-        TripRun again = *trip_run(s, t, cons, i); /* the same run again, for the sample's text */
-        again.acq = arena_alloc(&s->ctx->arena, s->npipes * sizeof *again.acq);
-        again.wait = arena_alloc(&s->ctx->arena, s->npipes * sizeof *again.wait);
-        run_role(s, cons, i, &again, &shape);
+        const char *shape = sample_text(s, i);
         NodeId wl = first_member_let(s, pipe, OP_P_WAIT), al = first_member_let(s, pipe, OP_P_ACQUIRE);
         NodeId at = wl && sy_loop_of(s, wl) ? sy_loop_of(s, wl) : wl;
         NodeId pat = al && sy_loop_of(s, al) ? sy_loop_of(s, al) : al;
