@@ -41,7 +41,7 @@
 #define PROVE_BUDGET 200000   /* prove() steps per access: the search is exponential in the
                                  facts and the min/max/division atoms; past it, unproved */
 #define MAXOPAQUE 32
-#define MAXGMOD 4
+#define MAXGMOD 5   /* congruences of dims beyond the assumes: 4 from guards, 1 for the help's hypothesis */
 
 enum { A_NODE = 0, A_SPEC = 1 };
 
@@ -52,8 +52,9 @@ typedef struct {
     SyK *s;
     NodeId role;                    /* of the access */
     Lin facts[MAXFACT]; int nfacts;
-    NodeId hyp_dim; int64_t hyp_mod; /* a hypothetical `assume D % m == 0` */
-    NodeId gdim[MAXGMOD]; int64_t gmod[MAXGMOD]; int ngmod; /* `if D % m == 0` guards at the access */
+    /* D % m == 0 beyond the assumes: the `if D % m == 0` guards at the access, and the
+       help's hypothetical `assume D % m == 0` (last, while it is tried) */
+    NodeId gdim[MAXGMOD]; int64_t gmod[MAXGMOD]; int ngmod;
     int cong_pass;                  /* facts_of gathers only the guards' congruences */
     int depth;
     NodeId opaque[MAXOPAQUE]; int nopaque; /* subterm atoms, one per structure */
@@ -258,8 +259,6 @@ static Cong cong_atom(Bx *b, uint32_t atom, int depth)
     if (n->op == OP_DIM) {
         int64_t mod = 1, lo = 0, hi = INT64_MAX;
         sy_dim_facts(s, atom, &mod, &lo, &hi);
-        if (atom == b->hyp_dim)
-            mod = mod / ce_gcd(mod, b->hyp_mod) * b->hyp_mod;
         for (int i = 0; i < b->ngmod; i++)
             if (b->gdim[i] == atom)
                 mod = mod / ce_gcd(mod, b->gmod[i]) * b->gmod[i];
@@ -786,7 +785,7 @@ static void guard_cong(Bx *b, NodeId x, NodeId y)
     SyK *s = b->s;
     int64_t zero, m;
     if (!sy_const(s, y, &zero) || zero != 0 || sy_node(s, x)->op != OP_MOD ||
-        !sy_const(s, sy_node(s, x)->b, &m) || m < 2 || m > (1 << 20) || b->ngmod == MAXGMOD)
+        !sy_const(s, sy_node(s, x)->b, &m) || m < 2 || m > (1 << 20) || b->ngmod >= MAXGMOD - 1)
         return;
     Lin d = lin(b, sy_node(s, x)->a, 0);
     if (d.ok && d.n == 1 && d.c0 == 0 && d.den == 1 && d.t[0].c == 1 && !(d.t[0].atom & 0x80000000u) &&
@@ -1252,13 +1251,13 @@ static void report(Bx *b, const Idx *x, Lin hi, Lin extent, int low_fails, int64
         if (sy_node(s, l)->c && sy_const(s, sy_node(s, l)->c, &c) && c > 1)
             cands[nc++] = c;
     }
-    for (int i = 0; dim && sy_node(s, dim)->op == OP_DIM && i < nc; i++) {
+    for (int i = 0; dim && sy_node(s, dim)->op == OP_DIM && i < nc && b->ngmod < MAXGMOD; i++) {
         if (cands[i] <= 1)
             continue;
-        b->hyp_dim = dim;
-        b->hyp_mod = cands[i];
+        b->gdim[b->ngmod] = dim;   /* the hypothesis, for this proof only */
+        b->gmod[b->ngmod++] = cands[i];
         int ok = prove_facts(b, lcomb(1, hi, -1, lcomb(1, extent, 1, lconst(-1))));
-        b->hyp_dim = 0;
+        b->ngmod--;
         if (ok) {
             diag_help(s->ctx, d, "mask the access: %s%s (or guard it with `if`); only if every %s is a multiple "
                       "of %lld, say so instead: `assume %s %% %lld == 0` (then a ragged %s is refused)", want,
