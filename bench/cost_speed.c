@@ -287,7 +287,7 @@ static int time_variant(int n, const cJSON *op, const cJSON *v, const char *dir,
 /* every variant of the manifest's ops, then min / median / max per column and class */
 static int library(int n, const char *manifest, int show_digest)
 {
-    char *text = cake_read_text(manifest, (size_t)64 << 20);
+    char *text = cake_read_text(manifest, (size_t)64 << 20, NULL);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
     if (!doc) {
         fprintf(stderr, "cake_cost_speed: cannot read %s\n", manifest);

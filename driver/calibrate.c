@@ -192,7 +192,7 @@ int drv_cmd_calibrate(CakeCtx *ctx, int argc, char **argv)
             return drv_finish(ctx, &o, EXIT_USER);
         }
     }
-    char *text = o.file ? cake_read_text(o.file, (size_t)64 << 20) : NULL;
+    char *text = o.file ? cake_read_text(o.file, (size_t)64 << 20, NULL) : NULL;
     if (!text) {
         Diag *d = diag_report(ctx, E0002, IR_NOSPAN, "calibrate: cannot read `%s`", o.file ? o.file : "(none)");
         diag_help(ctx, d, "give the measurement bench/cost/measure.py wrote (measured.jsonl)");

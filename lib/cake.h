@@ -60,11 +60,11 @@
  * could be recovered); NULL when the file cannot be read (E0001) or on 2. */
 int cake_verify_file(CakeCtx *ctx, const char *path, const char *last, Module **out);
 
-/* The whole of text file `path` (at most max_bytes), NUL-terminated, from
- * malloc (the caller frees it); NULL when it cannot be read or is larger.
- * No context, no diagnostic: for the JSON files (manifests, calibrations)
- * whose callers report the failure themselves. */
-char *cake_read_text(const char *path, size_t max_bytes);
+/* The whole of file `path` (at most max_bytes), NUL-terminated, from malloc
+ * (the caller frees it), its length in *len when len is not NULL; NULL when it
+ * cannot be read or is larger. No context, no diagnostic: for the files
+ * (manifests, calibrations, library sources) whose callers report the failure. */
+char *cake_read_text(const char *path, size_t max_bytes, size_t *len);
 
 /* The pipeline on source file `file` of ctx (ctx_add_file): parse, resolve,
  * verify, one line each. Stops after the first stage that reports errors

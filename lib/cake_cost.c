@@ -93,7 +93,7 @@ int cake_cost_calib(CakeCtx *ctx, const char *dir, const TgDevice *d, CostCalib 
     const char *json = NULL;
     if (dir) {
         snprintf(path, sizeof path, "%s/%s.json", dir, d->name);
-        json = text = cake_read_text(path, (size_t)1 << 20);
+        json = text = cake_read_text(path, (size_t)1 << 20, NULL);
     } else {   /* no directory named: the file compiled in, from any working directory */
         snprintf(path, sizeof path, "bench/cost/%s.json (compiled in)", d->name);
         json = builtin_calib(d->name);

@@ -94,29 +94,11 @@ static const char *str_field(Reader *r, const cJSON *obj, const char *key, int r
     return NULL;
 }
 
+/* file `path` in ctx's arena (its length in *len); NULL when it cannot be read */
 static char *read_text(CakeCtx *ctx, const char *path, uint32_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (n < cap) {
-            break;
-        }
-        char *nb = cap < (1u << 30) ? realloc(buf, cap * 2) : NULL;
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    fclose(f);
+    size_t n = 0;
+    char *buf = cake_read_text(path, (size_t)1 << 30, &n);
     if (!buf)
         return NULL;
     char *out = arena_strndup(&ctx->arena, buf, n);

@@ -87,16 +87,18 @@ static int verify_source(CakeCtx *ctx, uint32_t file, const char *last, Module *
     return ctx->nerrors != before;
 }
 
-char *cake_read_text(const char *path, size_t max_bytes)
+char *cake_read_text(const char *path, size_t max_bytes, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
     long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
     char *s = n >= 0 && (size_t)n <= max_bytes && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)n + 1) : NULL;
-    if (s && fread(s, 1, (size_t)n, f) == (size_t)n)
+    if (s && fread(s, 1, (size_t)n, f) == (size_t)n) {
         s[n] = 0;
-    else {
+        if (len)
+            *len = (size_t)n;
+    } else {
         free(s);
         s = NULL;
     }
