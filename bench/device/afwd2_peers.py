@@ -5,7 +5,8 @@ and flash SDPA (forward) and the fastest SDPA backend (decode), in one process.
 Forward: every shape times the dispatch's pick (`ours`, attnx_peers.pick: what
 run_attnx.sh times) and the candidates of CANDS: exp2.fma for EMU of every 8 column chunks
 of S_j (flash_attn_fwd_pp.tir's EMU: the D = 64 kernel is bound by the exp2 unit) on the
-q2, bn192, pair and chained forms. Decode: the fused one-launch kernel at the library's
+q2, bn192, pair and chained forms, and (causal) flash_attn_fwd_ppx.tir's DIAG = 1 (warpgroup
+0's diagonal block at N = 64). Decode: the fused one-launch kernel at the library's
 split (ns_rule) in its old form (fs), with the two-pass merge (MERGE = 1: fm) and with
 exp2.fma in the consumer's softmax (EMU = 2, 4), and the two-pass merge at half and twice
 the split. Checks and timing are attnfwd_peers.py's (imported): every timed kernel checked
@@ -39,12 +40,16 @@ for e in (2, 4):
     FWD[f"bn192e{e}"] = (PP, {"QST": 2, "BN": 192, "EMU": e})
     FWD[f"xe{e}"] = (PX, {"QST": 2, "EMU": e})
 FWD["pe2"] = (PP, {"QST": 2, "PAIR": 1, "EMU": 2})
+# DIAG = 1 (flash_attn_fwd_ppx.tir): warpgroup 0's diagonal block at N = 64 / K = 64
+FWD["xd"] = (PX, {"QST": 2, "DIAG": 1})
+FWD["xpd"] = (PX, {"QST": 2, "PAIR": 1, "DIAG": 1})
+FWD["xde2"] = (PX, {"QST": 2, "DIAG": 1, "EMU": 2})
 FWD["xpe2"] = (PX, {"QST": 2, "PAIR": 1, "EMU": 2})
 # the candidates per (D, causal), beside the dispatch's pick
 CANDS = {(64, 0): ["q2", "q2e1", "q2e2", "q2e4", "bn192", "bn192e2", "bn192e4", "xe2"],
-         (64, 1): ["q2", "q2e1", "q2e2", "q2e4", "bn192", "bn192e2", "pe2", "xe2"],
+         (64, 1): ["q2", "q2e1", "q2e2", "q2e4", "bn192", "bn192e2", "pe2", "xe2", "xd", "xde2"],
          (128, 0): ["q2", "x", "q2e1", "q2e2", "xe2"],
-         (128, 1): ["p", "xp", "q2", "pe2", "xpe2"]}
+         (128, 1): ["p", "xp", "q2", "pe2", "xpe2", "x", "xd", "xpd"]}
 # the shapes: the losers of the last acceptance call first, then a few winners
 LOSERS = ["d64_c1_b16h16k16_s512", "d64_c1_b8h32k32_s1000", "d64_c1_b8h32k8_s2048", "d64_c1_b4h32k32_s1024",
           "d64_c0_b16h16k16_s512", "d64_c0_b4h32k32_s1024", "d64_c0_b8h32k8_s2048", "d64_c0_b2h32k32_s4096",

@@ -9,8 +9,9 @@
 #              HD 128 / 64: ragged R and S, empty splits, more blocks than SMs, NS = 1, R = 64;
 #              the forward (flash_attn_fwd_pp, _ppx) at EMU 1 .. 4 with BN 128 / 192, PAIR = 1,
 #              causal and not, GQA with more tiles than blocks (sm.count) and ragged S;
-#              compute-sanitizer racecheck, synccheck and memcheck on the two-pass merge and
-#              the forward at EMU = 2; up to 14 at a time, the sanitizer runs first
+#              flash_attn_fwd_ppx DIAG = 1 (warpgroup 0's diagonal block at N = 64) likewise;
+#              compute-sanitizer racecheck, synccheck and memcheck on the two-pass merge, the
+#              forward at EMU = 2 and ppx at DIAG = 1; up to 14 at a time, the sanitizer runs first
 #   2. timings gated.py's method (cold L2, the stream held until the run is queued, median
 #              of 10, trials A B A B): decode (8 shapes) beside the fastest SDPA backend, then
 #              the forward at 21 shapes that lost and 6 that won in the last acceptance call
@@ -54,6 +55,7 @@ CS="compute-sanitizer --error-exitcode 9"
 for t in racecheck synccheck memcheck; do
     j cs_${t}_dfm64 "$CS --tool $t $C run $DF --set HD=64,MERGE=1,EMU=2 --shape BHK=2,R=5,S=300,NS=4 --tol-scale 256 --check --timeout 25"
     j cs_${t}_dfm128 "$CS --tool $t $C run $DF --set HD=128,MERGE=1 --shape BHK=2,R=8,S=700,NS=3 --tol-scale 256 --check --timeout 25"
+    j cs_${t}_pxd128 "$CS --tool $t $C run $PX --set D=128,CAUSAL=1,DIAG=1 --shape BH=2,BHK=1,S=300,sm.count=1 --check --timeout 25"
     j cs_${t}_pp64e2 "$CS --tool $t $C run $PP --set D=64,CAUSAL=1,EMU=2 --shape BH=2,BHK=1,S=200,sm.count=1 --check --timeout 25"
 done
 DT="--tol-scale 256 --check"
@@ -83,11 +85,21 @@ for c in 1 0; do
     j px128_c${c}_e2 "$C run $PX --set D=128,CAUSAL=$c,EMU=2 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
 done
 for e in 1 2; do j pp128_c0_e${e} "$C run $PP --set D=128,CAUSAL=0,EMU=$e --shape BH=16,BHK=2,S=300,sm.count=5 --check"; done
+# DIAG = 1 (ppx): causal at both head dims, the pair order, EMU, GQA with an odd tile count,
+# more tiles than blocks, ragged S; non-causal (a no-op)
+for D in 128 64; do
+    j pxd${D}_gqa "$C run $PX --set D=$D,CAUSAL=1,DIAG=1 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
+    j pxd${D}_rag "$C run $PX --set D=$D,CAUSAL=1,DIAG=1 --shape BH=3,BHK=3,S=700,sm.count=2 --check"
+    j pxd${D}_p_odd "$C run $PX --set D=$D,CAUSAL=1,DIAG=1,PAIR=1 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
+    j pxd${D}_p_many "$C run $PX --set D=$D,CAUSAL=1,DIAG=1,PAIR=1 --shape BH=20,BHK=20,S=260,sm.count=7 --check"
+    j pxd${D}_nc "$C run $PX --set D=$D,CAUSAL=0,DIAG=1 --shape BH=4,BHK=2,S=200,sm.count=3 --check"
+done
+j pxd64_e2 "$C run $PX --set D=64,CAUSAL=1,DIAG=1,EMU=2 --shape BH=8,BHK=2,S=520,sm.count=3 --check"
 j pp64_p_e2 "$C run $PP --set D=64,CAUSAL=1,PAIR=1,EMU=2 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
 j pp128_p_e2 "$C run $PP --set D=128,CAUSAL=1,PAIR=1,EMU=2 --shape BH=20,BHK=20,S=260,sm.count=7 --check"
 j px128_p_e2 "$C run $PX --set D=128,CAUSAL=1,PAIR=1,EMU=2 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
 say "== checks: $(wc -l < "$JOBS") runs in the background (at $((SECONDS - T0)) s)"
-CT=$(( $(left) * 33 / 100 ))
+CT=$(( $(left) * 36 / 100 ))
 { grep -E '^cs_' "$JOBS"; grep -vE '^cs_' "$JOBS"; } > "$JOBS.sorted" && mv "$JOBS.sorted" "$JOBS"
 runjob() {
     local tag=${1%%|*} cmd=${1#*|} t0=$SECONDS
