@@ -78,7 +78,7 @@ for c in 1 0; do
         j pp64_c${c}_e${e}_gqa "$C run $PP --set D=64,CAUSAL=$c,EMU=$e --shape BH=16,BHK=2,S=130,sm.count=5 --check"
         j pp64_c${c}_e${e}_rag "$C run $PP --set D=64,CAUSAL=$c,EMU=$e --shape BH=3,BHK=3,S=700,sm.count=2 --check"
     done
-    for e in 2 4; do
+    for e in 2 3; do
         j pp64_c${c}_bn192_e${e} "$C run $PP --set D=64,CAUSAL=$c,BN=192,EMU=$e --shape BH=8,BHK=2,S=400,sm.count=3 --check"
     done
     j px64_c${c}_e2 "$C run $PX --set D=64,CAUSAL=$c,EMU=2 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
@@ -95,6 +95,7 @@ for D in 128 64; do
     j pxd${D}_nc "$C run $PX --set D=$D,CAUSAL=0,DIAG=1 --shape BH=4,BHK=2,S=200,sm.count=3 --check"
 done
 j pxd64_e2 "$C run $PX --set D=64,CAUSAL=1,DIAG=1,EMU=2 --shape BH=8,BHK=2,S=520,sm.count=3 --check"
+j pxd64_e3 "$C run $PX --set D=64,CAUSAL=1,DIAG=1,EMU=3 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
 j pp64_p_e2 "$C run $PP --set D=64,CAUSAL=1,PAIR=1,EMU=2 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
 j pp128_p_e2 "$C run $PP --set D=128,CAUSAL=1,PAIR=1,EMU=2 --shape BH=20,BHK=20,S=260,sm.count=7 --check"
 j px128_p_e2 "$C run $PX --set D=128,CAUSAL=1,PAIR=1,EMU=2 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
