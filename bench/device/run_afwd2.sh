@@ -9,9 +9,10 @@
 #              HD 128 / 64: ragged R and S, empty splits, more blocks than SMs, NS = 1, R = 64;
 #              the forward (flash_attn_fwd_pp, _ppx) at EMU 1 .. 4 with BN 128 / 192, PAIR = 1,
 #              causal and not, GQA with more tiles than blocks (sm.count) and ragged S;
-#              flash_attn_fwd_ppx DIAG = 1 (warpgroup 0's diagonal block at N = 64) likewise;
+#              flash_attn_fwd_ppx DIAG = 1 (warpgroup 0's diagonal block at N = 64) and 2 (its
+#              softmax on 64 columns too) likewise;
 #              compute-sanitizer racecheck, synccheck and memcheck on the two-pass merge, the
-#              forward at EMU = 2 and ppx at DIAG = 1; up to 14 at a time, the sanitizer runs first
+#              forward at EMU = 2 and ppx at DIAG = 1 and 2; up to 14 at a time, the sanitizer runs first
 #   2. timings gated.py's method (cold L2, the stream held until the run is queued, median
 #              of 10, trials A B A B): decode (8 shapes) beside the fastest SDPA backend, then
 #              the forward at 21 shapes that lost and 6 that won in the last acceptance call
@@ -56,11 +57,12 @@ for t in racecheck synccheck memcheck; do
     j cs_${t}_dfm64 "$CS --tool $t $C run $DF --set HD=64,MERGE=1,EMU=2 --shape BHK=2,R=5,S=300,NS=4 --tol-scale 256 --check --timeout 25"
     j cs_${t}_dfm128 "$CS --tool $t $C run $DF --set HD=128,MERGE=1 --shape BHK=2,R=8,S=700,NS=3 --tol-scale 256 --check --timeout 25"
     j cs_${t}_pxd128 "$CS --tool $t $C run $PX --set D=128,CAUSAL=1,DIAG=1 --shape BH=2,BHK=1,S=300,sm.count=1 --check --timeout 25"
+    j cs_${t}_pxd2_64 "$CS --tool $t $C run $PX --set D=64,CAUSAL=1,DIAG=2 --shape BH=2,BHK=1,S=300,sm.count=1 --check --timeout 25"
     j cs_${t}_pp64e2 "$CS --tool $t $C run $PP --set D=64,CAUSAL=1,EMU=2 --shape BH=2,BHK=1,S=200,sm.count=1 --check --timeout 25"
 done
 DT="--tol-scale 256 --check"
 for hd in 128 64; do
-    for v in MERGE=1 MERGE=1,EMU=2 MERGE=1,EMU=4 DEFER=1,MERGE=1 EMU=2; do
+    for v in MERGE=1 MERGE=1,EMU=2 MERGE=1,EMU=4 DEFER=1,MERGE=1; do
         t=df_${hd}_${v//[,=]/_}
         j ${t}_ragged "$C run $DF --set HD=$hd,$v --shape BHK=3,R=9,S=2600,NS=11 $DT"
         j ${t}_empty "$C run $DF --set HD=$hd,$v --shape BHK=2,R=5,S=300,NS=20 $DT"
@@ -74,7 +76,7 @@ for hd in 128 64; do
 done
 # the forward at every EMU value the timings use (GQA 8 with more tiles than blocks; ragged)
 for c in 1 0; do
-    for e in 1 2 3 4; do
+    for e in 2 3 4; do
         j pp64_c${c}_e${e}_gqa "$C run $PP --set D=64,CAUSAL=$c,EMU=$e --shape BH=16,BHK=2,S=130,sm.count=5 --check"
         j pp64_c${c}_e${e}_rag "$C run $PP --set D=64,CAUSAL=$c,EMU=$e --shape BH=3,BHK=3,S=700,sm.count=2 --check"
     done
@@ -94,6 +96,11 @@ for D in 128 64; do
     j pxd${D}_p_many "$C run $PX --set D=$D,CAUSAL=1,DIAG=1,PAIR=1 --shape BH=20,BHK=20,S=260,sm.count=7 --check"
     j pxd${D}_nc "$C run $PX --set D=$D,CAUSAL=0,DIAG=1 --shape BH=4,BHK=2,S=200,sm.count=3 --check"
 done
+for D in 128 64; do
+    j pxd2_${D}_gqa "$C run $PX --set D=$D,CAUSAL=1,DIAG=2 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
+    j pxd2_${D}_p_odd "$C run $PX --set D=$D,CAUSAL=1,DIAG=2,PAIR=1 --shape BH=15,BHK=3,S=700,sm.count=5 --check"
+done
+j pxd2_64_e2 "$C run $PX --set D=64,CAUSAL=1,DIAG=2,EMU=2 --shape BH=3,BHK=3,S=520,sm.count=2 --check"
 j pxd64_e2 "$C run $PX --set D=64,CAUSAL=1,DIAG=1,EMU=2 --shape BH=8,BHK=2,S=520,sm.count=3 --check"
 j pxd64_e3 "$C run $PX --set D=64,CAUSAL=1,DIAG=1,EMU=3 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
 j pp64_p_e2 "$C run $PP --set D=64,CAUSAL=1,PAIR=1,EMU=2 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
