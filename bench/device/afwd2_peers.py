@@ -68,7 +68,7 @@ LOSERS = ["d64_c1_b16h16k16_s512", "d64_c1_b8h32k32_s1000", "d64_c1_b8h32k8_s204
 WINNERS = ["d64_c1_b1h16k16_s16384", "d64_c0_b4h8k8_s3000", "d64_c1_b4h8k8_s3000", "d64_c0_b8h32k32_s1000",
            "d128_c0_b1h32k32_s8192", "d128_c1_b2h16k2_s5000"]
 # decode candidates: tag -> (parameters, split multiplier of the rule's)
-DEC = {"fs": ({"DEFER": 0}, 1), "fm": ({"DEFER": 0, "MERGE": 1}, 1), "fme2": ({"DEFER": 0, "MERGE": 1, "EMU": 2}, 1),
+DEC = {"fs": ({"DEFER": 0, "MERGE": 0}, 1), "fm": ({"DEFER": 0, "MERGE": 1}, 1), "fme2": ({"DEFER": 0, "MERGE": 1, "EMU": 2}, 1),
        "fme4": ({"DEFER": 0, "MERGE": 1, "EMU": 4}, 1), "fm/x2": ({"DEFER": 0, "MERGE": 1}, 2),
        "fm/h": ({"DEFER": 0, "MERGE": 1}, 0.5), "fdm": ({"DEFER": 1, "MERGE": 1}, 1)}
 
