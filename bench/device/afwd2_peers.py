@@ -6,7 +6,8 @@ Forward: every shape times the dispatch's pick (`ours`, attnx_peers.pick: what
 run_attnx.sh times) and the candidates of CANDS: exp2.fma for EMU of every 8 column chunks
 of S_j (flash_attn_fwd_pp.tir's EMU: the D = 64 kernel is bound by the exp2 unit) on the
 q2, bn192, pair and chained forms, and (causal) flash_attn_fwd_ppx.tir's DIAG = 1 (warpgroup
-0's diagonal block at N = 64) and 2 (its softmax too). Decode: the fused one-launch kernel at the library's
+0's diagonal block at N = 64) and 2 (its softmax too);
+D = 128 non-causal at BN = 160 (QST = 1). Decode: the fused one-launch kernel at the library's
 split (ns_rule) in its old form (fs), with the two-pass merge (MERGE = 1: fm) and with
 exp2.fma in the consumer's softmax (EMU = 2, 4), and the two-pass merge at half and twice
 the split. Checks and timing are attnfwd_peers.py's (imported): every timed kernel checked
@@ -40,6 +41,9 @@ for e in (2, 3, 4):
     FWD[f"bn192e{e}"] = (PP, {"QST": 2, "BN": 192, "EMU": e})
     FWD[f"xe{e}"] = (PX, {"QST": 2, "EMU": e})
 FWD["pe2"] = (PP, {"QST": 2, "PAIR": 1, "EMU": 2})
+# D = 128 non-causal: KV blocks of 160 keys (Q one stage: 32 + 2 x 40 + 2 x 40 + 32 = 224 KiB)
+FWD["bn160"] = (PP, {"QST": 1, "BN": 160})
+FWD["xbn160"] = (PX, {"QST": 1, "BN": 160})
 # DIAG = 1 (flash_attn_fwd_ppx.tir): warpgroup 0's diagonal block at N = 64 / K = 64
 FWD["xd"] = (PX, {"QST": 2, "DIAG": 1})
 FWD["xpd"] = (PX, {"QST": 2, "PAIR": 1, "DIAG": 1})
@@ -56,7 +60,7 @@ FWD["xpe2"] = (PX, {"QST": 2, "PAIR": 1, "EMU": 2})
 # exp2 to ~11 FMA-pipe instructions each: 768 / 1024 / ~750)
 CANDS = {(64, 0): ["q2", "q2e2", "q2e3", "q2e4", "bn192", "bn192e2", "bn192e3", "xe2"],
          (64, 1): ["q2", "q2e2", "q2e3", "q2e4", "bn192e2", "x", "xd", "xde2", "xd2", "xd2e2"],
-         (128, 0): ["q2", "x", "q2e1", "q2e2"],
+         (128, 0): ["q2", "x", "q2e1", "bn160", "xbn160"],
          (128, 1): ["p", "xp", "q2", "x", "xd", "xpd", "xpd2"]}
 # the shapes: the losers of the last acceptance call first, then a few winners
 LOSERS = ["d64_c1_b16h16k16_s512", "d64_c1_b8h32k32_s1000", "d64_c1_b8h32k8_s2048", "d64_c1_b4h32k32_s1024",

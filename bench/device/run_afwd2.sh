@@ -10,7 +10,7 @@
 #              the forward (flash_attn_fwd_pp, _ppx) at EMU 1 .. 4 with BN 128 / 192, PAIR = 1,
 #              causal and not, GQA with more tiles than blocks (sm.count) and ragged S;
 #              flash_attn_fwd_ppx DIAG = 1 (warpgroup 0's diagonal block at N = 64) and 2 (its
-#              softmax on 64 columns too) likewise;
+#              softmax on 64 columns too) likewise; BN = 160 at D = 128 non-causal;
 #              compute-sanitizer racecheck, synccheck and memcheck on the two-pass merge, the
 #              forward at EMU = 2 and ppx at DIAG = 1 and 2; up to 14 at a time, the sanitizer runs first
 #   2. timings gated.py's method (cold L2, the stream held until the run is queued, median
@@ -85,7 +85,13 @@ for c in 1 0; do
     done
     j px64_c${c}_e2 "$C run $PX --set D=64,CAUSAL=$c,EMU=2 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
 done
-for e in 1 2; do j pp128_c0_e${e} "$C run $PP --set D=128,CAUSAL=0,EMU=$e --shape BH=16,BHK=2,S=300,sm.count=5 --check"; done
+j pp128_c0_e1 "$C run $PP --set D=128,CAUSAL=0,EMU=1 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
+# BN = 160 (D = 128 non-causal, QST = 1): ragged blocks, GQA, more tiles than blocks
+for F in $PP $PX; do
+    n=$(basename $F .tir); n=${n#flash_attn_fwd_}
+    j ${n}_bn160_gqa "$C run $F --set D=128,CAUSAL=0,BN=160,QST=1 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
+    j ${n}_bn160_rag "$C run $F --set D=128,CAUSAL=0,BN=160,QST=1 --shape BH=3,BHK=3,S=1000,sm.count=2 --check"
+done
 # DIAG = 1 (ppx): causal at both head dims, the pair order, EMU, GQA with an odd tile count,
 # more tiles than blocks, ragged S; non-causal (a no-op)
 for D in 128 64; do
