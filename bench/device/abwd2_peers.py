@@ -1,0 +1,132 @@
+"""abwd2_peers.py — the attention backward's schedule candidates beside cuDNN SDPA backward
+(run_abwd2.sh runs it): attnbwd_peers.backward_case with its own ALT points, so every
+candidate is the whole three-launch sequence (attn_bwd_prep_zero + attn_bwd +
+attn_bwd_dq_convert), timed by gated.py's method (cold L2, device work only, trials
+A B A B) in the same call as cuDNN's backward through autograd, its dQ, dK, dV checked
+against cuDNN's at the forward's real O and LSE (attnbwd_peers' checks: relative norm
+error < 3e-2; a point that fails is never the shape's best).
+
+Candidates (attn_bwd parameters; W = attn_bwd_prep_zero's WARPS, default 4):
+  fused      the defaults (DQO = 0; XWG = 1 at HD = 128, 0 at HD = 64)
+  dqo        DQO = 1: a tile's dQ^T retired, staged and added under the next tile's S^T
+  w16        the defaults with W = 16 (the zeroing's runs 128 bytes at HD = 128)
+  dqo_w16    both
+  xa, xa_dqo, xa_dqo_w16 (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of
+             dQ_i^T over the 128 keys and adds it (half the staging and the L2 additions)
+Prints one JSON line per shape to $OUT/abwd2_results.jsonl, the compact table last.
+usage: python3 abwd2_peers.py GO_FILE   (environment: OUT, DEADLINE seconds)
+       python3 abwd2_peers.py table RESULTS.jsonl"""
+import json
+import math
+import os
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+T0 = time.time()
+DEADLINE = float(os.environ.get("DEADLINE", "120"))
+OUT = os.environ.get("OUT", "/tmp/cake-out")
+os.environ["DEADLINE"] = str(DEADLINE)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import attnbwd_peers as ab  # noqa: E402
+import torch  # noqa: E402
+
+W16 = {"WARPS": 16}
+ab.ALT = {
+    128: [("dqo", {"DQO": 1}), ("w16", {}, W16), ("dqo_w16", {"DQO": 1}, W16)],
+    64: [("dqo", {"DQO": 1}), ("xa", {"XWG": 1}), ("xa_dqo", {"XWG": 1, "DQO": 1}),
+         ("xa_dqo_w16", {"XWG": 1, "DQO": 1}, W16), ("w16", {}, W16)],
+}
+ab.RES = os.path.join(OUT, "abwd2_results.jsonl")
+# the acceptance's shapes, the most telling first: each (D, causal) class early
+SHAPES = [(4, 16, 2048, 128, False), (2, 16, 4096, 64, False), (4, 16, 2048, 128, True), (4, 16, 2048, 64, True),
+          (2, 16, 4096, 128, False), (4, 16, 2048, 64, False), (2, 16, 4096, 128, True), (2, 16, 4096, 64, True),
+          (1, 16, 8192, 64, False), (1, 16, 8192, 128, False), (8, 16, 1024, 128, True), (8, 16, 1024, 64, False),
+          (1, 16, 8192, 128, True), (1, 16, 8192, 64, True), (8, 16, 1024, 128, False), (8, 16, 1024, 64, True),
+          (2, 32, 2048, 128, True), (16, 16, 1024, 64, True)]
+
+
+def precompile():
+    jobs = []
+    for D in (128, 64):
+        jobs += [("attn_bwd_prep", dict(HD=D)), ("attn_bwd_prep_zero", dict(HD=D)),
+                 ("attn_bwd_prep_zero", dict(HD=D, **W16)), ("attn_bwd_dq_convert", dict(HD=D))]
+        for c in (0, 1):
+            jobs.append(("attn_bwd", dict(HD=D, CAUSAL=c)))
+            jobs += [("attn_bwd", dict(HD=D, CAUSAL=c, **alt[1])) for alt in ab.ALT[D]]
+    t0 = time.time()
+    with ThreadPoolExecutor(8) as ex:
+        futs = [ex.submit(ab.kern, f, **ps) for f, ps in jobs]
+        errs = [f.exception() for f in futs]
+    bad = [f"{j[0]} {j[1]}: {e}"[:300] for j, e in zip(jobs, errs) if e]
+    print(f"precompiled {len(jobs) - len(bad)} of {len(jobs)} kernels in {time.time() - t0:.1f} s", flush=True)
+    for b in bad:
+        print("precompile failed:", b, flush=True)
+
+
+def geo(xs):
+    xs = [x for x in xs if x]
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def table():
+    names = ["fused"] + sorted({a[0] for D in ab.ALT for a in ab.ALT[D]})
+    print("| shape | cuDNN ms | " + " | ".join(names) + " | best | cuDNN/best | main ms (fused / best) | ok |")
+    print("|---|---|" + "---|" * len(names) + "---|---|---|---|")
+    per = {n: [] for n in names}
+    best_r = []
+    for r in ab.rows:
+        if "ms" not in r or r.get("kind") != "bwd":
+            print(f"| {r.get('shape')} | {r.get('error', r.get('skipped', '-'))} |")
+            continue
+        cells = []
+        for n in names:
+            w = r.get(n)
+            if not w:
+                cells.append("-")
+                continue
+            x = r["cudnn_ms"] / w["ms"]
+            per[n].append(x)
+            cells.append(f"{w['ms']:.3f} x{x:.3f}{'' if w['ok'] else ' BAD'}")
+        bw = r[r["way"]]
+        best_r.append(r["ratio"])
+        main = f"{r['fused']['parts_ms'].get('main', 0):.3f} / {bw['parts_ms'].get('main', 0):.3f}" if "fused" in r else "-"
+        oks = all(r[n]["ok"] for n in names if r.get(n))
+        print(f"| {r['shape']} | {r['cudnn_ms']:.3f} | " + " | ".join(cells) +
+              f" | {r['way']} | {r['ratio']:.3f} | {main} | {'ok' if oks else 'FAIL'} |")
+    print()
+    print("per candidate (cuDNN / candidate, geomean over its shapes): " +
+          ", ".join(f"{n} {geo(v):.3f} (n={len(v)}, >=1.0 at {sum(x >= 1.0 for x in v)})" for n, v in per.items() if v))
+    print(f"best per shape: {len(best_r)} timed, >= 1.0x cuDNN at {sum(x >= 1.0 for x in best_r)}, "
+          f"geomean {geo(best_r):.3f}, min {min(best_r) if best_r else float('nan'):.3f}")
+
+
+def main():
+    go = sys.argv[1] if len(sys.argv) > 1 else None
+    try:
+        precompile()
+    except Exception as e:  # noqa: BLE001
+        print("precompile:", repr(e)[:300], flush=True)
+    while go and not os.path.exists(go) and ab.left() > DEADLINE / 2:
+        time.sleep(0.2)
+    print(f"timings start at {time.time() - T0:.1f} s", flush=True)
+    for c in SHAPES:
+        if ab.left() < 6:
+            ab.emit({"kind": "bwd", "shape": str(c), "skipped": "deadline"})
+            continue
+        t0 = time.time()
+        try:
+            ab.backward_case(*c, check_math=False, twopass_too=False, alt=True)
+        except Exception as e:  # noqa: BLE001
+            ab.emit({"kind": "bwd", "shape": str(c), "ok": False, "error": repr(e)[:300]})
+        print("bwd", f"{time.time() - t0:.1f} s", json.dumps(ab.rows[-1])[:900], flush=True)
+        torch.cuda.empty_cache()
+    table()
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["table"]:   # the table of a results file (a run cut short)
+        ab.rows.extend(json.loads(line) for line in open(sys.argv[2]) if line.strip())
+        table()
+    else:
+        main()
