@@ -10,8 +10,8 @@ Candidates (attn_bwd parameters; W = attn_bwd_prep_zero's WARPS, default 4):
   fused      the defaults (DQO = 0; XWG = 1 at HD = 128, 0 at HD = 64)
   dqo        DQO = 1: a tile's dQ^T retired, staged and added under the next tile's S^T
   w16        the defaults with W = 16 (the zeroing's runs 128 bytes at HD = 128)
-  dqo_w16    both
-  xa, xa_dqo, xa_dqo_w16 (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of
+  dqo_w16    both (dqo_w32: W = 32)
+  xa, xa_dqo, xa_dqo_w16, xa_dqo_w32 (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of
              dQ_i^T over the 128 keys and adds it (half the staging and the L2 additions)
 Prints one JSON line per shape to $OUT/abwd2_results.jsonl, the compact table last.
 usage: python3 abwd2_peers.py GO_FILE   (environment: OUT, DEADLINE seconds)
@@ -31,11 +31,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attnbwd_peers as ab  # noqa: E402
 import torch  # noqa: E402
 
-W16 = {"WARPS": 16}
+W16, W32 = {"WARPS": 16}, {"WARPS": 32}
 ab.ALT = {
-    128: [("dqo", {"DQO": 1}), ("w16", {}, W16), ("dqo_w16", {"DQO": 1}, W16)],
+    128: [("dqo", {"DQO": 1}), ("w16", {}, W16), ("dqo_w16", {"DQO": 1}, W16), ("dqo_w32", {"DQO": 1}, W32)],
     64: [("dqo", {"DQO": 1}), ("xa", {"XWG": 1}), ("xa_dqo", {"XWG": 1, "DQO": 1}),
-         ("xa_dqo_w16", {"XWG": 1, "DQO": 1}, W16), ("w16", {}, W16)],
+         ("xa_dqo_w16", {"XWG": 1, "DQO": 1}, W16), ("xa_dqo_w32", {"XWG": 1, "DQO": 1}, W32), ("w16", {}, W16)],
 }
 ab.RES = os.path.join(OUT, "abwd2_results.jsonl")
 # the acceptance's shapes, the most telling first: each (D, causal) class early
@@ -50,7 +50,8 @@ def precompile():
     jobs = []
     for D in (128, 64):
         jobs += [("attn_bwd_prep", dict(HD=D)), ("attn_bwd_prep_zero", dict(HD=D)),
-                 ("attn_bwd_prep_zero", dict(HD=D, **W16)), ("attn_bwd_dq_convert", dict(HD=D))]
+                 ("attn_bwd_prep_zero", dict(HD=D, **W16)), ("attn_bwd_prep_zero", dict(HD=D, **W32)),
+                 ("attn_bwd_dq_convert", dict(HD=D))]
         for c in (0, 1):
             jobs.append(("attn_bwd", dict(HD=D, CAUSAL=c)))
             jobs += [("attn_bwd", dict(HD=D, CAUSAL=c, **alt[1])) for alt in ab.ALT[D]]

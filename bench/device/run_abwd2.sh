@@ -6,7 +6,7 @@
 #   1. checks  `cakec run --check` (the checker's shapes: ragged, below one tile, many tiles)
 #              of every candidate point of examples/attn_bwd.tir: DQO = 1 at HD x CAUSAL,
 #              XWG = 1 at HD = 64 (alone and with DQO = 1), at more blocks than SMs (BH=64,
-#              S=300), LSM = 0 at a ragged S (333); attn_bwd_prep_zero at WARPS = 16;
+#              S=300), LSM = 0 at a ragged S (333); attn_bwd_prep_zero at WARPS = 16 and 32;
 #              compute-sanitizer racecheck, synccheck, memcheck on the new points at S=200
 #   2. timings abwd2_peers.py: the 18 shapes of the acceptance, the most telling first, each
 #              candidate as the whole three-launch sequence beside cuDNN SDPA backward
@@ -60,8 +60,10 @@ j lsm0_64_xadqo "$C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1,LSM=0 --shape BH=
 j lsm0_128_dqo "$C run $E $T --set HD=128,CAUSAL=0,DQO=1,LSM=0 --shape BH=48,S=333"
 j dk0_64_xadqo "$C run $E $T --set HD=64,CAUSAL=0,XWG=1,DQO=1,DKRS=0"
 for hd in 64 128; do
+    j prepz32_$hd "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set HD=$hd,WARPS=32"
     j prepz16_$hd "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set HD=$hd,WARPS=16"
 done
+j prepz32_many "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set WARPS=32 --shape BH=300,S=333"
 j prepz16_many "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set WARPS=16 --shape BH=300,S=333"
 say "== checks: $(wc -l < "$JOBS") runs (at $((SECONDS - T0)) s)"
 CT=$(( $(left) * 30 / 100 ))
@@ -114,8 +116,8 @@ tail -5 "$R/peers.err" >> "$LOG"
 cp "$R/peers.txt" "$O/a2_peers.txt"
 tar -czf "$O/a2_raw.tar.gz" -C "$O" a2_raw && rm -rf "$R"
 say "== done in $((SECONDS - T0)) s"
-echo "checks: $(grep -cE '^\| [a-z]' "$O/a2_checks.md") runs; not exit 0:"
-grep -vE '^\| [a-z_0-9]+ \| 0 \|' "$O/a2_checks.md" | grep -vE '^\|---|^\| check' || echo "(none)"
+echo "checks: $(grep -cE '^\| [a-z_0-9]+ \| -?[0-9]' "$O/a2_checks.md") runs; not exit 0:"
+grep -vE '^\| [a-z_0-9]+ \| 0 \|' "$O/a2_checks.md" | grep -vE '^\|---|^\| check|^\| cs_' || echo "(none)"
 grep -E '^\| cs_' "$O/a2_checks.md"
 if grep -q '^best per shape' "$O/a2_peers.txt"; then
     sed -n '/^| shape | cuDNN ms/,$p' "$O/a2_peers.txt"
