@@ -13,6 +13,8 @@ Candidates (attn_bwd parameters; W = attn_bwd_prep_zero's WARPS, default 4):
   dqo_w16    both (dqo_w32: W = 32)
   xa, xa_dqo, xa_dqo_w16, xa_dqo_w32 (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of
              dQ_i^T over the 128 keys and adds it (half the staging and the L2 additions)
+  *rot       ROT = 1: key tile n of a head walks its query tiles from the n-th on (wrapping), so
+             the blocks of one head do not add into the same dQ tile at the same time
 Prints one JSON line per shape to $OUT/abwd2_results.jsonl, the compact table last.
 usage: python3 abwd2_peers.py GO_FILE   (environment: OUT, DEADLINE seconds)
        python3 abwd2_peers.py table RESULTS.jsonl"""
@@ -33,9 +35,12 @@ import torch  # noqa: E402
 
 W16, W32 = {"WARPS": 16}, {"WARPS": 32}
 ab.ALT = {
-    128: [("dqo", {"DQO": 1}), ("w16", {}, W16), ("dqo_w16", {"DQO": 1}, W16), ("dqo_w32", {"DQO": 1}, W32)],
+    128: [("dqo", {"DQO": 1}), ("w16", {}, W16), ("dqo_w16", {"DQO": 1}, W16), ("dqo_w32", {"DQO": 1}, W32),
+          ("rot", {"ROT": 1}), ("dqo_rot", {"DQO": 1, "ROT": 1}), ("dqo_rot_w16", {"DQO": 1, "ROT": 1}, W16)],
     64: [("dqo", {"DQO": 1}), ("xa", {"XWG": 1}), ("xa_dqo", {"XWG": 1, "DQO": 1}),
-         ("xa_dqo_w16", {"XWG": 1, "DQO": 1}, W16), ("xa_dqo_w32", {"XWG": 1, "DQO": 1}, W32), ("w16", {}, W16)],
+         ("xa_dqo_w16", {"XWG": 1, "DQO": 1}, W16), ("xa_dqo_w32", {"XWG": 1, "DQO": 1}, W32), ("w16", {}, W16),
+         ("rot", {"ROT": 1}), ("xa_dqo_rot", {"XWG": 1, "DQO": 1, "ROT": 1}),
+         ("xa_dqo_rot_w16", {"XWG": 1, "DQO": 1, "ROT": 1}, W16)],
 }
 ab.RES = os.path.join(OUT, "abwd2_results.jsonl")
 # the acceptance's shapes, the most telling first: each (D, causal) class early

@@ -6,7 +6,7 @@
 #   1. checks  `cakec run --check` (the checker's shapes: ragged, below one tile, many tiles)
 #              of every candidate point of examples/attn_bwd.tir: DQO = 1 at HD x CAUSAL,
 #              XWG = 1 at HD = 64 (alone and with DQO = 1), at more blocks than SMs (BH=64,
-#              S=300), LSM = 0 at a ragged S (333); attn_bwd_prep_zero at WARPS = 16 and 32;
+#              S=300), LSM = 0 at a ragged S (333), ROT = 1 (the rotated query walk); attn_bwd_prep_zero at WARPS = 16 and 32;
 #              compute-sanitizer racecheck, synccheck, memcheck on the new points at S=200
 #   2. timings abwd2_peers.py: the 18 shapes of the acceptance, the most telling first, each
 #              candidate as the whole three-launch sequence beside cuDNN SDPA backward
@@ -46,6 +46,7 @@ CS="compute-sanitizer --error-exitcode 9"
 for t in racecheck synccheck memcheck; do
     j cs_${t}_64xd "$CS --tool $t $C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1 --shape BH=1,S=200"
     j cs_${t}_128d "$CS --tool $t $C run $E $T --set HD=128,CAUSAL=0,DQO=1 --shape BH=1,S=200"
+    j cs_${t}_128r "$CS --tool $t $C run $E $T --set HD=128,CAUSAL=1,DQO=1,ROT=1 --shape BH=1,S=300"
 done
 for c in 0 1; do
     j bwd_128_${c}_dqo "$C run $E $T --set HD=128,CAUSAL=$c,DQO=1"
@@ -58,6 +59,12 @@ j many_64_xadqo "$C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1 --shape BH=64,S=3
 j many_64_xa "$C run $E $T --set HD=64,CAUSAL=0,XWG=1 --shape BH=64,S=300"
 j lsm0_64_xadqo "$C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1,LSM=0 --shape BH=48,S=333"
 j lsm0_128_dqo "$C run $E $T --set HD=128,CAUSAL=0,DQO=1,LSM=0 --shape BH=48,S=333"
+j rot_128_1_dqo "$C run $E $T --set HD=128,CAUSAL=1,DQO=1,ROT=1"
+j rot_128_0 "$C run $E $T --set HD=128,CAUSAL=0,ROT=1"
+j rot_64_1_xadqo "$C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1,ROT=1"
+j rot_64_0_xadqo "$C run $E $T --set HD=64,CAUSAL=0,XWG=1,DQO=1,ROT=1"
+j rotmany_128_0_dqo "$C run $E $T --set HD=128,CAUSAL=0,DQO=1,ROT=1 --shape BH=64,S=300"
+j rotmany_64_1_lsm0 "$C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1,ROT=1,LSM=0 --shape BH=48,S=333"
 j dk0_64_xadqo "$C run $E $T --set HD=64,CAUSAL=0,XWG=1,DQO=1,DKRS=0"
 for hd in 64 128; do
     j prepz32_$hd "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set HD=$hd,WARPS=32"
