@@ -256,6 +256,25 @@ static void tma(Cg *cg, const Node *n, int load)
         cg->t->tma_store(cg, map, smem, c, nc, n->sub == 1);
 }
 
+/* a register-A wgmma's operands, packed before its group's wgmma.fence: packed between the
+ * fence and the instruction (LLVM sinks the bf16 pairs' packing to their use), ptxas must
+ * inject another warpgroup.arrive before each such k-step (C7519). Each packed register goes
+ * through an empty volatile asm, so it is defined there and never rematerialized later. In
+ * the fence's basic block only (else where the wgmma is); 0 when it cannot */
+static unsigned pack_before_fence(Cg *cg, const Node *n, uint32_t at, uint32_t count, DType dt,
+                                  LLVMValueRef *a)
+{
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);
+    if (!cg->wg_hoist || !cg->wg_fence_at || LLVMGetInstructionParent(cg->wg_fence_at) != here)
+        return 0;
+    LLVMPositionBuilderBefore(cg->b, cg->wg_fence_at);
+    unsigned na = pack_regs(cg, n, at, count, dt, a);
+    for (unsigned i = 0; i < na; i++)
+        a[i] = cg_asm(cg, cg->ti32, "", "=r,0", &a[i], 1, 1);
+    LLVMPositionBuilderAtEnd(cg->b, here);
+    return na;
+}
+
 static void wgmma(Cg *cg, const Node *n)
 {
     IrTc t = ir_tc_unpack(n->v.i);
@@ -270,7 +289,7 @@ static void wgmma(Cg *cg, const Node *n)
         d[i] = t.fresh ? LLVMGetUndef(cg_scalar_type(cg, (DType)t.acc))
                        : elem_value(cg, ir_list_at(cg->k, n, at + i), (DType)t.acc);
     unsigned na = 0;
-    if (t.a_regs)
+    if (t.a_regs && !(na = pack_before_fence(cg, n, at + nd, (uint32_t)t.m * t.k / 128, (DType)t.ab, a)))
         na = pack_regs(cg, n, at + nd, (uint32_t)t.m * t.k / 128, (DType)t.ab, a);
     cg->t->wgmma(cg, t, da, db, t.a_regs ? a : NULL, na, d, nd);
     for (unsigned i = 0; i < nd; i++)
@@ -345,8 +364,11 @@ void cg_lowered_stmt(Cg *cg, NodeId s)
     case OP_L_TMA_STORE: tma(cg, n, 0); return;
     case OP_L_BULK_COMMIT: t->bulk_commit(cg); return;
     case OP_L_BULK_WAIT: t->bulk_wait(cg, op_const(cg, n, 0)); return;
-    case OP_L_WG_FENCE: t->wg_fence(cg); return;
-    case OP_L_WG_COMMIT: t->wg_commit(cg); return;
+    case OP_L_WG_FENCE:
+        t->wg_fence(cg);
+        cg->wg_fence_at = LLVMGetLastInstruction(LLVMGetInsertBlock(cg->b));
+        return;
+    case OP_L_WG_COMMIT: t->wg_commit(cg); cg->wg_fence_at = NULL; return;
     case OP_L_WG_WAIT: t->wg_wait(cg, op_const(cg, n, 0)); return;
     case OP_L_WGMMA: wgmma(cg, n); return;
     case OP_L_LDMATRIX: ldmatrix(cg, n); return;
