@@ -9,10 +9,10 @@ error < 3e-2; a point that fails is never the shape's best).
 Candidates (attn_bwd parameters; W = attn_bwd_prep_zero's WARPS, default 4):
   fused      the defaults (DQO = 0; XWG = 1 at HD = 128, 0 at HD = 64)
   dqo        DQO = 1: a tile's dQ^T retired, staged and added under the next tile's S^T
-  w16        the defaults with W = 16 (the zeroing's runs 128 bytes at HD = 128)
-  dqo_w16    both (dqo_w32: W = 32)
-  xa, xa_dqo, xa_dqo_w16, xa_dqo_w32 (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of
+  dqo_w16    DQO = 1 with W = 16 (the zeroing's runs 128 bytes at HD = 128; dqo_w32: W = 32)
+  xa, xa_dqo, xa_dqo_w16, xa_dqo_w32, xa_dqo_rot (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of
              dQ_i^T over the 128 keys and adds it (half the staging and the L2 additions)
+  h_*        the same points compiled with CAKE_WG_HOIST=1 (docs/tir.md §8.4)
   *rot       ROT = 1: key tile n of a head walks its query tiles from the n-th on (wrapping), so
              the blocks of one head do not add into the same dQ tile at the same time
 Prints one JSON line per shape to $OUT/abwd2_results.jsonl, the compact table last.
@@ -35,13 +35,18 @@ import torch  # noqa: E402
 
 W16, W32 = {"WARPS": 16}, {"WARPS": 32}
 ab.ALT = {
-    128: [("dqo", {"DQO": 1}), ("w16", {}, W16), ("dqo_w16", {"DQO": 1}, W16), ("dqo_w32", {"DQO": 1}, W32),
-          ("rot", {"ROT": 1}), ("dqo_rot", {"DQO": 1, "ROT": 1}), ("dqo_rot_w16", {"DQO": 1, "ROT": 1}, W16)],
+    128: [("dqo", {"DQO": 1}), ("dqo_w16", {"DQO": 1}, W16), ("dqo_w32", {"DQO": 1}, W32),
+          ("rot", {"ROT": 1}), ("dqo_rot", {"DQO": 1, "ROT": 1})],
     64: [("dqo", {"DQO": 1}), ("xa", {"XWG": 1}), ("xa_dqo", {"XWG": 1, "DQO": 1}),
-         ("xa_dqo_w16", {"XWG": 1, "DQO": 1}, W16), ("xa_dqo_w32", {"XWG": 1, "DQO": 1}, W32), ("w16", {}, W16),
-         ("rot", {"ROT": 1}), ("xa_dqo_rot", {"XWG": 1, "DQO": 1, "ROT": 1}),
-         ("xa_dqo_rot_w16", {"XWG": 1, "DQO": 1, "ROT": 1}, W16)],
+         ("xa_dqo_w16", {"XWG": 1, "DQO": 1}, W16), ("xa_dqo_w32", {"XWG": 1, "DQO": 1}, W32),
+         ("rot", {"ROT": 1}), ("xa_dqo_rot", {"XWG": 1, "DQO": 1, "ROT": 1})],
 }
+# compiled with CAKE_WG_HOIST=1 (a register-A wgmma's operands packed before its group's
+# fence): HOIST is no parameter of the kernel, only of this script's cache key
+HOISTED = {128: [{}, {"DQO": 1}], 64: [{}, {"XWG": 1, "DQO": 1}]}
+for _d, _ps in HOISTED.items():
+    ab.ALT[_d] += [("h" + "".join("_" + {"DQO": "dqo", "XWG": "xa", "ROT": "rot"}[k] for k in ps), dict(ps, HOIST=1))
+                   for ps in _ps]
 ab.RES = os.path.join(OUT, "abwd2_results.jsonl")
 # the acceptance's shapes, the most telling first: each (D, causal) class early
 SHAPES = [(4, 16, 2048, 128, False), (2, 16, 4096, 64, False), (4, 16, 2048, 128, True), (4, 16, 2048, 64, True),
@@ -51,7 +56,30 @@ SHAPES = [(4, 16, 2048, 128, False), (2, 16, 4096, 64, False), (4, 16, 2048, 128
           (2, 32, 2048, 128, True), (16, 16, 1024, 64, True)]
 
 
+def precompile_hoisted():
+    """the HOISTED points, compiled one at a time with CAKE_WG_HOIST=1 (the code generator reads
+    it while it compiles), then cake's own cache cleared so that the rest compile without it"""
+    import cake
+    os.environ["CAKE_WG_HOIST"] = "1"
+    try:
+        for D, pss in HOISTED.items():
+            for c in (0, 1):
+                for ps in pss:
+                    params = dict(HD=D, CAUSAL=c, **ps)
+                    key = ("attn_bwd", tuple(sorted(dict(params, HOIST=1).items())))
+                    try:
+                        ab.KERNELS[key] = cake.load("examples/attn_bwd.tir", **params)
+                    except Exception as e:  # noqa: BLE001
+                        print("precompile hoisted failed:", params, repr(e)[:200], flush=True)
+    finally:
+        del os.environ["CAKE_WG_HOIST"]
+        cake._compiled.clear()
+
+
 def precompile():
+    t0 = time.time()
+    precompile_hoisted()
+    print(f"hoisted: {time.time() - t0:.1f} s", flush=True)
     jobs = []
     for D in (128, 64):
         jobs += [("attn_bwd_prep", dict(HD=D)), ("attn_bwd_prep_zero", dict(HD=D)),
@@ -59,7 +87,7 @@ def precompile():
                  ("attn_bwd_dq_convert", dict(HD=D))]
         for c in (0, 1):
             jobs.append(("attn_bwd", dict(HD=D, CAUSAL=c)))
-            jobs += [("attn_bwd", dict(HD=D, CAUSAL=c, **alt[1])) for alt in ab.ALT[D]]
+            jobs += [("attn_bwd", dict(HD=D, CAUSAL=c, **alt[1])) for alt in ab.ALT[D] if "HOIST" not in alt[1]]
     t0 = time.time()
     with ThreadPoolExecutor(8) as ex:
         futs = [ex.submit(ab.kern, f, **ps) for f, ps in jobs]

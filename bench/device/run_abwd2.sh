@@ -6,7 +6,8 @@
 #   1. checks  `cakec run --check` (the checker's shapes: ragged, below one tile, many tiles)
 #              of every candidate point of examples/attn_bwd.tir: DQO = 1 at HD x CAUSAL,
 #              XWG = 1 at HD = 64 (alone and with DQO = 1), at more blocks than SMs (BH=64,
-#              S=300), LSM = 0 at a ragged S (333), ROT = 1 (the rotated query walk); attn_bwd_prep_zero at WARPS = 16 and 32;
+#              S=300), LSM = 0 at a ragged S (333), ROT = 1 (the rotated query walk), the code
+#              generator's CAKE_WG_HOIST=1 (docs/tir.md §8.4) on four of them; attn_bwd_prep_zero at WARPS = 16 and 32;
 #              compute-sanitizer racecheck, synccheck, memcheck on the new points at S=200
 #   2. timings abwd2_peers.py: the 18 shapes of the acceptance, the most telling first, each
 #              candidate as the whole three-launch sequence beside cuDNN SDPA backward
@@ -65,6 +66,10 @@ j rot_64_1_xadqo "$C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1,ROT=1"
 j rot_64_0_xadqo "$C run $E $T --set HD=64,CAUSAL=0,XWG=1,DQO=1,ROT=1"
 j rotmany_128_0_dqo "$C run $E $T --set HD=128,CAUSAL=0,DQO=1,ROT=1 --shape BH=64,S=300"
 j rotmany_64_1_lsm0 "$C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1,ROT=1,LSM=0 --shape BH=48,S=333"
+j hoist_128_0 "CAKE_WG_HOIST=1 $C run $E $T --set HD=128,CAUSAL=0"
+j hoist_128_1_dqo "CAKE_WG_HOIST=1 $C run $E $T --set HD=128,CAUSAL=1,DQO=1"
+j hoist_64_1_xadqo "CAKE_WG_HOIST=1 $C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1"
+j hoist_64_0 "CAKE_WG_HOIST=1 $C run $E $T --set HD=64,CAUSAL=0 --shape BH=64,S=300"
 j dk0_64_xadqo "$C run $E $T --set HD=64,CAUSAL=0,XWG=1,DQO=1,DKRS=0"
 for hd in 64 128; do
     j prepz32_$hd "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set HD=$hd,WARPS=32"
