@@ -105,8 +105,9 @@ def geo(xs):
 
 def table():
     names = ["fused"] + sorted({a[0] for D in ab.ALT for a in ab.ALT[D]})
-    print("| shape | cuDNN ms | " + " | ".join(names) + " | best | cuDNN/best | main ms (fused / best) | ok |")
-    print("|---|---|" + "---|" * len(names) + "---|---|---|---|")
+    print("| shape | cuDNN ms | " + " | ".join(names) + " | best | cuDNN/best | main ms (fused / best) | "
+          "prep_zero W 4/16/32 ms | convert ms | ok |")
+    print("|---|---|" + "---|" * len(names) + "---|---|---|---|---|---|")
     per = {n: [] for n in names}
     best_r = []
     for r in ab.rows:
@@ -126,8 +127,13 @@ def table():
         best_r.append(r["ratio"])
         main = f"{r['fused']['parts_ms'].get('main', 0):.3f} / {bw['parts_ms'].get('main', 0):.3f}" if "fused" in r else "-"
         oks = all(r[n]["ok"] for n in names if r.get(n))
+        pz = [(r.get(n) or {}).get("parts_ms", {}).get("prep_zero") for n in ("fused", "dqo_w16", "dqo_w32")]
+        if pz[1] is None:
+            pz[1:] = [(r.get(n) or {}).get("parts_ms", {}).get("prep_zero") for n in ("xa_dqo_w16", "xa_dqo_w32")]
+        conv = (r.get("fused") or {}).get("parts_ms", {}).get("convert")
         print(f"| {r['shape']} | {r['cudnn_ms']:.3f} | " + " | ".join(cells) +
-              f" | {r['way']} | {r['ratio']:.3f} | {main} | {'ok' if oks else 'FAIL'} |")
+              f" | {r['way']} | {r['ratio']:.3f} | {main} | " + "/".join(f"{x:.3f}" if x else "-" for x in pz) +
+              f" | {conv or 0:.3f} | {'ok' if oks else 'FAIL'} |")
     print()
     print("per candidate (cuDNN / candidate, geomean over its shapes): " +
           ", ".join(f"{n} {geo(v):.3f} (n={len(v)}, >=1.0 at {sum(x >= 1.0 for x in v)})" for n, v in per.items() if v))
