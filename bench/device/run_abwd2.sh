@@ -88,6 +88,37 @@ export -f runjob
 export C R
 : > "$R/rc.txt"
 timeout -k 3 $CT xargs -P 12 -d '\n' -I{} bash -c 'runjob "$1" '"$((CT - 2))" _ {} < "$JOBS"
+# the code generator's CAKE_WG_HOIST=1 on the forward kernels too (their PTX changes, ptxas
+# injected nothing there): `cakec run --bench` (the runtime's gated timer) without and with,
+# alone on the GPU before the peers time anything (while the deadline allows)
+ABT=$R/hoist_ab.tsv
+: > "$ABT"
+if [ "$(left)" -gt 95 ]; then
+    for spec in "examples/flash_attn_fwd_pp.tir|D=128,CAUSAL=1|BH=16,BHK=16,S=2048" \
+                "$E|HD=128,CAUSAL=0|BH=32,S=2048" "examples/flash_attn_fwd_ppx.tir|D=128,CAUSAL=0|BH=16,BHK=16,S=2048"; do
+        IFS='|' read -r f set shape <<< "$spec"
+        [ "$(left)" -gt 88 ] || break
+        for h in 0 1; do
+            ms=$( (if [ $h = 1 ]; then export CAKE_WG_HOIST=1; fi
+                   timeout 20 "$C" run "$f" --set "$set" --shape "$shape" --bench --runs 20 --json 2> /dev/null) |
+                 python3 -c 'import json,sys
+def f(d):
+    if isinstance(d, dict):
+        if "median_ms" in d: return d["median_ms"]
+        for v in d.values():
+            r = f(v)
+            if r is not None: return r
+    if isinstance(d, list):
+        for v in d:
+            r = f(v)
+            if r is not None: return r
+try: print(f(json.load(sys.stdin)))
+except Exception: print("-")')
+            printf '%s\t%s\t%s\t%s\t%s\n' "$(basename "$f" .tir)" "$set" "$shape" "$h" "$ms" >> "$ABT"
+        done
+    done
+fi
+cp "$ABT" "$O/a2_hoist_ab.tsv"
 touch "$GO"
 say "== checks done at $((SECONDS - T0)) s: $(awk '$2 == 0' "$R/rc.txt" | wc -l) exit 0 of $(wc -l < "$JOBS")"
 python3 - "$R" "$JOBS" > "$O/a2_checks.md" <<'PY'
@@ -131,6 +162,8 @@ say "== done in $((SECONDS - T0)) s"
 echo "checks: $(grep -cE '^\| [a-z_0-9]+ \| -?[0-9]' "$O/a2_checks.md") runs; not exit 0:"
 grep -vE '^\| [a-z_0-9]+ \| 0 \|' "$O/a2_checks.md" | grep -vE '^\|---|^\| check|^\| cs_' || echo "(none)"
 grep -E '^\| cs_' "$O/a2_checks.md"
+echo "CAKE_WG_HOIST=1 A/B (cakec run --bench median ms; hoist 0 then 1):"
+awk -F'\t' '{k=$1" "$2" "$3; v[k]=v[k]" "$5} END {for (k in v) print "  " k ":" v[k]}' "$O/a2_hoist_ab.tsv" 2> /dev/null
 if grep -q '^best per shape' "$O/a2_peers.txt"; then
     sed -n '/^| shape | cuDNN ms/,$p' "$O/a2_peers.txt"
 else   # the peers were cut short: the table of what they recorded
