@@ -9,13 +9,14 @@
 #              S=300), LSM = 0 at a ragged S (333), ROT = 1 (the rotated query walk), the code
 #              generator's CAKE_WG_HOIST=1 (docs/tir.md §8.4) on four of them; attn_bwd_prep_zero at WARPS = 16 and 32;
 #              compute-sanitizer racecheck, synccheck, memcheck on the new points at S=200
+#   1b. A/B    CAKE_WG_HOIST=1 on flash_attn_fwd_pp/_ppx and attn_bwd by `cakec run --bench`
 #   2. timings abwd2_peers.py: the 18 shapes of the acceptance, the most telling first, each
 #              candidate as the whole three-launch sequence beside cuDNN SDPA backward
 #              (gated.py's method, the same call), every candidate checked against cuDNN's
 #              gradients; the compact table printed last
 # usage (device machine, repo root): bash bench/device/run_abwd2.sh
 # expects .carry/ (bench/device/carry.sh). Output under $OUT: a2_checks.md, a2_log.txt,
-# abwd2_results.jsonl, a2_raw.tar.gz
+# a2_hoist_ab.tsv, a2_peers.txt, abwd2_results.jsonl, a2_raw.tar.gz
 set -u
 C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out-abwd2}
