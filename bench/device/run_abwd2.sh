@@ -78,6 +78,17 @@ for hd in 64 128; do
 done
 j prepz32_many "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set WARPS=32 --shape BH=300,S=333"
 j prepz16_many "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set WARPS=16 --shape BH=300,S=333"
+# the SASS of the main kernel (ptxas, cuobjdump there; CPU only, beside the checks): the
+# bf16 conversions (F2FP, and PRMT packing pairs), spills, HGMMA, the injected arrives (WARPSYNC)
+sass() { # TAG SET [HOIST]
+    local p=$R/sass_$1
+    (if [ -n "${3:-}" ]; then export CAKE_WG_HOIST=1; fi; "$C" $E --set "$2" --emit ptx -o "$p.ptx" --no-report) > /dev/null 2>&1 &&
+        ptxas -arch=sm_90a -v "$p.ptx" -o "$p.cubin" 2> "$p.ptxas" && cuobjdump -sass "$p.cubin" > "$p.sass" 2>&1
+    [ -s "$p.sass" ] || { echo "$1: no sass"; return; }
+    echo "$1: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$p.sass") instr, F2FP $(grep -c F2FP "$p.sass") ($(grep -oE 'F2FP[.A-Z0-9_]*' "$p.sass" | sort | uniq -c | tr '\n' ' ')), PRMT $(grep -c PRMT "$p.sass"), HGMMA $(grep -c HGMMA "$p.sass"), WARPGROUP $(grep -c WARPGROUP "$p.sass"), MUFU $(grep -c MUFU "$p.sass"), STL $(grep -c STL "$p.sass"), LDL $(grep -c LDL "$p.sass"); $(grep -c C7519 "$p.ptxas") C7519"
+}
+( sass d128 HD=128,CAUSAL=0; sass d128h HD=128,CAUSAL=0 1; sass d64 HD=64,CAUSAL=0; sass d64xa HD=64,CAUSAL=0,XWG=1,DQO=1 ) > "$R/sass_summary.txt" 2>&1 &
+SASS=$!
 say "== checks: $(wc -l < "$JOBS") runs (at $((SECONDS - T0)) s)"
 CT=$(( $(left) * 30 / 100 ))
 runjob() {
@@ -120,6 +131,9 @@ except Exception: print("-")')
     done
 fi
 cp "$ABT" "$O/a2_hoist_ab.tsv"
+for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 $SASS 2> /dev/null || break; sleep 1; done
+kill $SASS 2> /dev/null; wait $SASS 2> /dev/null
+cp "$R/sass_summary.txt" "$O/a2_sass.txt" 2> /dev/null
 touch "$GO"
 say "== checks done at $((SECONDS - T0)) s: $(awk '$2 == 0' "$R/rc.txt" | wc -l) exit 0 of $(wc -l < "$JOBS")"
 python3 - "$R" "$JOBS" > "$O/a2_checks.md" <<'PY'
@@ -163,6 +177,7 @@ say "== done in $((SECONDS - T0)) s"
 echo "checks: $(grep -cE '^\| [a-z_0-9]+ \| -?[0-9]' "$O/a2_checks.md") runs; not exit 0:"
 grep -vE '^\| [a-z_0-9]+ \| 0 \|' "$O/a2_checks.md" | grep -vE '^\|---|^\| check|^\| cs_' || echo "(none)"
 grep -E '^\| cs_' "$O/a2_checks.md"
+echo "SASS of attn_bwd:"; cat "$O/a2_sass.txt" 2> /dev/null
 echo "CAKE_WG_HOIST=1 A/B (cakec run --bench median ms; hoist 0 then 1):"
 awk -F'\t' '{k=$1" "$2" "$3; v[k]=v[k]" "$5} END {for (k in v) print "  " k ":" v[k]}' "$O/a2_hoist_ab.tsv" 2> /dev/null
 if grep -q '^best per shape' "$O/a2_peers.txt"; then
