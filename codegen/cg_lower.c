@@ -183,12 +183,33 @@ static DType elem_dtype(Cg *cg, NodeId ref)
     return (DType)cg_ty(cg, ref).dt;
 }
 
+/* CAKE_CVT_PAIRS: operands x and y both bf16/f16 casts of f32 values: the pair narrowed by
+ * one vector conversion (cvt.rn.bf16x2.f32) into the packed register; NULL otherwise */
+static LLVMValueRef pack_narrowed_pair(Cg *cg, NodeId x, NodeId y, DType dt)
+{
+    const Node *a = ir_get(cg->k, x), *b = ir_get(cg->k, y);
+    if (!cg->cvt_pairs || (dt != DT_BF16 && dt != DT_F16) || a->op != OP_CAST || b->op != OP_CAST || !a->a ||
+        !b->a || !cg_same(cg_ty(cg, a->a), cg_scalar(DT_F32)) || !cg_same(cg_ty(cg, b->a), cg_scalar(DT_F32)))
+        return NULL;
+    CgTy wide = {DT_F32, 2}, narrow = {dt, 2};
+    LLVMValueRef w = LLVMGetUndef(cg_llvm_type(cg, wide));
+    w = LLVMBuildInsertElement(cg->b, w, cg_expr_of(cg, a->a, cg_scalar(DT_F32)), cg_i32(cg, 0), "");
+    w = LLVMBuildInsertElement(cg->b, w, cg_expr_of(cg, b->a, cg_scalar(DT_F32)), cg_i32(cg, 1), "");
+    return LLVMBuildBitCast(cg->b, cg_convert(cg, w, wide, narrow), cg->ti32, "");
+}
+
 /* n registers packed from the element operands list[at ..] (16-bit: pairs) */
 static unsigned pack_regs(Cg *cg, const Node *n, uint32_t at, uint32_t count, DType dt, LLVMValueRef *regs)
 {
     int per = ir_dtype_bytes(dt) == 1 ? 4 : ir_dtype_bytes(dt) == 2 ? 2 : 1;
     unsigned nr = 0;
     for (uint32_t i = 0; i < count; i += (uint32_t)per) {
+        LLVMValueRef pr = per == 2 ? pack_narrowed_pair(cg, ir_list_at(cg->k, n, at + i), ir_list_at(cg->k, n, at + i + 1), dt)
+                                   : NULL;
+        if (pr) {
+            regs[nr++] = pr;
+            continue;
+        }
         LLVMValueRef v[4];
         for (int j = 0; j < per; j++)
             v[j] = elem_value(cg, ir_list_at(cg->k, n, at + i + (uint32_t)j), dt);

@@ -13,6 +13,7 @@ Candidates (attn_bwd parameters; W = attn_bwd_prep_zero's WARPS, default 4):
   xa, xa_dqo, xa_dqo_w16, xa_dqo_w32, xa_dqo_rot (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of
              dQ_i^T over the 128 keys and adds it (half the staging and the L2 additions)
   h_*        the same points compiled with CAKE_WG_HOIST=1 (docs/tir.md §8.4)
+  p_*        ... with CAKE_CVT_PAIRS=1 (f32 -> bf16 element pairs by one cvt.rn.bf16x2.f32)
   *rot       ROT = 1: key tile n of a head walks its query tiles from the n-th on (wrapping), so
              the blocks of one head do not add into the same dQ tile at the same time
 Prints one JSON line per shape to $OUT/abwd2_results.jsonl, the compact table last.
@@ -44,9 +45,12 @@ ab.ALT = {
 # compiled with CAKE_WG_HOIST=1 (a register-A wgmma's operands packed before its group's
 # fence): HOIST is no parameter of the kernel, only of this script's cache key
 HOISTED = {128: [{}, {"DQO": 1}], 64: [{}, {"XWG": 1, "DQO": 1}]}
-for _d, _ps in HOISTED.items():
-    ab.ALT[_d] += [("h" + "".join("_" + {"DQO": "dqo", "XWG": "xa", "ROT": "rot"}[k] for k in ps), dict(ps, HOIST=1))
-                   for ps in _ps]
+# and with CAKE_CVT_PAIRS=1 (f32 -> bf16 element pairs by one cvt.rn.bf16x2.f32): PAIRS, p_*
+ENVS = {"HOIST": "CAKE_WG_HOIST", "PAIRS": "CAKE_CVT_PAIRS"}
+for _e, _pre in (("HOIST", "h"), ("PAIRS", "p")):
+    for _d, _ps in HOISTED.items():
+        ab.ALT[_d] += [(_pre + "".join("_" + {"DQO": "dqo", "XWG": "xa", "ROT": "rot"}[k] for k in ps), dict(ps, **{_e: 1}))
+                       for ps in _ps]
 ab.RES = os.path.join(OUT, "abwd2_results.jsonl")
 # the acceptance's shapes, the most telling first: each (D, causal) class early
 SHAPES = [(4, 16, 2048, 128, False), (2, 16, 4096, 64, False), (4, 16, 2048, 128, True), (4, 16, 2048, 64, True),
@@ -60,20 +64,21 @@ def precompile_hoisted():
     """the HOISTED points, compiled one at a time with CAKE_WG_HOIST=1 (the code generator reads
     it while it compiles), then cake's own cache cleared so that the rest compile without it"""
     import cake
-    os.environ["CAKE_WG_HOIST"] = "1"
-    try:
-        for D, pss in HOISTED.items():
-            for c in (0, 1):
-                for ps in pss:
-                    params = dict(HD=D, CAUSAL=c, **ps)
-                    key = ("attn_bwd", tuple(sorted(dict(params, HOIST=1).items())))
-                    try:
-                        ab.KERNELS[key] = cake.load("examples/attn_bwd.tir", **params)
-                    except Exception as e:  # noqa: BLE001
-                        print("precompile hoisted failed:", params, repr(e)[:200], flush=True)
-    finally:
-        del os.environ["CAKE_WG_HOIST"]
-        cake._compiled.clear()
+    for knob, var in ENVS.items():
+        os.environ[var] = "1"
+        try:
+            for D, pss in HOISTED.items():
+                for c in (0, 1):
+                    for ps in pss:
+                        params = dict(HD=D, CAUSAL=c, **ps)
+                        key = ("attn_bwd", tuple(sorted(dict(params, **{knob: 1}).items())))
+                        try:
+                            ab.KERNELS[key] = cake.load("examples/attn_bwd.tir", **params)
+                        except Exception as e:  # noqa: BLE001
+                            print(f"precompile {var} failed:", params, repr(e)[:200], flush=True)
+        finally:
+            del os.environ[var]
+            cake._compiled.clear()
 
 
 def precompile():
@@ -87,7 +92,8 @@ def precompile():
                  ("attn_bwd_dq_convert", dict(HD=D))]
         for c in (0, 1):
             jobs.append(("attn_bwd", dict(HD=D, CAUSAL=c)))
-            jobs += [("attn_bwd", dict(HD=D, CAUSAL=c, **alt[1])) for alt in ab.ALT[D] if "HOIST" not in alt[1]]
+            jobs += [("attn_bwd", dict(HD=D, CAUSAL=c, **alt[1])) for alt in ab.ALT[D]
+                     if not set(ENVS) & set(alt[1])]
     t0 = time.time()
     with ThreadPoolExecutor(8) as ex:
         futs = [ex.submit(ab.kern, f, **ps) for f, ps in jobs]

@@ -71,6 +71,10 @@ j hoist_128_0 "CAKE_WG_HOIST=1 $C run $E $T --set HD=128,CAUSAL=0"
 j hoist_128_1_dqo "CAKE_WG_HOIST=1 $C run $E $T --set HD=128,CAUSAL=1,DQO=1"
 j hoist_64_1_xadqo "CAKE_WG_HOIST=1 $C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1"
 j hoist_64_0 "CAKE_WG_HOIST=1 $C run $E $T --set HD=64,CAUSAL=0 --shape BH=64,S=300"
+j pairs_128_0 "CAKE_CVT_PAIRS=1 $C run $E $T --set HD=128,CAUSAL=0"
+j pairs_128_1_dqo "CAKE_CVT_PAIRS=1 $C run $E $T --set HD=128,CAUSAL=1,DQO=1"
+j pairs_64_1_xadqo "CAKE_CVT_PAIRS=1 $C run $E $T --set HD=64,CAUSAL=1,XWG=1,DQO=1"
+j pairs_64_0 "CAKE_CVT_PAIRS=1 $C run $E $T --set HD=64,CAUSAL=0 --shape BH=64,S=300"
 j dk0_64_xadqo "$C run $E $T --set HD=64,CAUSAL=0,XWG=1,DQO=1,DKRS=0"
 for hd in 64 128; do
     j prepz32_$hd "$C run examples/attn_bwd_prep.tir --kernel attn_bwd_prep_zero --check --set HD=$hd,WARPS=32"
@@ -87,7 +91,7 @@ sass() { # TAG SET [HOIST]
     [ -s "$p.sass" ] || { echo "$1: no sass"; return; }
     echo "$1: $(grep -cE '^ +/\*[0-9a-f]+\*/' "$p.sass") instr, F2FP $(grep -c F2FP "$p.sass") ($(grep -oE 'F2FP[.A-Z0-9_]*' "$p.sass" | sort | uniq -c | tr '\n' ' ')), PRMT $(grep -c PRMT "$p.sass"), HGMMA $(grep -c HGMMA "$p.sass"), WARPGROUP $(grep -c WARPGROUP "$p.sass"), MUFU $(grep -c MUFU "$p.sass"), STL $(grep -c STL "$p.sass"), LDL $(grep -c LDL "$p.sass"); $(grep -c C7519 "$p.ptxas") C7519"
 }
-( sass d128 HD=128,CAUSAL=0; sass d128h HD=128,CAUSAL=0 1; sass d64 HD=64,CAUSAL=0; sass d64xa HD=64,CAUSAL=0,XWG=1,DQO=1 ) > "$R/sass_summary.txt" 2>&1 &
+( sass d128 HD=128,CAUSAL=0; sass d128h HD=128,CAUSAL=0 1; CAKE_CVT_PAIRS=1 sass d128p HD=128,CAUSAL=0; sass d64 HD=64,CAUSAL=0; sass d64xa HD=64,CAUSAL=0,XWG=1,DQO=1 ) > "$R/sass_summary.txt" 2>&1 &
 SASS=$!
 say "== checks: $(wc -l < "$JOBS") runs (at $((SECONDS - T0)) s)"
 CT=$(( $(left) * 30 / 100 ))
