@@ -9,7 +9,8 @@
 #              S=300), LSM = 0 at a ragged S (333), ROT = 1 (the rotated query walk), the code
 #              generator's CAKE_WG_HOIST=1 (docs/tir.md §8.4) on four of them; attn_bwd_prep_zero at WARPS = 16 and 32;
 #              compute-sanitizer racecheck, synccheck, memcheck on the new points at S=200
-#   1b. A/B    CAKE_WG_HOIST=1 on flash_attn_fwd_pp/_ppx and attn_bwd by `cakec run --bench`
+#   1b. A/B    CAKE_WG_HOIST=1 and CAKE_CVT_PAIRS=1 on flash_attn_fwd_pp/_ppx and attn_bwd by
+#              `cakec run --bench`
 #   2. timings abwd2_peers.py: the 18 shapes of the acceptance, the most telling first, each
 #              candidate as the whole three-launch sequence beside cuDNN SDPA backward
 #              (gated.py's method, the same call), every candidate checked against cuDNN's
@@ -114,8 +115,8 @@ if [ "$(left)" -gt 95 ]; then
                 "$E|HD=128,CAUSAL=0|BH=32,S=2048" "examples/flash_attn_fwd_ppx.tir|D=128,CAUSAL=0|BH=16,BHK=16,S=2048"; do
         IFS='|' read -r f set shape <<< "$spec"
         [ "$(left)" -gt 88 ] || break
-        for h in 0 1; do
-            ms=$( (if [ $h = 1 ]; then export CAKE_WG_HOIST=1; fi
+        for h in 0 1 2; do   # 1: CAKE_WG_HOIST=1, 2: CAKE_CVT_PAIRS=1
+            ms=$( (if [ $h = 1 ]; then export CAKE_WG_HOIST=1; fi; if [ $h = 2 ]; then export CAKE_CVT_PAIRS=1; fi
                    timeout 20 "$C" run "$f" --set "$set" --shape "$shape" --bench --runs 20 --json 2> /dev/null) |
                  python3 -c 'import json,sys
 def f(d):
@@ -182,7 +183,7 @@ echo "checks: $(grep -cE '^\| [a-z_0-9]+ \| -?[0-9]' "$O/a2_checks.md") runs; no
 grep -vE '^\| [a-z_0-9]+ \| 0 \|' "$O/a2_checks.md" | grep -vE '^\|---|^\| check|^\| cs_' || echo "(none)"
 grep -E '^\| cs_' "$O/a2_checks.md"
 echo "SASS of attn_bwd:"; cat "$O/a2_sass.txt" 2> /dev/null
-echo "CAKE_WG_HOIST=1 A/B (cakec run --bench median ms; hoist 0 then 1):"
+echo "A/B (cakec run --bench median ms: plain, CAKE_WG_HOIST=1, CAKE_CVT_PAIRS=1):"
 awk -F'\t' '{k=$1" "$2" "$3; v[k]=v[k]" "$5} END {for (k in v) print "  " k ":" v[k]}' "$O/a2_hoist_ab.tsv" 2> /dev/null
 if grep -q '^best per shape' "$O/a2_peers.txt"; then
     sed -n '/^| shape | cuDNN ms/,$p' "$O/a2_peers.txt"
