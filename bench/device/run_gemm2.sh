@@ -1,25 +1,24 @@
 #!/bin/bash
 # run_gemm2.sh — the bf16 GEMM's losing shapes (issue 13), round 1: is each loss a
 # selection problem (a variant in the library is close to cuBLAS but was not picked) or a
-# missing variant (none is), and do the new variants close it?
-#   checks    the new split-K tiles (gemm_splitk_fused.tir with BN = 80 / 144 / 256 beside
-#             64 / 128: splitk_128x144_s2/s4, splitk_64x144_s2/s4, splitk_128x80_s2/s4,
-#             splitk_128x256_s3/s6) through `lib bench --check --sample` at ragged shapes
-#             (uneven splits, ragged M and N edges); one that fails is kept out of the timing
+# missing variant (none is), is the small shapes' loss fixed cost, and data for the table.
 #   prefetch  the tensor maps' prefetch at the entry (codegen, prefetch.tensormap) on and
 #             off (CAKE_NO_TMAP_PREFETCH=1) through `cakec run --bench` at four small shapes:
 #             what it takes off the fixed cost of a TMA kernel
-#   losers    `lib bench --all` (every variant whose domain holds, the current pick among them)
-#             at the 2026-12-02 sweep's worst GEMM shapes and a few of its winners
-#   tune      the new variants (`--all --skip` every old one) at the table's GEMM shapes with
-#             K >= 1200 and M >= 64 (bench/device/gemmx_tune2_shapes.txt), to be merged into
-#             bench/device/gemm_table_h200.json (gemmx.py merge) for round 2
+#   losers    `lib bench --all` (every variant whose domain holds; the row's `variant` is the
+#             artifact's pick) at the 2026-12-02 sweep's worst GEMM shapes and a few of its
+#             winners (diagnosis only: never put in the table)
 #   peers     cuBLAS (torch.matmul; sweep.py peers: the gated method, as `lib bench`) at the
 #             losers, in this call
+#   tune      every variant at 48 new tuning shapes in the losers' classes (tall M with narrow
+#             N, small M with long K, gemv-like, large ragged waves; seeded, none of the sweep's:
+#             bench/device/gemm2_tune_shapes.txt), to be merged into
+#             bench/device/gemm_table_h200.json (gemmx.py merge) for round 2
 #   check     the fastest variant of every timed shape through `lib bench --check --sample`
 # Every step has a timeout; honours $DEADLINE (default 150). Output under $OUT: gemm2_log.txt,
-# checks.jsonl, prefetch.txt, losers_all.jsonl, tune_new.jsonl, peers.jsonl, best_checks.jsonl,
-# summary.md; the summary printed last.
+# prefetch.txt, losers_all.jsonl, peers.jsonl, tune_all.jsonl, best_checks.jsonl, summary.md,
+# diagnosis.md;
+# the summary printed last.
 #   usage (device machine, repo root): bash bench/device/run_gemm2.sh
 set -u
 DEADLINE=${DEADLINE:-150}
@@ -30,7 +29,7 @@ LOG=$O/gemm2_log.txt
 
 A=$(mktemp -d "${TMPDIR:-/tmp}/gemm2-art.XXXXXX")   # artifacts: not under $OUT
 trap 'rm -rf "$A"' EXIT
-LIB=.carry/python/cake/cake.cakelib
+LIB=${GEMM2_LIB:-.carry/python/cake/cake.cakelib}
 if [ ! -f "$LIB" ]; then
     LIB=$A/lib.cakelib
     t 50 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
@@ -39,27 +38,8 @@ fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes); gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1)"
 BATCH_STARTS=4
 
-NEW="splitk_128x144_s2 splitk_128x144_s4 splitk_64x144_s2 splitk_64x144_s4 splitk_128x80_s2"
-NEW="$NEW splitk_128x80_s4 splitk_128x256_s3 splitk_128x256_s6"
 
-# 1. the new variants checked at ragged shapes: uneven splits (K = 3512: 55 k-tiles), ragged
-#    M and N edges, N in the variant's domain (its `when`: N <= 480 for BN = 80, <= 864 for 144)
-: > "$A/check_new.txt"
-for v in $NEW; do
-    case $v in *x80*) n=472 ;; *x144*) n=856 ;; *) n=1240 ;; esac
-    printf 'gemm %s %s\n' "M=393,N=$n,K=3512" "$v" "M=200,N=328,K=1032" "$v" >> "$A/check_new.txt"
-done
-: > "$O/checks.jsonl"
-s0=$SECONDS
-batch 14 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
-SKIP=""
-for v in $NEW; do   # a variant that failed a check is not timed (one not reached still is)
-    bad=$(grep "\"variant\":\"$v\"" "$O/checks.jsonl" | grep -c '"check_ok":false')
-    [ "$bad" -gt 0 ] && SKIP="$SKIP${SKIP:+,}$v"
-done
-say "checks: $(cnt '"check_ok":true' "$O/checks.jsonl") ok of $(cnt . "$A/check_new.txt") in $((SECONDS - s0)) s; kept out of the timing: ${SKIP:-none}"
-
-# 2. the tensor maps' prefetch on and off, one kernel compiled each way (`cakec run` compiles
+# 1. the tensor maps' prefetch on and off, one kernel compiled each way (`cakec run` compiles
 #    in the process, so the variable takes effect), median of 20 runs by the gated timer
 : > "$O/prefetch.txt"
 s0=$SECONDS
@@ -94,7 +74,7 @@ print("%.4f" % find(d) if find(d) is not None else "none")' 2>> "$LOG")
 done
 say "prefetch: $(cnt . "$O/prefetch.txt") runs in $((SECONDS - s0)) s"
 
-# 3. every variant at the sweep's worst shapes (and a few winners), M=N=K=64 first (each
+# 2. every variant at the sweep's worst shapes (and a few winners), M=N=K=64 first (each
 #    variant's fixed cost)
 printf '%s\n' M=64,N=64,K=64 M=4079,N=144,K=7672 M=393,N=1184,K=14008 M=248,N=240,K=9728 M=6232,N=80,K=520 \
     M=12073,N=600,K=824 M=35,N=520,K=696 M=49,N=368,K=1232 M=128,N=4096,K=4096 M=19,N=976,K=1064 \
@@ -103,37 +83,32 @@ printf '%s\n' M=64,N=64,K=64 M=4079,N=144,K=7672 M=393,N=1184,K=14008 M=248,N=24
     M=6452,N=24,K=2232 M=4096,N=4096,K=4096 M=2,N=12304,K=256 | sed 's/^/gemm /' > "$A/losers.txt"
 : > "$O/losers_all.jsonl"
 s0=$SECONDS
-batch 36 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+batch 36 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5
 say "losers: $(cnt '"bench_all"' "$O/losers_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
-# 4. the new variants at the table's GEMM shapes where a split of K can pay (K >= 1200, M >= 64)
-SKIP_OLD=$(python3 -c 'import json, sys
-m = json.load(open("library/manifest.json"))
-new = sys.argv[1].split()
-print(",".join(v["name"] for o in m["ops"] if o["op"] == "gemm" for v in o["variants"] if v["name"] not in new))' "$NEW")
-awk -F'[=, ]' '$7 >= 1200 && $3 >= 64' bench/device/gemmx_tune2_shapes.txt > "$A/tune.txt"
-: > "$O/tune_new.jsonl"
-s0=$SECONDS
-batch 28 "$A/tune.txt" "$O/tune_new.jsonl" --all --runs 5 --timeout 5 --skip "$SKIP_OLD${SKIP:+,$SKIP}"
-say "tune (new variants): $(cnt '"bench_all"' "$O/tune_new.jsonl") of $(cnt . "$A/tune.txt") shapes timed in $((SECONDS - s0)) s"
-
-# 5. cuBLAS at the losers, in this call
+# 3. cuBLAS at the losers, in this call
 python3 bench/device/gemmx.py timed "$O/losers_all.jsonl" > "$A/timed.txt" 2>> "$LOG"
 s0=$SECONDS
 t 20 python3 bench/device/sweep.py peers "$A/timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
 say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt . "$A/timed.txt") shapes"
 
-# 6. the fastest variant of every timed shape checked: the losers first, then the tuning shapes
-python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_new.jsonl" > "$A/best.txt" 2>> "$LOG"
+# 4. every variant at the new tuning shapes (data for the table's fit in the losers' classes)
+: > "$O/tune_all.jsonl"
+s0=$SECONDS
+batch $(( $(left) - 28 )) bench/device/gemm2_tune_shapes.txt "$O/tune_all.jsonl" --all --runs 5 --timeout 5
+say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") of $(cnt . bench/device/gemm2_tune_shapes.txt) shapes timed in $((SECONDS - s0)) s"
+
+# 5. the fastest variant of every timed shape checked: the losers first, then the tuning shapes
+python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_all.jsonl" > "$A/best.txt" 2>> "$LOG"
 : > "$O/best_checks.jsonl"
 s0=$SECONDS
 batch $(( $(left) - 8 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
 say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok of $(cnt '"op"' "$O/best_checks.jsonl") checked ($(cnt . "$A/best.txt") timed) in $((SECONDS - s0)) s"
 
-say "== gemm2 summary (at $((SECONDS - T0)) s; ratio = cuBLAS ms / best variant ms)"
-timeout 6 python3 bench/device/gemmx.py summary "$O/losers_all.jsonl" "$O/tune_new.jsonl" "$O/peers.jsonl" \
+say "== gemm2 summary (at $((SECONDS - T0)) s; ratio = cuBLAS ms / ours; verdict: gemm2.py)"
+timeout 6 python3 bench/device/gemmx.py summary "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/peers.jsonl" \
     "$O/best_checks.jsonl" "$O/summary.md" >> "$LOG" 2>&1
 cat "$O/prefetch.txt"
-grep -A28 '^losers' "$O/summary.md" | head -28
-echo "checks of the new variants: $(cnt '"check_ok":true' "$O/checks.jsonl") ok of $(cnt '"op"' "$O/checks.jsonl"); skipped: ${SKIP:-none}"
-echo "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok, $(cnt '"check_ok":false' "$O/best_checks.jsonl") FAIL"
+echo "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok, $(cnt '"check_ok":false' "$O/best_checks.jsonl") FAIL; tune shapes timed: $(cnt '"bench_all"' "$O/tune_all.jsonl")"
+timeout 6 python3 bench/device/gemm2.py diagnose "$O/losers_all.jsonl" "$O/peers.jsonl" "$O/best_checks.jsonl" \
+    "$O/diagnosis.md" 2>&1
