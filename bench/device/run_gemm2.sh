@@ -24,7 +24,9 @@
 # checks.jsonl, prefetch.txt, losers_all.jsonl, tune_new.jsonl, peers.jsonl, tune_all.jsonl, best_checks.jsonl, summary.md,
 # diagnosis.md;
 # the summary printed last.
-#   usage (device machine, repo root): bash bench/device/run_gemm2.sh
+# GEMM2_MODE=validate: the picks of the artifact retabled with the committed table at the
+# sweep's 92 GEMM shapes, checked and timed beside cuBLAS (val.jsonl, peers.jsonl, val/).
+#   usage (device machine, repo root): [GEMM2_MODE=validate] bash bench/device/run_gemm2.sh
 set -u
 DEADLINE=${DEADLINE:-150}
 T_RESERVE=4
@@ -49,6 +51,29 @@ else
 fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes); gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1)"
 BATCH_STARTS=4
+
+# GEMM2_MODE=validate (round 2): the committed table built into the artifact (above), its
+# picks at every GEMM shape of the acceptance sweep (sweep.py shapes 2027) checked and timed
+# (`lib bench --check --sample`) beside cuBLAS in this call; the table and the summary last
+if [ "${GEMM2_MODE:-diagnose}" = validate ]; then
+    python3 bench/device/sweep.py shapes 2027 | grep '^gemm ' > "$A/val.txt"
+    : > "$O/val.jsonl"
+    batch $(( $(left) * 55 / 100 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
+    python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        r = json.loads(l)
+        if r.get("bench"):
+            print(r["op"], r["shape"])' "$O/val.jsonl" > "$A/val_timed.txt"
+    t $(( $(left) - 12 )) python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    say "cuBLAS: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
+    say "== gemm2 validation (at $((SECONDS - T0)) s; ratio = cuBLAS ms / library ms)"
+    mkdir -p "$O/val"
+    timeout 8 python3 bench/device/sweep.py table "$O/val.jsonl" "$O/peers.jsonl" "$O/val" 2>&1 | tee -a "$LOG"
+    echo "checks: $(cnt '"check_ok":true' "$O/val.jsonl") ok, $(cnt '"check_ok":false' "$O/val.jsonl") FAIL of $(cnt . "$A/val.txt") shapes"
+    grep '^| gemm' "$O/val/sweep_table.md" 2>/dev/null | sort -t'|' -k9 -n | head -14 | cut -d'|' -f2-9
+    exit 0
+fi
 
 NEW=$(python3 -c 'import json
 m = json.load(open("library/manifest.json"))
