@@ -88,7 +88,7 @@ for v in $NEW; do
 done
 : > "$O/checks.jsonl"
 s0=$SECONDS
-batch 14 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
+batch 18 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
 SKIP=""
 for v in $NEW; do   # a variant that failed a check is not timed (one not reached still is)
     bad=$(grep "\"variant\":\"$v\"" "$O/checks.jsonl" | grep -c '"check_ok":false')
@@ -153,7 +153,7 @@ say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt 
 # 4. every variant at the new tuning shapes (data for the table's fit in the losers' classes)
 : > "$O/tune_all.jsonl"
 s0=$SECONDS
-batch 34 bench/device/gemm2_tune_shapes.txt "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+batch 32 bench/device/gemm2_tune_shapes.txt "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
 say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") of $(cnt . bench/device/gemm2_tune_shapes.txt) shapes timed in $((SECONDS - s0)) s"
 
 # 4b. the new variants alone at the table's long-K shapes (their fit needs 8 shapes or more)
