@@ -5,7 +5,8 @@
 # the current picks and the candidates beside torch eager / torch.compile, each measured
 # with the gated method (the runtime's gate for ours, bench/device/gated.py for the peers):
 #   select   build/cake_lib_select_speed (carried as .carry/cake_lib_select_speed) over
-#            every op at 64 seeded shapes, and `cakec lib select --repeat` at four shapes
+#            every op at 64 seeded shapes, and `cakec lib select --repeat` at five shapes (one
+#            of them measured by the table: the exact-shape rule, `why: measured`)
 #   library  `lib bench ART --shapes bench/device/rows2_lines.txt --check --sample`: per
 #            losing shape the dispatched variant, then every short-row variant whose domain
 #            holds there (`OP SHAPE VARIANT` lines: the lane-group kernels, the new
@@ -72,14 +73,15 @@ if [ -x "$SPEED" ]; then
 else
     say "no cake_lib_select_speed (carry.sh copies it into .carry)"
 fi
-for s in "gemm M=4096,N=4096,K=4096" "layernorm M=51361,N=374" "rmsnorm M=6,N=474" "softmax M=1,N=262144"; do
+for s in "gemm M=4096,N=4096,K=4096" "layernorm M=51361,N=374" "rmsnorm M=6,N=474" "rmsnorm M=3,N=1702" "softmax M=1,N=262144"; do
     set -- $s
     ns=$(t 4 "$C" lib select "$LIB" --op "$1" --shape "$2" --repeat 30000 2>> "$LOG" | awk '/select:/ { print $2 }')
     echo "repeat $1 $2 ${ns:-none}" >> "$O/select.txt"
 done
-for s in "rmsnorm M=6,N=474" "layernorm M=5,N=987"; do
+# the choice and why at a losing shape, and at a shape the table measured (`measured`)
+for s in "rmsnorm M=6,N=474 loser" "layernorm M=5,N=987 loser" "rmsnorm M=3,N=1702 measured"; do
     set -- $s
-    t 4 "$C" lib select "$LIB" --op "$1" --shape "$2" --json > "$O/select_$1.json" 2>> "$LOG"
+    t 4 "$C" lib select "$LIB" --op "$1" --shape "$2" --json > "$O/select_$1_$3.json" 2>> "$LOG"
 done
 
 LINES=$D/rows2_lines.txt
