@@ -5,7 +5,7 @@
         as `OP M=..,N=..` lines, the short ones (fewest elements) first
     python3 bench/device/rows2_lines.py tune SHAPES [PER_SHAPE] [SEED]
         the tuning shapes beside SHAPES: PER_SHAPE (default 2) other shapes of each one's
-        dispatch class (the same bit length of M and N, the same trailing zeros of N;
+        dispatch class (the same bit length and trailing zeros of M and N;
         rowsx_shapes.in_class), seed 7013, never a shape of the acceptance sweep (sweep.py
         shapes 2027): the table may be tuned on them, the sweep is judged on its own
     python3 bench/device/rows2_lines.py lines ART SHAPES
@@ -50,7 +50,7 @@ def tune(path, per_shape=2, seed=7013):
         op, shape = line.split()[:2]
         d = sweep.parse_shape(shape)
         for _ in range(per_shape):
-            s = "%s M=%d,N=%d" % (op, rowsx_shapes.in_class(rng, d["M"], False),
+            s = "%s M=%d,N=%d" % (op, rowsx_shapes.in_class(rng, d["M"], True),
                                   rowsx_shapes.in_class(rng, d["N"], True))
             if s not in held_out and s not in out:
                 out.append(s)
