@@ -350,7 +350,8 @@ typedef struct Module {
 /* ---- arena ----------------------------------------------------------- */
 typedef struct ArenaBlock ArenaBlock;
 /* the blocks of freed arenas, kept for the next ones (arena.c): owned by a caller
-   that compiles many times in one process, given to its contexts (ctx_new_pooled) */
+   that compiles many times in one process, given to its contexts (ctx_new_pooled);
+   not locked: the contexts of one pool live on one thread */
 typedef struct ArenaPool ArenaPool;
 typedef struct {
     ArenaBlock *head; size_t used_total;
