@@ -1,8 +1,14 @@
 /* cost_speed.c — how long one cost-model evaluation takes (issues 8 and 18: <= 1 ms
  * per variant on the 2-core dev machine, lowering included). Two modes:
  *
- *     build/cake_cost_speed [N] [--digest] FILE.tir ...          every kernel of each file
- *     build/cake_cost_speed [N] [--digest] --library MANIFEST    every variant of the library
+ *     build/cake_cost_speed [N] [OPTIONS] FILE.tir ...          every kernel of each file
+ *     build/cake_cost_speed [N] [OPTIONS] --library MANIFEST    every variant of the library
+ *
+ * OPTIONS (in any order): --digest, --no-pool. Every context of the run
+ * draws its arena's blocks from one pool (ctx_new_pooled), as a process that evaluates
+ * variant after variant keeps it: a fresh context reuses the warm pages of the one
+ * before. --no-pool gives each context blocks of its own (fresh pages from the system,
+ * ~2 us each on the 2-core machine: what a process's first evaluation pays).
  *
  * Per kernel (a library variant: its file, kernel or launches, set and target; a
  * variant of several launches sums them):
@@ -75,6 +81,11 @@ static uint64_t digest(const CostResult *r)
     return h;
 }
 
+/* what a run shares: the contexts' block pool (NULL: --no-pool) */
+typedef struct {
+    ArenaPool *pool;
+} Run;
+
 static double now_us(void)
 {
     struct timespec t;
@@ -105,8 +116,8 @@ static int target_of(const char *name, Target *tg)
 }
 
 /* kernel ki of file (or the one named) at set on tg (has_tg): n calls; 0 or the failure */
-static int time_kernel(const char *file, const char *kname, const char *set, const char *tgname,
-                       const char *shape, int n, Speed *s)
+static int time_kernel(const Run *run, const char *file, const char *kname, const char *set,
+                       const char *tgname, const char *shape, int n, Speed *s)
 {
     int nf = n / 10 > 3 ? n / 10 : 3, rc = 0;
     double *tf = calloc((size_t)nf, sizeof *tf), *tb = calloc((size_t)nf, sizeof *tb);
@@ -118,7 +129,7 @@ static int time_kernel(const char *file, const char *kname, const char *set, con
     CostResult r;
     s->moved = 0;
     for (int i = 0; i <= nf && rc == 0; i++) {   /* fresh contexts: a new variant each; the last one stays */
-        CakeCtx *c = ctx_new();
+        CakeCtx *c = ctx_new_pooled(run->pool);
         Module *m;
         rc = cake_verify_file(c, file, NULL, &m) || !m->nkernels;
         const char *kn = rc ? NULL : kname ? kname : ir_symstr(c, m->kernels[0]->name);
@@ -161,7 +172,7 @@ static int time_kernel(const char *file, const char *kname, const char *set, con
     return rc;
 }
 
-static int files(int n, char **names, int count, int show_digest)
+static int files(const Run *run, int n, char **names, int count, int show_digest)
 {
     int over = 0;
     for (int f = 0; f < count; f++) {
@@ -175,7 +186,7 @@ static int files(int n, char **names, int count, int show_digest)
         for (uint32_t ki = 0; ki < m->nkernels; ki++) {
             const char *kn = ir_symstr(ctx, m->kernels[ki]->name);
             Speed s;
-            if (time_kernel(names[f], kn, NULL, NULL, NULL, n, &s)) {
+            if (time_kernel(run, names[f], kn, NULL, NULL, NULL, n, &s)) {
                 printf("%-36s %s: cost failed\n", names[f], kn);
                 continue;
             }
@@ -218,12 +229,12 @@ static void summary(const char *what, const double *col, const int *cls, int tc,
 
 /* a shape the variant costs at: the file's own, else every dim of the op's range at the
    same power of two (clamped to the range), largest first; NULL when none does */
-static int shape_for(const cJSON *op, const char *file, const char *kname, const char *set,
-                     const char *tgname, char *shape, size_t cap)
+static int shape_for(const Run *run, const cJSON *op, const char *file, const char *kname,
+                     const char *set, const char *tgname, char *shape, size_t cap)
 {
     Target tg = TG__COUNT;
     int has_tg = target_of(tgname, &tg);
-    CakeCtx *c = ctx_new();
+    CakeCtx *c = ctx_new_pooled(run->pool);
     Module *m;
     int ok = 0;
     if (!cake_verify_file(c, file, NULL, &m) && m->nkernels) {
@@ -253,7 +264,8 @@ static int shape_for(const cJSON *op, const char *file, const char *kname, const
 
 /* one variant: its launches summed (a variant of several launches; a launch names
    its kernel, or {kernel, file, set} of another file); 0 or the failure */
-static int time_variant(int n, const cJSON *op, const cJSON *v, const char *dir, Speed *sum)
+static int time_variant(const Run *run, int n, const cJSON *op, const cJSON *v, const char *dir,
+                        Speed *sum)
 {
     const cJSON *ls = cJSON_GetObjectItemCaseSensitive(v, "launches"), *l;
     const cJSON *one[16] = {v};
@@ -271,8 +283,8 @@ static int time_variant(int n, const cJSON *op, const cJSON *v, const char *dir,
         char file[1024], shape[256];
         snprintf(file, sizeof file, "%s%s", dir, fn ? fn : "");
         Speed s;
-        if (!shape_for(op, file, kn, set, str_of(v, "target"), shape, sizeof shape) ||
-            time_kernel(file, kn, set, str_of(v, "target"), shape[0] ? shape : NULL, n, &s))
+        if (!shape_for(run, op, file, kn, set, str_of(v, "target"), shape, sizeof shape) ||
+            time_kernel(run, file, kn, set, str_of(v, "target"), shape[0] ? shape : NULL, n, &s))
             return 1;
         sum->first += s.first;
         sum->bind += s.bind;
@@ -285,7 +297,7 @@ static int time_variant(int n, const cJSON *op, const cJSON *v, const char *dir,
 }
 
 /* every variant of the manifest's ops, then min / median / max per column and class */
-static int library(int n, const char *manifest, int show_digest)
+static int library(const Run *run, int n, const char *manifest, int show_digest)
 {
     char *text = cake_read_text(manifest, (size_t)64 << 20, NULL);
     cJSON *doc = text ? cJSON_Parse(text) : NULL;
@@ -310,7 +322,7 @@ static int library(int n, const char *manifest, int show_digest)
     cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(op, "variants")) {
         Speed sum;
         const char *name = str_of(v, "name"), *opname = str_of(op, "op");
-        if (time_variant(n, op, v, dir, &sum)) {
+        if (time_variant(run, n, op, v, dir, &sum)) {
             printf("%-18s %-22s cost failed\n", opname, name);
             continue;
         }
@@ -345,18 +357,27 @@ static int library(int n, const char *manifest, int show_digest)
 
 int main(int argc, char **argv)
 {
-    int first = 1, n = 0, show_digest = 0;
+    int first = 1, n = 0, show_digest = 0, pooled = 1;
     if (argc > 1 && strspn(argv[1], "0123456789") == strlen(argv[1])) {
         n = atoi(argv[1]);
         first = 2;
     }
-    if (argc > first && !strcmp(argv[first], "--digest")) {
-        show_digest = 1;
+    for (;;) {
+        if (argc > first && !strcmp(argv[first], "--digest"))
+            show_digest = 1;
+        else if (argc > first && !strcmp(argv[first], "--no-pool"))
+            pooled = 0;
+        else
+            break;
         first++;
     }
     if (n < 1)
         n = show_digest ? 1 : 200;
-    if (argc > first + 1 && !strcmp(argv[first], "--library"))
-        return library(n, argv[first + 1], show_digest);
-    return files(n, argv + first, argc - first, show_digest);
+    /* one pool for every context of the run, as a tuner's process keeps it */
+    Run run = {pooled ? arena_pool_new(0) : NULL};
+    int rc = argc > first + 1 && !strcmp(argv[first], "--library")
+                 ? library(&run, n, argv[first + 1], show_digest)
+                 : files(&run, n, argv + first, argc - first, show_digest);
+    arena_pool_free(run.pool);
+    return rc;
 }

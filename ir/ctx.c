@@ -6,10 +6,16 @@
 
 CakeCtx *ctx_new(void)
 {
+    return ctx_new_pooled(NULL);
+}
+
+CakeCtx *ctx_new_pooled(ArenaPool *pool)
+{
     CakeCtx *ctx = calloc(1, sizeof *ctx);
     if (!ctx)
         return NULL;
     ctx->arena.owner = ctx;
+    ctx->arena.pool = pool;
     ctx->max_errors = 200;
     return ctx;
 }

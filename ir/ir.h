@@ -349,17 +349,30 @@ typedef struct Module {
 
 /* ---- arena ----------------------------------------------------------- */
 typedef struct ArenaBlock ArenaBlock;
+/* the blocks of freed arenas, kept for the next ones (arena.c): owned by a caller
+   that compiles many times in one process, given to its contexts (ctx_new_pooled);
+   not locked: the contexts of one pool live on one thread */
+typedef struct ArenaPool ArenaPool;
 typedef struct {
     ArenaBlock *head; size_t used_total;
     struct CakeCtx *owner;   /* out of memory is ir_bug(owner): set by ctx_new */
+    ArenaPool *pool;         /* where blocks come from and go back to; NULL: calloc and free */
 } Arena;
 void *arena_alloc(Arena *a, size_t size);              /* zeroed, 16-aligned */
+/* 16-aligned, NOT zeroed (a reused block's old bytes): for arrays whose every
+   element is written before it is read (the kernel's nodes and lists) */
+void *arena_alloc_raw(Arena *a, size_t size);
 void *arena_realloc(Arena *a, void *p, size_t old, size_t size);
 /* p holds *cap elements of elem bytes: makes room for `need` of them, doubling
- * the capacity (from 16); returns the array (moved, or p) */
+ * the capacity (from 16); returns the array (moved, or p); the new room zero */
 void *arena_grow(Arena *a, void *p, uint32_t *cap, uint32_t need, size_t elem);
+void *arena_grow_raw(Arena *a, void *p, uint32_t *cap, uint32_t need, size_t elem); /* room not zeroed */
 char *arena_strndup(Arena *a, const char *s, size_t n);
-void arena_free(Arena *a);
+void arena_free(Arena *a);       /* every block back to the pool (or to free()); the arena is empty */
+enum { ARENA_POOL_KEEP = 256 << 20 };   /* a pool's default bound: blocks past it go to free() */
+ArenaPool *arena_pool_new(size_t keep);   /* keep: the most bytes it holds (0: ARENA_POOL_KEEP); NULL: no memory */
+void arena_pool_free(ArenaPool *p);       /* after every arena drawing on it was freed */
+size_t arena_pool_bytes(const ArenaPool *p);   /* the bytes it holds now */
 
 /* ---- interning ------------------------------------------------------- */
 typedef struct {
@@ -425,6 +438,10 @@ typedef struct CakeCtx {
 } CakeCtx;
 
 CakeCtx *ctx_new(void);          /* NULL when out of memory */
+/* a context whose arena draws its blocks from pool and gives them back at
+   ctx_free (NULL: ctx_new): the caller owns the pool and frees it after its
+   contexts; compiling many variants in turn then reuses warm pages */
+CakeCtx *ctx_new_pooled(ArenaPool *pool);
 void ctx_free(CakeCtx *ctx);
 
 uint32_t ctx_add_file(CakeCtx *ctx, const char *path, const char *text, uint32_t len);

@@ -51,8 +51,8 @@ double ir_arg_tolerance(const Kernel *k, uint32_t i)
 
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 {
-    k->nodes = arena_grow(&ctx->arena, k->nodes, &k->capnodes, k->nnodes + 1, sizeof *k->nodes);
-    Node *n = &k->nodes[k->nnodes];
+    k->nodes = arena_grow_raw(&ctx->arena, k->nodes, &k->capnodes, k->nnodes + 1, sizeof *k->nodes);
+    Node *n = &k->nodes[k->nnodes];   /* the room past nnodes is not zeroed: cleared here */
     memset(n, 0, sizeof *n);
     n->op = (uint16_t)op;
     n->span = span;
@@ -62,7 +62,7 @@ NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 
 uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n)
 {
-    k->lists = arena_grow(&ctx->arena, k->lists, &k->caplists, k->nlists + n, sizeof *k->lists);
+    k->lists = arena_grow_raw(&ctx->arena, k->lists, &k->caplists, k->nlists + n, sizeof *k->lists);
     uint32_t start = k->nlists;
     if (n)
         memcpy(k->lists + start, items, n * sizeof *items);
@@ -182,9 +182,10 @@ static NodeId *copy_ids(CakeCtx *ctx, const NodeId *src, uint32_t n)
     return dst;
 }
 
-static void *copy_bytes(CakeCtx *ctx, const void *src, size_t used, size_t cap)
+/* raw: the room past `used` is not zeroed (nodes and lists: written before they are read) */
+static void *copy_bytes(CakeCtx *ctx, const void *src, size_t used, size_t cap, int raw)
 {
-    void *dst = arena_alloc(&ctx->arena, cap ? cap : 1);
+    void *dst = raw ? arena_alloc_raw(&ctx->arena, cap ? cap : 1) : arena_alloc(&ctx->arena, cap ? cap : 1);
     if (used)
         memcpy(dst, src, used);
     return dst;
@@ -199,13 +200,13 @@ Kernel *ir_kernel_clone(CakeCtx *ctx, const Kernel *src)
     k->dims = copy_ids(ctx, src->dims, src->ndims);
     k->assumes = copy_ids(ctx, src->assumes, src->nassumes);
     k->shapes = copy_bytes(ctx, src->shapes, src->nshapes * sizeof *k->shapes,
-                           (src->nshapes + 1) * sizeof *k->shapes);
+                           (src->nshapes + 1) * sizeof *k->shapes, 0);
     k->nodes = copy_bytes(ctx, src->nodes, src->nnodes * sizeof *k->nodes,
-                          src->capnodes * sizeof *k->nodes);
+                          src->capnodes * sizeof *k->nodes, 1);
     k->lists = copy_bytes(ctx, src->lists, src->nlists * sizeof *k->lists,
-                          src->caplists * sizeof *k->lists);
+                          src->caplists * sizeof *k->lists, 1);
     k->types = copy_bytes(ctx, src->types, src->ntypes * sizeof *k->types,
-                          src->captypes * sizeof *k->types);
+                          src->captypes * sizeof *k->types, 0);
     k->type_map = NULL;   /* rebuilt over the copied types on the next intern */
     k->type_cap = k->type_mapped = 0;
     return k;

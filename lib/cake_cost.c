@@ -200,11 +200,12 @@ static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *cinst)
     /* lowering grows the kernel 20-30x (distribute's per-element code: gemm_persistent
        386 -> 7466 nodes, flash_attn_fwd_pp 929 -> 24493): reserved at once, its node
        and list arrays are not copied at every doubling, and pages never touched cost
-       nothing (the arena's blocks are fresh zero pages) */
-    low->nodes = arena_grow(&ctx->arena, low->nodes, &low->capnodes, low->nnodes * COST_LOW_GROWTH,
-                            sizeof *low->nodes);
-    low->lists = arena_grow(&ctx->arena, low->lists, &low->caplists, low->nlists * COST_LOW_GROWTH,
-                            sizeof *low->lists);
+       nothing: a fresh block's pages are untouched and a pool's reused block is not
+       cleared for them (raw: ir_node clears each node it appends) */
+    low->nodes = arena_grow_raw(&ctx->arena, low->nodes, &low->capnodes, low->nnodes * COST_LOW_GROWTH,
+                                sizeof *low->nodes);
+    low->lists = arena_grow_raw(&ctx->arena, low->lists, &low->caplists, low->nlists * COST_LOW_GROWTH,
+                                sizeof *low->lists);
     Module one = {&low, 1, inst->m->file};
     CeEnv view = shape_env_view(&inst->set);
     if (pass_run_all(ctx, &one, low, inst->tg, &view) || ctx->nerrors > ne) {
