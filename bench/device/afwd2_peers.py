@@ -1,17 +1,16 @@
-"""afwd2_peers.py — candidate variants of the attention forward and decode (issue 15) at the
-shapes that lost to cuDNN in the last acceptance call and at a few that won, beside cuDNN
-and flash SDPA (forward) and the fastest SDPA backend (decode), in one process.
+"""afwd2_peers.py — the attention forward's forms at the 44 dense shapes of the sweep beside
+cuDNN and flash SDPA, and the fused decode beside the fastest SDPA backend (issue 15), in one
+process.
 
-Forward: every shape times the dispatch's pick (`ours`, attnx_peers.pick: what
-run_attnx.sh times) and the candidates of CANDS: exp2.fma for EMU of every 8 column chunks
-of S_j (flash_attn_fwd_pp.tir's EMU: the D = 64 kernel is bound by the exp2 unit) on the
-q2, bn192, pair and chained forms (round 1), and (causal) a flash_attn_fwd_ppx.tir form whose
-warpgroup 0 ran its diagonal block at N = 64 (round 1; gone: it lost); D = 128 non-causal
-at BN = 160 (round 1). Round 2: the dispatch's forms at every dense shape, the pair order
-(PAIR = 1) now only for BH == BHK. Decode: the fused one-launch kernel at the library's
-split (ns_rule) (fs), DEFER = 1 (fd), and at half and twice the split (round 1 also timed
-a two-pass merge and exp2.fma in the softmax: both lost, gone). Checks and timing are attnfwd_peers.py's (imported): every timed kernel checked
-against cuDNN and f32 math (forward) or f32 math (decode); gated.py's method, trials A B A B.
+Forward: every shape times the dispatch's pick (`ours`, attnx_peers.pick: what run_attnx.sh
+times) and the other forms of CANDS beside it (q2, bn192, the pair order p, the chained ppx
+forms x / xp; the pair order now only where BH == BHK). Decode: the fused one-launch kernel
+at the library's split (ns_rule: fs), DEFER = 1 (fd), and at half and twice the split.
+(Round 1 timed exp2.fma (EMU 1 .. 4), a ppx form running warpgroup 0's diagonal block at
+N = 64, BN = 160 at D = 128, and a two-pass decode merge and exp2.fma in the decode: all
+lost, bench/RESULTS.md; the kernel forms are gone.) Checks and timing are attnfwd_peers.py's
+(imported): every timed kernel checked against cuDNN and f32 math (forward) or f32 math
+(decode); gated.py's method, trials A B A B.
 
     python3 afwd2_peers.py --out FILE.json [--deadline S] [--go FILE] [--decode-share F]
 
