@@ -1,17 +1,16 @@
-"""afwd2_peers.py — candidate variants of the attention forward and decode (issue 15) at the
-shapes that lost to cuDNN in the last acceptance call and at a few that won, beside cuDNN
-and flash SDPA (forward) and the fastest SDPA backend (decode), in one process.
+"""afwd2_peers.py — the attention forward's forms at the 44 dense shapes of the sweep beside
+cuDNN and flash SDPA, and the fused decode beside the fastest SDPA backend (issue 15), in one
+process.
 
-Forward: every shape times the dispatch's pick (`ours`, attnx_peers.pick: what
-run_attnx.sh times) and the candidates of CANDS: exp2.fma for EMU of every 8 column chunks
-of S_j (flash_attn_fwd_pp.tir's EMU: the D = 64 kernel is bound by the exp2 unit) on the
-q2, bn192, pair and chained forms, and (causal) flash_attn_fwd_ppx.tir's DIAG = 1 (warpgroup
-0's diagonal block at N = 64) and 2 (its softmax too);
-D = 128 non-causal at BN = 160 (QST = 1). Decode: the fused one-launch kernel at the library's
-split (ns_rule) in its old form (fs), with the two-pass merge (MERGE = 1: fm) and with
-exp2.fma in the consumer's softmax (EMU = 2, 4), and the two-pass merge at half and twice
-the split. Checks and timing are attnfwd_peers.py's (imported): every timed kernel checked
-against cuDNN and f32 math (forward) or f32 math (decode); gated.py's method, trials A B A B.
+Forward: every shape times the dispatch's pick (`ours`, attnx_peers.pick: what run_attnx.sh
+times) and the other forms of CANDS beside it (q2, bn192, the pair order p, the chained ppx
+forms x / xp; the pair order now only where BH == BHK). Decode: the fused one-launch kernel
+at the library's split (ns_rule: fs), DEFER = 1 (fd), and at half and twice the split.
+(Round 1 timed exp2.fma (EMU 1 .. 4), a ppx form running warpgroup 0's diagonal block at
+N = 64, BN = 160 at D = 128, and a two-pass decode merge and exp2.fma in the decode: all
+lost, bench/RESULTS.md; the kernel forms are gone.) Checks and timing are attnfwd_peers.py's
+(imported): every timed kernel checked against cuDNN and f32 math (forward) or f32 math
+(decode); gated.py's method, trials A B A B.
 
     python3 afwd2_peers.py --out FILE.json [--deadline S] [--go FILE] [--decode-share F]
 
@@ -35,46 +34,18 @@ PP, PX = "flash_attn_fwd_pp", "flash_attn_fwd_ppx"
 # every forward variant: tag -> (file, parameters without D and CAUSAL)
 FWD = {"q2": (PP, {"QST": 2}), "x": (PX, {"QST": 2}), "bn192": (PP, {"QST": 2, "BN": 192}),
        "p": (PP, {"QST": 2, "PAIR": 1}), "xp": (PX, {"QST": 2, "PAIR": 1})}
-for e in (1, 2, 3, 4):
-    FWD[f"q2e{e}"] = (PP, {"QST": 2, "EMU": e})
-for e in (2, 3, 4):
-    FWD[f"bn192e{e}"] = (PP, {"QST": 2, "BN": 192, "EMU": e})
-    FWD[f"xe{e}"] = (PX, {"QST": 2, "EMU": e})
-FWD["pe2"] = (PP, {"QST": 2, "PAIR": 1, "EMU": 2})
-# D = 128 non-causal: KV blocks of 160 keys (Q one stage: 32 + 2 x 40 + 2 x 40 + 32 = 224 KiB)
-FWD["bn160"] = (PP, {"QST": 1, "BN": 160})
-FWD["xbn160"] = (PX, {"QST": 1, "BN": 160})
-# DIAG = 1 (flash_attn_fwd_ppx.tir): warpgroup 0's diagonal block at N = 64 / K = 64
-FWD["xd"] = (PX, {"QST": 2, "DIAG": 1})
-FWD["xpd"] = (PX, {"QST": 2, "PAIR": 1, "DIAG": 1})
-FWD["xde2"] = (PX, {"QST": 2, "DIAG": 1, "EMU": 2})
-FWD["xde3"] = (PX, {"QST": 2, "DIAG": 1, "EMU": 3})
-# DIAG = 2: also the softmax of warpgroup 0's diagonal block on its 64 visible columns
-FWD["xd2"] = (PX, {"QST": 2, "DIAG": 2})
-FWD["xd2e2"] = (PX, {"QST": 2, "DIAG": 2, "EMU": 2})
-FWD["xpd2"] = (PX, {"QST": 2, "PAIR": 1, "DIAG": 2})
-FWD["xpe2"] = (PX, {"QST": 2, "PAIR": 1, "EMU": 2})
 # the candidates per (D, causal), beside the dispatch's pick
-# (D = 64, per KV block and SM sub-partition: 1024 cycles of the exp2 unit (2 warps x 64 exp2
-# x 8 cycles), 1024 of the tensor cores, ~400 of FMA/ALU; EMU = 2 moves a quarter of the
-# exp2 to ~11 FMA-pipe instructions each: 768 / 1024 / ~750)
-CANDS = {(64, 0): ["q2", "q2e2", "q2e3", "q2e4", "bn192", "bn192e2", "bn192e3", "xe2"],
-         (64, 1): ["q2", "q2e2", "q2e3", "q2e4", "bn192e2", "x", "xd", "xde2", "xd2", "xd2e2"],
-         (128, 0): ["q2", "x", "q2e1", "bn160", "xbn160"],
-         (128, 1): ["p", "xp", "q2", "x", "xd", "xpd", "xpd2"]}
-# the shapes: the losers of the last acceptance call first, then a few winners
-LOSERS = ["d64_c1_b16h16k16_s512", "d64_c1_b8h32k32_s1000", "d64_c1_b8h32k8_s2048", "d64_c1_b4h32k32_s1024",
-          "d64_c0_b16h16k16_s512", "d64_c0_b4h32k32_s1024", "d64_c0_b8h32k8_s2048", "d64_c0_b2h32k32_s4096",
-          "d64_c0_b2h32k4_s4096", "d64_c1_b1h8k8_s1537", "d64_c1_b2h32k32_s4096", "d64_c1_b2h32k4_s4096",
-          "d64_c0_b1h32k32_s8192", "d128_c1_b16h16k16_s512", "d128_c1_b8h32k32_s1000", "d128_c0_b16h16k16_s512",
-          "d128_c0_b4h32k32_s1024", "d128_c1_b8h32k8_s2048", "d128_c0_b2h32k32_s4096", "d128_c1_b1h32k32_s8192",
-          "d128_c1_b4h32k32_s1024"]
-WINNERS = ["d64_c1_b1h16k16_s16384", "d64_c0_b4h8k8_s3000", "d64_c1_b4h8k8_s3000", "d64_c0_b8h32k32_s1000",
-           "d128_c0_b1h32k32_s8192", "d128_c1_b2h16k2_s5000"]
+# round 2: the dispatch's forms only (round 1: EMU, DIAG and BN = 160 lost everywhere);
+# PAIR = 1 now takes the pair order for BH == BHK only (GQA: heaviest-first)
+CANDS = {(64, 0): ["q2", "bn192", "x"],
+         (64, 1): ["q2", "bn192", "x", "p"],
+         (128, 0): ["q2", "x"],
+         (128, 1): ["p", "xp", "q2", "x"]}
+# the shapes (round 1: 21 that lost in the last acceptance call, then 6 that won)
+LOSERS = [n for n, B, H, Hk, S, D, c in af.shapes() if isinstance(S, int)]   # round 2: every dense shape
+WINNERS = []
 # decode candidates: tag -> (parameters, split multiplier of the rule's)
-DEC = {"fs": ({"DEFER": 0, "MERGE": 0}, 1), "fm": ({"DEFER": 0, "MERGE": 1}, 1), "fme2": ({"DEFER": 0, "MERGE": 1, "EMU": 2}, 1),
-       "fme4": ({"DEFER": 0, "MERGE": 1, "EMU": 4}, 1), "fm/x2": ({"DEFER": 0, "MERGE": 1}, 2),
-       "fm/h": ({"DEFER": 0, "MERGE": 1}, 0.5), "fdm": ({"DEFER": 1, "MERGE": 1}, 1)}
+DEC = {"fs": ({"DEFER": 0}, 1), "fd": ({"DEFER": 1}, 1), "fs/x2": ({"DEFER": 0}, 2), "fs/h": ({"DEFER": 0}, 0.5)}
 
 
 def fwd_kernels():

@@ -1,23 +1,23 @@
 #!/bin/bash
-# run_afwd2.sh — candidate variants of the attention forward and decode (issue 15) on the H200
+# run_afwd2.sh — the attention forward and decode forms (issue 15) on the H200
 # in one call, within $DEADLINE seconds (default 150); builds nothing there:
 #   0. peers   afwd2_peers.py starts at once: it compiles every kernel it times (threads)
 #              beside the checks, then waits for the go file
-#   1. checks  `cakec run --check` of every new parameter value the timings use: the fused
-#              decode (examples/attn_decode_fused.tir and library/kernels/attention_decode_fused.tir)
-#              with MERGE = 1 (the two-pass merge) and EMU = 2 / 4 (exp2.fma in the softmax) at
-#              HD 128 / 64: ragged R and S, empty splits, more blocks than SMs, NS = 1, R = 64;
-#              the forward (flash_attn_fwd_pp, _ppx) at EMU 1 .. 4 with BN 128 / 192, PAIR = 1,
-#              causal and not, GQA with more tiles than blocks (sm.count) and ragged S;
-#              flash_attn_fwd_ppx DIAG = 1 (warpgroup 0's diagonal block at N = 64) and 2 (its
-#              softmax on 64 columns too) likewise; BN = 160 at D = 128 non-causal;
-#              compute-sanitizer racecheck, synccheck and memcheck on the two-pass merge, the
-#              forward at EMU = 2 and ppx at DIAG = 1 and 2; up to 14 at a time, the sanitizer runs first
+#   1. checks  `cakec run --check` of what the timings run: the causal pair order (PAIR = 1:
+#              round 2 takes it for BH == BHK only, GQA falls back to heaviest-first) of
+#              flash_attn_fwd_pp and _ppx at D 128 / 64: the checker's shapes, GQA and MHA with
+#              an odd tile count, MQA, more tiles than blocks (sm.count); the other forms
+#              (q2, x, bn192) at GQA 8 with more tiles than blocks; the fused decode at DEFER 0 / 1
+#              (ragged R and S, empty splits, more blocks than SMs, NS = 64);
+#              compute-sanitizer racecheck, synccheck and memcheck on the pair order (MHA) and
+#              its GQA fallback; up to 14 at a time, the sanitizer runs first
+#              (round 1 checked the candidates it timed: EMU, a diagonal-block form, a two-pass
+#              decode merge; bench/RESULTS.md)
 #   2. timings gated.py's method (cold L2, the stream held until the run is queued, median
 #              of 10, trials A B A B): decode (8 shapes) beside the fastest SDPA backend, then
-#              the forward at 21 shapes that lost and 6 that won in the last acceptance call
-#              beside cuDNN and flash SDPA, `ours` the dispatch's pick, every timed kernel
-#              checked; compact tables printed last
+#              the 44 dense forward shapes of the sweep beside cuDNN and flash SDPA, `ours` the
+#              dispatch's pick, the other forms beside it, every timed kernel checked; compact
+#              tables printed last
 #   usage (device machine, repo root): bash bench/device/run_afwd2.sh
 #   expects .carry/ from bench/device/carry.sh; output under $OUT: a2_table.md, a2_sweep.json,
 #   a2_checks.tsv, a2_log.txt, a2_raw.tar.gz
@@ -53,61 +53,35 @@ JOBS=$R/jobs.txt
 : > "$JOBS"
 j() { echo "$1|$2" >> "$JOBS"; }
 CS="compute-sanitizer --error-exitcode 9"
+# round 2: the pair order (PAIR = 1) for BH == BHK only; GQA falls back to heaviest-first
 for t in racecheck synccheck memcheck; do
-    j cs_${t}_dfm64 "$CS --tool $t $C run $DF --set HD=64,MERGE=1,EMU=2 --shape BHK=2,R=5,S=300,NS=4 --tol-scale 256 --check --timeout 25"
-    j cs_${t}_dfm128 "$CS --tool $t $C run $DF --set HD=128,MERGE=1 --shape BHK=2,R=8,S=700,NS=3 --tol-scale 256 --check --timeout 25"
-    j cs_${t}_pxd128 "$CS --tool $t $C run $PX --set D=128,CAUSAL=1,DIAG=1 --shape BH=2,BHK=1,S=300,sm.count=1 --check --timeout 25"
-    j cs_${t}_pxd2_64 "$CS --tool $t $C run $PX --set D=64,CAUSAL=1,DIAG=2 --shape BH=2,BHK=1,S=300,sm.count=1 --check --timeout 25"
-    j cs_${t}_pp64e2 "$CS --tool $t $C run $PP --set D=64,CAUSAL=1,EMU=2 --shape BH=2,BHK=1,S=200,sm.count=1 --check --timeout 25"
+    j cs_${t}_pp_pair_mha "$CS --tool $t $C run $PP --set D=128,CAUSAL=1,PAIR=1 --shape BH=3,BHK=3,S=300,sm.count=2 --check --timeout 25"
+    j cs_${t}_pp_pair_gqa "$CS --tool $t $C run $PP --set D=64,CAUSAL=1,PAIR=1 --shape BH=4,BHK=2,S=300,sm.count=2 --check --timeout 25"
 done
+for D in 128 64; do
+    for F in $PP $PX; do
+        n=$(basename $F .tir); n=${n#flash_attn_fwd_}
+        j ${n}_${D}_p_default "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --check"
+        j ${n}_${D}_p_gqa_odd "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
+        j ${n}_${D}_p_mha_odd "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --shape BH=5,BHK=5,S=300,sm.count=5 --check"
+        j ${n}_${D}_p_many "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --shape BH=20,BHK=20,S=260,sm.count=7 --check"
+        j ${n}_${D}_p_mqa "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --shape BH=8,BHK=1,S=700,sm.count=3 --check"
+    done
+    j pp_${D}_q2_c1 "$C run $PP --set D=$D,CAUSAL=1 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
+    j pp_${D}_q2_c0 "$C run $PP --set D=$D,CAUSAL=0 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
+    j ppx_${D}_c0 "$C run $PX --set D=$D,CAUSAL=0 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
+done
+j pp_64_bn192_c0 "$C run $PP --set D=64,CAUSAL=0,BN=192 --shape BH=8,BHK=2,S=400,sm.count=3 --check"
+j pp_64_bn192_c1 "$C run $PP --set D=64,CAUSAL=1,BN=192 --shape BH=8,BHK=2,S=400,sm.count=3 --check"
 DT="--tol-scale 256 --check"
 for hd in 128 64; do
-    for v in MERGE=1 MERGE=1,EMU=2 MERGE=1,EMU=4 DEFER=1,MERGE=1; do
-        t=df_${hd}_${v//[,=]/_}
-        j ${t}_ragged "$C run $DF --set HD=$hd,$v --shape BHK=3,R=9,S=2600,NS=11 $DT"
-        j ${t}_empty "$C run $DF --set HD=$hd,$v --shape BHK=2,R=5,S=300,NS=20 $DT"
+    for v in DEFER=0 DEFER=1; do
+        j df_${hd}_${v//[,=]/_}_ragged "$C run $DF --set HD=$hd,$v --shape BHK=3,R=9,S=2600,NS=11 $DT"
+        j df_${hd}_${v//[,=]/_}_empty "$C run $DF --set HD=$hd,$v --shape BHK=2,R=5,S=300,NS=20 $DT"
     done
-    j df_${hd}_m_many "$C run $DF --set HD=$hd,MERGE=1 --shape BHK=140,R=8,S=700,NS=2 $DT"
-    j df_${hd}_m_r64 "$C run $DF --set HD=$hd,MERGE=1,EMU=2 --shape BHK=2,R=64,S=1000,NS=3 $DT"
-    j df_${hd}_m_ns1 "$C run $DF --set HD=$hd,MERGE=1 --shape BHK=3,R=1,S=129,NS=1 $DT"
-    j df_${hd}_m_ns64 "$C run $DF --set HD=$hd,MERGE=1 --shape BHK=2,R=8,S=9000,NS=64 $DT"
-    j lf_${hd}_m_ns4 "$C run $LF --set HD=$hd,NS=4,MERGE=1 --shape BHK=5,R=8,S=3000 $DT"
-    j lf_${hd}_m_ns64 "$C run $LF --set HD=$hd,NS=64,MERGE=1,EMU=2 --shape BHK=3,R=8,S=9000 $DT"
+    j df_${hd}_many "$C run $DF --set HD=$hd --shape BHK=140,R=8,S=700,NS=2 $DT"
+    j df_${hd}_ns64 "$C run $DF --set HD=$hd --shape BHK=2,R=8,S=9000,NS=64 $DT"
 done
-# the forward at every EMU value the timings use (GQA 8 with more tiles than blocks; ragged)
-for c in 1 0; do
-    for e in 2 3 4; do
-        j pp64_c${c}_e${e}_gqa "$C run $PP --set D=64,CAUSAL=$c,EMU=$e --shape BH=16,BHK=2,S=130,sm.count=5 --check"
-        j pp64_c${c}_e${e}_rag "$C run $PP --set D=64,CAUSAL=$c,EMU=$e --shape BH=3,BHK=3,S=700,sm.count=2 --check"
-    done
-    for e in 2 3; do
-        j pp64_c${c}_bn192_e${e} "$C run $PP --set D=64,CAUSAL=$c,BN=192,EMU=$e --shape BH=8,BHK=2,S=400,sm.count=3 --check"
-    done
-    j px64_c${c}_e2 "$C run $PX --set D=64,CAUSAL=$c,EMU=2 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
-done
-j pp128_c0_e1 "$C run $PP --set D=128,CAUSAL=0,EMU=1 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
-# BN = 160 (D = 128 non-causal, QST = 1): ragged blocks, GQA, more tiles than blocks
-for F in $PP $PX; do
-    n=$(basename $F .tir); n=${n#flash_attn_fwd_}
-    j ${n}_bn160_gqa "$C run $F --set D=128,CAUSAL=0,BN=160,QST=1 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
-    j ${n}_bn160_rag "$C run $F --set D=128,CAUSAL=0,BN=160,QST=1 --shape BH=3,BHK=3,S=1000,sm.count=2 --check"
-done
-# DIAG = 1 (ppx): causal at both head dims, the pair order, EMU, GQA with an odd tile count,
-# more tiles than blocks, ragged S; non-causal (a no-op)
-for D in 128 64; do
-    j pxd${D}_gqa "$C run $PX --set D=$D,CAUSAL=1,DIAG=1 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
-    j pxd${D}_rag "$C run $PX --set D=$D,CAUSAL=1,DIAG=1 --shape BH=3,BHK=3,S=700,sm.count=2 --check"
-    j pxd${D}_p_odd "$C run $PX --set D=$D,CAUSAL=1,DIAG=1,PAIR=1 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
-    j pxd${D}_p_many "$C run $PX --set D=$D,CAUSAL=1,DIAG=1,PAIR=1 --shape BH=20,BHK=20,S=260,sm.count=7 --check"
-    j pxd${D}_nc "$C run $PX --set D=$D,CAUSAL=0,DIAG=1 --shape BH=4,BHK=2,S=200,sm.count=3 --check"
-done
-for D in 128 64; do
-    j pxd2_${D}_gqa "$C run $PX --set D=$D,CAUSAL=1,DIAG=2 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
-    j pxd2_${D}_p_odd "$C run $PX --set D=$D,CAUSAL=1,DIAG=2,PAIR=1 --shape BH=15,BHK=3,S=700,sm.count=5 --check"
-done
-j pxd2_64_e2 "$C run $PX --set D=64,CAUSAL=1,DIAG=2,EMU=2 --shape BH=3,BHK=3,S=520,sm.count=2 --check"
-j pxd64_e2 "$C run $PX --set D=64,CAUSAL=1,DIAG=1,EMU=2 --shape BH=8,BHK=2,S=520,sm.count=3 --check"
-j pxd64_e3 "$C run $PX --set D=64,CAUSAL=1,DIAG=1,EMU=3 --shape BH=16,BHK=2,S=300,sm.count=5 --check"
 say "== checks: $(wc -l < "$JOBS") runs in the background (at $((SECONDS - T0)) s)"
 CT=$(( $(left) * 36 / 100 ))
 { grep -E '^cs_' "$JOBS"; grep -vE '^cs_' "$JOBS"; } > "$JOBS.sorted" && mv "$JOBS.sorted" "$JOBS"

@@ -98,13 +98,15 @@ for D in 128 64; do for c in 1 0; do
     j ppx_${D}_${c}_gqa8 "$C run $PX --set D=$D,CAUSAL=$c,QST=2 --shape BH=16,BHK=2,S=130,sm.count=5 --check"
 done; done
 j ppx_128_0_q1 "$C run $PX --set D=128,CAUSAL=0,QST=1 --check"
-# the causal pair order (PAIR = 1): the checker's shapes, GQA with an odd tile count, more
-# tiles than blocks (sm.count; the pair order runs from 2 tiles a block), non-causal (no-op)
+# the causal pair order (PAIR = 1): the checker's shapes, GQA with an odd tile count (GQA
+# falls back to the heaviest-first order), MHA with an odd tile count, more tiles than blocks
+# (sm.count; the pair order runs from 2 tiles a block), non-causal (no-op)
 for D in 128 64; do
     for F in $PP $PX; do
         n=$(basename $F .tir); n=${n#flash_attn_fwd_}
         j ${n}_${D}_p_default "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --check"
         j ${n}_${D}_p_odd "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --shape BH=15,BHK=3,S=300,sm.count=5 --check"
+        j ${n}_${D}_p_odd_mha "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --shape BH=5,BHK=5,S=300,sm.count=5 --check"
         j ${n}_${D}_p_many "$C run $F --set D=$D,CAUSAL=1,PAIR=1 --shape BH=20,BHK=20,S=260,sm.count=7 --check"
     done
     j pp_${D}_p_nc "$C run $PP --set D=$D,CAUSAL=0,PAIR=1 --shape BH=20,BHK=10,S=130,sm.count=3 --check"
