@@ -21,7 +21,8 @@
 #include "driver.h"
 #include "lib_cmd.h"
 
-static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near", "tuned-fit"};
+static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near", "tuned-fit",
+                                        "measured", "measured-near"};
 
 static int is_dir(const char *p)
 {
@@ -274,6 +275,35 @@ int lib_choose(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, CakeLibChoice *c
     return code_of(rc);
 }
 
+/* the measured shape a choice was made from (why measured or measured-near): its dims,
+   the chosen variant's time there, and for measured-near the fit's pick it replaced */
+static void measured_json(const CakeLib *lib, const CakeLibOp *op, const CakeLibChoice *ch, cJSON *j)
+{
+    int64_t dimv[16];
+    uint32_t var[CAKE_LIB_MAX_VARIANTS];
+    double ms[CAKE_LIB_MAX_VARIANTS];
+    uint32_t n = ch->measured < 0 ? 0 : cake_lib_measured(lib, ch->op, (uint32_t)ch->measured, dimv, var, ms,
+                                                          CAKE_LIB_MAX_VARIANTS);
+    if (!n)
+        return;
+    cJSON *m = cJSON_AddObjectToObject(j, "measured");
+    cJSON_AddStringToObject(m, "why", ch->why == CAKE_SEL_MEASURED ? "measured at this shape"
+                                      : "measured at the nearest measured shape of this class, where "
+                                        "the fit's pick was slower");
+    cJSON *sh = cJSON_AddObjectToObject(m, "shape");
+    for (uint32_t i = 0; i < op->ndims; i++)
+        cJSON_AddNumberToObject(sh, op->dims[i], (double)dimv[i]);
+    for (uint32_t i = 0; i < n; i++)
+        if (var[i] == ch->variant)
+            cJSON_AddNumberToObject(m, "ms", ms[i]);
+    if (ch->why == CAKE_SEL_MEASURED_NEAR) {
+        CakeLibVariant f;
+        cake_lib_variant(lib, ch->op, ch->fit_variant, &f);
+        cJSON_AddStringToObject(m, "fit_pick", f.name);
+        cJSON_AddNumberToObject(m, "fit_pick_slowdown", ch->fit_slowdown);
+    }
+}
+
 static cJSON *choice_json(const CakeLib *lib, const CakeLibChoice *ch)
 {
     CakeLibOp op;
@@ -292,6 +322,7 @@ static cJSON *choice_json(const CakeLib *lib, const CakeLibChoice *ch)
     cJSON_AddStringToObject(j, "target", v.target);
     cJSON_AddStringToObject(j, "why", why_names[ch->why]);
     cJSON_AddNumberToObject(j, "rank", ch->rank);
+    measured_json(lib, &op, ch, j);
     char key[32];
     snprintf(key, sizeof key, "%016llx", (unsigned long long)ch->class_key);
     cJSON_AddStringToObject(j, "class", key);
@@ -309,6 +340,29 @@ static cJSON *choice_json(const CakeLib *lib, const CakeLibChoice *ch)
         cJSON_AddItemToArray(tested, tj);
     }
     return j;
+}
+
+static void measured_text(const CakeLib *lib, const CakeLibOp *op, const CakeLibChoice *ch, const char *dev)
+{
+    int64_t dimv[16];
+    uint32_t var[CAKE_LIB_MAX_VARIANTS];
+    double ms[CAKE_LIB_MAX_VARIANTS], t = 0;
+    uint32_t n = cake_lib_measured(lib, ch->op, (uint32_t)ch->measured, dimv, var, ms, CAKE_LIB_MAX_VARIANTS);
+    for (uint32_t i = 0; i < n; i++)
+        if (var[i] == ch->variant)
+            t = ms[i];
+    if (ch->why == CAKE_SEL_MEASURED) {
+        printf("  why: measured at this shape (on %s): %.4f ms, rank %u of %u timed there\n", dev, t,
+               ch->rank, n);
+        return;
+    }
+    CakeLibVariant f;
+    cake_lib_variant(lib, ch->op, ch->fit_variant, &f);
+    printf("  why: measured at the nearest measured shape of class %016llx,", (unsigned long long)ch->class_key);
+    for (uint32_t i = 0; i < op->ndims; i++)
+        printf("%s%s=%lld", i ? "," : " ", op->dims[i], (long long)dimv[i]);
+    printf(" (on %s): %.4f ms there, rank %u; the fit's pick %s was %.2fx slower there\n", dev, t, ch->rank,
+           f.name, ch->fit_slowdown);
 }
 
 static void choice_text(const CakeLib *lib, const CakeLibChoice *ch)
@@ -331,6 +385,8 @@ static void choice_text(const CakeLib *lib, const CakeLibChoice *ch)
     else if (ch->why == CAKE_SEL_FIT)
         printf("  why: the fitted wave model's ranking at this shape (from the tuned times on %s), "
                "rank %u\n", dev, ch->rank);
+    else if (ch->why == CAKE_SEL_MEASURED || ch->why == CAKE_SEL_MEASURED_NEAR)
+        measured_text(lib, &op, ch, dev);
     else if (ch->why == CAKE_SEL_MODEL)
         printf("  why: no tuned point for class %016llx: the cost model's ranking, rank %u\n",
                (unsigned long long)ch->class_key, ch->rank);

@@ -120,8 +120,13 @@ typedef enum {
     CAKE_SEL_ORDER,      /* neither ranks a variant whose domain holds: the manifest's order */
     CAKE_SEL_NEAR,       /* no tuned point for the class: the nearest tuned class's ranking
                             (at most LIB_NEAR_BUCKETS buckets away, docs/library.md) */
-    CAKE_SEL_FIT         /* the fitted wave model's ranking at this shape: each variant's
+    CAKE_SEL_FIT,        /* the fitted wave model's ranking at this shape: each variant's
                             time predicted from its tuned times (docs/library.md) */
+    CAKE_SEL_MEASURED,   /* the tuned table measured this very shape: its variants by
+                            their times there, fastest first */
+    CAKE_SEL_MEASURED_NEAR   /* the fit's pick was measured much slower than another variant
+                                at the nearest measured shape of this class: that shape's
+                                fastest (docs/library.md, "Measured shapes") */
 } CakeLibWhy;
 
 #define CAKE_LIB_MAX_VARIANTS 128  /* variants of one op, hidden launches counted */
@@ -137,7 +142,20 @@ typedef struct {
     uint8_t tested[CAKE_LIB_MAX_VARIANTS];
     uint8_t held[CAKE_LIB_MAX_VARIANTS];
     int64_t dimv[16];            /* the op's dims in order (CakeLibOp.dims) */
+    /* why CAKE_SEL_MEASURED(_NEAR): the measured shape (its index in the op's table,
+     * cake_lib_measured), else -1; for _NEAR the fit's pick it overrode and that pick's
+     * time over the fastest's at that shape */
+    int32_t measured;
+    uint32_t fit_variant;
+    double fit_slowdown;
 } CakeLibChoice;
+
+/* measured shape i of op (the tuned table's exact shapes): its dims in the op's order into
+ * dimv (CakeLibOp.ndims of them) and the n variants timed there, fastest first, with their
+ * times (ms) into var and ms (NULL: not wanted): n, or 0 when there
+ * is no such shape; at most cap of them are written */
+uint32_t cake_lib_measured(const CakeLib *lib, uint32_t op, uint32_t i, int64_t *dimv,
+                           uint32_t *var, double *ms, uint32_t cap);
 
 /* Picks the variant for one shape: dims binds every dim of the op (extra
  * names are an error, E1202). 0 with *out; 1 with E1203 when no variant's

@@ -63,6 +63,28 @@ static cJSON *cells_json(const LibCell *c, uint32_t n)
     return arr;
 }
 
+/* the measured shapes: [[dims...], [variants, fastest first], [their ms]] each */
+static cJSON *meas_json(const LibOp *op)
+{
+    cJSON *arr = cJSON_CreateArray();
+    for (uint32_t i = 0; i < op->nmeas; i++) {
+        const LibMeas *m = &op->meas[i];
+        cJSON *e = cJSON_CreateArray(), *d = cJSON_CreateArray(), *v = cJSON_CreateArray(),
+              *t = cJSON_CreateArray();
+        for (uint32_t k = 0; k < op->pub.ndims; k++)
+            cJSON_AddItemToArray(d, cJSON_CreateNumber((double)m->dimv[k]));
+        for (uint32_t k = 0; k < m->n; k++) {
+            cJSON_AddItemToArray(v, cJSON_CreateNumber(m->var[k]));
+            cJSON_AddItemToArray(t, cJSON_CreateNumber(m->ms[k]));
+        }
+        cJSON_AddItemToArray(e, d);
+        cJSON_AddItemToArray(e, v);
+        cJSON_AddItemToArray(e, t);
+        cJSON_AddItemToArray(arr, e);
+    }
+    return arr;
+}
+
 static cJSON *arg_json(const CakeLibArg *a)
 {
     cJSON *j = cJSON_CreateObject();
@@ -142,6 +164,7 @@ static cJSON *op_json(const LibOp *op)
         cJSON_AddNumberToObject(j, "fit_sms", (double)op->fit_sms);
     cJSON_AddItemToObject(j, "tuned", cells_json(op->tuned, op->ntuned));
     cJSON_AddItemToObject(j, "model", cells_json(op->model, op->nmodel));
+    cJSON_AddItemToObject(j, "measured", meas_json(op));
     return j;
 }
 
@@ -268,6 +291,47 @@ static int read_cells(CakeCtx *ctx, const cJSON *arr, uint32_t nvar, LibCell **o
     return 1;
 }
 
+/* the measured shapes (meas_json's form; none in an artifact of an older build): 1, or 0
+   when they are malformed */
+static int read_meas(CakeCtx *ctx, const cJSON *arr, LibOp *op)
+{
+    op->meas = arena_alloc(&ctx->arena, (size_t)(cJSON_GetArraySize(arr) + 1) * sizeof *op->meas);
+    op->nmeas = 0;
+    if (!arr)
+        return 1;
+    if (!cJSON_IsArray(arr))
+        return 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, arr) {
+        const cJSON *d = cJSON_GetArrayItem(e, 0), *v = cJSON_GetArrayItem(e, 1), *t = cJSON_GetArrayItem(e, 2);
+        int n = cJSON_GetArraySize(v);
+        if (cJSON_GetArraySize(d) != (int)op->pub.ndims || n < 1 || n > CAKE_LIB_MAX_VARIANTS ||
+            cJSON_GetArraySize(t) != n)
+            return 0;
+        int64_t *dimv = arena_alloc(&ctx->arena, op->pub.ndims * sizeof *dimv);
+        uint8_t *var = arena_alloc(&ctx->arena, (size_t)n * sizeof *var);
+        float *ms = arena_alloc(&ctx->arena, (size_t)n * sizeof *ms);
+        for (uint32_t k = 0; k < op->pub.ndims; k++) {
+            const cJSON *x = cJSON_GetArrayItem(d, (int)k);
+            if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > INT32_MAX)
+                return 0;
+            dimv[k] = (int64_t)x->valuedouble;
+        }
+        for (int k = 0; k < n; k++) {
+            const cJSON *x = cJSON_GetArrayItem(v, k), *y = cJSON_GetArrayItem(t, k);
+            if (!cJSON_IsNumber(x) || x->valuedouble < 0 || x->valuedouble >= op->pub.nvariants ||
+                !cJSON_IsNumber(y) || !(y->valuedouble > 0) || y->valuedouble > 1e9 ||
+                (k && (float)y->valuedouble < ms[k - 1]))   /* as written: floats */
+                return 0;
+            var[k] = (uint8_t)x->valuedouble;
+            ms[k] = (float)y->valuedouble;
+        }
+        op->meas[op->nmeas++] = (LibMeas){lib_class_key(op, dimv), dimv, (uint32_t)n, var, ms};
+    }
+    lib_meas_sort(ctx, op);
+    return 1;
+}
+
 /* a variant's fitted model, where the artifact has one: 1, or 0 when it is malformed */
 static int read_fit(const cJSON *vj, LibOp *op, LibVariant *v)
 {
@@ -334,7 +398,8 @@ static int read_extras(CakeCtx *ctx, CakeLib *lib, const cJSON *root)
         if (!read_cells(ctx, cJSON_GetObjectItemCaseSensitive(oj, "tuned"), op->pub.nvariants,
                         &op->tuned, &op->ntuned) ||
             !read_cells(ctx, cJSON_GetObjectItemCaseSensitive(oj, "model"), op->pub.nvariants,
-                        &op->model, &op->nmodel))
+                        &op->model, &op->nmodel) ||
+            !read_meas(ctx, cJSON_GetObjectItemCaseSensitive(oj, "measured"), op))
             return 0;
     }
     return 1;

@@ -300,7 +300,37 @@ static uint32_t variant_named(const LibOp *op, const char *name)
     return v;
 }
 
-static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, uint32_t *nacc)
+/* the entry's exact shape and its times (docs/library.md, "Measured shapes"), fastest
+   first, appended to meas[o] (malloc'd while the table is folded) */
+static void meas_add(CakeCtx *ctx, const LibOp *op, const int64_t *dimv, const cJSON *times,
+                     LibMeas **meas, uint32_t *nmeas)
+{
+    Ranked r[CAKE_LIB_MAX_VARIANTS];
+    uint32_t n = 0;
+    const cJSON *t;
+    cJSON_ArrayForEach(t, times) {
+        uint32_t v = variant_named(op, t->string);
+        if (v < op->pub.nvariants && cJSON_IsNumber(t) && t->valuedouble > 0 && n < CAKE_LIB_MAX_VARIANTS)
+            r[n++] = (Ranked){t->valuedouble, (uint8_t)v};
+    }
+    if (!n)
+        return;
+    qsort(r, n, sizeof *r, ranked_cmp);
+    LibMeas *grown = realloc(*meas, (*nmeas + 1) * sizeof **meas);
+    if (!grown)
+        ir_bug(ctx, "out of memory reading the tuned table");
+    *meas = grown;
+    int64_t *d = arena_alloc(&ctx->arena, op->pub.ndims * sizeof *d);
+    uint8_t *var = arena_alloc(&ctx->arena, n * sizeof *var);
+    float *ms = arena_alloc(&ctx->arena, n * sizeof *ms);
+    memcpy(d, dimv, op->pub.ndims * sizeof *d);
+    for (uint32_t i = 0; i < n; i++)
+        var[i] = r[i].v, ms[i] = (float)r[i].ms;
+    grown[(*nmeas)++] = (LibMeas){lib_class_key(op, dimv), d, n, var, ms};
+}
+
+static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, uint32_t *nacc,
+                      LibMeas **meas, uint32_t *nmeas)
 {
     const cJSON *opn = cJSON_GetObjectItemCaseSensitive(e, "op");
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
@@ -318,6 +348,7 @@ static int fold_entry(CakeCtx *ctx, CakeLib *lib, const cJSON *e, Acc **accs, ui
             return -1;
         dimv[i] = (int64_t)x->valuedouble;
     }
+    meas_add(ctx, op, dimv, times, &meas[o], &nmeas[o]);
     uint64_t key = lib_class_key(op, dimv);
     Acc *a = NULL;
     for (uint32_t i = 0; i < nacc[o] && !a; i++)
@@ -448,19 +479,29 @@ int lib_table_fold(CakeCtx *ctx, CakeLib *lib, const char *path)
     fit_prepare(ctx, lib);
     Acc **accs = calloc(lib->nops + 1, sizeof *accs);
     uint32_t *nacc = calloc(lib->nops + 1, sizeof *nacc);
-    int bad = !accs || !nacc;
+    LibMeas **meas = calloc(lib->nops + 1, sizeof *meas);
+    uint32_t *nmeas = calloc(lib->nops + 1, sizeof *nmeas);
+    int bad = !accs || !nacc || !meas || !nmeas;
     cJSON_ArrayForEach(e, entries)
-        if (!bad && fold_entry(ctx, lib, e, accs, nacc) < 0)
+        if (!bad && fold_entry(ctx, lib, e, accs, nacc, meas, nmeas) < 0)
             bad = 1;
     for (uint32_t o = 0; !bad && o < lib->nops; o++) {
-        acc_cells(ctx, &lib->ops[o], accs[o], nacc[o]);
-        fit_finish(&lib->ops[o]);
-        lib_fit_plan(ctx, &lib->ops[o]);
+        LibOp *op = &lib->ops[o];
+        acc_cells(ctx, op, accs[o], nacc[o]);
+        op->meas = arena_alloc(&ctx->arena, (nmeas[o] + 1) * sizeof *op->meas);
+        if (nmeas[o])
+            memcpy(op->meas, meas[o], nmeas[o] * sizeof *op->meas);
+        op->nmeas = nmeas[o];
+        lib_meas_sort(ctx, op);
+        fit_finish(op);
+        lib_fit_plan(ctx, op);
     }
-    for (uint32_t o = 0; accs && o < lib->nops; o++)
-        free(accs[o]);
+    for (uint32_t o = 0; accs && meas && o < lib->nops; o++)
+        free(accs[o]), free(meas[o]);
     free(accs);
     free(nacc);
+    free(meas);
+    free(nmeas);
     cJSON_Delete(root);
     return bad ? table_bad(ctx, path, "an entry's shape does not bind its op's dims") : 0;
 }
@@ -704,7 +745,7 @@ static int retable(CakeCtx *ctx, const char *in, const char *table, const char *
         return rc;
     lib->tuned_device = "";
     for (uint32_t i = 0; i < lib->nops; i++)
-        lib->ops[i].ntuned = 0;
+        lib->ops[i].ntuned = lib->ops[i].nmeas = 0;
     rc = table ? lib_table_fold(ctx, lib, table) : 0;
     if (!rc)
         rc = lib_artifact_write(ctx, lib, out);

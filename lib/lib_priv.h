@@ -64,6 +64,7 @@ typedef struct {
     Target tg;
     uint32_t src;             /* its source in CakeLib.srcs */
     Span at;                  /* its name in the manifest (IR_NOSPAN from an artifact) */
+    Span set_at;              /* its `set` in the manifest (IR_NOSPAN without one) */
     LibCond *conds; uint32_t nconds;
     Module *m; Kernel *k;     /* parsed and verified: the domain's assumes */
     CeBinding *pb; uint32_t npb;  /* its parameter bindings (the `set`), Syms of the ctx */
@@ -91,6 +92,18 @@ typedef struct {
     uint8_t n;
     uint8_t rank[LIB_MAX_RANK];   /* variant indices, fastest first */
 } LibCell;
+
+/* a measured shape of the tuned table (docs/library.md, "Measured shapes"): its dims and
+   every variant timed there, fastest first, with its time */
+typedef struct {
+    uint64_t key;             /* its class (lib_class_key) */
+    const int64_t *dimv;      /* the op's ndims */
+    uint32_t n;
+    const uint8_t *var;       /* n variants, fastest first */
+    const float *ms;          /* their times there */
+} LibMeas;
+#define LIB_MEAS_CONTRADICT 1.25  /* the fit's pick this much slower at the nearest measured
+                                     shape of the class than its fastest: that one instead */
 
 /* the flat form of what a select reads per variant (lib_domain.c, lib_fit.c), made
    once the variants and their fits are final (lib_plan): every domain's bounds per
@@ -125,6 +138,7 @@ typedef struct {
     LibVariant *v;
     LibCell *tuned; uint32_t ntuned;   /* sorted by key */
     LibCell *model; uint32_t nmodel;   /* sorted by key (congruence bits zero) */
+    LibMeas *meas; uint32_t nmeas;     /* sorted by class, then dims (lib_meas_sort) */
     uint8_t glo[LIB_MAX_DIMS], ghi[LIB_MAX_DIMS];   /* the model grid's buckets: glo, glo + gstep, */
     uint8_t gstep[LIB_MAX_DIMS];                    /* ... up to ghi (at most LIB_GRID_POINTS) */
     int64_t lo[LIB_MAX_DIMS], hi[LIB_MAX_DIMS];     /* the op's `range` per dim */
@@ -239,6 +253,15 @@ int lib_domain_holds(const CakeLib *lib, const LibOp *op, const LibVariant *v,
 int lib_cond_holds(const LibCond *c, const int64_t *dimv);
 /* sorts cells by key */
 void lib_cells_sort(LibCell *c, uint32_t n);
+/* sorts op's measured shapes by class, then dims; merges two of the same dims (the lesser
+   time of each variant) */
+void lib_meas_sort(CakeCtx *ctx, LibOp *op);
+/* the measured shapes of class key (dimv's class): *exact the one at exactly dimv, or NULL;
+   returns the one nearest dimv (*exact where there is one; else the least sum over the dims
+   of |log(d / d')|, ties to the first in order), or NULL when the class has none */
+const LibMeas *lib_meas_class(const LibOp *op, uint64_t key, const int64_t *dimv, const LibMeas **exact);
+/* that distance: the product over the dims of the larger over the smaller */
+double lib_meas_distance(const int64_t *a, const int64_t *b, uint32_t ndims);
 /* every op's plan (lib_domain_plan, lib_fit_plan): once the variants and fits are final */
 void lib_plan(CakeCtx *ctx, CakeLib *lib);
 

@@ -349,6 +349,44 @@ static int in_range(CakeCtx *ctx, const LibOp *op, const int64_t *dimv)
     return 1;
 }
 
+/* the measured shape at exactly the call's dims (m, or NULL): its variants by their times
+   there, the first whose domain holds (docs/library.md, "Measured shapes") */
+static void measured_pick(const CakeLib *lib, const LibOp *op, const LibMeas *m, CakeLibChoice *out,
+                          int *found)
+{
+    for (uint32_t r = 0; m && r < m->n && !*found; r++) {
+        try_variant(lib, op, m->var[r], out, found, r);
+        if (*found) {
+            out->why = CAKE_SEL_MEASURED;
+            out->measured = (int32_t)(m - op->meas);
+        }
+    }
+}
+
+/* the fit's pick against the nearest measured shape of the call's class (m, or NULL):
+   where the pick was timed there LIB_MEAS_CONTRADICT times slower than another variant,
+   the fastest of those faster by that much whose domain holds at the call's dims replaces it */
+static void measured_near(const CakeLib *lib, const LibOp *op, const LibMeas *m, CakeLibChoice *out)
+{
+    if (!m)
+        return;
+    uint32_t f = 0;
+    while (f < m->n && m->var[f] != out->variant)
+        f++;
+    if (f == m->n)
+        return;   /* the pick was not timed there: nothing contradicts it */
+    for (uint32_t r = 0; r < f && (double)m->ms[r] * LIB_MEAS_CONTRADICT < (double)m->ms[f]; r++)
+        if (holds(lib, op, m->var[r], out->dimv)) {
+            out->fit_variant = out->variant;
+            out->fit_slowdown = (double)m->ms[f] / (double)m->ms[r];
+            out->variant = m->var[r];
+            out->rank = r;
+            out->why = CAKE_SEL_MEASURED_NEAR;
+            out->measured = (int32_t)(m - op->meas);
+            return;
+        }
+}
+
 static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int64_t *dimv,
                        int all, CakeLibChoice *out)
 {
@@ -357,27 +395,36 @@ static int select_impl(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const int
     memcpy(out->dimv, dimv, op->pub.ndims * sizeof *dimv);
     out->op = opi;
     out->ntested = 0;
+    out->measured = -1;
+    out->fit_variant = UINT32_MAX;
+    out->fit_slowdown = 0;
     out->class_key = lib_class_key(op, dimv);
     if (!in_range(ctx, op, dimv))
         return 1;
-    /* the rankings in turn: the fitted model's, the tuned class, the nearest tuned class,
-       the cost model's cell */
+    /* the rankings in turn: the measured shape, the fitted model's (checked against the
+       nearest measured shape), the tuned class, the nearest tuned class, the cost model's
+       cell */
     int found = 0;
+    const LibMeas *exact = NULL, *near = op->nmeas ? lib_meas_class(op, out->class_key, dimv, &exact) : NULL;
+    measured_pick(lib, op, exact, out, &found);
+    if (found && !all)
+        return 0;
     if (op->nfit && !all) {
         fit_pick(lib, op, out, &found);
         if (found) {
             out->why = CAKE_SEL_FIT;
+            measured_near(lib, op, near, out);
             return 0;
         }
     } else if (op->nfit) {
         double t[CAKE_LIB_MAX_VARIANTS];
         uint32_t n = lib_fit_predict_all(op, dimv, t), v;
-        for (uint32_t r = 0; r < n && (all || !found) && (v = lib_fit_next(op, t)) != UINT32_MAX; r++)
+        int before = found;
+        for (uint32_t r = 0; r < n && (v = lib_fit_next(op, t)) != UINT32_MAX; r++)
             try_variant(lib, op, v, out, &found, r);
-        if (found) {
+        if (found && !before) {
             out->why = CAKE_SEL_FIT;
-            if (!all)
-                return 0;
+            measured_near(lib, op, near, out);
         }
     }
     const LibCell *cells[3] = {cell_find(op->tuned, op->ntuned, out->class_key), NULL,

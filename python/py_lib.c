@@ -145,6 +145,7 @@ static int choose(PyLibrary *L, PyObject *opname, PyObject *dimsd, PyObject *avo
 static const char *why_name(CakeLibWhy w)
 {
     return w == CAKE_SEL_TUNED ? "tuned" : w == CAKE_SEL_NEAR ? "tuned-near" : w == CAKE_SEL_FIT ? "tuned-fit"
+           : w == CAKE_SEL_MEASURED ? "measured" : w == CAKE_SEL_MEASURED_NEAR ? "measured-near"
            : w == CAKE_SEL_MODEL ? "model" : "order";
 }
 

@@ -14,7 +14,9 @@ which it was not tuned on: out of sample (e.g. the sweep's losers timed with --a
 TABLE is the format of `lib tune -o` (run_gsmall.sh's tuned_table.json); PEERS the rows of
 sweep.py peers (op, shape, peer_ms). Prints one line per shape and a summary: the share of
 shapes picked within 5% of the best, the geomean regret, how the pick was made (why), and
-the geomean ratio to the peer of the pick against that of the best variant.
+the geomean ratio to the peer of the pick against that of the best variant, and where the
+measured-near rule moved a pick (docs/library.md, "Measured shapes"), its regret against
+the fit's pick it replaced.
 """
 import json
 import math
@@ -33,9 +35,9 @@ def select(cakec, art, op, shape):
                        capture_output=True, text=True)
     try:
         sel = json.loads(p.stdout)["select"]
-        return sel["variant"], sel["why"]
+        return sel["variant"], sel["why"], (sel.get("measured") or {}).get("fit_pick", sel["variant"])
     except (ValueError, KeyError):
-        return None, "error"
+        return None, "error", None
 
 
 def main(argv):
@@ -67,14 +69,15 @@ def main(argv):
             a = os.path.join(tmp, "a.cakelib")
             subprocess.run([cakec, "lib", "build", art, "--table", tpath, "-o", a], capture_output=True)
         shape = shape_text(e["shape"])
-        v, why = select(cakec, a, e["op"], shape)
+        v, why, fit_v = select(cakec, a, e["op"], shape)
         times = e["times_ms"]
         best = min(times, key=times.get)
         t = times.get(v)
         regret = t / times[best] if t else None
         peer = peers.get((e["op"], shape))
+        tf = times.get(fit_v)
         rows.append((e["op"], shape, v, why, best, regret, peer / t if peer and t else None,
-                     peer / times[best] if peer else None))
+                     peer / times[best] if peer else None, tf / times[best] if tf else None))
         print(f"{e['op']:10s} {shape:24s} {v or '-':20s} {why:11s} best {best:20s} "
               f"regret {regret if regret is None else round(regret, 3)!s:6s} "
               f"ratio {'-' if not rows[-1][6] else round(rows[-1][6], 3)}", flush=True)
@@ -86,6 +89,12 @@ def main(argv):
     print(f"\n{len(rows)} shapes, {len(scored)} scored: within 5% of the best {sum(r[5] <= 1.05 for r in scored)}"
           f", geomean regret {gm([r[5] for r in scored]):.3f}, worst {max([r[5] for r in scored] or [0]):.2f}; "
           f"why {whys}")
+    moved = [r for r in scored if r[3] == "measured-near"]
+    if moved:
+        both = [r for r in moved if r[8]]
+        print(f"measured-near moved {len(moved)} picks: regret {gm([r[5] for r in both]):.3f} "
+              f"against the fit's {gm([r[8] for r in both]):.3f} at the {len(both)} where both were timed; "
+              f"better at {sum(r[5] < r[8] for r in both)}, worse at {sum(r[5] > r[8] for r in both)}")
     withp = [r for r in scored if r[6]]
     if withp:
         print(f"ratio to the peer: picked geomean {gm([r[6] for r in withp]):.3f} "

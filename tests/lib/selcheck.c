@@ -7,9 +7,15 @@
  *     (ce_eval_int, as shape_env_assumes_hold) and the manifest's `when` conditions;
  *   - each fitted variant's predicted time from the flat arrays (lib_fit_predict_all)
  *     against lib_fit_predict of that variant alone, bit for bit;
- *   - cake_lib_select's choice (variant, why, rank) against the reference pick (the
- *     least predicted time whose domain holds, ties to the lower index; a refusal
- *     outside the op's range) and against cake_lib_explain's, which tests every variant.
+ *   - cake_lib_select's choice (variant, why, rank) against the reference pick and against
+ *     cake_lib_explain's, which tests every variant. The reference pick: at a measured
+ *     shape of the table (found by a linear scan of every measured shape, dims equal) its
+ *     first variant, by time there, whose domain holds; else the least predicted time whose
+ *     domain holds (ties to the lower index), unless the nearest measured shape of the
+ *     call's class (a linear scan, the least product of the dims' ratios) timed that pick
+ *     LIB_MEAS_CONTRADICT times slower than a variant that holds here: the fastest such;
+ *     a refusal outside the op's range. Every measured shape and its neighbours (each dim
+ *     +-1) are checked besides the seeded shapes.
  * Exit 0 when all agree, 1 with the first disagreements printed.
  *
  *     cake_selcheck FILE.cakelib [SHAPES_PER_OP]     (default 3000)
@@ -22,7 +28,8 @@
 #include <string.h>
 #include "lib_priv.h"
 
-static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near", "tuned-fit"};
+static const char *const why_names[] = {"tuned", "cost-model", "manifest-order", "tuned-near", "tuned-fit",
+                                        "measured", "measured-near"};
 
 /* xorshift: the same shapes every run */
 static uint64_t next(uint64_t *s)
@@ -97,6 +104,42 @@ static int domain_ref(CakeCtx *ctx, const LibOp *op, const LibVariant *v, const 
     return own_ref(ctx, op, v, dimv);
 }
 
+/* ---- the reference of the measured shapes: linear scans ---------------------------- */
+
+static const LibMeas *exact_ref(const LibOp *op, const int64_t *dimv)
+{
+    for (uint32_t i = 0; i < op->nmeas; i++) {
+        uint32_t d = 0;
+        while (d < op->pub.ndims && op->meas[i].dimv[d] == dimv[d])
+            d++;
+        if (d == op->pub.ndims)
+            return &op->meas[i];
+    }
+    return NULL;
+}
+
+/* the ratio of the larger to the smaller of each dim, multiplied */
+static double apart(const int64_t *a, const int64_t *b, uint32_t nd)
+{
+    double p = 1;
+    for (uint32_t i = 0; i < nd; i++) {
+        double x = (double)a[i], y = (double)b[i];
+        p *= x > y ? x / y : y / x;
+    }
+    return p;
+}
+
+static const LibMeas *nearest_ref(const LibOp *op, const int64_t *dimv)
+{
+    uint64_t key = lib_class_key(op, dimv);
+    const LibMeas *best = NULL;
+    for (uint32_t i = 0; i < op->nmeas; i++)
+        if (op->meas[i].key == key &&
+            (!best || apart(op->meas[i].dimv, dimv, op->pub.ndims) < apart(best->dimv, dimv, op->pub.ndims)))
+            best = &op->meas[i];
+    return best;
+}
+
 /* ---- one shape ------------------------------------------------------------------- */
 
 static int bad;
@@ -145,6 +188,25 @@ static void check_shape(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const in
         for (uint32_t v = 0; best != UINT32_MAX && v < nv; v++)
             rank += t[v] > 0 && (t[v] < t[best] || (t[v] == t[best] && v < best));
     }
+    /* the measured shapes' rule over the reference pick */
+    CakeLibWhy why = CAKE_SEL_FIT;
+    const LibMeas *ex = exact_ref(op, dimv), *nb = ex ? NULL : nearest_ref(op, dimv);
+    for (uint32_t r = 0; ex && r < ex->n; r++)
+        if (held[ex->var[r]]) {
+            best = ex->var[r], rank = r, why = CAKE_SEL_MEASURED;
+            break;
+        }
+    if (nb && best != UINT32_MAX) {
+        double tf = -1;
+        for (uint32_t r = 0; r < nb->n; r++)
+            if (nb->var[r] == best)
+                tf = nb->ms[r];
+        for (uint32_t r = 0; tf > 0 && r < nb->n; r++)
+            if (nb->var[r] != best && held[nb->var[r]] && (double)nb->ms[r] * LIB_MEAS_CONTRADICT < tf) {
+                best = nb->var[r], rank = r, why = CAKE_SEL_MEASURED_NEAR;
+                break;
+            }
+    }
     CakeLibDim dims[LIB_MAX_DIMS];
     for (uint32_t i = 0; i < op->pub.ndims; i++)
         dims[i] = (CakeLibDim){op->dims[i], dimv[i]};
@@ -161,9 +223,10 @@ static void check_shape(CakeCtx *ctx, const CakeLib *lib, uint32_t opi, const in
         outside |= op->has_range[i] && (dimv[i] < op->lo[i] || dimv[i] > op->hi[i]);
     if (outside && !ra)
         fail(op, dimv, "select chose a variant outside the op's range");
-    if (!outside && best != UINT32_MAX && (ra || a.why != CAKE_SEL_FIT || a.variant != best || a.rank != rank))
-        fail(op, dimv, ir_fmt(ctx, "select chose %u (rank %u), the reference %s (rank %u)",
-                              ra ? UINT32_MAX : a.variant, a.rank, op->v[best].pub.name, rank));
+    if (!outside && best != UINT32_MAX && (ra || a.why != why || a.variant != best || a.rank != rank))
+        fail(op, dimv, ir_fmt(ctx, "select chose %u (%s, rank %u), the reference %s (%s, rank %u)",
+                              ra ? UINT32_MAX : a.variant, ra ? "-" : why_names[a.why], a.rank,
+                              op->v[best].pub.name, why_names[why], rank));
     if (!ra && !held[a.variant])
         fail(op, dimv, ir_fmt(ctx, "select chose %s, whose domain fails", op->v[a.variant].pub.name));
 }
@@ -234,6 +297,18 @@ int main(int argc, char **argv)
         }
         if (dump)
             continue;
+        /* every measured shape and its neighbours */
+        for (uint32_t m = 0; m < op->nmeas; m++)
+            for (uint32_t d = 0; d <= op->pub.ndims; d++)
+                for (int delta = -1; delta <= 1; delta += 2) {
+                    memcpy(dimv, op->meas[m].dimv, op->pub.ndims * sizeof *dimv);
+                    if (d < op->pub.ndims)
+                        dimv[d] = clamp(dimv[d] + delta, 1, INT32_MAX);
+                    check_shape(ctx, lib, opi, dimv);
+                    shapes++;
+                    if (d == op->pub.ndims)
+                        break;
+                }
         /* every bound of every dim, the other dims seeded */
         for (uint32_t d = 0; d < op->pub.ndims; d++) {
             int64_t b[6 * CAKE_LIB_MAX_VARIANTS];

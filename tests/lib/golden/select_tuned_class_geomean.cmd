@@ -1,1 +1,1 @@
-lib select T/tuned2.cakelib --op rmsnorm --shape M=16384,N=1024
+lib select T/tuned2.cakelib --op rmsnorm --shape M=16512,N=1024

@@ -1,0 +1,89 @@
+"""rows2_lines.py — the shapes and lines of bench/device/run_rows2.sh.
+
+    python3 bench/device/rows2_lines.py losers SWEEP.json [MAX_RATIO]
+        the row shapes of an acceptance sweep's sweep.json below MAX_RATIO (default 1.0),
+        as `OP M=..,N=..` lines, the short ones (fewest elements) first
+    python3 bench/device/rows2_lines.py tune SHAPES [PER_SHAPE] [SEED]
+        the tuning shapes beside SHAPES: PER_SHAPE (default 2) other shapes of each one's
+        dispatch class (the same bit length and trailing zeros of M and N;
+        rowsx_shapes.in_class), seed 7013, never a shape of the acceptance sweep (sweep.py
+        shapes 2027): the table may be tuned on them, the sweep is judged on its own
+    python3 bench/device/rows2_lines.py lines ART SHAPES
+        for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
+        every variant of the short-row families whose domain holds there (`cakec lib
+        select --json` says which): the lane-group kernels (warp, ragged, pairs, lean) and
+        the small blocks; never the long-row forms (smem, async, blocks of 8192 and more,
+        the split sequences), which a short row cannot use well, nor lane groups for rows
+        more than 4 times as long (at least 512)
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+
+SHORT = ("warp", "ragged", "pairs", "lean", "block_n1024", "block_n2048", "block128_n2048",
+         "block_n4096", "block256_n4096", "block64_short", "block256")
+
+
+def losers(path, most=1.0):
+    rows = [r for r in json.load(open(path)) if r.get("ratio") and r["ratio"] < most
+            and r["op"] in ("rmsnorm", "layernorm")]
+
+    def size(r):
+        d = dict(kv.split("=") for kv in r["shape"].split(","))
+        return int(d["M"]) * int(d["N"])
+    for r in sorted(rows, key=size):
+        print(r["op"], r["shape"])
+
+
+def tune(path, per_shape=2, seed=7013):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import rowsx_shapes
+    import sweep
+    rng = random.Random(seed)
+    held_out = set(sweep.shapes(2027))
+    out = []
+    for line in open(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        op, shape = line.split()[:2]
+        d = sweep.parse_shape(shape)
+        for _ in range(per_shape):
+            s = "%s M=%d,N=%d" % (op, rowsx_shapes.in_class(rng, d["M"], True),
+                                  rowsx_shapes.in_class(rng, d["N"], True))
+            if s not in held_out and s not in out:
+                out.append(s)
+    print("\n".join(out))
+
+
+def holding(cakec, art, op, shape):
+    out = subprocess.run([cakec, "lib", "select", art, "--op", op, "--shape", shape, "--json"],
+                         capture_output=True, text=True).stdout
+    sel = json.loads(out)["select"]
+    return [d["variant"] for d in sel["domains"] if d["holds"]]
+
+
+def lines(art, shapes, cakec="cakec"):
+    for line in open(shapes):
+        if not line.strip() or line.startswith("#"):
+            continue
+        op, shape = line.split()[:2]
+        print(op, shape)
+        n = int(dict(kv.split("=") for kv in shape.split(","))["N"])
+        for v in holding(cakec, art, op, shape):
+            cap = int(v.rsplit("_n", 1)[1]) if "_n" in v else 0
+            if v.startswith(SHORT) and cap <= max(4 * n, 512):   # a lane group 4x the row: idle lanes
+                print(op, shape, v)
+
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "losers":
+        losers(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)
+    elif cmd == "tune":
+        tune(sys.argv[2], *(int(a) for a in sys.argv[3:5]))
+    elif cmd == "lines":
+        lines(sys.argv[2], sys.argv[3], *(sys.argv[4:5]))
+    else:
+        sys.exit(__doc__)
