@@ -6,16 +6,13 @@ A B A B) in the same call as cuDNN's backward through autograd, its dQ, dK, dV c
 against cuDNN's at the forward's real O and LSE (attnbwd_peers' checks: relative norm
 error < 3e-2; a point that fails is never the shape's best).
 
-Candidates (attn_bwd parameters; W = attn_bwd_prep_zero's WARPS, default 4):
-  fused      the defaults (DQO = 0; XWG = 1 at HD = 128, 0 at HD = 64)
-  dqo        DQO = 1: a tile's dQ^T retired, staged and added under the next tile's S^T
-  dqo_w16    DQO = 1 with W = 16 (the zeroing's runs 128 bytes at HD = 128; dqo_w32: W = 32)
-  xa, xa_dqo, xa_dqo_w16, xa_dqo_w32, xa_dqo_rot (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of
-             dQ_i^T over the 128 keys and adds it (half the staging and the L2 additions)
+Candidates (attn_bwd parameters; W = attn_bwd_prep_zero's WARPS, default 32):
+  fused      the defaults (DQO = 0; XWG = 1 at HD = 128, 0 at HD = 64; W = 32)
+  w4, w16    the defaults with W = 4 (the default before round 2) and 16
+  xa, xa_dqo (HD = 64 only): XWG = 1 there, one warpgroup per tile computes all of dQ_i^T
+             over the 128 keys and adds it (half the staging and the L2 additions); with DQO
   h_*        the same points compiled with CAKE_WG_HOIST=1 (docs/tir.md §8.4)
   p_*        ... with CAKE_CVT_PAIRS=1 (f32 -> bf16 element pairs by one cvt.rn.bf16x2.f32)
-  *rot       ROT = 1: key tile n of a head walks its query tiles from the n-th on (wrapping), so
-             the blocks of one head do not add into the same dQ tile at the same time
 Prints one JSON line per shape to $OUT/abwd2_results.jsonl, the compact table last.
 usage: python3 abwd2_peers.py GO_FILE   (environment: OUT, DEADLINE seconds)
        python3 abwd2_peers.py table RESULTS.jsonl"""
@@ -34,17 +31,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import attnbwd_peers as ab  # noqa: E402
 import torch  # noqa: E402
 
-W16, W32 = {"WARPS": 16}, {"WARPS": 32}
+W4, W16 = {"WARPS": 4}, {"WARPS": 16}
+# round 1 (bench/RESULTS.md) measured DQO = 1 and ROT = 1 slower at every shape: not timed again
 ab.ALT = {
-    128: [("dqo", {"DQO": 1}), ("dqo_w16", {"DQO": 1}, W16), ("dqo_w32", {"DQO": 1}, W32),
-          ("rot", {"ROT": 1}), ("dqo_rot", {"DQO": 1, "ROT": 1})],
-    64: [("dqo", {"DQO": 1}), ("xa", {"XWG": 1}), ("xa_dqo", {"XWG": 1, "DQO": 1}),
-         ("xa_dqo_w16", {"XWG": 1, "DQO": 1}, W16), ("xa_dqo_w32", {"XWG": 1, "DQO": 1}, W32),
-         ("rot", {"ROT": 1}), ("xa_dqo_rot", {"XWG": 1, "DQO": 1, "ROT": 1})],
+    128: [("w4", {}, W4), ("w16", {}, W16)],
+    64: [("w4", {}, W4), ("xa", {"XWG": 1}), ("xa_dqo", {"XWG": 1, "DQO": 1})],
 }
 # compiled with CAKE_WG_HOIST=1 (a register-A wgmma's operands packed before its group's
 # fence): HOIST is no parameter of the kernel, only of this script's cache key
-HOISTED = {128: [{}, {"DQO": 1}], 64: [{}, {"XWG": 1, "DQO": 1}]}
+HOISTED = {128: [{}], 64: [{}, {"XWG": 1}]}
 # and with CAKE_CVT_PAIRS=1 (f32 -> bf16 element pairs by one cvt.rn.bf16x2.f32): PAIRS, p_*
 ENVS = {"HOIST": "CAKE_WG_HOIST", "PAIRS": "CAKE_CVT_PAIRS"}
 for _e, _pre in (("HOIST", "h"), ("PAIRS", "p")):
@@ -88,7 +83,7 @@ def precompile():
     jobs = []
     for D in (128, 64):
         jobs += [("attn_bwd_prep", dict(HD=D)), ("attn_bwd_prep_zero", dict(HD=D)),
-                 ("attn_bwd_prep_zero", dict(HD=D, **W16)), ("attn_bwd_prep_zero", dict(HD=D, **W32)),
+                 ("attn_bwd_prep_zero", dict(HD=D, **W16)), ("attn_bwd_prep_zero", dict(HD=D, **W4)),
                  ("attn_bwd_dq_convert", dict(HD=D))]
         for c in (0, 1):
             jobs.append(("attn_bwd", dict(HD=D, CAUSAL=c)))
@@ -112,7 +107,7 @@ def geo(xs):
 def table():
     names = ["fused"] + sorted({a[0] for D in ab.ALT for a in ab.ALT[D]})
     print("| shape | cuDNN ms | " + " | ".join(names) + " | best | cuDNN/best | main ms (fused / best) | "
-          "prep_zero W 4/16/32 ms | convert ms | ok |")
+          "prep_zero W 4/16/32 ms | convert ms | ok |")  # (fused: W = 32)
     print("|---|---|" + "---|" * len(names) + "---|---|---|---|---|---|")
     per = {n: [] for n in names}
     best_r = []
@@ -133,9 +128,7 @@ def table():
         best_r.append(r["ratio"])
         main = f"{r['fused']['parts_ms'].get('main', 0):.3f} / {bw['parts_ms'].get('main', 0):.3f}" if "fused" in r else "-"
         oks = all(r[n]["ok"] for n in names if r.get(n))
-        pz = [(r.get(n) or {}).get("parts_ms", {}).get("prep_zero") for n in ("fused", "dqo_w16", "dqo_w32")]
-        if pz[1] is None:
-            pz[1:] = [(r.get(n) or {}).get("parts_ms", {}).get("prep_zero") for n in ("xa_dqo_w16", "xa_dqo_w32")]
+        pz = [(r.get(n) or {}).get("parts_ms", {}).get("prep_zero") for n in ("w4", "w16", "fused")]
         conv = (r.get("fused") or {}).get("parts_ms", {}).get("convert")
         print(f"| {r['shape']} | {r['cudnn_ms']:.3f} | " + " | ".join(cells) +
               f" | {r['way']} | {r['ratio']:.3f} | {main} | " + "/".join(f"{x:.3f}" if x else "-" for x in pz) +

@@ -14,10 +14,11 @@
 #   2. timings abwd2_peers.py: the 18 shapes of the acceptance, the most telling first, each
 #              candidate as the whole three-launch sequence beside cuDNN SDPA backward
 #              (gated.py's method, the same call), every candidate checked against cuDNN's
-#              gradients; the compact table printed last
+#              gradients; then Nsight Compute on one launch of attn_bwd per head dim (while the
+#              deadline allows); the compact table printed last
 # usage (device machine, repo root): bash bench/device/run_abwd2.sh
 # expects .carry/ (bench/device/carry.sh). Output under $OUT: a2_checks.md, a2_log.txt,
-# a2_hoist_ab.tsv, a2_peers.txt, abwd2_results.jsonl, a2_raw.tar.gz
+# a2_hoist_ab.tsv, a2_peers.txt, a2_ncu_*.txt, abwd2_results.jsonl, a2_raw.tar.gz
 set -u
 C=${CAKEC:-.carry/cakec}
 O=${OUT:-/tmp/cake-out-abwd2}
@@ -175,6 +176,18 @@ say "== timings ($(left) s left)"
 wait $PEERS
 say "peers exit $? at $((SECONDS - T0)) s"
 grep -E "^precompile|^timings start" "$R/peers.txt" | tee -a "$LOG"
+# Nsight Compute on one launch of the main kernel per head dim (alone on the GPU, after the
+# peers): the tensor pipe, shared memory, L2 and the warps' stall reasons, where time is left
+NCU=$(command -v ncu || ls /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu 2> /dev/null | head -1)
+for spec in "HD=128,CAUSAL=0|BH=64,S=2048" "HD=64,CAUSAL=0|BH=32,S=4096"; do
+    IFS='|' read -r set shape <<< "$spec"
+    [ -n "$NCU" ] && [ "$(left)" -gt 25 ] || { say "ncu ${set}: ${NCU:-not found}, $(left) s left: skipped"; continue; }
+    t=ncu_${set//[,=]/_}
+    timeout -k 2 16 "$NCU" -k attn_bwd -c 1 --section SpeedOfLight --section ComputeWorkloadAnalysis \
+        --section MemoryWorkloadAnalysis --section WarpStateStats --section SchedulerStats \
+        "$C" run $E --bench --runs 1 --set "$set" --shape "$shape" > "$O/a2_$t.txt" 2>&1
+    say "ncu $set $shape: exit $? ($(grep -cE '^ +[A-Z]' "$O/a2_$t.txt") metric lines)"
+done
 tail -5 "$R/peers.err" >> "$LOG"
 cp "$R/peers.txt" "$O/a2_peers.txt"
 tar -czf "$O/a2_raw.tar.gz" -C "$O" a2_raw && rm -rf "$R"
