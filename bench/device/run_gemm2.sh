@@ -24,9 +24,10 @@
 # checks.jsonl, prefetch.txt, losers_all.jsonl, tune_new.jsonl, peers.jsonl, tune_all.jsonl, best_checks.jsonl, summary.md,
 # diagnosis.md;
 # the summary printed last.
-# GEMM2_MODE=validate: the picks of the artifact retabled with the committed table at the
-# sweep's 92 GEMM shapes, checked and timed beside cuBLAS (val.jsonl, peers.jsonl, val/).
-#   usage (device machine, repo root): [GEMM2_MODE=validate] bash bench/device/run_gemm2.sh
+# GEMM2_MODE=validate (the default since round 2; GEMM2_MODE=diagnose: round 1's passes above):
+# the picks of the artifact retabled with the committed table at the sweep's 93 GEMM shapes,
+# checked and timed beside cuBLAS (val.jsonl, peers.jsonl, val/).
+#   usage (device machine, repo root): [GEMM2_MODE=diagnose] bash bench/device/run_gemm2.sh
 set -u
 DEADLINE=${DEADLINE:-150}
 T_RESERVE=4
@@ -52,10 +53,10 @@ fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes); gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1)"
 BATCH_STARTS=4
 
-# GEMM2_MODE=validate (round 2): the committed table built into the artifact (above), its
+# GEMM2_MODE=validate (round 2, the default): the committed table built into the artifact (above), its
 # picks at every GEMM shape of the acceptance sweep (sweep.py shapes 2027) checked and timed
 # (`lib bench --check --sample`) beside cuBLAS in this call; the table and the summary last
-if [ "${GEMM2_MODE:-diagnose}" = validate ]; then
+if [ "${GEMM2_MODE:-validate}" = validate ]; then
     python3 bench/device/sweep.py shapes 2027 | grep '^gemm ' > "$A/val.txt"
     : > "$O/val.jsonl"
     batch $(( $(left) * 55 / 100 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
