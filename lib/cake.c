@@ -136,15 +136,27 @@ static void params_fill(const Kernel *k, const int64_t *dimv, const RtPtr *tenso
     }
 }
 
-/* 1 when every tensor base has the alignment its type promises (ir_tensor_align) */
-static int tensors_aligned(const Kernel *k, const RtPtr *tensors)
+/* 1 when every tensor base has the alignment its type promises (ir_tensor_align);
+   otherwise 0 with an E0975 at the first that does not */
+static int tensors_aligned(CakeCtx *ctx, const Kernel *k, const RtPtr *tensors)
 {
     const KPlan *pl = k->plan;
     for (uint32_t i = 0; i < pl->nparams; i++) {
         if (pl->params[i].kind != KP_TENSOR)
             continue;
-        if (tensors[pl->params[i].index] % ir_tensor_align(&k->nodes[k->nodes[pl->params[i].decl].a]))
-            return 0;
+        const Node *arg = &k->nodes[pl->params[i].decl];
+        uint32_t align = ir_tensor_align(&k->nodes[arg->a]);
+        RtPtr at = tensors[pl->params[i].index];
+        if (at % align == 0)
+            continue;
+        Diag *d = diag_report(ctx, E0975, arg->span, "tensor argument `%s` of kernel `%s`: its base 0x%llx "
+                              "is not a multiple of %u bytes", ir_symstr(ctx, arg->name),
+                              ir_symstr(ctx, k->name), (unsigned long long)at, align);
+        diag_help(ctx, d, align == IR_ABI_TENSOR_ALIGN
+                  ? "the kernel ABI: every tensor's base is 16-byte aligned (a view that starts inside an "
+                    "allocation needs a copy)"
+                  : "its `align` clause promises this alignment");
+        return 0;
     }
     return 1;
 }
@@ -294,7 +306,7 @@ RtStatus lib_prepare(CakeCtx *ctx, CakeKernel *ck, const ShapeEnv *env, const Rt
         return RT_INVALID;
     if (!k->plan)
         ir_bug(ctx, "launching kernel '%s' without its launch plan", ir_symstr(ctx, k->name));
-    if (!tensors_aligned(k, tensors))
+    if (!tensors_aligned(ctx, k, tensors))
         return RT_INVALID;
     uint32_t nmaps = k->plan->ntmaps;
     p->params = calloc(k->plan->nparams + 1, sizeof *p->params);
@@ -325,7 +337,7 @@ RtStatus lib_prepared_rebind(CakeCtx *ctx, CakeKernel *ck, CakePrepared *p, cons
                             const void *const *scalars)
 {
     const KPlan *pl = ck->k->plan;
-    if (!tensors_aligned(ck->k, tensors))
+    if (!tensors_aligned(ctx, ck->k, tensors))
         return RT_INVALID;   /* the launch keeps its earlier, valid binding */
     for (uint32_t i = 0; i < pl->nparams; i++) {
         const KParam *q = &pl->params[i];

@@ -107,21 +107,24 @@ static char *read_text(CakeCtx *ctx, const char *path, uint32_t *len)
     return out;
 }
 
-/* the index of source `path` (relative to the folder), read on first use; UINT32_MAX */
+/* the index of source `path` (relative to the folder unless absolute), read on first use;
+   UINT32_MAX */
 static uint32_t source_of(Reader *r, const char *path, uint32_t at)
 {
     CakeLib *lib = r->lib;
     for (uint32_t i = 0; i < lib->nsrcs; i++)
         if (!strcmp(lib->srcs[i].path, path))
             return i;
-    char *full = ir_fmt(r->ctx, "%s/%s", r->dir ? r->dir : "?", path);
+    int absolute = path[0] == '/';
+    char *full = absolute ? arena_strndup(&r->ctx->arena, path, strlen(path))
+                          : ir_fmt(r->ctx, "%s/%s", r->dir ? r->dir : "?", path);
     uint32_t len = 0;
-    char *text = r->dir ? read_text(r->ctx, full, &len) : NULL;
+    char *text = absolute || r->dir ? read_text(r->ctx, full, &len) : NULL;
     if (!text) {
         Diag *d = diag_report(r->ctx, E0001, pair_span(r, find_pair(r, at, "file", NULL)),
                               "cannot read `%s`: %s", full,
                               strerror(errno ? errno : ENOENT));
-        diag_help(r->ctx, d, "a variant's `file` is relative to the library folder");
+        diag_help(r->ctx, d, "a variant's `file` is relative to the library folder (or absolute)");
         r->bad = 1;
         return UINT32_MAX;
     }
@@ -340,6 +343,7 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
     p->kernel = str_field(r, j, "kernel", 0, at);
     p->set = str_field(r, j, "set", 0, at);
     p->target = str_field(r, j, "target", 1, at);
+    v->set_at = p->set ? pair_span(r, find_pair(r, at, "set", NULL)) : IR_NOSPAN;
     if (!p->set)
         p->set = "";
     if (!p->file || !p->target)
@@ -728,6 +732,22 @@ int lib_variant_bind(CakeCtx *ctx, LibVariant *v)
     return 1;
 }
 
+/* 1 when every name of v's `set` is one kernel k binds; otherwise an E1207 at the
+   `set`, with the parser's reason (the CLI's E0002 would have no place in the manifest) */
+static int set_names_ok(CakeCtx *ctx, const LibOp *op, const LibVariant *v, Kernel *k)
+{
+    ShapeEnv env;
+    char err[256];
+    shape_env_clear(&env);
+    if (!v->pub.set[0] || shape_env_parse(ctx, k, &env, v->pub.set, err, sizeof err))
+        return 1;
+    Diag *d = diag_report(ctx, E1207, v->set_at.hi ? v->set_at : v->at, "variant `%s` of op `%s`: its "
+                          "`set`: %s", v->pub.name, op->pub.name, err);
+    diag_note(ctx, d, k->span, "the kernel");
+    diag_help(ctx, d, "a variant's `set` binds the kernel's `param`s (and dims), as `--set` does");
+    return 0;
+}
+
 /* checks variant v of op: its kernel at its bindings (an instance of the
    source's verified module, bound), then its signature */
 static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, Span at)
@@ -739,6 +759,8 @@ static int check_variant(CakeCtx *ctx, CakeLib *lib, LibOp *op, LibVariant *v, S
     int rc = lib_source_module(ctx, lib, v->src, &m);
     int source_ok = rc == 0;   /* a failed source is "does not check" for each of its variants */
     Kernel *k = rc ? NULL : kernel_of(ctx, m, v);
+    if (k && !rc && !set_names_ok(ctx, op, v, k))
+        return 1;
     if (k && !rc) {
         CakeKernel ck;
         v->pub.kernel = ir_symstr(ctx, k->name);

@@ -64,6 +64,7 @@ typedef struct {
     Target tg;
     uint32_t src;             /* its source in CakeLib.srcs */
     Span at;                  /* its name in the manifest (IR_NOSPAN from an artifact) */
+    Span set_at;              /* its `set` in the manifest (IR_NOSPAN without one) */
     LibCond *conds; uint32_t nconds;
     Module *m; Kernel *k;     /* parsed and verified: the domain's assumes */
     CeBinding *pb; uint32_t npb;  /* its parameter bindings (the `set`), Syms of the ctx */

@@ -425,13 +425,14 @@ CheckStatus check_run_ex(CakeCtx *ctx, Kernel *k, const ShapeEnv *env_in, CheckL
     const Kernel *rk = opt->reference ? opt->reference : k;
 
     ShapeEnv env = *env_in;
-    if (!shape_env_bind_params(ctx, k, &env) || (rk != k && !shape_env_bind_params(ctx, rk, &env)) ||
+    int bound = shape_env_bind_params(ctx, k, &env);
+    shape_env_format(ctx, k, &env, out->shape, sizeof out->shape);   /* not a reference's own params */
+    if (!bound || (rk != k && !shape_env_bind_params(ctx, rk, &env)) ||
         !shape_env_complete(ctx, k, &env, 1)) {
         snprintf(out->message, sizeof out->message, "the shape is incomplete");
         return finish(out, CHECK_ERROR);
     }
     out->env = env;
-    shape_env_format(ctx, k, &env, out->shape, sizeof out->shape);
     if (!opt->skip_assumes && (!shape_env_assumes_hold(ctx, k, &env, 1, NULL) ||
                                (rk != k && !shape_env_assumes_hold(ctx, rk, &env, 1, NULL)))) {
         snprintf(out->message, sizeof out->message, "shape %s violates an assume", out->shape);

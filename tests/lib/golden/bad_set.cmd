@@ -1,0 +1,1 @@
+lib check tests/lib/bad_set
