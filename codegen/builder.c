@@ -203,6 +203,18 @@ static int in_reference(Kernel *k, NodeId id)
     return 0;
 }
 
+/* every tensor map of the plan prefetched at the entry, by every thread (a hint:
+ * the copies of one warp are one request): the first TMA copy through a map
+ * otherwise waits for the descriptor's fetch from the parameter space */
+static void prefetch_tmaps(Cg *cg, const KPlan *plan)
+{
+    if (cg->no_tmap_prefetch || !cg->t->tmap_prefetch)
+        return;
+    for (uint32_t np = 0; np < plan->nparams; np++)
+        if (plan->params[np].kind == KP_TMAP)
+            cg->t->tmap_prefetch(cg, LLVMBuildPtrToInt(cg->b, LLVMGetParam(cg->fn, np), cg->ti64, ""));
+}
+
 static void lower_kernel(Cg *cg, Kernel *k)
 {
     CakeCtx *ctx = cg->ctx;
@@ -217,8 +229,11 @@ static void lower_kernel(Cg *cg, Kernel *k)
     /* the code-quality switches, to measure before/after with one binary (bench/device/run_fp8.sh) */
     cg->no_contract = getenv("CAKE_NO_CONTRACT") != NULL;
     cg->no_packed = getenv("CAKE_NO_PACKED") != NULL;
+    cg->wg_hoist = getenv("CAKE_WG_HOIST") != NULL;
+    cg->cvt_pairs = getenv("CAKE_CVT_PAIRS") != NULL;
     cg->no_predicate = getenv("CAKE_NO_PREDICATE") != NULL;
     cg->no_tree = getenv("CAKE_NO_TREE") != NULL;
+    cg->no_tmap_prefetch = getenv("CAKE_NO_TMAP_PREFETCH") != NULL;
     if (!cg->block_threads) {
         Diag *d = diag_report(ctx, E0904, k->block_span.hi ? k->block_span : k->span,
                               "the block size of kernel '%s' must be a compile-time constant "
@@ -293,6 +308,7 @@ static void lower_kernel(Cg *cg, Kernel *k)
         }
     }
     (void)in_reference;
+    prefetch_tmaps(cg, plan);
 
     cg_kernel(cg);
 

@@ -63,6 +63,9 @@ typedef struct CgTarget {
     void (*syncwarp)(Cg *);
     void (*tma_load)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, LLVMValueRef *c, unsigned n);
     void (*tma_store)(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n, int add);
+    /* brings a tensor map into the TMA unit's cache at the kernel's entry, so the
+     * first copy through it does not wait for the descriptor's fetch */
+    void (*tmap_prefetch)(Cg *, LLVMValueRef map);
     void (*bulk_commit)(Cg *);
     void (*bulk_wait)(Cg *, int n);
     void (*fence_proxy)(Cg *);
@@ -124,6 +127,10 @@ struct Cg {
     int no_packed;              /* CAKE_NO_PACKED: f32 -> bf16/f16 vectors one lane at a time */
     int no_predicate;           /* CAKE_NO_PREDICATE: masked accesses as a branch around the access */
     int no_tree;                /* CAKE_NO_TREE: hsum/hmax/hmin as a chain in lane order */
+    int wg_hoist;               /* CAKE_WG_HOIST: a wgmma's register A packed before its group's fence */
+    int cvt_pairs;              /* CAKE_CVT_PAIRS: packed operands of two f32 -> 16-bit casts as one cvt */
+    LLVMValueRef wg_fence_at;   /* the open wgmma group's fence (the call), NULL outside a group */
+    int no_tmap_prefetch;       /* CAKE_NO_TMAP_PREFETCH: no prefetch.tensormap at the entry */
     LLVMValueRef smem;          /* the kernel's shared-memory buffer (the plan's slots) */
     LLVMTypeRef tvoid, ti1, ti8, ti16, ti32, ti64, tf16, tbf16, tf32, tf64, tptr_g, tptr_s, tptr;
 };

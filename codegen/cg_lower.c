@@ -183,12 +183,33 @@ static DType elem_dtype(Cg *cg, NodeId ref)
     return (DType)cg_ty(cg, ref).dt;
 }
 
+/* CAKE_CVT_PAIRS: operands x and y both bf16/f16 casts of f32 values: the pair narrowed by
+ * one vector conversion (cvt.rn.bf16x2.f32) into the packed register; NULL otherwise */
+static LLVMValueRef pack_narrowed_pair(Cg *cg, NodeId x, NodeId y, DType dt)
+{
+    const Node *a = ir_get(cg->k, x), *b = ir_get(cg->k, y);
+    if (!cg->cvt_pairs || (dt != DT_BF16 && dt != DT_F16) || a->op != OP_CAST || b->op != OP_CAST || !a->a ||
+        !b->a || !cg_same(cg_ty(cg, a->a), cg_scalar(DT_F32)) || !cg_same(cg_ty(cg, b->a), cg_scalar(DT_F32)))
+        return NULL;
+    CgTy wide = {DT_F32, 2}, narrow = {dt, 2};
+    LLVMValueRef w = LLVMGetUndef(cg_llvm_type(cg, wide));
+    w = LLVMBuildInsertElement(cg->b, w, cg_expr_of(cg, a->a, cg_scalar(DT_F32)), cg_i32(cg, 0), "");
+    w = LLVMBuildInsertElement(cg->b, w, cg_expr_of(cg, b->a, cg_scalar(DT_F32)), cg_i32(cg, 1), "");
+    return LLVMBuildBitCast(cg->b, cg_convert(cg, w, wide, narrow), cg->ti32, "");
+}
+
 /* n registers packed from the element operands list[at ..] (16-bit: pairs) */
 static unsigned pack_regs(Cg *cg, const Node *n, uint32_t at, uint32_t count, DType dt, LLVMValueRef *regs)
 {
     int per = ir_dtype_bytes(dt) == 1 ? 4 : ir_dtype_bytes(dt) == 2 ? 2 : 1;
     unsigned nr = 0;
     for (uint32_t i = 0; i < count; i += (uint32_t)per) {
+        LLVMValueRef pr = per == 2 ? pack_narrowed_pair(cg, ir_list_at(cg->k, n, at + i), ir_list_at(cg->k, n, at + i + 1), dt)
+                                   : NULL;
+        if (pr) {
+            regs[nr++] = pr;
+            continue;
+        }
         LLVMValueRef v[4];
         for (int j = 0; j < per; j++)
             v[j] = elem_value(cg, ir_list_at(cg->k, n, at + i + (uint32_t)j), dt);
@@ -256,6 +277,25 @@ static void tma(Cg *cg, const Node *n, int load)
         cg->t->tma_store(cg, map, smem, c, nc, n->sub == 1);
 }
 
+/* a register-A wgmma's operands, packed before its group's wgmma.fence: packed between the
+ * fence and the instruction (LLVM sinks the bf16 pairs' packing to their use), ptxas must
+ * inject another warpgroup.arrive before each such k-step (C7519). Each packed register goes
+ * through an empty volatile asm, so it is defined there and never rematerialized later. In
+ * the fence's basic block only (else where the wgmma is); 0 when it cannot */
+static unsigned pack_before_fence(Cg *cg, const Node *n, uint32_t at, uint32_t count, DType dt,
+                                  LLVMValueRef *a)
+{
+    LLVMBasicBlockRef here = LLVMGetInsertBlock(cg->b);
+    if (!cg->wg_hoist || !cg->wg_fence_at || LLVMGetInstructionParent(cg->wg_fence_at) != here)
+        return 0;
+    LLVMPositionBuilderBefore(cg->b, cg->wg_fence_at);
+    unsigned na = pack_regs(cg, n, at, count, dt, a);
+    for (unsigned i = 0; i < na; i++)
+        a[i] = cg_asm(cg, cg->ti32, "", "=r,0", &a[i], 1, 1);
+    LLVMPositionBuilderAtEnd(cg->b, here);
+    return na;
+}
+
 static void wgmma(Cg *cg, const Node *n)
 {
     IrTc t = ir_tc_unpack(n->v.i);
@@ -270,7 +310,7 @@ static void wgmma(Cg *cg, const Node *n)
         d[i] = t.fresh ? LLVMGetUndef(cg_scalar_type(cg, (DType)t.acc))
                        : elem_value(cg, ir_list_at(cg->k, n, at + i), (DType)t.acc);
     unsigned na = 0;
-    if (t.a_regs)
+    if (t.a_regs && !(na = pack_before_fence(cg, n, at + nd, (uint32_t)t.m * t.k / 128, (DType)t.ab, a)))
         na = pack_regs(cg, n, at + nd, (uint32_t)t.m * t.k / 128, (DType)t.ab, a);
     cg->t->wgmma(cg, t, da, db, t.a_regs ? a : NULL, na, d, nd);
     for (unsigned i = 0; i < nd; i++)
@@ -345,8 +385,11 @@ void cg_lowered_stmt(Cg *cg, NodeId s)
     case OP_L_TMA_STORE: tma(cg, n, 0); return;
     case OP_L_BULK_COMMIT: t->bulk_commit(cg); return;
     case OP_L_BULK_WAIT: t->bulk_wait(cg, op_const(cg, n, 0)); return;
-    case OP_L_WG_FENCE: t->wg_fence(cg); return;
-    case OP_L_WG_COMMIT: t->wg_commit(cg); return;
+    case OP_L_WG_FENCE:
+        t->wg_fence(cg);
+        cg->wg_fence_at = LLVMGetLastInstruction(LLVMGetInsertBlock(cg->b));
+        return;
+    case OP_L_WG_COMMIT: t->wg_commit(cg); cg->wg_fence_at = NULL; return;
     case OP_L_WG_WAIT: t->wg_wait(cg, op_const(cg, n, 0)); return;
     case OP_L_WGMMA: wgmma(cg, n); return;
     case OP_L_LDMATRIX: ldmatrix(cg, n); return;

@@ -89,6 +89,13 @@ void nv_tma_load(Cg *cg, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, 
     cg_asm(cg, cg->tvoid, text, cons, a, 3 + n, 1);
 }
 
+/* §9.7.9.15 prefetch.tensormap: the descriptor at a generic address (the
+ * __grid_constant__ parameter's) into the cache the bulk tensor copies read it from */
+void nv_tmap_prefetch(Cg *cg, LLVMValueRef map)
+{
+    cg_asm(cg, cg->tvoid, "prefetch.tensormap [$0];", "l,~{memory}", &map, 1, 1);
+}
+
 /* §9.7.9.27.1.2 cp.async.bulk.tensor: shared -> global, one bulk group; with add,
  * §9.7.9.27.1.3 cp.reduce.async.bulk.tensor .add: the box is added to global memory
  * element by element (atomically per element, in the L2) */

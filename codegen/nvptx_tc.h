@@ -12,6 +12,7 @@ void nv_cp_mbar_arrive(Cg *, LLVMValueRef bar);
 void nv_syncwarp(Cg *);
 void nv_tma_load(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef bar, LLVMValueRef *c, unsigned n);
 void nv_tma_store(Cg *, LLVMValueRef map, LLVMValueRef smem, LLVMValueRef *c, unsigned n, int add);
+void nv_tmap_prefetch(Cg *, LLVMValueRef map);
 void nv_bulk_commit(Cg *);
 void nv_bulk_wait(Cg *, int n);
 void nv_fence_proxy(Cg *);
@@ -34,6 +35,7 @@ void nv_cp_wait(Cg *, int n);
     .mbar_arrive = nv_mbar_arrive, .mbar_try_wait = nv_mbar_try_wait,                  \
     .cp_mbar_arrive = nv_cp_mbar_arrive, .syncwarp = nv_syncwarp,                      \
     .tma_load = nv_tma_load, .tma_store = nv_tma_store, .bulk_commit = nv_bulk_commit, \
+    .tmap_prefetch = nv_tmap_prefetch,                                                 \
     .bulk_wait = nv_bulk_wait, .fence_proxy = nv_fence_proxy, .wg_fence = nv_wg_fence, \
     .wg_commit = nv_wg_commit, .wg_wait = nv_wg_wait, .wgmma = nv_wgmma, .mma = nv_mma, \
     .ldmatrix = nv_ldmatrix, .stmatrix = nv_stmatrix, .setmaxnreg = nv_setmaxnreg,     \

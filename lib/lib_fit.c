@@ -130,6 +130,21 @@ static void rows_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
     lib_fit_set_geometry(&fv->fit, g);
 }
 
+/* the launch of a sequence whose parameters are the tile geometry: the last that
+   declares BM or SPLIT (a split-K kernel, before the store of gemm_splitk_bulk.tir),
+   else the last */
+static const LibVariant *gemm_step(CakeCtx *ctx, const LibOp *op, const LibVariant *fv)
+{
+    if (!fv->nsteps)
+        return fv;
+    for (uint32_t i = fv->nsteps; i-- > 0;) {
+        const LibVariant *v = &op->v[fv->steps[i]];
+        if (v->k && (param_of(ctx, v, "BM", 0) || param_of(ctx, v, "SPLIT", 0)))
+            return v;
+    }
+    return &op->v[fv->steps[fv->nsteps - 1]];
+}
+
 void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
 {
     if (fv->fit.family == LIB_FIT_ROWS) {
@@ -138,8 +153,7 @@ void lib_fit_geometry(CakeCtx *ctx, const LibOp *op, LibVariant *fv)
             rows_geometry(ctx, op, fv);
         return;
     }
-    /* a sequence's geometry is its last launch's (a split-K kernel, say) */
-    const LibVariant *v = fv->nsteps ? &op->v[fv->steps[fv->nsteps - 1]] : fv;
+    const LibVariant *v = gemm_step(ctx, op, fv);
     if (!fv->fit.family || !v->k)
         return;
     int64_t g[LIB_GEO__COUNT];

@@ -512,6 +512,48 @@ static void tile_load(Lw *w, NodeId s, const FView *v, NodeId load, IrList *out)
     }
 }
 
+/* CAKE_CVT_PAIRS: elements e and e + 1 of one thread, (r, c) and (r, c + 1), narrowed from
+ * f32 to bf16/f16 by one conversion (a pack of the two casts: cvt.rn.bf16x2.f32) whose
+ * lanes are assigned; 0 (nothing emitted) where they are not such a pair */
+static int pair_assign(Lw *w, const Node *n, const FView *v, const LyTile *lv, int e, IrList *body)
+{
+    IrB *b = &w->b;
+    int r, c, r2, c2;
+    if (e + 1 >= ly_elems(lv))
+        return 0;
+    ly_elem_base(lv, e, &r, &c);
+    ly_elem_base(lv, e + 1, &r2, &c2);
+    if (r2 != r || c2 != c + 1)
+        return 0;
+    NodeId dst[2], val[2];
+    for (int i = 0; i < 2; i++)
+        if (!(dst[i] = dist_at(w, v, r, c + i)))
+            return 0;
+    DType dt = irb_dtype(b, dst[0]);
+    const Node *rhs = lw_node(w, n->b);   /* bf16(x) of an f32 tile x, or an f32 tile expression */
+    DType from = rhs->op == OP_CAST && rhs->a ? irb_dtype(b, rhs->a) : irb_dtype(b, n->b);
+    if ((dt != DT_BF16 && dt != DT_F16) || irb_dtype(b, dst[1]) != dt || from != DT_F32)
+        return 0;
+    NodeId casts[2];
+    for (int i = 0; i < 2; i++) {
+        bind_implicit(w, r, c + i);
+        val[i] = dist_elem(w, rhs->op == OP_CAST && rhs->a ? rhs->a : n->b, r, c + i);
+        if (!val[i] || irb_dtype(b, val[i]) != DT_F32)
+            return 0;
+        casts[i] = irb_cast(b, val[i], dt, 1);
+    }
+    NodeId pk = irb_call(b, OP_L_PACK, casts, 2, irb_scalar_type(b, dt, 2));
+    NodeId t = irb_let(b, ir_fmt(b->ctx, "cv%u", dist(w)->ntemps++), pk);
+    irb_push(b, body, t);
+    for (int i = 0; i < 2; i++) {
+        NodeId nm = irb_name(b, t);
+        NodeId lane = irb_call(b, OP_L_LANE, &nm, 1, irb_scalar_type(b, dt, 1));
+        lw_node(w, lane)->v.i = i;
+        irb_push(b, body, irb_assign(b, dst[i], lane));
+    }
+    return 1;
+}
+
 static void tile_assign(Lw *w, NodeId s, IrList *out)
 {
     IrB *b = &w->b;
@@ -554,6 +596,10 @@ static void tile_assign(Lw *w, NodeId s, IrList *out)
     for (int e = 0; e < ne; e++) {
         int r, c;
         ly_elem_base(&lv, e, &r, &c);
+        if (n->sub == OP_NONE && d->cvt_pairs && pair_assign(w, n, &v, &lv, e, &body)) {
+            e++;
+            continue;
+        }
         bind_implicit(w, r, c);
         NodeId dst = dist_at(w, &v, r, c);
         NodeId val = dist_elem(w, n->b, r, c);
@@ -785,6 +831,7 @@ uint32_t pass_distribute(CakeCtx *ctx, Kernel *k, Target tg)
 {
     Dist d;
     memset(&d, 0, sizeof d);
+    d.cvt_pairs = getenv("CAKE_CVT_PAIRS") != NULL;
     Lw w;
     lw_init(&w, ctx, k, tg, &d);
     lw_rewrite(&w, k->body, stmt);

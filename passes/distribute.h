@@ -44,6 +44,7 @@ typedef struct {
     NodeId thr_row, thr_col;         /* thread parts of the statement's layout (i32) */
     NodeId imp_r, imp_c;             /* implicit index declarations of the statement */
     uint32_t ntemps;
+    int cvt_pairs;                   /* CAKE_CVT_PAIRS: f32 -> 16-bit element pairs converted as one */
 } Dist;
 
 Frag *dist_frag(Lw *w, NodeId decl);

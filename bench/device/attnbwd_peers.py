@@ -83,7 +83,8 @@ def math_grads(q, k, v, do, causal, scale):
 KERNELS = {}
 # other points of attn_bwd, timed beside the default (BM = 64, DKRS = 1, XWG = 1, LSM = 1:
 # round 1 measured these the fastest at every shape): LSM = 0 (the column vectors loaded
-# from global memory: what serves S % 4 != 0)
+# from global memory: what serves S % 4 != 0). An entry is (name, attn_bwd's parameters) or
+# (name, attn_bwd's, attn_bwd_prep_zero's): run_abwd2.sh's abwd2_peers.py sets its own.
 ALT = {128: [("fused_lsm0", {"LSM": 0})], 64: [("fused_lsm0", {"LSM": 0})]}
 
 
@@ -113,9 +114,11 @@ def precompile(cases):
         kern("attn_bwd", HD=D, CAUSAL=causal)
         kern("attn_bwd_dq_convert", HD=D)
         if flags.get("alt"):
-            for _, extra in ALT[D]:
+            for alt in ALT[D]:
                 try:
-                    kern("attn_bwd", HD=D, CAUSAL=causal, **extra)
+                    kern("attn_bwd", HD=D, CAUSAL=causal, **alt[1])
+                    if len(alt) > 2:
+                        kern("attn_bwd_prep_zero", HD=D, **alt[2])
                 except Exception as e:  # noqa: BLE001
                     print("precompile:", repr(e)[:300], file=sys.stderr)
         if flags.get("twopass"):
@@ -138,22 +141,26 @@ def backward_case(B, H, S, D, causal, check_math, twopass_too, alt=False):
     if not SKIP_FUSED:
         kconv = kern("attn_bwd_dq_convert", HD=D)
         dqacc = torch.empty(BH, D, (S + 3) // 4 * 4, device=dev, dtype=torch.float32)
-        for wname, extra in [("fused", {})] + (ALT[D] if alt else []):
-            if S % 4 and "LSM" not in extra:   # LSM = 1 needs S % 4 == 0: the LSM = 0 point only
+        for alt in [("fused", {})] + (ALT[D] if alt else []):
+            wname, extra, pzx = alt[0], alt[1], (alt[2] if len(alt) > 2 else None)
+            if S % 4 and extra.get("LSM", 1):   # LSM = 1 needs S % 4 == 0: the LSM = 0 points only
                 continue
             try:   # a point that does not compile costs its own column only
                 kmain = kern("attn_bwd", HD=D, CAUSAL=int(causal), **extra)
+                pz = kern("attn_bwd_prep_zero", HD=D, **pzx) if pzx else prepz
             except Exception as e:  # noqa: BLE001
                 print(f"attn_bwd {wname} HD={D}: {e!r}"[:300], file=sys.stderr)
                 continue
             g1 = tuple(torch.empty(BH, S, D, device=dev, dtype=bf) for _ in range(3))
 
-            def fused(kmain=kmain, g1=g1):   # Di and zeroed dQacc, the main kernel (dK, dV, dQ by TMA adds), dQ to bf16
-                prepz(o3, do3, Di, dqacc)   # Di, and dQacc zeroed (one launch)
+            def fused(kmain=kmain, g1=g1, pz=pz):   # Di and zeroed dQacc, the main kernel (dK, dV, dQ by TMA adds), dQ to bf16
+                pz(o3, do3, Di, dqacc)      # Di, and dQacc zeroed (one launch)
                 kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale)
                 kconv(dqacc, g1[0], scale)
             ways[wname] = (fused, g1, {
                 "main": lambda kmain=kmain, g1=g1: kmain(q3, k3, v3, do3, lse2, Di, g1[1], g1[2], dqacc, scale)})
+            if pzx:
+                ways[wname][2]["prep_zero"] = lambda pz=pz: pz(o3, do3, Di, dqacc)
         if "fused" in ways:   # the small launches once per shape
             ways["fused"][2]["prep_zero"] = lambda: prepz(o3, do3, Di, dqacc)
             ways["fused"][2]["convert"] = lambda: kconv(dqacc, ways["fused"][1][0], scale)

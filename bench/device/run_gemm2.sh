@@ -1,0 +1,184 @@
+#!/bin/bash
+# run_gemm2.sh — the bf16 GEMM's losing shapes (issue 13), round 1: is each loss a
+# selection problem (a variant in the library is close to cuBLAS but was not picked) or a
+# missing variant (none is), is the small shapes' loss fixed cost, do the new variants
+# (gemm_splitk_bulk.tir: split-K whose partials the TMA unit adds) close it, and data for the table.
+#   checks    the new splitk_bulk_* variants through `lib bench --check --sample` at ragged
+#             shapes (uneven splits, ragged M and N edges); one that fails is kept out of the timing
+#   prefetch  the tensor maps' prefetch at the entry (codegen, prefetch.tensormap) on and
+#             off (CAKE_NO_TMAP_PREFETCH=1) through `cakec run --bench` at four small shapes:
+#             what it takes off the fixed cost of a TMA kernel
+#   losers    `lib bench --all` (every variant whose domain holds; the row's `variant` is the
+#             artifact's pick) at the 2026-12-02 sweep's worst GEMM shapes and a few of its
+#             winners (diagnosis only: never put in the table)
+#   peers     cuBLAS (torch.matmul; sweep.py peers: the gated method, as `lib bench`) at the
+#             losers, in this call
+#   tune      every variant at 48 new tuning shapes in the losers' classes (tall M with narrow
+#             N, small M with long K, gemv-like, large ragged waves; seeded, none of the sweep's:
+#             bench/device/gemm2_tune_shapes.txt), to be merged into
+#             bench/device/gemm_table_h200.json (gemmx.py merge) for round 2
+#   tune_new  the new variants alone (`--all --skip` every old one) at the table's GEMM shapes
+#             with K >= 1200 and M >= 64 (bench/device/gemmx_tune2_shapes.txt), for their fit
+#   check     the fastest variant of every timed shape through `lib bench --check --sample`
+# Every step has a timeout; honours $DEADLINE (default 150). Output under $OUT: gemm2_log.txt,
+# checks.jsonl, prefetch.txt, losers_all.jsonl, tune_new.jsonl, peers.jsonl, tune_all.jsonl, best_checks.jsonl, summary.md,
+# diagnosis.md;
+# the summary printed last.
+# GEMM2_MODE=validate: the picks of the artifact retabled with the committed table at the
+# sweep's 92 GEMM shapes, checked and timed beside cuBLAS (val.jsonl, peers.jsonl, val/).
+#   usage (device machine, repo root): [GEMM2_MODE=validate] bash bench/device/run_gemm2.sh
+set -u
+DEADLINE=${DEADLINE:-150}
+T_RESERVE=4
+. bench/device/lib.sh
+LOG=$O/gemm2_log.txt
+: > "$LOG"
+
+A=$(mktemp -d "${TMPDIR:-/tmp}/gemm2-art.XXXXXX")   # artifacts: not under $OUT
+trap 'rm -rf "$A"' EXIT
+LIB=${GEMM2_LIB:-.carry/python/cake/cake.cakelib}
+if [ ! -f "$LIB" ]; then
+    LIB=$A/lib.cakelib
+    t 50 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
+    say "build on the device: exit $?"
+fi
+# the sweep's artifact: the carried one retabled with bench/device/sweep_table_h200.json (as
+# run_sweep.sh does), so each --all row's `variant` is the pick the acceptance sweep makes
+if t 20 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
+    LIB=$A/tuned.cakelib
+else
+    say "FAIL: lib build --table (the picks below are the untuned artifact's)"
+fi
+say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes); gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1)"
+BATCH_STARTS=4
+
+# GEMM2_MODE=validate (round 2): the committed table built into the artifact (above), its
+# picks at every GEMM shape of the acceptance sweep (sweep.py shapes 2027) checked and timed
+# (`lib bench --check --sample`) beside cuBLAS in this call; the table and the summary last
+if [ "${GEMM2_MODE:-diagnose}" = validate ]; then
+    python3 bench/device/sweep.py shapes 2027 | grep '^gemm ' > "$A/val.txt"
+    : > "$O/val.jsonl"
+    batch $(( $(left) * 55 / 100 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
+    python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    if l.startswith("{"):
+        r = json.loads(l)
+        if r.get("bench"):
+            print(r["op"], r["shape"])' "$O/val.jsonl" > "$A/val_timed.txt"
+    t $(( $(left) - 12 )) python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    say "cuBLAS: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
+    say "== gemm2 validation (at $((SECONDS - T0)) s; ratio = cuBLAS ms / library ms)"
+    mkdir -p "$O/val"
+    timeout 8 python3 bench/device/sweep.py table "$O/val.jsonl" "$O/peers.jsonl" "$O/val" 2>&1 | tee -a "$LOG"
+    echo "checks: $(cnt '"check_ok":true' "$O/val.jsonl") ok, $(cnt '"check_ok":false' "$O/val.jsonl") FAIL of $(cnt . "$A/val.txt") shapes"
+    grep '^| gemm' "$O/val/sweep_table.md" 2>/dev/null | sort -t'|' -k9 -n | head -14 | cut -d'|' -f2-9
+    exit 0
+fi
+
+NEW=$(python3 -c 'import json
+m = json.load(open("library/manifest.json"))
+print(" ".join(v["name"] for o in m["ops"] if o["op"] == "gemm" for v in o["variants"]
+               if v["name"].startswith("splitk_bulk_")))')
+# 0. the new variants checked: a ragged M and N, uneven splits (K = 3512: 55 k-tiles), N in the
+#    variant's domain (`when` N <= 960 for BN = 160), and a second shape of another size
+: > "$A/check_new.txt"
+for v in $NEW; do
+    case $v in *x160*) n=936 ;; *) n=1240 ;; esac
+    printf 'gemm %s %s\n' "M=393,N=$n,K=3512" "$v" "M=200,N=152,K=1032" "$v" >> "$A/check_new.txt"
+done
+: > "$O/checks.jsonl"
+s0=$SECONDS
+batch 18 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
+SKIP=""
+for v in $NEW; do   # a variant that failed a check is not timed (one not reached still is)
+    bad=$(grep "\"variant\":\"$v\"" "$O/checks.jsonl" | grep -c '"check_ok":false')
+    [ "$bad" -gt 0 ] && SKIP="$SKIP${SKIP:+,}$v"
+done
+say "checks: $(cnt '"check_ok":true' "$O/checks.jsonl") ok of $(cnt . "$A/check_new.txt") in $((SECONDS - s0)) s; kept out of the timing: ${SKIP:-none}"
+
+
+# 1. the tensor maps' prefetch on and off, one kernel compiled each way (`cakec run` compiles
+#    in the process, so the variable takes effect), median of 20 runs by the gated timer
+: > "$O/prefetch.txt"
+s0=$SECONDS
+for c in "gemm_persistent.tir BM=64,BN=64 M=64,N=64,K=64" "gemm_persistent.tir BM=64,BN=64 M=1193,N=176,K=1024" \
+         "gemm_splitk_fused.tir BN=64,SPLIT=4 M=49,N=368,K=1232"; do
+    set -- $c
+    for off in 0 1; do
+        if [ $off = 1 ]; then env_=CAKE_NO_TMAP_PREFETCH=1; else env_=CAKE_TMAP_PREFETCH_ON=1; fi
+        ms=$(env "$env_" timeout -k 2 4 "$C" run "library/kernels/$1" --set "$2" --shape "$3" --bench --runs 20 \
+             --json 2>> "$LOG" | python3 -c 'import json, sys
+try:
+    d = json.load(sys.stdin)
+except Exception:
+    print("none"); sys.exit(0)
+def find(o):
+    if isinstance(o, dict):
+        if "median_ms" in o:
+            return o["median_ms"]
+        for v in o.values():
+            r = find(v)
+            if r is not None:
+                return r
+    if isinstance(o, list):
+        for v in o:
+            r = find(v)
+            if r is not None:
+                return r
+print("%.4f" % find(d) if find(d) is not None else "none")' 2>> "$LOG")
+        echo "$1 $2 $3 prefetch_off=$off ms=$ms" >> "$O/prefetch.txt"
+    done
+    [ $((SECONDS - s0)) -gt 12 ] && break
+done
+say "prefetch: $(cnt . "$O/prefetch.txt") runs in $((SECONDS - s0)) s"
+
+# 2. every variant at the sweep's worst shapes (and a few winners), M=N=K=64 first (each
+#    variant's fixed cost)
+printf '%s\n' M=64,N=64,K=64 M=4079,N=144,K=7672 M=393,N=1184,K=14008 M=248,N=240,K=9728 M=6232,N=80,K=520 \
+    M=12073,N=600,K=824 M=35,N=520,K=696 M=49,N=368,K=1232 M=128,N=4096,K=4096 M=19,N=976,K=1064 \
+    M=3281,N=5648,K=144 M=380,N=2384,K=1040 M=1343,N=272,K=2392 M=145,N=360,K=6096 M=10193,N=80,K=2184 \
+    M=163,N=64,K=16152 M=3609,N=2880,K=3432 M=16,N=8192,K=8192 M=3072,N=3072,K=3072 M=9823,N=48,K=1536 \
+    M=6452,N=24,K=2232 M=4096,N=4096,K=4096 M=2,N=12304,K=256 | sed 's/^/gemm /' > "$A/losers.txt"
+: > "$O/losers_all.jsonl"
+s0=$SECONDS
+batch 30 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+say "losers: $(cnt '"bench_all"' "$O/losers_all.jsonl") shapes timed in $((SECONDS - s0)) s"
+
+# 3. cuBLAS at the losers, in this call
+python3 bench/device/gemmx.py timed "$O/losers_all.jsonl" > "$A/timed.txt" 2>> "$LOG"
+s0=$SECONDS
+t 25 python3 bench/device/sweep.py peers "$A/timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt . "$A/timed.txt") shapes"
+
+# 4. every variant at the new tuning shapes (data for the table's fit in the losers' classes)
+: > "$O/tune_all.jsonl"
+s0=$SECONDS
+batch 32 bench/device/gemm2_tune_shapes.txt "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+say "tune: $(cnt '"bench_all"' "$O/tune_all.jsonl") of $(cnt . bench/device/gemm2_tune_shapes.txt) shapes timed in $((SECONDS - s0)) s"
+
+# 4b. the new variants alone at the table's long-K shapes (their fit needs 8 shapes or more)
+SKIP_OLD=$(python3 -c 'import json, sys
+m = json.load(open("library/manifest.json"))
+new = sys.argv[1].split()
+print(",".join(v["name"] for o in m["ops"] if o["op"] == "gemm" for v in o["variants"] if v["name"] not in new))' "$NEW")
+awk -F'[=, ]' '$7 >= 1200 && $3 >= 64' bench/device/gemmx_tune2_shapes.txt > "$A/tune_new.txt"
+: > "$O/tune_new.jsonl"
+s0=$SECONDS
+batch $(( $(left) - 22 )) "$A/tune_new.txt" "$O/tune_new.jsonl" --all --runs 5 --timeout 5 --skip "$SKIP_OLD${SKIP:+,$SKIP}"
+say "tune (new variants): $(cnt '"bench_all"' "$O/tune_new.jsonl") of $(cnt . "$A/tune_new.txt") shapes timed in $((SECONDS - s0)) s"
+
+# 5. the fastest variant of every timed shape checked: the losers first, then the tuning shapes
+python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/tune_new.jsonl" > "$A/best.txt" 2>> "$LOG"
+: > "$O/best_checks.jsonl"
+s0=$SECONDS
+batch $(( $(left) - 8 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
+say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok of $(cnt '"op"' "$O/best_checks.jsonl") checked ($(cnt . "$A/best.txt") timed) in $((SECONDS - s0)) s"
+
+say "== gemm2 summary (at $((SECONDS - T0)) s; ratio = cuBLAS ms / ours; verdict: gemm2.py)"
+timeout 6 python3 bench/device/gemmx.py summary "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/peers.jsonl" \
+    "$O/best_checks.jsonl" "$O/summary.md" >> "$LOG" 2>&1
+cat "$O/prefetch.txt"
+echo "checks of the new variants: $(cnt '"check_ok":true' "$O/checks.jsonl") ok, $(cnt '"check_ok":false' "$O/checks.jsonl") FAIL; skipped: ${SKIP:-none}"
+echo "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok, $(cnt '"check_ok":false' "$O/best_checks.jsonl") FAIL; tune shapes timed: $(cnt '"bench_all"' "$O/tune_all.jsonl")"
+timeout 6 python3 bench/device/gemm2.py diagnose "$O/losers_all.jsonl" "$O/peers.jsonl" "$O/best_checks.jsonl" \
+    "$O/diagnosis.md" 2>&1
