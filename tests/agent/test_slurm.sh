@@ -129,7 +129,7 @@ sys.exit(any('visible_devices' in m for e in t['entries'] for m in e['measured_o
 check "lib build --table" [ $? = 0 ]
 sel=$("$C" lib select "$D/tuned.cakelib" --op rmsnorm --shape M=16384,N=1024 --json)
 best=$(python3 -c "import json,sys; t=json.load(open(sys.argv[1]))['entries'][0]['times_ms']; print(min(t, key=t.get))" "$D/slurm.json")
-check "select dispatches from the tuned table" sh -c "printf '%s' '$sel' | grep -q '\"why\":\"tuned\"'"
+check "select dispatches from the tuned table (measured at this shape)" sh -c "printf '%s' '$sel' | grep -q '\"why\":\"measured\"'"
 check "select picks the fastest measured ($best)" sh -c "printf '%s' '$sel' | grep -q '\"variant\":\"$best\"'"
 
 # cakec tune: the same runner, candidates as one array
