@@ -277,13 +277,26 @@ int lib_choose(CakeCtx *ctx, const LibOptions *o, CakeLib *lib, CakeLibChoice *c
 
 /* the measured shape a choice was made from (why measured or measured-near): its dims,
    the chosen variant's time there, and for measured-near the fit's pick it replaced */
-static void measured_json(const CakeLib *lib, const CakeLibOp *op, const CakeLibChoice *ch, cJSON *j)
+/* the measured shape of choice ch: its dims in dimv, the chosen variant's time there in
+   *t (0 when it was not timed there); the number of variants timed there (0: none) */
+static uint32_t measured_at(const CakeLib *lib, const CakeLibChoice *ch, int64_t *dimv, double *t)
 {
-    int64_t dimv[16];
     uint32_t var[CAKE_LIB_MAX_VARIANTS];
     double ms[CAKE_LIB_MAX_VARIANTS];
     uint32_t n = ch->measured < 0 ? 0 : cake_lib_measured(lib, ch->op, (uint32_t)ch->measured, dimv, var, ms,
                                                           CAKE_LIB_MAX_VARIANTS);
+    *t = 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (var[i] == ch->variant)
+            *t = ms[i];
+    return n;
+}
+
+static void measured_json(const CakeLib *lib, const CakeLibOp *op, const CakeLibChoice *ch, cJSON *j)
+{
+    int64_t dimv[16];
+    double t;
+    uint32_t n = measured_at(lib, ch, dimv, &t);
     if (!n)
         return;
     cJSON *m = cJSON_AddObjectToObject(j, "measured");
@@ -293,9 +306,8 @@ static void measured_json(const CakeLib *lib, const CakeLibOp *op, const CakeLib
     cJSON *sh = cJSON_AddObjectToObject(m, "shape");
     for (uint32_t i = 0; i < op->ndims; i++)
         cJSON_AddNumberToObject(sh, op->dims[i], (double)dimv[i]);
-    for (uint32_t i = 0; i < n; i++)
-        if (var[i] == ch->variant)
-            cJSON_AddNumberToObject(m, "ms", ms[i]);
+    if (t > 0)
+        cJSON_AddNumberToObject(m, "ms", t);
     if (ch->why == CAKE_SEL_MEASURED_NEAR) {
         CakeLibVariant f;
         cake_lib_variant(lib, ch->op, ch->fit_variant, &f);
@@ -345,12 +357,8 @@ static cJSON *choice_json(const CakeLib *lib, const CakeLibChoice *ch)
 static void measured_text(const CakeLib *lib, const CakeLibOp *op, const CakeLibChoice *ch, const char *dev)
 {
     int64_t dimv[16];
-    uint32_t var[CAKE_LIB_MAX_VARIANTS];
-    double ms[CAKE_LIB_MAX_VARIANTS], t = 0;
-    uint32_t n = cake_lib_measured(lib, ch->op, (uint32_t)ch->measured, dimv, var, ms, CAKE_LIB_MAX_VARIANTS);
-    for (uint32_t i = 0; i < n; i++)
-        if (var[i] == ch->variant)
-            t = ms[i];
+    double t;
+    uint32_t n = measured_at(lib, ch, dimv, &t);
     if (ch->why == CAKE_SEL_MEASURED) {
         printf("  why: measured at this shape (on %s): %.4f ms, rank %u of %u timed there\n", dev, t,
                ch->rank, n);
