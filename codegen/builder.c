@@ -334,7 +334,39 @@ typedef struct {
     LLVMModuleRef mod;
     LLVMBuilderRef b, ab;
     LLVMTargetMachineRef tm;
+    CakeCtx *ctx;          /* where LLVM's own warnings go (llvm_diag) */
+    Span at;               /* the kernel they belong to, when one kernel is compiled */
+    const char *said[8];   /* LLVM messages already reported, not repeated */
+    int nsaid;
 } LlvmState;
+
+/* LLVM's diagnostics, which it would otherwise print on stderr as
+ * "warning: <unknown>:0:0: ...": warnings and errors become W0903 at the kernel
+ * (LLVM's messages carry no source position), each distinct message once;
+ * remarks and notes are dropped. An LLVM error also fails its stage (an LLVM
+ * error return, reported as a bug there). */
+static void llvm_diag(LLVMDiagnosticInfoRef di, void *p)
+{
+    LlvmState *st = p;
+    LLVMDiagnosticSeverity sev = LLVMGetDiagInfoSeverity(di);
+    if (sev != LLVMDSError && sev != LLVMDSWarning)
+        return;
+    char *raw = LLVMGetDiagInfoDescription(di);
+    const char *text = raw ? raw : "", *unknown = "<unknown>:0:0: ";
+    if (!strncmp(text, unknown, strlen(unknown)))
+        text += strlen(unknown); /* no debug locations: LLVM knows no position */
+    const char *msg = ir_fmt(st->ctx, "%s", text);
+    LLVMDisposeMessage(raw);
+    for (int i = 0; i < st->nsaid; i++)
+        if (!strcmp(st->said[i], msg))
+            return;
+    if (st->nsaid < (int)(sizeof st->said / sizeof st->said[0]))
+        st->said[st->nsaid++] = msg;
+    Diag *d = diag_report(st->ctx, W0903, st->at, "LLVM %s: %s",
+                          sev == LLVMDSError ? "error" : "warning", msg);
+    diag_help(st->ctx, d, "LLVM could not do what the kernel asked (an `unroll` it could not honour, "
+                          "for one): the code is correct but may be slower; see the kernel's other warnings");
+}
 
 static void llvm_free(LlvmState *s)
 {
@@ -372,6 +404,9 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
     cg.t = t;
     cg.fast_div = opt->fast_div;
     st->lc = cg.lc = LLVMContextCreate();
+    st->ctx = ctx;
+    st->at = k ? k->span : IR_NOSPAN;
+    LLVMContextSetDiagnosticHandler(st->lc, llvm_diag, st);
     st->mod = cg.mod = LLVMModuleCreateWithNameInContext("cake", cg.lc);
     LLVMSetTarget(cg.mod, ti->llvm_triple);
     LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(st->tm);
@@ -399,7 +434,10 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
     for (uint32_t i = 0; i < m->nkernels; i++)
         if (k ? m->kernels[i] == k : cg_kernel_targets(m->kernels[i], tg)) {
             lower_kernel(&cg, m->kernels[i]);
-            nk++;
+            if (!nk++ && !k)
+                st->at = m->kernels[i]->span;
+            else if (!k)
+                st->at = IR_NOSPAN;
         }
     if (!nk) {
         Diag *d = diag_report(ctx, E0902, k ? k->target_span : IR_NOSPAN,

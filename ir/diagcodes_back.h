@@ -3,9 +3,11 @@ DIAG(E0901, SEV_ERROR, "code generation failed")
 DIAG(E0902, SEV_ERROR, "not supported by code generation yet")
 DIAG(E0903, SEV_ERROR, "code object link failed")
 DIAG(E0904, SEV_ERROR, "value not known at compile time")
-/* W0901–W0909: what the PTX assembler reports about a compiled kernel (lib/cake_res.c) */
+/* W0901–W0909: what the PTX assembler (lib/cake_res.c) and LLVM (codegen/builder.c) report about a
+ * compiled kernel */
 DIAG(W0901, SEV_WARNING, "kernel spills to local memory")
 DIAG(W0902, SEV_WARNING, "role register budget not what the kernel got")
+DIAG(W0903, SEV_WARNING, "LLVM could not do what the kernel asked")
 /* E0950–E0999: the reference interpreter and `run --check` (oracle/interp.c, check.c, shapes_pick.c) */
 DIAG(E0950, SEV_ERROR, "kernel has no reference block")
 DIAG(E0951, SEV_ERROR, "construct not allowed in a reference block")

@@ -42,6 +42,7 @@ DIAG(E0338, SEV_ERROR, "launch-time value outside the grid clause")
 DIAG(E0339, SEV_ERROR, "shared tile layout a wgmma operand cannot have")
 DIAG(E0340, SEV_ERROR, "atomic on an element type or width it does not take")
 DIAG(E0341, SEV_ERROR, "fresh-accumulator form on a tensor-core op that always accumulates")
+DIAG(W0301, SEV_WARNING, "full unroll of a loop that cannot be fully unrolled")
 /* target capabilities */
 DIAG(E0401, SEV_ERROR, "feature not available on a declared target")
 DIAG(E0402, SEV_ERROR, "no tensor-core instruction for this shape or dtype on a target")

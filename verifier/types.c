@@ -537,6 +537,35 @@ static void assign_stmt(Ver *v, NodeId s)
         v_report(v, E0306, s, "compound assignment on bool");
 }
 
+/* a factorless `unroll` asks for every iteration: only a loop whose bounds are
+ * compile-time and whose trip count is at most 1024 can have that (docs/tir.md §10.1) */
+static void full_unroll_check(Ver *v, NodeId s)
+{
+    const Node *n = &v->k->nodes[s];
+    int64_t lo, hi, st = 1;
+    const char *why = NULL;
+    NodeId at = 0;
+    if (!v_const(v, n->a, &lo))
+        why = "its start", at = n->a;
+    else if (!v_const(v, n->b, &hi))
+        why = "its end", at = n->b;
+    else if (n->c && !v_const(v, n->c, &st))
+        why = "its step", at = n->c;
+    if (why) {
+        Diag *d = v_report(v, W0301, at, "`unroll` without a factor on a loop whose bound `%s` (%s) "
+                           "is not known at compile time: the loop stays rolled", v_text(v, at), why);
+        diag_help(v->ctx, d, "give a factor (`unroll 2`), or loop over a compile-time range and "
+                             "compute the index from it (`for it in 0 .. 2 unroll { let i = lo + it * st ... }`)");
+        return;
+    }
+    int64_t trips = hi > lo ? (hi - lo + st - 1) / st : 0;
+    if (trips > 1024) {
+        Diag *d = v_report(v, W0301, n->b, "`unroll` without a factor on a loop of %lld iterations: "
+                           "full unrolling stops at 1024, the loop stays rolled", (long long)trips);
+        diag_help(v->ctx, d, "give a factor (`unroll 8`)");
+    }
+}
+
 static void const_count(Ver *v, NodeId e, const char *what)
 {
     ty_expr(v, e);
@@ -646,6 +675,8 @@ static void stmt(Ver *v, NodeId s)
         int64_t st;
         if (n->c && v_const(v, n->c, &st) && st <= 0)
             v_report(v, E0308, n->c, "loop step must be positive, found %lld", (long long)st);
+        else if (ok && n->v.attr.unroll == 255)
+            full_unroll_check(v, s);
         block(v, n->d);
         break;
     }
