@@ -67,6 +67,7 @@ static void *make_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *
     if (jl && lib_cubin_fits(v->tg, device) &&
         rt_jitlink_ptx(jl, v->pub.target, ck.image, ck.len, &cubin, &clen, log, sizeof log) == RT_OK) {
         strcpy(v->image_kind, "cubin");
+        snprintf(v->image_tool, sizeof v->image_tool, "%.11s", log);
         free(ck.image);
         *len = clen;
         return cubin;
@@ -80,8 +81,8 @@ static void *make_image(CakeCtx *ctx, CakeLib *lib, LibVariant *v, RtJitLinker *
 static void say_image(const LibVariant *v, int verbose)
 {
     if (verbose)
-        fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s\n", v->pub.name, v->pub.target,
-                v->image_len, v->image_kind);
+        fprintf(stderr, "lib build: %-28s %-8s %8zu bytes %s%s%s\n", v->pub.name, v->pub.target,
+                v->image_len, v->image_kind, v->image_tool[0] ? " by " : "", v->image_tool);
 }
 
 /* puts an image of v into the blob (and frees it) */

@@ -70,6 +70,7 @@ typedef struct {
     CeBinding *pb; uint32_t npb;  /* its parameter bindings (the `set`), Syms of the ctx */
     LibX *xs; LibAssume *as; uint32_t nas;   /* its assumes, compiled (lib_domain.c) */
     char image_kind[8];       /* "cubin", "ptx" or "hsaco" */
+    char image_tool[12];      /* a cubin's assembler: "nvJitLink" or "ptxas" (lib build -v) */
     size_t image_off, image_len;  /* in the artifact's blob */
     CakeKernel *ck;           /* prepared for a launch (lib_launch.c), or NULL */
     RtDevice *ck_dev;

@@ -1,7 +1,9 @@
 /* nvjitlink.c — PTX to a cubin in process through libnvJitLink, loaded with
  * dlopen like the drivers (rt.h): the library build (`cakec lib build`)
  * stores cubins where the toolkit's nvJitLink is present, so a launch loads
- * machine code without a JIT. One RtJitLinker holds the loaded library for
+ * machine code without a JIT. PTX with setmaxnreg or wgmma goes to the ptxas
+ * program instead: separate compilation would drop its register budgets and
+ * serialize its wgmma (rt.h). One RtJitLinker holds the loaded library for
  * many links (no global state). $CAKE_NVJITLINK names the library to try
  * first; then libnvJitLink.so.13, .so.12, .so and the toolkit's lib64.
  *
@@ -194,6 +196,48 @@ void rt_jitlink_close(RtJitLinker *l)
     free(l);
 }
 
+/* does the n bytes at p hold the string w? */
+static int holds(const char *p, size_t n, const char *w)
+{
+    size_t m = strlen(w);
+    for (size_t i = 0; i + m <= n; i++)
+        if (p[i] == w[0] && !memcmp(p + i, w, m))
+            return 1;
+    return 0;
+}
+
+int rt_ptx_needs_whole_program(const char *ptx, size_t len)
+{
+    len = len ? len : strlen(ptx);
+    return holds(ptx, len, "setmaxnreg.") || holds(ptx, len, "wgmma.mma_async");
+}
+
+/* ptx assembled whole by the ptxas program, through the cubin cache */
+static RtStatus whole_program(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
+                              size_t *out_len, char *log, size_t loglen)
+{
+    char id[1400], key_opts[1500];
+    if (!rt_ptxas_id(id, sizeof id)) {
+        if (log && loglen)
+            snprintf(log, loglen, "the PTX uses setmaxnreg or wgmma, which nvJitLink's separate "
+                                  "compilation degrades, and there is no ptxas to assemble it whole");
+        return RT_UNSUPPORTED;
+    }
+    snprintf(key_opts, sizeof key_opts, "-arch=%s whole program by %s", arch, id);
+    uint64_t key[2];
+    cache_key(l, key_opts, ptx, len, key);
+    if (l->cache[0] && (*out = cache_get(l, key, len, out_len)))
+        return RT_OK;
+    if (!(*out = rt_ptxas_cubin(ptx, len, arch, out_len))) {
+        if (log && loglen)
+            snprintf(log, loglen, "ptxas refused the PTX (`ptxas -arch=%s` shows why)", arch);
+        return RT_LOAD_ERROR;
+    }
+    if (l->cache[0])
+        cache_put(l, key, len, *out, *out_len);
+    return RT_OK;
+}
+
 RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
                         size_t *out_len, char *log, size_t loglen)
 {
@@ -213,12 +257,21 @@ RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_
     RtStatus st = RT_LOAD_ERROR;
     size_t n = 0;
     len = len ? len : strlen(ptx);
+    if (rt_ptx_needs_whole_program(ptx, len)) {
+        RtStatus w = whole_program(l, arch, ptx, len, out, out_len, log, loglen);
+        if (w == RT_OK && log && loglen)
+            snprintf(log, loglen, "ptxas");
+        return w;
+    }
     uint64_t key[2];
     char all_opts[80];
     snprintf(all_opts, sizeof all_opts, "%s %s", opts[0], opts[1]);
     cache_key(l, all_opts, ptx, len, key);
-    if (l->cache[0] && (*out = cache_get(l, key, len, out_len)))
+    if (l->cache[0] && (*out = cache_get(l, key, len, out_len))) {
+        if (log && loglen)
+            snprintf(log, loglen, "nvJitLink");
         return RT_OK;
+    }
     if (l->create(&link, 2, opts) != 0)
         return st;
     /* NVJITLINK_INPUT_PTX is 2; the text need not be NUL-terminated */
@@ -226,6 +279,8 @@ RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_
         l->cubin_size(link, &n) == 0 && n && (*out = malloc(n)) && l->cubin(link, *out) == 0) {
         *out_len = n;
         st = RT_OK;
+        if (log && loglen)
+            snprintf(log, loglen, "nvJitLink");
         if (l->cache[0])
             cache_put(l, key, len, *out, n);
     } else {

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 typedef int (*JlCreate)(void **h, uint32_t n, const char **opts);
@@ -86,21 +87,41 @@ static const char *find_ptxas(char *buf, size_t cap)
     return access("/usr/local/cuda/bin/ptxas", X_OK) == 0 ? "/usr/local/cuda/bin/ptxas" : NULL;
 }
 
-/* the verbose log of `ptxas -v` on ptx (malloc'd), or NULL */
-static char *log_ptxas(const char *ptx, size_t len, const char *arch)
+/* reads the whole file at path (malloc'd, *n bytes), or NULL */
+static void *read_file(const char *path, size_t *n)
 {
-    char tool[1024], dir[1024], file[1100], cmd[4400];
+    FILE *f = fopen(path, "rb");
+    void *buf = NULL;
+    long sz;
+    if (f && fseek(f, 0, SEEK_END) == 0 && (sz = ftell(f)) > 0 && fseek(f, 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)sz)) && fread(buf, 1, (size_t)sz, f) != (size_t)sz) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf)
+        *n = (size_t)sz;
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+/* `ptxas -v` on ptx: its verbose log (malloc'd), or NULL when there is no ptxas
+   or it refused; with cubin, the assembled cubin too (malloc'd, *cubin_len) */
+static char *run_ptxas(const char *ptx, size_t len, const char *arch, void **cubin, size_t *cubin_len)
+{
+    char tool[1024], dir[1024], file[1100], out[1100], cmd[4400];
     const char *tmp = getenv("TMPDIR");
     snprintf(dir, sizeof dir, "%s/cake_ptxinfo.XXXXXX", tmp && *tmp ? tmp : "/tmp");
     const char *ptxas = find_ptxas(tool, sizeof tool);
     if (!ptxas || !mkdtemp(dir))
         return NULL;
     snprintf(file, sizeof file, "%s/k.ptx", dir);
+    snprintf(out, sizeof out, "%s/k.cubin", dir);
     FILE *f = fopen(file, "wb");
     char *log = NULL;
     if (f && fwrite(ptx, 1, len, f) == len && fclose(f) == 0) {
         f = NULL;
-        snprintf(cmd, sizeof cmd, "'%s' -arch=%s -v '%s' -o '%s/k.cubin' 2>&1", ptxas, arch, file, dir);
+        snprintf(cmd, sizeof cmd, "'%s' -arch=%s -v '%s' -o '%s' 2>&1", ptxas, arch, file, out);
         FILE *p = popen(cmd, "r");
         size_t cap = 1 << 16, n = 0;
         log = p ? malloc(cap) : NULL;
@@ -116,14 +137,41 @@ static char *log_ptxas(const char *ptx, size_t len, const char *arch)
             free(log);
             log = NULL;
         }
+        if (log && cubin && !(*cubin = read_file(out, cubin_len))) {
+            free(log);
+            log = NULL;
+        }
     }
     if (f)
         fclose(f);
-    snprintf(cmd, sizeof cmd, "%s/k.cubin", dir);
-    remove(cmd);
+    remove(out);
     remove(file);
     rmdir(dir);
     return log;
+}
+
+static char *log_ptxas(const char *ptx, size_t len, const char *arch)
+{
+    return run_ptxas(ptx, len, arch, NULL, NULL);
+}
+
+int rt_ptxas_id(char *buf, size_t cap)
+{
+    char tool[1024];
+    struct stat st;
+    const char *ptxas = find_ptxas(tool, sizeof tool);
+    if (!ptxas || stat(ptxas, &st))
+        return 0;
+    snprintf(buf, cap, "ptxas %s %lld %lld", ptxas, (long long)st.st_size, (long long)st.st_mtime);
+    return 1;
+}
+
+void *rt_ptxas_cubin(const char *ptx, size_t len, const char *arch, size_t *cubin_len)
+{
+    void *cubin = NULL;
+    char *log = run_ptxas(ptx, len, arch, &cubin, cubin_len);
+    free(log);
+    return log ? cubin : NULL;
 }
 
 /* reads every "Compiling entry function 'NAME'" block of the log */

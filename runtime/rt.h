@@ -190,6 +190,19 @@ RtJitLinker *rt_jitlink_open(void);
 void rt_jitlink_close(RtJitLinker *l);   /* NULL is fine */
 RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
                         size_t *out_len, char *log, size_t loglen);
+/* Separate compilation, which nvJitLink does, ignores `setmaxnreg` (ptxas info
+ * C7504) and serializes every wgmma.mma_async (C7509). So PTX that holds either
+ * is assembled whole by the ptxas program instead (cached like a link), as the
+ * driver's JIT would; without ptxas, rt_jitlink_ptx refuses it (RT_UNSUPPORTED,
+ * the reason in `log`) and the caller keeps the PTX for the driver's JIT. On
+ * success `log` names the assembler ("nvJitLink" or "ptxas"). */
+int rt_ptx_needs_whole_program(const char *ptx, size_t len);
+/* ptxas as a program ($CAKE_PTXAS, PATH, /usr/local/cuda/bin; ptxinfo.c):
+ * rt_ptxas_id writes what identifies it (path, size, time) for a cache key and
+ * returns 0 without one; rt_ptxas_cubin assembles ptx whole for arch, the cubin
+ * malloc'd, NULL when there is no ptxas or it refuses. */
+int rt_ptxas_id(char *buf, size_t cap);
+void *rt_ptxas_cubin(const char *ptx, size_t len, const char *arch, size_t *cubin_len);
 /* ---- resources without a device (ptxinfo.c) ----------------------------- */
 
 /* One kernel's resources as the PTX assembler reports them. */
