@@ -8,6 +8,12 @@
         dispatch class (the same bit length and trailing zeros of M and N;
         rowsx_shapes.in_class), seed 7013, never a shape of the acceptance sweep (sweep.py
         shapes 2027): the table may be tuned on them, the sweep is judged on its own
+    python3 bench/device/rows2_lines.py new ART SHAPES
+        for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
+        every variant of the single-path families of session 8 (rmsnorm_leanb,
+        layernorm_leanb, fp8_quant_lean, fp8_quant_leanb) whose domain holds there and
+        whose capacity is at most max(4 N, 512): what round 1 of session 8 times (and
+        the table is tuned on)
     python3 bench/device/rows2_lines.py lines ART SHAPES
         for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
         every variant of the short-row families whose domain holds there (`cakec lib
@@ -28,7 +34,7 @@ SHORT = ("warp", "ragged", "pairs", "lean", "block_n1024", "block_n2048", "block
 
 def losers(path, most=1.0):
     rows = [r for r in json.load(open(path)) if r.get("ratio") and r["ratio"] < most
-            and r["op"] in ("rmsnorm", "layernorm")]
+            and r["op"] in ("rmsnorm", "layernorm", "fp8_row_quantize")]
 
     def size(r):
         d = dict(kv.split("=") for kv in r["shape"].split(","))
@@ -77,12 +83,34 @@ def lines(art, shapes, cakec="cakec"):
                 print(op, shape, v)
 
 
+NEW = ("leanb", "lean_v", "lean16_v")   # fp8_quant_lean's names, and the leanb families
+
+
+def new_lines(art, shapes, cakec="cakec"):
+    for line in open(shapes):
+        if not line.strip() or line.startswith("#"):
+            continue
+        op, shape = line.split()[:2]
+        try:
+            hold = holding(cakec, art, op, shape)
+        except (KeyError, ValueError):   # outside the op's range (a tuning shape of N's class)
+            continue
+        print(op, shape)
+        n = int(dict(kv.split("=") for kv in shape.split(","))["N"])
+        for v in hold:
+            fresh = v.startswith("leanb") or (op == "fp8_row_quantize" and v.startswith(NEW))
+            if fresh and int(v.rsplit("_n", 1)[1]) <= max(4 * n, 512):
+                print(op, shape, v)
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "losers":
         losers(sys.argv[2], float(sys.argv[3]) if len(sys.argv) > 3 else 1.0)
     elif cmd == "tune":
         tune(sys.argv[2], *(int(a) for a in sys.argv[3:5]))
+    elif cmd == "new":
+        new_lines(sys.argv[2], sys.argv[3], *(sys.argv[4:5]))
     elif cmd == "lines":
         lines(sys.argv[2], sys.argv[3], *(sys.argv[4:5]))
     else:
