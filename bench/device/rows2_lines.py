@@ -12,8 +12,8 @@
         for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
         every variant of the single-path families of session 8 (rmsnorm_leanb,
         layernorm_leanb, fp8_quant_lean, fp8_quant_leanb) whose domain holds there and
-        whose capacity is at most max(4 N, 512): what round 1 of session 8 times (and
-        the table is tuned on)
+        whose capacity is at most max(4 N, 512), and at N >= 4096 fp8_quant_split's: what
+        round 1 of session 8 times (and the table is tuned on)
     python3 bench/device/rows2_lines.py lines ART SHAPES
         for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
         every variant of the short-row families whose domain holds there (`cakec lib
@@ -98,6 +98,10 @@ def new_lines(art, shapes, cakec="cakec"):
         print(op, shape)
         n = int(dict(kv.split("=") for kv in shape.split(","))["N"])
         for v in hold:
+            if op == "fp8_row_quantize" and v.startswith("split_t") and "_v" in v:
+                if n >= 4096:                    # fp8_quant_split.tir: long rows only
+                    print(op, shape, v)
+                continue
             fresh = v.startswith("leanb") or (op == "fp8_row_quantize" and v.startswith(NEW))
             if fresh and int(v.rsplit("_n", 1)[1]) <= max(4 * n, 512):
                 print(op, shape, v)
