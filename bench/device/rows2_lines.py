@@ -11,7 +11,8 @@
     python3 bench/device/rows2_lines.py new ART SHAPES
         for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
         every variant of the single-path families of session 8 (rmsnorm_leanb,
-        layernorm_leanb, fp8_quant_lean, fp8_quant_leanb) whose domain holds there and
+        layernorm_leanb, fp8_quant_lean, fp8_quant_leanb, cross_entropy_lean,
+        cross_entropy_leanb) whose domain holds there and
         whose capacity is at most max(4 N, 512), and at N >= 4096 fp8_quant_split's: what
         round 1 of session 8 times (and the table is tuned on)
     python3 bench/device/rows2_lines.py lines ART SHAPES
@@ -34,11 +35,11 @@ SHORT = ("warp", "ragged", "pairs", "lean", "block_n1024", "block_n2048", "block
 
 def losers(path, most=1.0):
     rows = [r for r in json.load(open(path)) if r.get("ratio") and r["ratio"] < most
-            and r["op"] in ("rmsnorm", "layernorm", "fp8_row_quantize")]
+            and r["op"] in ("rmsnorm", "layernorm", "fp8_row_quantize", "cross_entropy")]
 
     def size(r):
-        d = dict(kv.split("=") for kv in r["shape"].split(","))
-        return int(d["M"]) * int(d["N"])
+        d = [int(kv.split("=")[1]) for kv in r["shape"].split(",")]
+        return d[0] * d[1]
     for r in sorted(rows, key=size):
         print(r["op"], r["shape"])
 
@@ -54,10 +55,10 @@ def tune(path, per_shape=2, seed=7013):
         if not line.strip() or line.startswith("#"):
             continue
         op, shape = line.split()[:2]
-        d = sweep.parse_shape(shape)
+        (a, va), (b, vb) = sweep.parse_shape(shape).items()   # M, N (cross_entropy: B, V)
         for _ in range(per_shape):
-            s = "%s M=%d,N=%d" % (op, rowsx_shapes.in_class(rng, d["M"], True),
-                                  rowsx_shapes.in_class(rng, d["N"], True))
+            s = "%s %s=%d,%s=%d" % (op, a, rowsx_shapes.in_class(rng, va, True),
+                                    b, rowsx_shapes.in_class(rng, vb, True))
             if s not in held_out and s not in out:
                 out.append(s)
     print("\n".join(out))
@@ -96,13 +97,13 @@ def new_lines(art, shapes, cakec="cakec"):
         except (KeyError, ValueError):   # outside the op's range (a tuning shape of N's class)
             continue
         print(op, shape)
-        n = int(dict(kv.split("=") for kv in shape.split(","))["N"])
+        n = int(shape.split(",")[1].split("=")[1])   # N (cross_entropy: V)
         for v in hold:
             if op == "fp8_row_quantize" and v.startswith("split_t") and "_v" in v:
                 if n >= 4096:                    # fp8_quant_split.tir: long rows only
                     print(op, shape, v)
                 continue
-            fresh = v.startswith("leanb") or (op == "fp8_row_quantize" and v.startswith(NEW))
+            fresh = v.startswith("leanb") or (op in ("fp8_row_quantize", "cross_entropy") and v.startswith(NEW))
             if fresh and int(v.rsplit("_n", 1)[1]) <= max(4 * n, 512):
                 print(op, shape, v)
 
