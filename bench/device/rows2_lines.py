@@ -15,6 +15,10 @@
         cross_entropy_leanb) whose domain holds there and
         whose capacity is at most max(4 N, 512), and at N >= 4096 fp8_quant_split's: what
         round 1 of session 8 times (and the table is tuned on)
+    python3 bench/device/rows2_lines.py validate ART SWEEP.json LINES SHAPES [CAKEC]
+        run_rows3.sh's inputs: per sweep shape (rmsnorm, layernorm, fp8_row_quantize,
+        cross_entropy) of SWEEP.json the retuned pick and, where it differs, the old one
+        (LINES); the shapes, those whose pick changed first (SHAPES)
     python3 bench/device/rows2_lines.py lines ART SHAPES
         for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
         every variant of the short-row families whose domain holds there (`cakec lib
@@ -108,6 +112,32 @@ def new_lines(art, shapes, cakec="cakec"):
                 print(op, shape, v)
 
 
+def picked(cakec, art, op, shape):
+    out = subprocess.run([cakec, "lib", "select", art, "--op", op, "--shape", shape, "--json"],
+                         capture_output=True, text=True).stdout
+    return json.loads(out)["select"]["variant"]
+
+
+def validate(art, sweep_json, lines_out, shapes_out, cakec="cakec",
+             ops=("rmsnorm", "layernorm", "fp8_row_quantize", "cross_entropy")):
+    """run_rows3.sh's lines: per sweep shape of ops the retuned pick (`OP SHAPE`) and, where
+    it differs, the old call's pick (`OP SHAPE VARIANT`); the shapes, the changed first"""
+    changed, same, lines = [], [], []
+    for r in json.load(open(sweep_json)):
+        if r["op"] not in ops:
+            continue
+        new = picked(cakec, art, r["op"], r["shape"])
+        lines.append("%s %s" % (r["op"], r["shape"]))
+        if new != r.get("variant"):
+            lines.append("%s %s %s" % (r["op"], r["shape"], r["variant"]))
+            changed.append("%s %s" % (r["op"], r["shape"]))
+        else:
+            same.append("%s %s" % (r["op"], r["shape"]))
+    open(lines_out, "w").write("\n".join(lines) + "\n")
+    open(shapes_out, "w").write("\n".join(changed + same) + "\n")
+    print(f"validate: {len(changed)} picks changed of {len(changed) + len(same)} shapes", file=sys.stderr)
+
+
 if __name__ == "__main__":
     cmd = sys.argv[1]
     if cmd == "losers":
@@ -116,6 +146,8 @@ if __name__ == "__main__":
         tune(sys.argv[2], *(int(a) for a in sys.argv[3:5]))
     elif cmd == "new":
         new_lines(sys.argv[2], sys.argv[3], *(sys.argv[4:5]))
+    elif cmd == "validate":
+        validate(*sys.argv[2:7])
     elif cmd == "lines":
         lines(sys.argv[2], sys.argv[3], *(sys.argv[4:5]))
     else:
