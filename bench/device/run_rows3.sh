@@ -1,0 +1,68 @@
+#!/bin/bash
+# run_rows3.sh — session 8's round 2 of the row ops (issue 13): the retuned dispatch against
+# the static torch.compile peer at the acceptance sweep's own shapes, in one call:
+#   library  `lib bench ART --shapes bench/device/rows3_lines.txt --check --sample`: per sweep
+#            shape of rmsnorm, layernorm, fp8_row_quantize and cross_entropy (sweep.py shapes
+#            2027) the variant the retuned table picks (`OP SHAPE`) and, where it differs, the
+#            pick of the 2026-12-02 07:00 sweep (`OP SHAPE VARIANT`): before and after in one
+#            process, each checked by the oracle (sampled rows)
+#   peers    bench/device/sweep.py peers over the same shapes (rows3_shapes.txt: the shapes
+#            whose pick changed first), torch eager and torch.compile specialised to each
+#            shape (dynamic=False) while the time lasts; no dynamic-shape compile
+#   table    rows3_table.py: per shape before / after / peer and the ratios; per op the share
+#            >= 1.0, min and geomean over the shapes that got their static compile, and the
+#            same with the 07:00 sweep's ratio standing in where a shape did not
+# The artifact is the carried one (.carry/python/cake/cake.cakelib) with
+# bench/device/sweep_table_h200.json (the retuned table) folded in. Honours $DEADLINE
+# (seconds, default 150). Output under $OUT.
+#   usage (device machine, repo root): bash bench/device/run_rows3.sh
+set -u
+DEADLINE=${DEADLINE:-150}
+T_RESERVE=4
+. bench/device/lib.sh
+LOG=$O/rows3_log.txt
+: > "$LOG"
+D=bench/device
+A=$(mktemp -d "${TMPDIR:-/tmp}/rows3.XXXXXX")
+PP=
+WARMPID=
+trap '[ -n "$PP" ] && kill "$PP" 2> /dev/null; [ -n "$WARMPID" ] && kill "$WARMPID" 2> /dev/null; rm -rf "$A"' EXIT
+timeout 60 python3 -c "import torch, torch.nn.functional, torch._dynamo, torch._inductor" > /dev/null 2>&1 &
+WARMPID=$!
+LIB=${ROWS3_LIB:-.carry/python/cake/cake.cakelib}
+if [ ! -f "$LIB" ]; then
+    LIB=$A/lib.cakelib
+    t 60 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
+    say "build on the device: exit $?"
+fi
+if t 15 "$C" lib build "$LIB" --table $D/sweep_table_h200.json -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
+    LIB=$A/tuned.cakelib
+    say "artifact tuned with $D/sweep_table_h200.json"
+else
+    say "FAIL: the artifact could not be tuned (untuned dispatch below)"
+fi
+nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader >> "$LOG" 2>&1
+: > "$O/lib.jsonl"
+: > "$O/peers.jsonl"
+l0=$SECONDS
+BATCH_STARTS=3
+batch $(( $(left) * 25 / 100 )) $D/rows3_lines.txt "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
+say "library (checked): in $((SECONDS - l0)) s, $(cnt '"check_ok":true' "$O/lib.jsonl") checks pass of $(cnt '"op"' "$O/lib.jsonl") rows ($(grep -c . $D/rows3_lines.txt) lines)"
+wait "$WARMPID" 2> /dev/null
+WARMPID=
+p0=$SECONDS
+PEER_S=$(( $(left) - 8 ))
+if [ "$PEER_S" -ge 15 ]; then
+    SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_WARM_S=0.5 SWEEP_STATIC_UNTIL=$(( PEER_S - 4 )) \
+        timeout -k 3 "$PEER_S" python3 $D/sweep.py peers $D/rows3_shapes.txt "$O/peers.jsonl" >> "$LOG" 2>&1 &
+    PP=$!
+    wait "$PP"
+    say "peers: exit $? in $((SECONDS - p0)) s, $(cnt torch_compile_static "$O/peers.jsonl") rows with the static compile"
+    PP=
+else
+    say "no time for the peers"
+fi
+timeout 10 python3 $D/rows2_table.py slim "$O/lib.jsonl" 2>> "$LOG"
+say "== rows3 (ratio = peer ms / ours, both gated; at $((SECONDS - T0)) s)"
+timeout 10 python3 $D/rows3_table.py "$O/lib.jsonl" "$O/peers.jsonl" bench/results/2026-12-02-s7/sweep_static/sweep.json \
+    "$O/rows3_table.md" 2>> "$LOG" | tee -a "$LOG"
