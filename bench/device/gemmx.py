@@ -153,7 +153,7 @@ def fit_features(family, g, s, sms):
         rows = cdiv(M, mr)
         blocks = rows * cdiv(N, cols)
         return [1.0, cdiv(blocks, sms * 8) * cdiv(K, lane_k) * mr * 1e-3, rows * N * K * 2e-6, moved]
-    return [1.0, cdiv(tiles, sms) * kt, moved, 0.0]
+    return [1.0, cdiv(tiles, sms) * kt, moved, float(cdiv(tiles, sms))]   # f3: the waves
 
 
 def fit_solve(pts):
