@@ -5,10 +5,15 @@
         verdict: `selection` where the fastest variant is >= 5% faster than the pick and
         reaches 0.95 of cuBLAS, `missing` where even the fastest is below 0.95, `ok` where
         the pick is at 0.95 or more; the table in OUT.md and on stdout, a count line last
+    gemm2.py narrow ALL.jsonl PEERS.jsonl CHECKS.jsonl NEW_RE OUT.md
+        per shape timed with `lib bench --all` (both GEMM ops): the pick, the fastest old
+        variant and the fastest new one (name matching the regex NEW_RE), each with its
+        ratio to the peer (peer ms / ours), and the check of the fastest; counts last
 No torch, no GPU.
 """
 import json
 import math
+import re
 import sys
 
 
@@ -55,9 +60,45 @@ def diagnose(all_path, peers_path, checks_path, out_path):
     print(text + "verdicts: " + ", ".join(f"{k} {n}" for k, n in sorted(count.items())))
 
 
+def narrow(all_path, peers_path, checks_path, new_re, out_path):
+    peer = {(r.get("op"), r["shape"]): r.get("peer_ms") for r in rows(peers_path)}
+    chk = {(r.get("op"), r["shape"]): r.get("check_ok") for r in rows(checks_path)}
+    lines = ["| op | shape | pick | ms | best old | ms | best new | ms | peer ms | pick | old | new | check |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    n = {"shapes": 0, "old>=1": 0, "new>=1": 0, "either>=1": 0, "new faster": 0}
+    for r in rows(all_path):
+        times = r.get("bench_all")
+        if not times:
+            continue
+        key = (r.get("op"), r["shape"])
+        new = {v: t for v, t in times.items() if re.match(new_re, v)}
+        old = {v: t for v, t in times.items() if v not in new}
+        bo = min(old, key=old.get) if old else None
+        bn = min(new, key=new.get) if new else None
+        pick = r.get("variant")
+        pm = times.get(pick) or (r.get("bench") or {}).get("median_ms") or 0
+        ref = peer.get(key)
+        ratio = lambda t: ref / t if ref and t else 0
+        ro, rn = ratio(old.get(bo)), ratio(new.get(bn))
+        n["shapes"] += 1
+        n["old>=1"] += ro >= 1
+        n["new>=1"] += rn >= 1
+        n["either>=1"] += max(ro, rn) >= 1
+        n["new faster"] += bool(bn and bo and new[bn] < old[bo])
+        best = bn if bn and (not bo or new[bn] < old[bo]) else bo
+        c = {True: "ok", False: "FAIL", None: "-"}[chk.get(key)]
+        lines.append(f"| {key[0]} | {key[1]} | {pick} | {pm:.4f} | {bo} | {old.get(bo, 0):.4f} | {bn} | "
+                     f"{new.get(bn, 0):.4f} | {ref or 0:.4f} | {ratio(pm):.3f} | {ro:.3f} | {rn:.3f} | {c} ({best}) |")
+    text = "\n".join(lines) + "\n"
+    open(out_path, "w").write(text)
+    print(text + "counts: " + ", ".join(f"{k} {v}" for k, v in n.items()))
+
+
 if __name__ == "__main__":
     if len(sys.argv) == 6 and sys.argv[1] == "diagnose":
         diagnose(*sys.argv[2:6])
+    elif len(sys.argv) == 7 and sys.argv[1] == "narrow":
+        narrow(*sys.argv[2:7])
     else:
         print(__doc__)
         sys.exit(1)
