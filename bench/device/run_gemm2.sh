@@ -62,8 +62,9 @@ BATCH_STARTS=4
 #   losers    `lib bench --all` at the sweep's losing shapes of the classes they serve (tall M
 #             with narrow N, small M x N, a few rows): diagnosis only, never in the table
 #   peers     cuBLAS / torch._scaled_mm at the losers, in this call
-#   tune_new  the new variants alone (`--skip` every old one) at every GEMM and gemm_fp8
-#             shape of the tuned table (bench/device/sweep_table_h200.json): their fit
+#   tune_new  the new variants alone (`--skip` every old one) at the GEMM and gemm_fp8
+#             shapes of the tuned table (bench/device/sweep_table_h200.json) with N <= 512
+#             or M N <= 2^22 (their classes): their fit
 #   tune_all  every variant at bench/device/narrow_tune_shapes.txt (narrow_shapes.py; none
 #             of the sweep's shapes)
 #   check     the fastest variant of every timed shape through `lib bench --check --sample`
@@ -115,8 +116,9 @@ print(",".join(v["name"] for o in m["ops"] if o["op"] == sys.argv[1] for v in o[
 
     python3 -c 'import json, sys
 for e in json.load(open(sys.argv[1]))["entries"]:
-    if e["op"] in ("gemm", "gemm_fp8"):
-        print(e["op"], ",".join("%s=%d" % kv for kv in e["shape"].items()))' bench/device/sweep_table_h200.json > "$A/table_shapes.txt"
+    d = e["shape"]
+    if e["op"] in ("gemm", "gemm_fp8") and (d["N"] <= 512 or d["M"] * d["N"] <= 1 << 22):
+        print(e["op"], ",".join("%s=%d" % kv for kv in d.items()))' bench/device/sweep_table_h200.json > "$A/table_shapes.txt"
     grep '^gemm ' "$A/table_shapes.txt" > "$A/tn.txt"; grep '^gemm_fp8 ' "$A/table_shapes.txt" > "$A/tn8.txt"
     : > "$O/tune_new.jsonl"
     s0=$SECONDS
