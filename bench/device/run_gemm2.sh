@@ -101,8 +101,8 @@ print(",".join(v["name"] for o in m["ops"] if o["op"] == sys.argv[1] for v in o[
         M=11539,N=8,K=96 M=2018,N=80,K=688 M=10193,N=80,K=2184 M=2574,N=16,K=104 M=606,N=80,K=256 \
         M=9823,N=48,K=1536 M=356,N=56,K=2360 M=35,N=520,K=696 M=7,N=4272,K=528 M=38,N=456,K=128 \
         M=10,N=1152,K=144 M=156,N=352,K=544 M=50,N=680,K=352 M=38,N=2200,K=360 M=169,N=2568,K=256 \
-        M=1193,N=176,K=1024 M=1343,N=272,K=2392 M=3281,N=5648,K=144 M=12073,N=600,K=824 > "$A/losers.txt"
-    printf 'gemm_fp8 %s\n' M=730,N=16,K=2256 M=43,N=656,K=1856 M=90,N=416,K=4320 M=41,N=392,K=2432 > "$A/losers8.txt"
+        M=1193,N=176,K=1024 M=1343,N=272,K=2392 M=3281,N=5648,K=144 M=12073,N=600,K=824 M=14427,N=1800,K=688 > "$A/losers.txt"
+    printf 'gemm_fp8 %s\n' M=730,N=16,K=2256 M=43,N=656,K=1856 M=90,N=416,K=4320 M=41,N=392,K=2432 M=14810,N=14048,K=352 > "$A/losers8.txt"
     : > "$O/losers_all.jsonl"
     s0=$SECONDS
     batch 22 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
