@@ -144,26 +144,35 @@ for e in json.load(open(sys.argv[1]))["entries"]:
     exit 0
 fi
 
-# GEMM2_MODE=validate (round 2, the default): the committed table built into the artifact (above), its
-# picks at every GEMM shape of the acceptance sweep (sweep.py shapes 2027) checked and timed
-# (`lib bench --check --sample`) beside cuBLAS in this call; the table and the summary last
+# GEMM2_MODE=validate (round 2): the committed table built into the artifact (above), its
+# picks at every gemm and gemm_fp8 shape of the acceptance sweep (sweep.py shapes 2027)
+# checked and timed (`lib bench --check --sample`); where the pick differs from the one the
+# sweep of bench/results/2026-12-02-s7/sweep_static made, that earlier pick too (checked,
+# timed: `before`); the peers (cuBLAS, torch._scaled_mm) in this call; the sweep table, then
+# before -> after (gemm2.py before) last
 if [ "${GEMM2_MODE:-validate}" = validate ]; then
-    python3 bench/device/sweep.py shapes 2027 | grep '^gemm ' > "$A/val.txt"
+    python3 bench/device/sweep.py shapes 2027 | grep -E '^gemm(_fp8)? ' > "$A/val.txt"
     : > "$O/val.jsonl"
-    batch $(( $(left) * 55 / 100 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
+    batch $(( $(left) * 45 / 100 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
+    python3 bench/device/gemm2.py oldpicks bench/results/2026-12-02-s7/sweep_static/sweep.json "$O/val.jsonl" \
+        > "$A/old.txt" 2>> "$LOG"
+    : > "$O/old.jsonl"
+    batch $(( $(left) * 25 / 100 )) "$A/old.txt" "$O/old.jsonl" --check --sample --runs 10 --timeout 5
+    say "before: $(cnt . "$A/old.txt") shapes with another pick, $(cnt '"bench"' "$O/old.jsonl") timed"
     python3 -c 'import json, sys
 for l in open(sys.argv[1]):
     if l.startswith("{"):
         r = json.loads(l)
         if r.get("bench"):
             print(r["op"], r["shape"])' "$O/val.jsonl" > "$A/val_timed.txt"
-    t $(( $(left) - 12 )) python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
-    say "cuBLAS: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
-    say "== gemm2 validation (at $((SECONDS - T0)) s; ratio = cuBLAS ms / library ms)"
+    t $(( $(left) - 10 )) python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    say "peers: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
+    say "== gemm2 validation (at $((SECONDS - T0)) s; ratio = peer ms / library ms)"
     mkdir -p "$O/val"
     timeout 8 python3 bench/device/sweep.py table "$O/val.jsonl" "$O/peers.jsonl" "$O/val" 2>&1 | tee -a "$LOG"
-    echo "checks: $(cnt '"check_ok":true' "$O/val.jsonl") ok, $(cnt '"check_ok":false' "$O/val.jsonl") FAIL of $(cnt . "$A/val.txt") shapes"
-    grep '^| gemm' "$O/val/sweep_table.md" 2>/dev/null | sort -t'|' -k9 -n | head -14 | cut -d'|' -f2-9
+    echo "checks: $(cnt '"check_ok":true' "$O/val.jsonl") ok, $(cnt '"check_ok":false' "$O/val.jsonl") FAIL of $(cnt . "$A/val.txt") shapes; before: $(cnt '"check_ok":true' "$O/old.jsonl") ok, $(cnt '"check_ok":false' "$O/old.jsonl") FAIL"
+    timeout 5 python3 bench/device/gemm2.py before "$O/val.jsonl" "$O/old.jsonl" "$O/peers.jsonl" "$O/before_after.md" 2>&1 | tee -a "$LOG"
+    grep '^| gemm' "$O/before_after.md" 2>/dev/null | sort -t'|' -k10 -n | head -16
     exit 0
 fi
 
