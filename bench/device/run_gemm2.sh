@@ -56,7 +56,8 @@ BATCH_STARTS=4
 
 # GEMM2_MODE=narrow (session 8, round 1: the default now): the narrow-N variants
 # (kernels/gemm_narrow.tir, gemm_fp8_narrow.tir; split-K at 64 x 32 and 64 x 16 tiles,
-# splitk_64x32_*, splitk_64x16_s4, splitk_bulk_64x32_*) checked, then timed
+# splitk_64x32_*, splitk_64x16_s4, splitk_bulk_64x32_*; and for skinny M with long K,
+# splitk_64x256_s2, _s4, splitk_bulk_64x256_s3, splitk_bulk_128x256_s8) checked, then timed
 #   checks    every new variant through `lib bench --check --sample` at ragged shapes with
 #             several tiles per block (a variant that fails one is kept out of the timing)
 #   losers    `lib bench --all` at the sweep's losing shapes of the classes they serve (tall M
@@ -77,19 +78,22 @@ m = json.load(open("library/manifest.json"))
 print(",".join(v["name"] for o in m["ops"] if o["op"] == sys.argv[1] for v in o["variants"]
                if (re.match(sys.argv[2], v["name"]) is not None) == (sys.argv[3] == "new")))' "$1" "$2" "$3"
     }
-    NEWRE='^(narrow_|splitk_bulk_64x32_|splitk_64x32_|splitk_64x16_)'
+    NEWRE='^(narrow_|splitk_bulk_64x32_|splitk_64x32_|splitk_64x16_|splitk_64x256_|splitk_bulk_64x256_s3|splitk_bulk_128x256_s8)'
     NEW=$(names gemm "$NEWRE" new); OLD=$(names gemm "$NEWRE" old)
     NEW8=$(names gemm_fp8 "$NEWRE" new); OLD8=$(names gemm_fp8 "$NEWRE" old)
     : > "$A/check_new.txt"
     for v in ${NEW//,/ }; do
-        printf 'gemm %s %s\n' "M=5000,N=56,K=776" "$v" "M=9000,N=120,K=136" "$v" >> "$A/check_new.txt"
+        case $v in   # ragged M and N edges, uneven splits, several tiles per block (persistent)
+        *x256_*) printf 'gemm %s %s\n' "M=300,N=520,K=3512" "$v" "M=16,N=1000,K=2056" "$v" >> "$A/check_new.txt" ;;
+        *) printf 'gemm %s %s\n' "M=5000,N=56,K=776" "$v" "M=9000,N=120,K=136" "$v" >> "$A/check_new.txt" ;;
+        esac
     done
     for v in ${NEW8//,/ }; do
         printf 'gemm_fp8 %s %s\n' "M=5000,N=56,K=1040" "$v" "M=9000,N=120,K=272" "$v" >> "$A/check_new.txt"
     done
     : > "$O/checks.jsonl"
     s0=$SECONDS
-    batch 26 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
+    batch 30 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
     SKIP=""
     for v in ${NEW//,/ } ${NEW8//,/ }; do   # failed a check (either op): not timed
         bad=$(grep "\"variant\":\"$v\"" "$O/checks.jsonl" | grep -c '"check_ok":false')
@@ -105,7 +109,7 @@ print(",".join(v["name"] for o in m["ops"] if o["op"] == sys.argv[1] for v in o[
     printf 'gemm_fp8 %s\n' M=730,N=16,K=2256 M=43,N=656,K=1856 M=90,N=416,K=4320 M=41,N=392,K=2432 M=14810,N=14048,K=352 > "$A/losers8.txt"
     : > "$O/losers_all.jsonl"
     s0=$SECONDS
-    batch 22 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+    batch 20 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
     batch 6 "$A/losers8.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
     say "losers: $(cnt '"bench_all"' "$O/losers_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
@@ -119,11 +123,14 @@ for e in json.load(open(sys.argv[1]))["entries"]:
     d = e["shape"]
     if e["op"] in ("gemm", "gemm_fp8") and (d["N"] <= 512 or d["M"] * d["N"] <= 1 << 22):
         print(e["op"], ",".join("%s=%d" % kv for kv in d.items()))' bench/device/sweep_table_h200.json > "$A/table_shapes.txt"
-    grep '^gemm ' "$A/table_shapes.txt" > "$A/tn.txt"; grep '^gemm_fp8 ' "$A/table_shapes.txt" > "$A/tn8.txt"
+    # the narrow classes first (N <= 128, then M <= 64): a pass cut short by its time loses the rest
+    grep '^gemm ' "$A/table_shapes.txt" | awk -F'[=, ]' '{ print ($5 <= 128 ? 0 : $3 <= 64 ? 1 : 2), $0 }' | sort -s -n -k1,1 \
+        | cut -d' ' -f2- > "$A/tn.txt"
+    grep '^gemm_fp8 ' "$A/table_shapes.txt" > "$A/tn8.txt"
     : > "$O/tune_new.jsonl"
     s0=$SECONDS
-    batch 26 "$A/tn.txt" "$O/tune_new.jsonl" --all --runs 5 --timeout 5 --skip "$OLD${SKIP:+,$SKIP}"
-    batch 8 "$A/tn8.txt" "$O/tune_new.jsonl" --all --runs 5 --timeout 5 --skip "$OLD8${SKIP:+,$SKIP}"
+    batch 30 "$A/tn.txt" "$O/tune_new.jsonl" --all --runs 3 --timeout 5 --skip "$OLD${SKIP:+,$SKIP}"
+    batch 8 "$A/tn8.txt" "$O/tune_new.jsonl" --all --runs 3 --timeout 5 --skip "$OLD8${SKIP:+,$SKIP}"
     say "tune_new: $(cnt '"bench_all"' "$O/tune_new.jsonl") of $(cnt . "$A/table_shapes.txt") shapes in $((SECONDS - s0)) s"
 
     grep '^gemm ' bench/device/narrow_tune_shapes.txt > "$A/ta.txt"; grep '^gemm_fp8 ' bench/device/narrow_tune_shapes.txt > "$A/ta8.txt"
