@@ -61,7 +61,8 @@ BATCH_STARTS=4
 #   checks    every new variant through `lib bench --check --sample` at ragged shapes with
 #             several tiles per block (a variant that fails one is kept out of the timing)
 #   losers    `lib bench --all` at the sweep's losing shapes of the classes they serve (tall M
-#             with narrow N, small M x N, a few rows): diagnosis only, never in the table
+#             with narrow N, small M x N, a few rows, skinny M with long K): diagnosis only,
+#             never in the table
 #   peers     cuBLAS / torch._scaled_mm at the losers, in this call
 #   tune_new  the new variants alone (`--skip` every old one) at the GEMM and gemm_fp8
 #             shapes of the tuned table (bench/device/sweep_table_h200.json) with N <= 512
@@ -105,11 +106,13 @@ print(",".join(v["name"] for o in m["ops"] if o["op"] == sys.argv[1] for v in o[
         M=11539,N=8,K=96 M=2018,N=80,K=688 M=10193,N=80,K=2184 M=2574,N=16,K=104 M=606,N=80,K=256 \
         M=9823,N=48,K=1536 M=356,N=56,K=2360 M=35,N=520,K=696 M=7,N=4272,K=528 M=38,N=456,K=128 \
         M=10,N=1152,K=144 M=156,N=352,K=544 M=50,N=680,K=352 M=38,N=2200,K=360 M=169,N=2568,K=256 \
-        M=1193,N=176,K=1024 M=1343,N=272,K=2392 M=3281,N=5648,K=144 M=12073,N=600,K=824 M=14427,N=1800,K=688 > "$A/losers.txt"
+        M=1193,N=176,K=1024 M=1343,N=272,K=2392 M=3281,N=5648,K=144 M=12073,N=600,K=824 M=14427,N=1800,K=688 \
+        M=128,N=4096,K=4096 M=16,N=8192,K=8192 M=5,N=9304,K=6952 M=393,N=1184,K=14008 M=33,N=2824,K=8512 \
+        M=2,N=4264,K=11568 > "$A/losers.txt"
     printf 'gemm_fp8 %s\n' M=730,N=16,K=2256 M=43,N=656,K=1856 M=90,N=416,K=4320 M=41,N=392,K=2432 M=14810,N=14048,K=352 > "$A/losers8.txt"
     : > "$O/losers_all.jsonl"
     s0=$SECONDS
-    batch 20 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+    batch 24 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
     batch 6 "$A/losers8.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
     say "losers: $(cnt '"bench_all"' "$O/losers_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
@@ -136,7 +139,7 @@ for e in json.load(open(sys.argv[1]))["entries"]:
     grep '^gemm ' bench/device/narrow_tune_shapes.txt > "$A/ta.txt"; grep '^gemm_fp8 ' bench/device/narrow_tune_shapes.txt > "$A/ta8.txt"
     : > "$O/tune_all.jsonl"
     s0=$SECONDS
-    batch 18 "$A/ta.txt" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+    batch 16 "$A/ta.txt" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
     batch 6 "$A/ta8.txt" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
     say "tune_all: $(cnt '"bench_all"' "$O/tune_all.jsonl") of $(cnt . bench/device/narrow_tune_shapes.txt) shapes in $((SECONDS - s0)) s"
 
