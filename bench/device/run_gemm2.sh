@@ -109,11 +109,12 @@ print(",".join(v["name"] for o in m["ops"] if o["op"] == sys.argv[1] for v in o[
         M=1193,N=176,K=1024 M=1343,N=272,K=2392 M=3281,N=5648,K=144 M=12073,N=600,K=824 M=14427,N=1800,K=688 \
         M=128,N=4096,K=4096 M=16,N=8192,K=8192 M=5,N=9304,K=6952 M=393,N=1184,K=14008 M=33,N=2824,K=8512 \
         M=2,N=4264,K=11568 > "$A/losers.txt"
-    printf 'gemm_fp8 %s\n' M=730,N=16,K=2256 M=43,N=656,K=1856 M=90,N=416,K=4320 M=41,N=392,K=2432 M=14810,N=14048,K=352 > "$A/losers8.txt"
+    printf 'gemm_fp8 %s\n' M=730,N=16,K=2256 M=43,N=656,K=1856 M=90,N=416,K=4320 M=41,N=392,K=2432 M=14810,N=14048,K=352 \
+        M=1723,N=224,K=14688 M=17,N=7248,K=7008 > "$A/losers8.txt"
     : > "$O/losers_all.jsonl"
     s0=$SECONDS
     batch 24 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
-    batch 6 "$A/losers8.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+    batch 8 "$A/losers8.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
     say "losers: $(cnt '"bench_all"' "$O/losers_all.jsonl") shapes timed in $((SECONDS - s0)) s"
 
     python3 bench/device/gemmx.py timed "$O/losers_all.jsonl" > "$A/timed.txt" 2>> "$LOG"
@@ -133,7 +134,7 @@ for e in json.load(open(sys.argv[1]))["entries"]:
     : > "$O/tune_new.jsonl"
     s0=$SECONDS
     batch 30 "$A/tn.txt" "$O/tune_new.jsonl" --all --runs 3 --timeout 5 --skip "$OLD${SKIP:+,$SKIP}"
-    batch 8 "$A/tn8.txt" "$O/tune_new.jsonl" --all --runs 3 --timeout 5 --skip "$OLD8${SKIP:+,$SKIP}"
+    batch 6 "$A/tn8.txt" "$O/tune_new.jsonl" --all --runs 3 --timeout 5 --skip "$OLD8${SKIP:+,$SKIP}"
     say "tune_new: $(cnt '"bench_all"' "$O/tune_new.jsonl") of $(cnt . "$A/table_shapes.txt") shapes in $((SECONDS - s0)) s"
 
     grep '^gemm ' bench/device/narrow_tune_shapes.txt > "$A/ta.txt"; grep '^gemm_fp8 ' bench/device/narrow_tune_shapes.txt > "$A/ta8.txt"
