@@ -3,7 +3,8 @@
  * predicted as a + b * f1 + c * f2 + d * f3, where f1 is the k-tiles on the
  * critical path of its launch (the waves of its blocks over the SMs, times the
  * k-tiles each block takes), f2 the bytes it moves and f3 a family's own
- * (split-K's atomics, GEMV's reads of B from DRAM), from its tile geometry (BM, BN,
+ * (split-K's atomics, GEMV's reads of B from DRAM, the tiles' waves: each wave's
+ * prologue and epilogue), from its tile geometry (BM, BN,
  * BK, SPLIT; MR, NC, LPC, WARPS for the GEMV family) at its bindings. The
  * coefficients are fitted per variant from every tuned shape it was timed at
  * (least squares of the relative error, nonnegative), when the table is
@@ -271,7 +272,8 @@ static void features(const LibOp *op, const LibVariant *v, const Shape *sh, Tile
     default: {
         double kt = tiles_along(c, 2, K, inv[LIB_GEO_BK]);
         double tiles = tiles_along(c, 0, M, inv[LIB_GEO_BM]) * tiles_along(c, 1, N, inv[LIB_GEO_BN]);
-        f[1] = cdiv_inv(tiles, op->fit_inv_sms) * kt;
+        f[3] = cdiv_inv(tiles, op->fit_inv_sms);   /* the waves: each one's fixed cost */
+        f[1] = f[3] * kt;
         break;
     }
     }
@@ -317,6 +319,21 @@ void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms)
             v->fit.ata[i][j] += w * f[i] * f[j];
     }
     v->fit.npoints++;
+}
+
+/* the last term in `on` after the constant that is the constant times a number at every
+   point (Cauchy-Schwarz with equality: (sum w f0 ft)^2 = sum w f0^2 * sum w ft^2), else 1;
+   the row family keeps dropping its first term (its waves) */
+static int repeats_constant(const LibVariant *v, const int *on)
+{
+    if (v->fit.family == LIB_FIT_ROWS)
+        return 1;
+    for (int t = LIB_FIT_TERMS - 1; t >= 1; t--) {
+        double c = v->fit.ata[0][t], q = v->fit.ata[0][0] * v->fit.ata[t][t];
+        if (on[t] && q > 0 && fabs(c * c - q) <= 1e-9 * q)
+            return t;
+    }
+    return 1;
 }
 
 /* x of the normal equations restricted to the terms in `on` (Gaussian elimination with
@@ -378,8 +395,9 @@ void lib_fit_solve(LibVariant *v)
         double x[LIB_FIT_TERMS];
         if (!solve(v, on, x)) {
             /* singular: a term that repeats another (the waves of a split row that never
-               fill one wave are the constant's) is dropped, the first after the constant */
-            int t = 1;
+               fill one wave, or of tiles that never fill two, are the constant's) is
+               dropped: one the constant repeats if any, else the first after the constant */
+            int t = repeats_constant(v, on);
             while (t < LIB_FIT_TERMS && !on[t])
                 t++;
             if (t == LIB_FIT_TERMS)

@@ -11,7 +11,7 @@
                                            OLD's entries elsewhere, no GEMM entry at a shape
                                            of the acceptance sweep (seed 2027); V moved to
                                            `failed` (variants that failed a check)
-    gemmx.py merge TABLE.json ALL.jsonl... [--drop=V,...] > PART.json
+    gemmx.py merge TABLE.json ALL.jsonl... [--drop=V,...] [--op=gemm_fp8] > PART.json
                                            the GEMM part of a tuned table: TABLE's GEMM
                                            entries with the rows' timings of variants
                                            they lack added at the same shape (a variant
@@ -153,7 +153,7 @@ def fit_features(family, g, s, sms):
         rows = cdiv(M, mr)
         blocks = rows * cdiv(N, cols)
         return [1.0, cdiv(blocks, sms * 8) * cdiv(K, lane_k) * mr * 1e-3, rows * N * K * 2e-6, moved]
-    return [1.0, cdiv(tiles, sms) * kt, moved, 0.0]
+    return [1.0, cdiv(tiles, sms) * kt, moved, float(cdiv(tiles, sms))]   # f3: the waves
 
 
 def fit_solve(pts):
@@ -283,25 +283,26 @@ def make_table(tune_paths, old_path, drop_variants=""):
     return {"device": device, "runner": old.get("runner", "local"), "entries": entries}
 
 
-def merge_table(table_path, all_paths, drop_variants=""):
+def merge_table(table_path, all_paths, drop_variants="", op="gemm"):
     """TABLE's GEMM entries, each with the rows' times of the variants it lacks at its
-    shape; the rows at other shapes as new entries (never an acceptance-sweep shape)"""
+    shape; the rows at other shapes as new entries (never an acceptance-sweep shape);
+    op: the op merged (gemm, or gemm_fp8 into bench/device/fp8_table_h200.json)"""
     import sweep
-    taken = {l for l in sweep.shapes(2027) if l.startswith("gemm ")}
+    taken = {l for l in sweep.shapes(2027) if l.startswith(op + " ")}
     old = json.load(open(table_path))
-    text = lambda shape: "gemm " + ",".join(f"{d}={v}" for d, v in shape.items())
-    entries = [e for e in old["entries"] if e["op"] == "gemm" and text(e["shape"]) not in taken]
+    text = lambda shape: op + " " + ",".join(f"{d}={v}" for d, v in shape.items())
+    entries = [e for e in old["entries"] if e["op"] == op and text(e["shape"]) not in taken]
     at = {text(e["shape"]): e for e in entries}
     both = []
     for r in timed(all_paths):
-        key = f"gemm {r['shape']}"
-        if r["op"] != "gemm" or key in taken:
+        key = f"{op} {r['shape']}"
+        if r["op"] != op or key in taken:
             continue
         if (r.get("device") or old["device"]) != old["device"]:
             sys.exit(f"merge: a row was measured on {r.get('device')}, {table_path} on {old['device']}")
         e = at.get(key)
         if e is None:
-            e = {"op": "gemm", "shape": sweep.parse_shape(r["shape"]), "times_ms": {}, "failed": {}}
+            e = {"op": op, "shape": sweep.parse_shape(r["shape"]), "times_ms": {}, "failed": {}}
             entries.append(e)
             at[key] = e
         for v, ms in r["bench_all"].items():
@@ -375,8 +376,9 @@ def main(argv):
         loo(tables, [a for a in argv[1:] if a.endswith(".jsonl")], arts[0] if arts else None)
     elif argv[0] == "merge":
         drop = next((a[7:] for a in argv[1:] if a.startswith("--drop=")), "")
-        paths = [a for a in argv[1:] if not a.startswith("--drop=")]
-        print(json.dumps(merge_table(paths[0], paths[1:], drop), indent=1))
+        op = next((a[5:] for a in argv[1:] if a.startswith("--op=")), "gemm")
+        paths = [a for a in argv[1:] if not a.startswith(("--drop=", "--op="))]
+        print(json.dumps(merge_table(paths[0], paths[1:], drop, op), indent=1))
     elif argv[0] == "table":
         drop = next((a[7:] for a in argv if a.startswith("--drop=")), "")
         paths = [a for a in argv[1:] if not a.startswith("--drop=")]

@@ -24,10 +24,11 @@
 # checks.jsonl, prefetch.txt, losers_all.jsonl, tune_new.jsonl, peers.jsonl, tune_all.jsonl, best_checks.jsonl, summary.md,
 # diagnosis.md;
 # the summary printed last.
-# GEMM2_MODE=validate (the default since round 2; GEMM2_MODE=diagnose: round 1's passes above):
+# GEMM2_MODE=validate (session 7's round 2; GEMM2_MODE=diagnose: its round 1's passes above;
+# GEMM2_MODE=narrow, the default: session 8's round 1, below):
 # the picks of the artifact retabled with the committed table at the sweep's 93 GEMM shapes,
 # checked and timed beside cuBLAS (val.jsonl, peers.jsonl, val/).
-#   usage (device machine, repo root): [GEMM2_MODE=diagnose] bash bench/device/run_gemm2.sh
+#   usage (device machine, repo root): [GEMM2_MODE=narrow|validate|diagnose] bash bench/device/run_gemm2.sh
 set -u
 DEADLINE=${DEADLINE:-150}
 T_RESERVE=4
@@ -53,26 +54,136 @@ fi
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes); gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1)"
 BATCH_STARTS=4
 
-# GEMM2_MODE=validate (round 2, the default): the committed table built into the artifact (above), its
-# picks at every GEMM shape of the acceptance sweep (sweep.py shapes 2027) checked and timed
-# (`lib bench --check --sample`) beside cuBLAS in this call; the table and the summary last
+# GEMM2_MODE=narrow (session 8, round 1: the default now): the narrow-N variants
+# (kernels/gemm_narrow.tir, gemm_fp8_narrow.tir; split-K at 64 x 32 and 64 x 16 tiles,
+# splitk_64x32_*, splitk_64x16_s4, splitk_bulk_64x32_*; and for skinny M with long K,
+# splitk_64x256_s2, _s4, splitk_bulk_64x256_s3, splitk_bulk_128x256_s8) checked, then timed
+#   checks    every new variant through `lib bench --check --sample` at ragged shapes with
+#             several tiles per block (a variant that fails one is kept out of the timing)
+#   losers    `lib bench --all` at the sweep's losing shapes of the classes they serve (tall M
+#             with narrow N, small M x N, a few rows, skinny M with long K): diagnosis only,
+#             never in the table
+#   peers     cuBLAS / torch._scaled_mm at the losers, in this call
+#   tune_new  the new variants alone (`--skip` every old one) at the GEMM and gemm_fp8
+#             shapes of the tuned table (bench/device/sweep_table_h200.json) with N <= 512
+#             or M N <= 2^22 (their classes): their fit
+#   tune_all  every variant at bench/device/narrow_tune_shapes.txt (narrow_shapes.py; none
+#             of the sweep's shapes)
+#   check     the fastest variant of every timed shape through `lib bench --check --sample`
+# Output: checks.jsonl, losers_all.jsonl, peers.jsonl, tune_new.jsonl, tune_all.jsonl,
+# best_checks.jsonl, narrow.md (gemm2.py narrow) and the log.
+if [ "${GEMM2_MODE:-narrow}" = narrow ]; then
+    names() {   # names OP PATTERN: the op's variants whose name matches PATTERN (a regex)
+        python3 -c 'import json, re, sys
+m = json.load(open("library/manifest.json"))
+print(",".join(v["name"] for o in m["ops"] if o["op"] == sys.argv[1] for v in o["variants"]
+               if (re.match(sys.argv[2], v["name"]) is not None) == (sys.argv[3] == "new")))' "$1" "$2" "$3"
+    }
+    NEWRE='^(narrow_|splitk_bulk_64x32_|splitk_64x32_|splitk_64x16_|splitk_64x256_|splitk_bulk_64x256_s3|splitk_bulk_128x256_s8)'
+    NEW=$(names gemm "$NEWRE" new); OLD=$(names gemm "$NEWRE" old)
+    NEW8=$(names gemm_fp8 "$NEWRE" new); OLD8=$(names gemm_fp8 "$NEWRE" old)
+    : > "$A/check_new.txt"
+    for v in ${NEW//,/ }; do
+        case $v in   # ragged M and N edges, uneven splits, several tiles per block (persistent)
+        *x256_*) printf 'gemm %s %s\n' "M=300,N=520,K=3512" "$v" "M=16,N=1000,K=2056" "$v" >> "$A/check_new.txt" ;;
+        *) printf 'gemm %s %s\n' "M=5000,N=56,K=776" "$v" "M=9000,N=120,K=136" "$v" >> "$A/check_new.txt" ;;
+        esac
+    done
+    for v in ${NEW8//,/ }; do
+        printf 'gemm_fp8 %s %s\n' "M=5000,N=56,K=1040" "$v" "M=9000,N=120,K=272" "$v" >> "$A/check_new.txt"
+    done
+    : > "$O/checks.jsonl"
+    s0=$SECONDS
+    batch 30 "$A/check_new.txt" "$O/checks.jsonl" --check --sample --runs 1 --timeout 5
+    SKIP=""
+    for v in ${NEW//,/ } ${NEW8//,/ }; do   # failed a check (either op): not timed
+        bad=$(grep "\"variant\":\"$v\"" "$O/checks.jsonl" | grep -c '"check_ok":false')
+        [ "$bad" -gt 0 ] && SKIP="$SKIP${SKIP:+,}$v"
+    done
+    say "checks: $(cnt '"check_ok":true' "$O/checks.jsonl") ok, $(cnt '"check_ok":false' "$O/checks.jsonl") FAIL of $(cnt . "$A/check_new.txt") in $((SECONDS - s0)) s; kept out: ${SKIP:-none}"
+
+    printf 'gemm %s\n' M=6232,N=80,K=520 M=1664,N=16,K=848 M=6452,N=24,K=2232 M=4227,N=8,K=896 \
+        M=11539,N=8,K=96 M=2018,N=80,K=688 M=10193,N=80,K=2184 M=2574,N=16,K=104 M=606,N=80,K=256 \
+        M=9823,N=48,K=1536 M=356,N=56,K=2360 M=35,N=520,K=696 M=7,N=4272,K=528 M=38,N=456,K=128 \
+        M=10,N=1152,K=144 M=156,N=352,K=544 M=50,N=680,K=352 M=38,N=2200,K=360 M=169,N=2568,K=256 \
+        M=1193,N=176,K=1024 M=1343,N=272,K=2392 M=3281,N=5648,K=144 M=12073,N=600,K=824 M=14427,N=1800,K=688 \
+        M=128,N=4096,K=4096 M=16,N=8192,K=8192 M=5,N=9304,K=6952 M=393,N=1184,K=14008 M=33,N=2824,K=8512 \
+        M=2,N=4264,K=11568 > "$A/losers.txt"
+    printf 'gemm_fp8 %s\n' M=730,N=16,K=2256 M=43,N=656,K=1856 M=90,N=416,K=4320 M=41,N=392,K=2432 M=14810,N=14048,K=352 \
+        M=1723,N=224,K=14688 M=17,N=7248,K=7008 > "$A/losers8.txt"
+    : > "$O/losers_all.jsonl"
+    s0=$SECONDS
+    batch 24 "$A/losers.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+    batch 8 "$A/losers8.txt" "$O/losers_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+    say "losers: $(cnt '"bench_all"' "$O/losers_all.jsonl") shapes timed in $((SECONDS - s0)) s"
+
+    python3 bench/device/gemmx.py timed "$O/losers_all.jsonl" > "$A/timed.txt" 2>> "$LOG"
+    s0=$SECONDS
+    t 22 python3 bench/device/sweep.py peers "$A/timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    say "peers: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt . "$A/timed.txt") shapes"
+
+    python3 -c 'import json, sys
+for e in json.load(open(sys.argv[1]))["entries"]:
+    d = e["shape"]
+    if e["op"] in ("gemm", "gemm_fp8") and (d["N"] <= 512 or d["M"] * d["N"] <= 1 << 22):
+        print(e["op"], ",".join("%s=%d" % kv for kv in d.items()))' bench/device/sweep_table_h200.json > "$A/table_shapes.txt"
+    # the narrow classes first (N <= 128, then M <= 64): a pass cut short by its time loses the rest
+    grep '^gemm ' "$A/table_shapes.txt" | awk -F'[=, ]' '{ print ($5 <= 128 ? 0 : $3 <= 64 ? 1 : 2), $0 }' | sort -s -n -k1,1 \
+        | cut -d' ' -f2- > "$A/tn.txt"
+    grep '^gemm_fp8 ' "$A/table_shapes.txt" > "$A/tn8.txt"
+    : > "$O/tune_new.jsonl"
+    s0=$SECONDS
+    batch 30 "$A/tn.txt" "$O/tune_new.jsonl" --all --runs 3 --timeout 5 --skip "$OLD${SKIP:+,$SKIP}"
+    batch 6 "$A/tn8.txt" "$O/tune_new.jsonl" --all --runs 3 --timeout 5 --skip "$OLD8${SKIP:+,$SKIP}"
+    say "tune_new: $(cnt '"bench_all"' "$O/tune_new.jsonl") of $(cnt . "$A/table_shapes.txt") shapes in $((SECONDS - s0)) s"
+
+    grep '^gemm ' bench/device/narrow_tune_shapes.txt > "$A/ta.txt"; grep '^gemm_fp8 ' bench/device/narrow_tune_shapes.txt > "$A/ta8.txt"
+    : > "$O/tune_all.jsonl"
+    s0=$SECONDS
+    batch 16 "$A/ta.txt" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+    batch 6 "$A/ta8.txt" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
+    say "tune_all: $(cnt '"bench_all"' "$O/tune_all.jsonl") of $(cnt . bench/device/narrow_tune_shapes.txt) shapes in $((SECONDS - s0)) s"
+
+    python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/tune_new.jsonl" > "$A/best.txt" 2>> "$LOG"
+    : > "$O/best_checks.jsonl"
+    s0=$SECONDS
+    batch $(( $(left) - 6 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
+    say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok, $(cnt '"check_ok":false' "$O/best_checks.jsonl") FAIL of $(cnt . "$A/best.txt") in $((SECONDS - s0)) s"
+    say "== gemm2 narrow (at $((SECONDS - T0)) s; ratio = peer ms / ours)"
+    timeout 5 python3 bench/device/gemm2.py narrow "$O/losers_all.jsonl" "$O/peers.jsonl" "$O/best_checks.jsonl" \
+        "$NEWRE" "$O/narrow.md" 2>&1 | tee -a "$LOG"
+    exit 0
+fi
+
+# GEMM2_MODE=validate (round 2): the committed table built into the artifact (above), its
+# picks at every gemm and gemm_fp8 shape of the acceptance sweep (sweep.py shapes 2027)
+# checked and timed (`lib bench --check --sample`); where the pick differs from the one the
+# sweep of bench/results/2026-12-02-s7/sweep_static made, that earlier pick too (checked,
+# timed: `before`); the peers (cuBLAS, torch._scaled_mm) in this call; the sweep table, then
+# before -> after (gemm2.py before) last
 if [ "${GEMM2_MODE:-validate}" = validate ]; then
-    python3 bench/device/sweep.py shapes 2027 | grep '^gemm ' > "$A/val.txt"
+    python3 bench/device/sweep.py shapes 2027 | grep -E '^gemm(_fp8)? ' > "$A/val.txt"
     : > "$O/val.jsonl"
-    batch $(( $(left) * 55 / 100 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
+    batch $(( $(left) * 45 / 100 )) "$A/val.txt" "$O/val.jsonl" --check --sample --runs 10 --timeout 5
+    python3 bench/device/gemm2.py oldpicks bench/results/2026-12-02-s7/sweep_static/sweep.json "$O/val.jsonl" \
+        > "$A/old.txt" 2>> "$LOG"
+    : > "$O/old.jsonl"
+    batch $(( $(left) * 25 / 100 )) "$A/old.txt" "$O/old.jsonl" --check --sample --runs 10 --timeout 5
+    say "before: $(cnt . "$A/old.txt") shapes with another pick, $(cnt '"bench"' "$O/old.jsonl") timed"
     python3 -c 'import json, sys
 for l in open(sys.argv[1]):
     if l.startswith("{"):
         r = json.loads(l)
         if r.get("bench"):
             print(r["op"], r["shape"])' "$O/val.jsonl" > "$A/val_timed.txt"
-    t $(( $(left) - 12 )) python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
-    say "cuBLAS: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
-    say "== gemm2 validation (at $((SECONDS - T0)) s; ratio = cuBLAS ms / library ms)"
+    t $(( $(left) - 10 )) python3 bench/device/sweep.py peers "$A/val_timed.txt" "$O/peers.jsonl" >> "$LOG" 2>&1
+    say "peers: exit $? at $(cnt . "$O/peers.jsonl") of $(cnt . "$A/val_timed.txt") shapes"
+    say "== gemm2 validation (at $((SECONDS - T0)) s; ratio = peer ms / library ms)"
     mkdir -p "$O/val"
     timeout 8 python3 bench/device/sweep.py table "$O/val.jsonl" "$O/peers.jsonl" "$O/val" 2>&1 | tee -a "$LOG"
-    echo "checks: $(cnt '"check_ok":true' "$O/val.jsonl") ok, $(cnt '"check_ok":false' "$O/val.jsonl") FAIL of $(cnt . "$A/val.txt") shapes"
-    grep '^| gemm' "$O/val/sweep_table.md" 2>/dev/null | sort -t'|' -k9 -n | head -14 | cut -d'|' -f2-9
+    echo "checks: $(cnt '"check_ok":true' "$O/val.jsonl") ok, $(cnt '"check_ok":false' "$O/val.jsonl") FAIL of $(cnt . "$A/val.txt") shapes; before: $(cnt '"check_ok":true' "$O/old.jsonl") ok, $(cnt '"check_ok":false' "$O/old.jsonl") FAIL"
+    timeout 5 python3 bench/device/gemm2.py before "$O/val.jsonl" "$O/old.jsonl" "$O/peers.jsonl" "$O/before_after.md" 2>&1 | tee -a "$LOG"
+    grep '^| gemm' "$O/before_after.md" 2>/dev/null | sort -t'|' -k10 -n | head -16
     exit 0
 fi
 

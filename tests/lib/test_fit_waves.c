@@ -1,0 +1,80 @@
+/* test_fit_waves.c — the tiles family's fitted model (lib/lib_fit.c, docs/library.md
+ * "The fitted model"): its f3 is the waves ceil(T / S), so a time made of a fixed cost
+ * per wave is fitted exactly; where every tuned shape is one wave, f3 repeats the
+ * constant and the fit drops f3 (not f1, the k-tiles) and still ranks by K. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "lib_priv.h"
+
+/* a gemm op of dims M, N, K on 132 SMs and one tiles variant of 64 x 64 x 64 tiles */
+static void setup(LibOp *op, LibVariant *v)
+{
+    memset(op, 0, sizeof *op);
+    memset(v, 0, sizeof *v);
+    op->fit_dim[0] = 0, op->fit_dim[1] = 1, op->fit_dim[2] = 2;
+    lib_fit_set_sms(op, 132);
+    v->fit.family = LIB_FIT_TILES;
+    int64_t geo[LIB_GEO__COUNT] = {64, 64, 64, 1, 1, 1, 1};
+    lib_fit_set_geometry(&v->fit, geo);
+}
+
+/* the time the test's device takes: 3 us, 0.1 us a k-tile of a wave, 1.5 us a wave */
+static double made_up(const int64_t *d)
+{
+    double m = (double)d[0], n = (double)d[1], k = (double)d[2];
+    double waves = ceil(ceil(m / 64.0) * ceil(n / 64.0) / 132.0 - 1e-12);
+    return 0.003 + 1e-4 * waves * ceil(k / 64.0) + 0.0015 * waves;
+}
+
+static void test_waves_fitted(void **state)
+{
+    (void)state;
+    LibOp op;
+    LibVariant v;
+    setup(&op, &v);
+    static const int64_t at[][3] = {{64, 64, 640}, {8448, 64, 64}, {8448, 128, 1280}, {4096, 4096, 512},
+                                    {1000, 3000, 2048}, {12000, 600, 832}, {64, 8448, 4096},
+                                    {3000, 3000, 64}, {20000, 20, 4000}, {640, 6400, 128}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        lib_fit_add(&op, &v, at[i], made_up(at[i]));
+    lib_fit_solve(&v);
+    assert_true(v.fit.ok);
+    assert_true(fabs(v.fit.coef[3] - 0.0015) < 1e-7);   /* a wave's own cost */
+    /* a shape it was not fitted at: 2.6 waves of 17 k-tiles */
+    int64_t q[3] = {9000, 144, 1088};
+    double t = lib_fit_predict(&op, &v, q);
+    assert_true(fabs(t - made_up(q)) < 1e-3 * made_up(q));
+}
+
+static void test_one_wave_keeps_ktiles(void **state)
+{
+    (void)state;
+    LibOp op;
+    LibVariant v;
+    setup(&op, &v);
+    /* every shape one wave (at most 132 tiles): f3 is 1 everywhere, the constant's twin */
+    static const int64_t at[][3] = {{64, 64, 64}, {64, 640, 640}, {640, 64, 1280}, {128, 512, 2048},
+                                    {704, 704, 4096}, {64, 2048, 8192}, {300, 300, 320}, {100, 900, 6000}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        lib_fit_add(&op, &v, at[i], made_up(at[i]));
+    lib_fit_solve(&v);
+    assert_true(v.fit.ok);
+    assert_true(v.fit.coef[1] > 0);       /* the k-tiles kept */
+    assert_true(v.fit.coef[3] == 0);      /* the waves dropped */
+    int64_t a[3] = {256, 256, 1024}, b[3] = {256, 256, 8192};
+    assert_true(lib_fit_predict(&op, &v, a) < lib_fit_predict(&op, &v, b));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_waves_fitted),
+        cmocka_unit_test(test_one_wave_keeps_ktiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
