@@ -269,7 +269,10 @@ LLVMValueRef cg_expr(Cg *cg, NodeId e)
             r = name_value(cg, e, n, ty);
         }
         break;
-    case OP_SPECIAL: r = special(cg, (SpecialReg)n->sub); break;
+    case OP_SPECIAL:
+        r = (n->flags & NF_FRESH) && n->sub == SR_THREAD_X && cg->t->tid_x_fresh ? cg->t->tid_x_fresh(cg)
+                                                                              : special(cg, (SpecialReg)n->sub);
+        break;
     case OP_NEG: {
         LLVMValueRef a = cg_expr_of(cg, n->a, ty);
         r = cg_is_float(ty) ? LLVMBuildFNeg(cg->b, a, "") : LLVMBuildNeg(cg->b, a, "");

@@ -22,6 +22,8 @@ typedef struct CgTarget {
     uint32_t shared_as;            /* address space of shared memory / LDS */
     /* thread.x, block.x/y/z and grid.x/y/z (blocks in the launch): i32 values */
     LLVMValueRef (*tid_x)(Cg *);
+    /* thread.x read again where it stands, never hoisted out of a loop (NF_FRESH); NULL: tid_x */
+    LLVMValueRef (*tid_x_fresh)(Cg *);
     LLVMValueRef (*ctaid)(Cg *, int dim);
     LLVMValueRef (*nctaid)(Cg *, int dim);
     /* makes a value uniform across the warp where the target profits (AMD readfirstlane) */

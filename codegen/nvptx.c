@@ -1,6 +1,7 @@
 /* nvptx.c — the NVPTX hooks: sm_80 / sm_90a, PTX ISA 8.5, kernels marked
  * through nvvm.annotations (kernel + reqntid), special registers, barriers,
  * shuffles and math through NVVM intrinsics (no libdevice). */
+#include <stdlib.h>
 #include <string.h>
 #include "cg_int.h"
 #include "nvptx_tc.h"
@@ -13,6 +14,20 @@ static LLVMValueRef sreg(Cg *cg, const char *name)
 static LLVMValueRef nv_tid_x(Cg *cg)
 {
     return sreg(cg, "llvm.nvvm.read.ptx.sreg.tid.x");
+}
+
+/* thread.x through an asm LLVM cannot hoist: an element's coordinates in a register tile
+ * (thread part + a constant per element) would otherwise become one loop-invariant
+ * register per element across the loop (64 per thread in a 64 x 128 wgmma tile) */
+static LLVMValueRef nv_tid_x_fresh(Cg *cg)
+{
+    const char *e = getenv("CAKE_FRESH");   /* 1: plain asm; se: volatile; conv: convergent */
+    LLVMValueRef v = cg_asm(cg, cg->ti32, "mov.u32 $0, %tid.x;", "=r", NULL, 0, e && !strcmp(e, "se"));
+    if (e && !strcmp(e, "conv")) {
+        unsigned kind = LLVMGetEnumAttributeKindForName("convergent", 10);
+        LLVMAddCallSiteAttribute(v, LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(cg->lc, kind, 0));
+    }
+    return v;
 }
 
 static LLVMValueRef nv_ctaid(Cg *cg, int dim)
@@ -243,6 +258,7 @@ static void nv_mark_kernel(Cg *cg, LLVMValueRef fn, uint32_t threads)
 const CgTarget cg_nvptx = {
     .shared_as = 3,
     .tid_x = nv_tid_x,
+    .tid_x_fresh = nv_tid_x_fresh,
     .ctaid = nv_ctaid,
     .nctaid = nv_nctaid,
     .uniform = nv_uniform,

@@ -156,7 +156,7 @@ NodeId dist_at(Lw *w, const FView *v, int r, int c)
     return irb_elem(&w->b, v->f->arr, v->f->index[kk] - 1);
 }
 
-NodeId dist_thread_part(Lw *w, const LyTile *t, int col)
+static NodeId thread_part(Lw *w, const LyTile *t, int col, int fresh)
 {
     IrB *b = &w->b;
     LyThreadPart p;
@@ -165,10 +165,27 @@ NodeId dist_thread_part(Lw *w, const LyTile *t, int col)
     int n = col ? p.ncol : p.nrow;
     for (int i = 0; i < n; i++) {
         LyTerm tm = col ? p.col[i] : p.row[i];
-        NodeId x = irb_divmod_c(b, irb_special(b, SR_THREAD_X), tm.div, tm.mod);
+        NodeId tid = irb_special(b, SR_THREAD_X);
+        if (fresh)
+            lw_node(w, tid)->flags |= NF_FRESH;
+        NodeId x = irb_divmod_c(b, tid, tm.div, tm.mod);
         sum = irb_add(b, sum, irb_mul_c(b, x, tm.coef));
     }
     return sum;
+}
+
+NodeId dist_thread_part(Lw *w, const LyTile *t, int col)
+{
+    return thread_part(w, t, col, 0);
+}
+
+/* the thread part of an element's implicit coordinates (T[r, c] = ..., store_implicit):
+ * thread.x read where the statement stands (NF_FRESH) when CAKE_FRESH is set (an
+ * experiment, off by default: docs/tir.md 8.4) */
+static NodeId implicit_part(Lw *w, const LyTile *t, int col)
+{
+    const char *e = getenv("CAKE_FRESH");
+    return thread_part(w, t, col, e && *e && strcmp(e, "0") != 0);
 }
 
 /* an element access T[r, c] with the statement's implicit indices */
@@ -586,8 +603,8 @@ static void tile_assign(Lw *w, NodeId s, IrList *out)
         Node *ix = lw_node(w, lhs);
         d->imp_r = lw_node(w, ir_list_at(b->k, ix, 0))->decl;
         d->imp_c = ix->n > 1 ? lw_node(w, ir_list_at(b->k, ix, 1))->decl : 0;
-        d->thr_row = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), dist_thread_part(w, &lv, 0));
-        d->thr_col = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), dist_thread_part(w, &lv, 1));
+        d->thr_row = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), implicit_part(w, &lv, 0));
+        d->thr_col = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), implicit_part(w, &lv, 1));
         irb_push(b, &pre, d->thr_row);
         irb_push(b, &pre, d->thr_col);
     }
@@ -661,8 +678,8 @@ static void store_implicit(Lw *w, NodeId src, const LyTile *lv, NodeId r0, NodeI
     Node *ix = lw_node(w, src);
     d->imp_r = lw_node(w, ir_list_at(b->k, ix, 0))->decl;
     d->imp_c = ix->n > 1 ? lw_node(w, ir_list_at(b->k, lw_node(w, src), 1))->decl : 0;
-    d->thr_row = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), dist_thread_part(w, lv, 0));
-    d->thr_col = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), dist_thread_part(w, lv, 1));
+    d->thr_row = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), implicit_part(w, lv, 0));
+    d->thr_col = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), implicit_part(w, lv, 1));
     *tr = irb_let(b, ir_fmt(b->ctx, "row%u", d->ntemps++), irb_add(b, r0, irb_name(b, d->thr_row)));
     *tc = irb_let(b, ir_fmt(b->ctx, "col%u", d->ntemps++), irb_add(b, c0, irb_name(b, d->thr_col)));
     irb_push(b, pre, d->thr_row);

@@ -78,6 +78,7 @@ static void relative(Lw *w, Roles *rs, NodeId id, uint32_t limit, int depth)
         if (!sub)
             return;
         NodeId raw = irb_special(b, (SpecialReg)n.sub);
+        k->nodes[raw].flags |= n.flags & NF_FRESH;   /* an element's coordinates stay fresh */
         NodeId x = irb_bin(b, OP_SUB, raw, irb_i32(b, sub));
         irb_replace(b, id, x);
         return;
