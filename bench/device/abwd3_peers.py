@@ -6,7 +6,9 @@ by gated.py's method in the same call as cuDNN's backward, its gradients checked
 cuDNN's (relative norm error < 3e-2).
 Candidates: fused (the defaults: MSK = 1), msk0 (MSK = 0, the session-7 mask); nl and nl_msk0: the
 same compiled with CAKE_NOLICM=1 (the code generator marks its loops llvm.licm.disable: no per-thread
-value hoisted out of the consumer's loop; HD = 128 spill-free).
+value hoisted out of the consumer's loop; HD = 128 spill-free); at HD = 64 also b128, nl_b128 and nl_b128k0
+(BM = 128, which makes DVRS = 0 and STAGES = 2: P^T through shared memory, half the steps; k0: DKRS = 0,
+dS^T's A operand from shared too).
 usage: python3 abwd3_peers.py GO_FILE TAG   (environment: OUT, DEADLINE, A3_SHAPES = all | few)
        python3 abwd3_peers.py table RESULTS.jsonl"""
 import json
@@ -25,7 +27,9 @@ import torch  # noqa: E402
 import cake  # noqa: E402
 
 POINTS = [("msk0", {"MSK": 0}), ("nl", {"NOLICM": 1}), ("nl_msk0", {"MSK": 0, "NOLICM": 1})]
-ab.ALT = {128: list(POINTS), 64: list(POINTS)}
+B128 = {"BM": 128}   # HD = 64: 128 query rows a step (DVRS = 0: P^T through shared; STAGES = 2)
+ab.ALT = {128: list(POINTS), 64: POINTS + [("b128", B128), ("nl_b128", dict(B128, NOLICM=1)),
+                                           ("nl_b128k0", dict(B128, DKRS=0, NOLICM=1))]}
 ENVS = {"NOLICM": "CAKE_NOLICM"}   # compile-time knobs of the code generator, not parameters
 TAG = sys.argv[2] if len(sys.argv) > 2 else "plain"
 ab.RES = os.path.join(OUT, f"abwd3_{TAG}.jsonl")
@@ -70,7 +74,7 @@ def geo(xs):
 
 
 def table():
-    names = ["fused"] + [a[0] for a in POINTS]
+    names = ["fused"] + [a[0] for a in ab.ALT[64]]
     print(f"[{TAG}] | shape | cuDNN ms | " + " | ".join(names) + " | main ms (each) | prep_zero ms | convert ms |")
     per = {n: [] for n in names}
     for r in ab.rows:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # run_abwd3.sh — attn_bwd's session-8 candidates on the GPU in one call, within $DEADLINE
-# seconds (default 120); builds nothing there:
+# seconds (default 130); builds nothing there:
 #   0. peers   abwd3_peers.py twice, started at once (each compiles beside the checks): "plain"
 #              and "sp" (CAKE_LLVM_ARGS=-nvptx-short-ptr: 32-bit shared-memory pointers); each
 #              times fused (MSK = 1, the default), msk0 (MSK = 0), nl and nl_msk0 (compiled with
@@ -11,10 +11,10 @@
 #   2. checks  `cakec run --check` (the checker's shapes, ragged and below one tile) of MSK = 1 at
 #              HD x CAUSAL, more blocks than SMs (BH=64, S=300), LSM = 0 at a ragged S (333); the
 #              same with -nvptx-short-ptr, and the small launches with it; with CAKE_NOLICM=1; compute-sanitizer
-#              racecheck, synccheck, memcheck at S=200
+#              racecheck, synccheck, memcheck at S=200; HD = 64's BM = 128 point (P^T, dS^T in shared)
 #   3. timings plain first, then sp (alone on the GPU each)
 # usage (device machine, repo root): bash bench/device/run_abwd3.sh
-DEADLINE=${DEADLINE:-120}
+DEADLINE=${DEADLINE:-130}
 . bench/device/lib.sh
 LOG=$O/a3_log.txt
 : > "$LOG"
@@ -73,12 +73,32 @@ for t in racecheck synccheck memcheck; do
     j cs_${t}_128 "$CS --tool $t $C run $E $T --set HD=128,CAUSAL=0 --shape BH=1,S=200"
 done
 j cs_memcheck_128sp "CAKE_LLVM_ARGS=$SP $CS --tool memcheck $C run $E $T --set HD=128,CAUSAL=1 --shape BH=1,S=200"
+# the other declared values with MSK = 1 (every point's code changed): XWG, DKRS, DQO
+j xwg_64_1 "$C run $E $T --set HD=64,CAUSAL=1,XWG=1"
+j xwg_128_0 "$C run $E $T --set HD=128,CAUSAL=0,XWG=0 --shape BH=64,S=300"
+j dkrs_128_1 "$C run $E $T --set HD=128,CAUSAL=1,DKRS=0"
+j dqo_128_1 "$C run $E $T --set HD=128,CAUSAL=1,DQO=1 --shape BH=64,S=300"
+j dqo_64_0 "$C run $E $T --set HD=64,CAUSAL=0,DQO=1,XWG=1"
+B128=BM=128
+for nl in "" "CAKE_NOLICM=1"; do
+    x=${nl:+nl}
+    for c in 0 1; do j ${x}b128_$c "$nl $C run $E $T --set HD=64,CAUSAL=$c,$B128"; done
+    j ${x}b128many_1 "$nl $C run $E $T --set HD=64,CAUSAL=1,$B128 --shape BH=64,S=300"
+    j ${x}b128lsm0_0 "$nl $C run $E $T --set HD=64,CAUSAL=0,LSM=0,$B128 --shape BH=48,S=333"
+    j ${x}b128lsm0_1 "$nl $C run $E $T --set HD=64,CAUSAL=1,LSM=0,$B128 --shape BH=48,S=333"
+    j ${x}b128k0_1 "$nl $C run $E $T --set HD=64,CAUSAL=1,DKRS=0,$B128 --shape BH=64,S=300"
+    j ${x}b128k0lsm0_0 "$nl $C run $E $T --set HD=64,CAUSAL=0,DKRS=0,LSM=0,$B128 --shape BH=48,S=333"
+    j cs_racecheck_b128$x "$nl $CS --tool racecheck $C run $E $T --set HD=64,CAUSAL=1,$B128 --shape BH=1,S=300"
+done
+j cs_racecheck_b128k0nl "CAKE_NOLICM=1 $CS --tool racecheck $C run $E $T --set HD=64,CAUSAL=0,DKRS=0,$B128 --shape BH=1,S=300"
+j cs_synccheck_b128nl "CAKE_NOLICM=1 $CS --tool synccheck $C run $E $T --set HD=64,CAUSAL=0,$B128 --shape BH=1,S=300"
+j cs_memcheck_b128nl "CAKE_NOLICM=1 $CS --tool memcheck $C run $E $T --set HD=64,CAUSAL=1,$B128 --shape BH=1,S=300"
 for t in racecheck synccheck memcheck; do
     j cs_${t}_128nl "CAKE_NOLICM=1 $CS --tool $t $C run $E $T --set HD=128,CAUSAL=1 --shape BH=1,S=200"
 done
 j cs_memcheck_64nl "CAKE_NOLICM=1 $CS --tool memcheck $C run $E $T --set HD=64,CAUSAL=0 --shape BH=1,S=200"
 say "== checks: $(wc -l < "$JOBS") runs (at $((SECONDS - T0)) s)"
-CT=$(( $(left) * 28 / 100 ))
+CT=$(( $(left) * 35 / 100 ))
 runjob() {
     local tag=${1%%|*} cmd=${1#*|} t0=$SECONDS
     timeout -k 2 "$2" bash -c "$cmd --json" > "$R/$tag.json" 2> "$R/$tag.err" < /dev/null
