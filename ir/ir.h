@@ -228,7 +228,8 @@ enum { /* node flags */
     NF_ELSEIF = 1 << 5,
     NF_IMPLICIT = 1 << 6, /* implicit index variable (reference, tile assignment, tile store) */
     NF_WORKSPACE = 1 << 7, /* GTYPE: `workspace`, zero on entry and left zero (docs/tir.md 4.2) */
-    NF_OFFSETS = 1 << 8    /* GTYPE: the range b .. c was written `offsets`: sequence offsets */
+    NF_OFFSETS = 1 << 8,   /* GTYPE: the range b .. c was written `offsets`: sequence offsets */
+    NF_NOHOIST = 1 << 9    /* FOR: `nohoist`: no loop-invariant code moved out of it (docs/tir.md) */
 };
 
 /* A resolved type (verifier output). */
