@@ -230,6 +230,7 @@ static void lower_kernel(Cg *cg, Kernel *k)
     cg->no_contract = getenv("CAKE_NO_CONTRACT") != NULL;
     cg->no_packed = getenv("CAKE_NO_PACKED") != NULL;
     cg->wg_hoist = getenv("CAKE_WG_HOIST") != NULL;
+    cg->no_licm = getenv("CAKE_NOLICM") != NULL;
     cg->cvt_pairs = getenv("CAKE_CVT_PAIRS") != NULL;
     cg->no_predicate = getenv("CAKE_NO_PREDICATE") != NULL;
     cg->no_tree = getenv("CAKE_NO_TREE") != NULL;

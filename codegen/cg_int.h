@@ -129,6 +129,7 @@ struct Cg {
     int no_packed;              /* CAKE_NO_PACKED: f32 -> bf16/f16 vectors one lane at a time */
     int no_predicate;           /* CAKE_NO_PREDICATE: masked accesses as a branch around the access */
     int no_tree;                /* CAKE_NO_TREE: hsum/hmax/hmin as a chain in lane order */
+    int no_licm;                /* CAKE_NOLICM: the kernel's loops marked llvm.licm.disable */
     int wg_hoist;               /* CAKE_WG_HOIST: a wgmma's register A packed before its group's fence */
     int cvt_pairs;              /* CAKE_CVT_PAIRS: packed operands of two f32 -> 16-bit casts as one cvt */
     LLVMValueRef wg_fence_at;   /* the open wgmma group's fence (the call), NULL outside a group */

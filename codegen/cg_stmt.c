@@ -101,14 +101,23 @@ static void assign(Cg *cg, NodeId s, Node *n)
     cg_store(cg, &ref, assigned(cg, s, n, old, vt), 0, n->span);
 }
 
-static void set_loop_md(Cg *cg, LLVMValueRef br, uint8_t unroll)
+/* a loop's llvm.loop hints: its unroll count, else (`nohoist`, or every loop with
+ * CAKE_NOLICM) llvm.licm.disable, which keeps LICM from hoisting per-thread values
+ * (addresses, column indices) out of a tile loop, where ptxas would hold them in
+ * registers across it (attn_bwd, HD = 128: about 64 of them, and spills) */
+static void set_loop_md(Cg *cg, LLVMValueRef br, uint8_t unroll, int nohoist)
 {
-    if (!unroll)
+    int nolicm = !unroll && (nohoist || cg->no_licm);
+    if (!unroll && !nolicm)
         return;
     LLVMContextRef lc = cg->lc;
     LLVMMetadataRef tmp = LLVMTemporaryMDNode(lc, NULL, 0);
     LLVMMetadataRef hint;
-    if (unroll == 255) {
+    if (nolicm) {
+        const char *s = "llvm.licm.disable";
+        LLVMMetadataRef m[1] = {LLVMMDStringInContext2(lc, s, strlen(s))};
+        hint = LLVMMDNodeInContext2(lc, m, 1);
+    } else if (unroll == 255) {
         const char *s = "llvm.loop.unroll.full";
         LLVMMetadataRef m[1] = {LLVMMDStringInContext2(lc, s, strlen(s))};
         hint = LLVMMDNodeInContext2(lc, m, 1);
@@ -151,7 +160,7 @@ static void for_stmt(Cg *cg, NodeId s, Node *n)
     LLVMPositionBuilderAtEnd(b, latch);
     LLVMBuildStore(b, LLVMBuildAdd(b, LLVMBuildLoad2(b, lt, iv, ""), step, ""), iv);
     LLVMValueRef back = LLVMBuildBr(b, cond);
-    set_loop_md(cg, back, n->v.attr.unroll);
+    set_loop_md(cg, back, n->v.attr.unroll, (n->flags & NF_NOHOIST) != 0);
     LLVMPositionBuilderAtEnd(b, exit);
 }
 

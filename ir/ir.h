@@ -229,9 +229,10 @@ enum { /* node flags */
     NF_IMPLICIT = 1 << 6, /* implicit index variable (reference, tile assignment, tile store) */
     NF_WORKSPACE = 1 << 7, /* GTYPE: `workspace`, zero on entry and left zero (docs/tir.md 4.2) */
     NF_OFFSETS = 1 << 8,   /* GTYPE: the range b .. c was written `offsets`: sequence offsets */
-    NF_FRESH = 1 << 9      /* SPECIAL thread.x: read where it stands (an element's coordinates:
+    NF_FRESH = 1 << 9,     /* SPECIAL thread.x: read where it stands (an element's coordinates:
                               the code generator keeps it, and what is computed from it, in the
                               loop instead of hoisting one value per element out of it) */
+    NF_NOHOIST = 1 << 10   /* FOR: `nohoist`: no loop-invariant code moved out of it (docs/tir.md) */
 };
 
 /* A resolved type (verifier output). */

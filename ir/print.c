@@ -480,6 +480,8 @@ static void stmt(Printer *p, NodeId id)
             fputs(" unroll", out);
         else if (n->v.attr.unroll)
             fprintf(out, " unroll %u", n->v.attr.unroll);
+        if (n->flags & NF_NOHOIST)
+            fputs(" nohoist", out);
         fputc(' ', out);
         block(p, n->d);
         return;

@@ -38,5 +38,16 @@ has "$tmp/g.json" '"code":"W0902"' "W0902"
 has "$tmp/g.json" 'role register budget 232: the kernel got 128 registers at entry, not the 168' "W0902 message"
 has "$tmp/g.json" '"line":60,' "W0902 at the consumer role"
 has "$tmp/g.json" '"spill_store_bytes":228' "spills in kernels[]"
+
+# ptxas honoured .maxnreg (168 at 384 threads) and the kernel still spills: the spill form,
+# which says the role's code was allocated within its own budget (test_setmaxnreg_budget.sh)
+FAKE_REGS=168 CAKE_PTXAS="$ROOT/tests/codegen/fake_ptxas.sh" "$CAKEC" "$ROOT/examples/gemm_sm90.tir" \
+    -o "$tmp/h.ptx" --json > "$tmp/h.json" 2> "$tmp/h.err"
+has "$tmp/h.json" 'role budget of 232 registers, and kernel `gemm_sm90` still spills 228 bytes: ptxas allocated the role' "W0902 spill form"
+hasnt "$tmp/h.json" 'not the 168' "no cap form at 168"
+# an assembler that ignored setmaxnreg (nvJitLink's C7504): allocated within the entry count
+FAKE_REGS=168 FAKE_C7504=1 CAKE_PTXAS="$ROOT/tests/codegen/fake_ptxas.sh" "$CAKEC" "$ROOT/examples/gemm_sm90.tir" \
+    -o "$tmp/j.ptx" --json > "$tmp/j.json" 2> "$tmp/j.err"
+has "$tmp/j.json" 'the assembler ignored setmaxnreg (a separate unit), so its code was allocated within 168' "W0902 separate form"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
