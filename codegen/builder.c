@@ -406,7 +406,6 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
     cg.fast_div = opt->fast_div;
     st->lc = cg.lc = LLVMContextCreate();
     st->ctx = ctx;
-    st->at = k ? k->span : IR_NOSPAN;
     LLVMContextSetDiagnosticHandler(st->lc, llvm_diag, st);
     st->mod = cg.mod = LLVMModuleCreateWithNameInContext("cake", cg.lc);
     LLVMSetTarget(cg.mod, ti->llvm_triple);
@@ -432,14 +431,13 @@ static int emit_body(CakeCtx *ctx, Module *m, Kernel *k, Target tg, CgEmit what,
     cg.tptr = LLVMPointerTypeInContext(cg.lc, amd ? 5 : 0);
 
     uint32_t nerr = ctx->nerrors, nk = 0;
+    Kernel *only = NULL;
     for (uint32_t i = 0; i < m->nkernels; i++)
         if (k ? m->kernels[i] == k : cg_kernel_targets(m->kernels[i], tg)) {
             lower_kernel(&cg, m->kernels[i]);
-            if (!nk++ && !k)
-                st->at = m->kernels[i]->span;
-            else if (!k)
-                st->at = IR_NOSPAN;
+            only = nk++ ? NULL : m->kernels[i];
         }
+    st->at = only ? only->span : IR_NOSPAN; /* LLVM's warnings come from the passes below */
     if (!nk) {
         Diag *d = diag_report(ctx, E0902, k ? k->target_span : IR_NOSPAN,
                               "no kernel to compile for %s", ir_target_names[tg]);

@@ -196,20 +196,10 @@ void rt_jitlink_close(RtJitLinker *l)
     free(l);
 }
 
-/* does the n bytes at p hold the string w? */
-static int holds(const char *p, size_t n, const char *w)
-{
-    size_t m = strlen(w);
-    for (size_t i = 0; i + m <= n; i++)
-        if (p[i] == w[0] && !memcmp(p + i, w, m))
-            return 1;
-    return 0;
-}
-
 int rt_ptx_needs_whole_program(const char *ptx, size_t len)
 {
     len = len ? len : strlen(ptx);
-    return holds(ptx, len, "setmaxnreg.") || holds(ptx, len, "wgmma.mma_async");
+    return memmem(ptx, len, "setmaxnreg.", 11) || memmem(ptx, len, "wgmma.mma_async", 15);
 }
 
 /* ptx assembled whole by the ptxas program, through the cubin cache */
