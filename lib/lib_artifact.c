@@ -132,6 +132,11 @@ static cJSON *variant_json(const LibVariant *v)
         for (int i = 0; i < LIB_FIT_TERMS; i++)
             cJSON_AddItemToArray(coef, cJSON_CreateNumber(v->fit.coef[i]));
     }
+    if (v->fit.ok && v->fit.span[0][1]) {   /* the least and greatest M, N, K it was fitted at */
+        cJSON *span = cJSON_AddArrayToObject(j, "fit_span");
+        for (int i = 0; i < 6; i++)
+            cJSON_AddItemToArray(span, cJSON_CreateNumber((double)v->fit.span[i / 2][i % 2]));
+    }
     cJSON *img = cJSON_AddObjectToObject(j, "image");
     cJSON_AddStringToObject(img, "kind", v->image_kind);
     cJSON_AddNumberToObject(img, "off", (double)v->image_off);
@@ -332,6 +337,25 @@ static int read_meas(CakeCtx *ctx, const cJSON *arr, LibOp *op)
     return 1;
 }
 
+/* a fit's span (optional: absent, the fit is unbounded): 1, or 0 when it is malformed */
+static int read_span(const cJSON *span, LibFit *f)
+{
+    if (!span)
+        return 1;
+    if (cJSON_GetArraySize(span) != 6)
+        return 0;
+    for (int i = 0; i < 6; i++) {
+        const cJSON *x = cJSON_GetArrayItem(span, i);
+        if (!cJSON_IsNumber(x) || x->valuedouble < 1 || x->valuedouble > 9.0e15)
+            return 0;
+        f->span[i / 2][i % 2] = (int64_t)x->valuedouble;
+    }
+    for (int i = 0; i < 3; i++)
+        if (f->span[i][0] > f->span[i][1])
+            return 0;
+    return 1;
+}
+
 /* a variant's fitted model, where the artifact has one: 1, or 0 when it is malformed */
 static int read_fit(const cJSON *vj, LibOp *op, LibVariant *v)
 {
@@ -358,6 +382,8 @@ static int read_fit(const cJSON *vj, LibOp *op, LibVariant *v)
             return 0;
         v->fit.coef[i] = c->valuedouble;
     }
+    if (!read_span(cJSON_GetObjectItemCaseSensitive(vj, "fit_span"), &v->fit))
+        return 0;
     v->fit.ok = 1;
     op->nfit++;
     return 1;

@@ -4,7 +4,7 @@
  * critical path of its launch (the waves of its blocks over the SMs, times the
  * k-tiles each block takes), f2 the bytes it moves and f3 a family's own
  * (split-K's atomics, GEMV's reads of B from DRAM, the tiles' waves: each wave's
- * prologue and epilogue), from its tile geometry (BM, BN,
+ * prologue and epilogue; and GEMV's f4, its blocks), from its tile geometry (BM, BN,
  * BK, SPLIT; MR, NC, LPC, WARPS for the GEMV family) at its bindings. The
  * coefficients are fitted per variant from every tuned shape it was timed at
  * (least squares of the relative error, nonnegative), when the table is
@@ -267,6 +267,9 @@ static void features(const LibOp *op, const LibVariant *v, const Shape *sh, Tile
                (double)v->fit.geo[LIB_GEO_MR] * 1e-3;
         f[2] = rows * N * K * 2e-6;
         f[3] = sh->moved;
+        f[4] = blocks * 1e-3;   /* each block's own cost (its reduction across warps, its store):
+                                   at a short K it is most of the time, and f1 counts only
+                                   the waves of blocks, mostly one */
         break;
     }
     default: {
@@ -277,6 +280,18 @@ static void features(const LibOp *op, const LibVariant *v, const Shape *sh, Tile
         break;
     }
     }
+}
+
+/* sh lies within LIB_FIT_SPAN of the least and greatest dims v was fitted at, in each of
+   M, N and K (a GEMM family's; the row family and a fit without a span are unbounded) */
+static int in_span(const LibFit *f, const Shape *sh)
+{
+    const double d[3] = {sh->m, sh->n, sh->k};
+    for (int i = 0; i < 3; i++)
+        if (f->span[i][1] && (d[i] * LIB_FIT_SPAN < (double)f->span[i][0] ||
+                              d[i] > (double)f->span[i][1] * LIB_FIT_SPAN))
+            return 0;
+    return 1;
 }
 
 /* v's predicted ms; `last` is the fitted variant predicted before it (NULL: none), whose
@@ -290,6 +305,8 @@ static double predict(const LibOp *op, const LibVariant *v, const Shape *sh, Til
     double t = 0;
     if (!last || last->fit.family != v->fit.family || memcmp(last->fit.geo, v->fit.geo, sizeof v->fit.geo))
         features(op, v, sh, c, f);
+    if (!in_span(&v->fit, sh))
+        return -1;
     for (int i = 0; i < LIB_FIT_TERMS; i++)
         t += v->fit.coef[i] * f[i];
     return t;
@@ -313,6 +330,12 @@ void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms)
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
     Shape sh = shape_of(op, dimv);
     features(op, v, &sh, &c, f);
+    if (v->fit.family != LIB_FIT_ROWS)
+        for (int i = 0; i < 3; i++) {
+            int64_t d = dimv[op->fit_dim[i]], *s = v->fit.span[i];
+            s[0] = !s[1] || d < s[0] ? d : s[0];
+            s[1] = d > s[1] ? d : s[1];
+        }
     for (int i = 0; i < LIB_FIT_TERMS; i++) {
         v->fit.atb[i] += w * f[i] * ms;
         for (int j = 0; j < LIB_FIT_TERMS; j++)
@@ -494,6 +517,10 @@ uint32_t lib_fit_predict_fitted(const LibOp *op, const int64_t *dimv, double *t)
     for (uint32_t i = 0; i < p->nfit; i++) {
         const double *k = p->fit_coef[i], *x = f[p->fit_geo[i]];
         double s = 0;
+        if (!in_span(&op->v[p->fit_var[i]].fit, &sh)) {
+            t[i] = -1;
+            continue;
+        }
         _Static_assert(LIB_FIT_TERMS == 5, "the sum below has a term per feature");
         s += k[0] * x[0];   /* the order of predict's loop: the same double */
         s += k[1] * x[1];

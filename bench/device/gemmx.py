@@ -148,12 +148,13 @@ def fit_features(family, g, s, sms):
     kt, tiles = cdiv(K, bk), cdiv(M, bm) * cdiv(N, bn)
     moved = ((M + N) * K * 2 + M * N * 2) * 1e-6
     if family == "splitk":
-        return [1.0, cdiv(tiles * split, sms) * cdiv(kt, split), moved, split * M * N * 1e-6]
+        return [1.0, cdiv(tiles * split, sms) * cdiv(kt, split), moved, split * M * N * 1e-6, 0.0]
     if family == "gemv":
         rows = cdiv(M, mr)
         blocks = rows * cdiv(N, cols)
-        return [1.0, cdiv(blocks, sms * 8) * cdiv(K, lane_k) * mr * 1e-3, rows * N * K * 2e-6, moved]
-    return [1.0, cdiv(tiles, sms) * kt, moved, float(cdiv(tiles, sms))]   # f3: the waves
+        return [1.0, cdiv(blocks, sms * 8) * cdiv(K, lane_k) * mr * 1e-3, rows * N * K * 2e-6, moved,
+                blocks * 1e-3]   # f4: the blocks
+    return [1.0, cdiv(tiles, sms) * kt, moved, float(cdiv(tiles, sms)), 0.0]   # f3: the waves
 
 
 def fit_solve(pts):

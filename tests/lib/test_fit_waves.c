@@ -1,7 +1,8 @@
 /* test_fit_waves.c — the tiles family's fitted model (lib/lib_fit.c, docs/library.md
  * "The fitted model"): its f3 is the waves ceil(T / S), so a time made of a fixed cost
  * per wave is fitted exactly; where every tuned shape is one wave, f3 repeats the
- * constant and the fit drops f3 (not f1, the k-tiles) and still ranks by K. */
+ * constant and the fit drops f3 (not f1, the k-tiles) and still ranks by K; a fit predicts
+ * only within LIB_FIT_SPAN of the dims it was fitted at (its span). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,11 +71,43 @@ static void test_one_wave_keeps_ktiles(void **state)
     assert_true(lib_fit_predict(&op, &v, a) < lib_fit_predict(&op, &v, b));
 }
 
+/* a fit predicts only within LIB_FIT_SPAN of the dims it was fitted at (docs/library.md,
+   "The fit's span"): fitted at N of 8 .. 88 only (as the narrow-N variants were), it does
+   not rank itself at N = 8192, where it was never timed */
+static void test_span_bounds_prediction(void **state)
+{
+    (void)state;
+    LibOp op;
+    LibVariant v;
+    setup(&op, &v);
+    static const int64_t at[][3] = {{400, 8, 96}, {900, 16, 256}, {2000, 24, 512}, {4000, 40, 1024},
+                                    {8000, 48, 2048}, {12000, 64, 4096}, {600, 80, 7952}, {14870, 88, 128}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        lib_fit_add(&op, &v, at[i], made_up(at[i]));
+    lib_fit_solve(&v);
+    assert_true(v.fit.ok);
+    assert_int_equal(v.fit.span[0][0], 400);
+    assert_int_equal(v.fit.span[0][1], 14870);
+    assert_int_equal(v.fit.span[1][0], 8);
+    assert_int_equal(v.fit.span[1][1], 88);
+    int64_t inside[3] = {3000, 56, 900}, near[3] = {200, 176, 15904};
+    int64_t wide[3] = {3000, 177, 900}, few[3] = {199, 56, 900}, short_k[3] = {3000, 56, 47};
+    assert_true(lib_fit_predict(&op, &v, inside) > 0);
+    assert_true(lib_fit_predict(&op, &v, near) > 0);     /* within the factor in every dim */
+    assert_true(lib_fit_predict(&op, &v, wide) < 0);     /* N past 2 x 88 */
+    assert_true(lib_fit_predict(&op, &v, few) < 0);      /* M under 400 / 2 */
+    assert_true(lib_fit_predict(&op, &v, short_k) < 0);  /* K under 96 / 2 */
+    /* a fit read from an artifact without a span (0) is unbounded */
+    memset(v.fit.span, 0, sizeof v.fit.span);
+    assert_true(lib_fit_predict(&op, &v, wide) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waves_fitted),
         cmocka_unit_test(test_one_wave_keeps_ktiles),
+        cmocka_unit_test(test_span_bounds_prediction),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
