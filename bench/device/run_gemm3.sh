@@ -39,8 +39,8 @@ awk '{ print $1, $2, $3 }' bench/device/gemm3_changed.txt > "$A/new.txt"
 awk '{ print $1, $2, $4 }' bench/device/gemm3_changed.txt > "$A/old.txt"
 : > "$O/new.jsonl"; : > "$O/old.jsonl"
 s0=$SECONDS
-batch 40 "$A/new.txt" "$O/new.jsonl" --check --sample --runs 10 --timeout 5
-batch 36 "$A/old.txt" "$O/old.jsonl" --check --sample --runs 10 --timeout 5
+batch 25 "$A/new.txt" "$O/new.jsonl" --check --sample --runs 10 --timeout 5
+batch 25 "$A/old.txt" "$O/old.jsonl" --check --sample --runs 10 --timeout 5
 say "picks: new $(cnt '"bench"' "$O/new.jsonl") timed ($(cnt '"check_ok":false' "$O/new.jsonl") FAIL), old $(cnt '"bench"' "$O/old.jsonl") ($(cnt '"check_ok":false' "$O/old.jsonl") FAIL) of $(cnt . "$A/new.txt") in $((SECONDS - s0)) s"
 
 awk '{ print $1, $2 }' bench/device/gemm3_changed.txt > "$A/shapes.txt"
@@ -51,8 +51,8 @@ say "peers: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt .
 grep '^gemm ' bench/device/gemm3_tune_shapes.txt > "$A/t.txt"; grep '^gemm_fp8 ' bench/device/gemm3_tune_shapes.txt > "$A/t8.txt"
 : > "$O/tune.jsonl"
 s0=$SECONDS
-batch 26 "$A/t.txt" "$O/tune.jsonl" --all --runs 5 --timeout 5
-batch 8 "$A/t8.txt" "$O/tune.jsonl" --all --runs 5 --timeout 5
+batch 38 "$A/t.txt" "$O/tune.jsonl" --all --runs 5 --timeout 5
+batch 10 "$A/t8.txt" "$O/tune.jsonl" --all --runs 5 --timeout 5
 say "tune: $(cnt '"bench_all"' "$O/tune.jsonl") of $(cnt . bench/device/gemm3_tune_shapes.txt) shapes in $((SECONDS - s0)) s"
 
 python3 bench/device/gemmx.py best "$O/tune.jsonl" > "$A/best.txt" 2>> "$LOG"
