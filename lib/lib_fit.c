@@ -414,6 +414,9 @@ void lib_fit_solve(LibVariant *v)
     int on[LIB_FIT_TERMS];
     for (int i = 0; i < LIB_FIT_TERMS; i++)
         on[i] = v->fit.ata[i][i] > 0;   /* a term zero at every point (the tiles' f3) is left out */
+    /* GEMV's fifth term, its blocks, only from 3 shapes a term: from fewer it fits noise */
+    if (v->fit.family == LIB_FIT_GEMV && v->fit.npoints < LIB_FIT_MIN_POINTS_F4)
+        on[4] = 0;
     for (int round = 0; round < 2 * LIB_FIT_TERMS; round++) {
         double x[LIB_FIT_TERMS];
         if (!solve(v, on, x)) {

@@ -46,6 +46,7 @@ enum { LIB_GEO_ROWS = LIB_GEO_BM, LIB_GEO_CHUNK = LIB_GEO_BN, LIB_GEO_TPR = LIB_
 #define LIB_FIT_TERMS 5          /* a + b f1 + c f2 + d f3 (+ e f4: the row family's odd rows) */
 #define LIB_FIT_MIN_POINTS 8      /* tuned shapes a variant needs before its fit is used: 2 per term */
 #define LIB_FIT_MIN_POINTS_ROWS 5 /* the row family's (docs/library.md says why) */
+#define LIB_FIT_MIN_POINTS_F4 15  /* GEMV's f4 (its blocks) is fitted only from this many (docs/library.md) */
 #define LIB_FIT_NEAR_BEST 1.05    /* a row variant is fitted only where it came this near the fastest once */
 #define LIB_FIT_GEO_MAX 32768     /* a geometry entry's bound (a split row's chunk of 8192 columns) */
 #define LIB_FIT_SPAN 2.0          /* a GEMM fit predicts within this factor of the dims it was fitted at (docs/library.md, "The fit's span") */
