@@ -43,7 +43,7 @@ static void stmt(Lw *w, NodeId s, IrList *out)
     Node *n = lw_node(w, s);
     int64_t lo, hi, step = 1;
     if (n->op != OP_FOR || n->v.attr.unroll != 255 || !lw_const(w, n->a, &lo) || !lw_const(w, n->b, &hi) ||
-        (n->c && !lw_const(w, n->c, &step)) || step <= 0 || (hi - lo) / step > 1024 ||
+        (n->c && !lw_const(w, n->c, &step)) || step <= 0 || (hi - lo + step - 1) / step > 1024 ||
         !tiled(w, n->d, 0)) {
         irb_push(b, out, s);
         return;

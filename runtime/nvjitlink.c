@@ -34,7 +34,8 @@ typedef int (*SizeFn)(void *, size_t *);
 typedef int (*GetFn)(void *, void *);
 typedef int (*VersionFn)(unsigned *, unsigned *);
 
-static void *open_lib(void)
+/* libnvJitLink dlopen'd ($CAKE_NVJITLINK first), NULL when there is none */
+void *rt_nvjitlink_dlopen(void)
 {
     static const char *const names[] = {"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so",
                                         "/usr/local/cuda/lib64/libnvJitLink.so"};
@@ -160,7 +161,7 @@ static void cache_put(const RtJitLinker *l, const uint64_t key[2], size_t ptx_le
 
 RtJitLinker *rt_jitlink_open(void)
 {
-    void *h = open_lib();
+    void *h = rt_nvjitlink_dlopen();
     RtJitLinker *l = h ? calloc(1, sizeof *l) : NULL;
     if (!l) {
         if (h)

@@ -27,22 +27,10 @@ typedef int (*JlDestroy)(void **h);
 
 enum { JL_INPUT_PTX = 2 };   /* nvJitLinkInputType: NONE, CUBIN, PTX, ... */
 
-static void *open_jitlink(void)
-{
-    static const char *const names[] = {"libnvJitLink.so.13", "libnvJitLink.so.12", "libnvJitLink.so",
-                                        "/usr/local/cuda/lib64/libnvJitLink.so"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    return NULL;
-}
-
 /* the verbose log of assembling ptx with nvJitLink (malloc'd), or NULL */
 static char *log_jitlink(const char *ptx, size_t len, const char *arch)
 {
-    void *lib = open_jitlink();
+    void *lib = rt_nvjitlink_dlopen();
     if (!lib)
         return NULL;
     JlCreate create = (JlCreate)dlsym(lib, "nvJitLinkCreate");

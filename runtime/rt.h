@@ -187,6 +187,7 @@ bool rt_jit_log_next(const char **cursor, RtJitMsg *out);
  * error log in `log` when it refuses. */
 typedef struct RtJitLinker RtJitLinker;
 RtJitLinker *rt_jitlink_open(void);
+void *rt_nvjitlink_dlopen(void);         /* the library itself (dlclose it), NULL without */
 void rt_jitlink_close(RtJitLinker *l);   /* NULL is fine */
 RtStatus rt_jitlink_ptx(RtJitLinker *l, const char *arch, const char *ptx, size_t len, void **out,
                         size_t *out_len, char *log, size_t loglen);

@@ -19,6 +19,11 @@
         run_rows3.sh's inputs: per sweep shape (rmsnorm, layernorm, fp8_row_quantize,
         cross_entropy) of SWEEP.json the retuned pick and, where it differs, the old one
         (LINES); the shapes, those whose pick changed first (SHAPES)
+    python3 bench/device/rows2_lines.py every ART SHAPES
+        for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
+        every variant whose domain holds there, of every family, but for lane groups and
+        blocks whose capacity is more than max(4 N, 512) (idle lanes): session 9's tuning
+        lines (run_rowt.sh)
     python3 bench/device/rows2_lines.py lines ART SHAPES
         for each shape: `OP SHAPE` (the dispatched variant), then `OP SHAPE VARIANT` for
         every variant of the short-row families whose domain holds there (`cakec lib
@@ -88,6 +93,23 @@ def lines(art, shapes, cakec="cakec"):
                 print(op, shape, v)
 
 
+def every_lines(art, shapes, cakec="cakec"):
+    for line in open(shapes):
+        if not line.strip() or line.startswith("#"):
+            continue
+        op, shape = line.split()[:2]
+        try:
+            hold = holding(cakec, art, op, shape)
+        except (KeyError, ValueError):   # outside the op's range
+            continue
+        print(op, shape)
+        n = int(shape.split(",")[1].split("=")[1])   # N (cross_entropy: V)
+        for v in hold:
+            cap = v.rsplit("_n", 1)[1] if "_n" in v else ""
+            if not cap.isdigit() or int(cap) <= max(4 * n, 512):
+                print(op, shape, v)
+
+
 NEW = ("leanb", "lean_v", "lean16_v")   # fp8_quant_lean's names, and the leanb families
 
 
@@ -148,6 +170,8 @@ if __name__ == "__main__":
         new_lines(sys.argv[2], sys.argv[3], *(sys.argv[4:5]))
     elif cmd == "validate":
         validate(*sys.argv[2:7])
+    elif cmd == "every":
+        every_lines(sys.argv[2], sys.argv[3], *(sys.argv[4:5]))
     elif cmd == "lines":
         lines(sys.argv[2], sys.argv[3], *(sys.argv[4:5]))
     else:
