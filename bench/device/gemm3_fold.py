@@ -1,8 +1,10 @@
 """gemm3_fold.py — `lib bench --all` rows of both GEMM ops into their table parts and the sweep's table.
 
-    python3 bench/device/gemm3_fold.py ALL.jsonl ...
+    python3 bench/device/gemm3_fold.py ALL.jsonl ... [--checks CHECKS.jsonl]
 
 ALL.jsonl: `lib bench --json --all` rows (e.g. session 8's run_gemm2.sh tune_all.jsonl).
+CHECKS.jsonl: `lib bench --check` rows (run_gemm3.sh's best_checks.jsonl): a variant whose
+check failed at a shape is moved from that shape's times to its `failed`.
 The gemm rows go into bench/device/gemm_table_h200.json, the gemm_fp8 rows into
 bench/device/fp8_table_h200.json (its fp8_row_quantize entries kept as they are), each with
 gemmx.py merge: a variant timed at a shape the part already has keeps the part's time, a new
@@ -41,7 +43,34 @@ def substitute(entries, part, ops):
     return out + part, len(part)
 
 
+def checked(paths, checks_path):
+    """the rows of paths in a scratch file, less the variants whose check failed at their shape"""
+    import tempfile
+    bad = {}
+    for l in open(checks_path):
+        if l.startswith("{"):
+            r = json.loads(l)
+            if r.get("check_ok") is False and r.get("variant"):
+                bad.setdefault((r["op"], r["shape"]), set()).add(r["variant"])
+    fd, out = tempfile.mkstemp(suffix=".jsonl")
+    with os.fdopen(fd, "w") as f:
+        for p in paths:
+            for l in open(p):
+                if not l.startswith("{"):
+                    continue
+                r = json.loads(l)
+                for v in bad.get((r.get("op"), r.get("shape")), ()):
+                    if v in (r.get("bench_all") or {}):
+                        del r["bench_all"][v]
+                        r.setdefault("failed_all", {})[v] = "its check failed (run_gemm3.sh best_checks)"
+                f.write(json.dumps(r) + "\n")
+    return [out]
+
+
 def main(paths):
+    if "--checks" in paths:
+        i = paths.index("--checks")
+        paths = checked(paths[:i] + paths[i + 2:], paths[i + 1])
     gemm_path = os.path.join(HERE, "gemm_table_h200.json")
     fp8_path = os.path.join(HERE, "fp8_table_h200.json")
     sweep_path = os.path.join(HERE, "sweep_table_h200.json")
