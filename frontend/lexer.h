@@ -23,7 +23,7 @@
     X(ASSUME, "assume") X(SHAPE, "shape") X(REFERENCE, "reference") X(LET, "let") \
     X(VAR, "var") X(SHARED, "shared") X(REG, "reg") X(MBARRIER, "mbarrier") \
     X(PIPELINE, "pipeline") X(ROLE, "role") X(FOR, "for") X(IN, "in") X(STEP, "step") \
-    X(UNROLL, "unroll") X(NOHOIST, "nohoist") X(IF, "if") X(ELSE, "else") X(STORE, "store") X(LOAD, "load") \
+    X(UNROLL, "unroll") X(NOHOIST, "nohoist") X(FRESH, "fresh") X(IF, "if") X(ELSE, "else") X(STORE, "store") X(LOAD, "load") \
     X(AS, "as") X(MASK, "mask") X(ON, "on") X(FROM, "from") X(TO, "to") \
     X(STAGES, "stages") X(COUNT, "count") X(REGS, "regs") X(SWIZZLE, "swizzle") \
     X(LAYOUT, "layout") X(SCOPE, "scope") X(ALIGN, "align") X(STRIDES, "strides") \

@@ -101,7 +101,7 @@ int fe_is_contextual(TokKind k)
 {
     switch (k) {
     case T_TARGET: case T_ARG: case T_GRID: case T_WARPS: case T_WARPGROUPS: case T_ASSUME:
-    case T_SHAPE: case T_STEP: case T_UNROLL: case T_NOHOIST: case T_AS: case T_MASK: case T_ON: case T_FROM:
+    case T_SHAPE: case T_STEP: case T_UNROLL: case T_NOHOIST: case T_FRESH: case T_AS: case T_MASK: case T_ON: case T_FROM:
     case T_TO: case T_STAGES: case T_COUNT: case T_REGS: case T_SWIZZLE: case T_LAYOUT:
     case T_SCOPE: case T_ALIGN: case T_STRIDES:
         return 1;

@@ -269,7 +269,7 @@ static NodeId let_var(Parser *p, Token *kw)
     return id;
 }
 
-/* 'for' IDENT 'in' expr '..' expr ('step' expr)? ('unroll' INT?)? 'nohoist'? block */
+/* 'for' IDENT 'in' expr '..' expr ('step' expr)? ('unroll' INT?)? 'nohoist'? 'fresh'? block */
 static NodeId for_stmt(Parser *p, Token *kw)
 {
     Token *var = decl_name(p, "(the loop variable)");
@@ -287,6 +287,7 @@ static NodeId for_stmt(Parser *p, Token *kw)
             return 0;
     }
     int nohoist = fe_accept(p, T_NOHOIST);
+    int fresh = fe_accept(p, T_FRESH);
     NodeId body = body_block(p, BLK_NESTED, "`{` to start the loop body");
     if (!body)
         return 0;
@@ -296,7 +297,8 @@ static NodeId for_stmt(Parser *p, Token *kw)
     n->b = hi;
     n->c = step;
     n->d = body;
-    n->flags = (uint16_t)((step ? NF_HAS_STEP : 0) | (nohoist ? NF_NOHOIST : 0));
+    n->flags = (uint16_t)((step ? NF_HAS_STEP : 0) | (nohoist ? NF_NOHOIST : 0) |
+                          (fresh ? NF_FRESH_LOOP : 0));
     n->v.attr.unroll = (uint8_t)unroll;
     return id;
 }

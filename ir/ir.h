@@ -232,7 +232,9 @@ enum { /* node flags */
     NF_FRESH = 1 << 9,     /* SPECIAL thread.x: read where it stands (an element's coordinates:
                               the code generator keeps it, and what is computed from it, in the
                               loop instead of hoisting one value per element out of it) */
-    NF_NOHOIST = 1 << 10   /* FOR: `nohoist`: no loop-invariant code moved out of it (docs/tir.md) */
+    NF_NOHOIST = 1 << 10,  /* FOR: `nohoist`: no loop-invariant code moved out of it (docs/tir.md) */
+    NF_FRESH_LOOP = 1 << 11 /* FOR: `fresh`: the element coordinates of the statements in its
+                              body read thread.x where they stand (NF_FRESH; docs/tir.md 10.1) */
 };
 
 /* A resolved type (verifier output). */

@@ -482,6 +482,8 @@ static void stmt(Printer *p, NodeId id)
             fprintf(out, " unroll %u", n->v.attr.unroll);
         if (n->flags & NF_NOHOIST)
             fputs(" nohoist", out);
+        if (n->flags & NF_FRESH_LOOP)
+            fputs(" fresh", out);
         fputc(' ', out);
         block(p, n->d);
         return;

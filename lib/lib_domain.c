@@ -265,7 +265,7 @@ static void plan_own(CakeCtx *ctx, Plan *p, uint32_t u)
                                    [LC_GE] = OP_GE, [LC_EQ] = OP_EQ, [LC_NE] = OP_NE};
         if (c->rel == LC_MOD && c->mod > 0)
             check_add(ctx, p, (LibCheck){.kind = LP_MOD, .dim = c->dim, .a = c->mod, .b = c->value});
-        else if (c->rel == LC_MOD)
+        else if (c->rel == LC_MOD || c->nfac != 1 || c->div != 1)   /* a tile count */
             check_add(ctx, p, (LibCheck){.kind = LP_COND, .var = (uint16_t)u, .i = i});
         else
             bound(ctx, p, c->dim, rels[c->rel], c->value);

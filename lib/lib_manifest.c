@@ -375,8 +375,8 @@ static int read_variant(Reader *r, LibOp *op, const cJSON *j, LibVariant *v)
             Diag *d = diag_report(r->ctx, E1210, pair_span(r, w),
                                   "variant `%s`: cannot read condition `%s`", p->name,
                                   cJSON_IsString(c) ? c->valuestring : "?");
-            diag_help(r->ctx, d, "a condition is `DIM < N` (<, <=, >, >=, ==, !=) or "
-                                 "`DIM %% N == R`, over the op's dims");
+            diag_help(r->ctx, d, "a condition is `DIM < N` (<, <=, >, >=, ==, !=), `DIM %% N == R` "
+                                 "or a tile count `DIM * cdiv(DIM, N) >= C`, over the op's dims");
             r->bad = 1;
             continue;
         }
@@ -540,37 +540,70 @@ int lib_manifest_read(CakeCtx *ctx, const char *dir, CakeLib **out)
 
 /* ---- conditions -------------------------------------------------------------------- */
 
-/* DIM REL N, or DIM % N == R */
+/* the index of the op's dim `name`, -1 if none */
+static int dim_index(const LibOp *op, const char *name)
+{
+    for (uint32_t i = 0; i < op->pub.ndims; i++)
+        if (!strcmp(op->dims[i], name))
+            return (int)i;
+    return -1;
+}
+
+/* a factor at text + *at: DIM or cdiv(DIM, N) (N >= 1); its dim and divisor */
+static int cond_factor(const LibOp *op, const char *text, int *at, uint8_t *dim, int64_t *div)
+{
+    char name[64];
+    long long d = 1;
+    int n = 0, i;
+    if (sscanf(text + *at, " cdiv ( %63[A-Za-z0-9_] , %lld )%n", name, &d, &n) == 2 && n > 0) {
+        if (d < 1)
+            return 0;
+    } else if (sscanf(text + *at, " %63[A-Za-z0-9_]%n", name, &n) != 1 || !strcmp(name, "cdiv")) {
+        return 0;
+    }
+    if ((i = dim_index(op, name)) < 0)
+        return 0;
+    *at += n;
+    *dim = (uint8_t)i;
+    *div = d;
+    return 1;
+}
+
+/* TERM REL N (TERM: a factor or FACTOR * FACTOR), or DIM % N == R */
 int lib_cond_parse(const LibOp *op, const char *text, LibCond *out)
 {
-    char name[64], rel[3] = {0};
+    static const char *const rels[] = {"<", "<=", ">", ">=", "==", "!="};
+    char rel[3] = {0};
     long long a = 0, b = 0;
-    int n = 0;
+    int at = 0, n = 0, r = 0;
     memset(out, 0, sizeof *out);
-    if (sscanf(text, " %63[A-Za-z0-9_] %% %lld == %lld %n", name, &a, &b, &n) == 3 && !text[n]) {
+    if (!cond_factor(op, text, &at, &out->dim, &out->div))
+        return 0;
+    out->nfac = 1;
+    if (out->div == 1 && sscanf(text + at, " %% %lld == %lld %n", &a, &b, &n) == 2 && !text[at + n]) {
         if (a < 1 || b < 0 || b >= a)
             return 0;
         out->rel = LC_MOD;
         out->mod = a;
         out->value = b;
-    } else if (sscanf(text, " %63[A-Za-z0-9_] %2[<>=!] %lld %n", name, rel, &a, &n) == 3 && !text[n]) {
-        static const char *const rels[] = {"<", "<=", ">", ">=", "==", "!="};
-        int r = 0;
-        while (r < 6 && strcmp(rels[r], rel))
-            r++;
-        if (r == 6)
-            return 0;
-        out->rel = (uint8_t)r;
-        out->value = a;
-    } else {
-        return 0;
+        return 1;
     }
-    for (uint32_t i = 0; i < op->pub.ndims; i++)
-        if (!strcmp(op->dims[i], name)) {
-            out->dim = (uint8_t)i;
-            return 1;
-        }
-    return 0;
+    if (sscanf(text + at, " *%n", &n) == 0 && n > 0) {
+        at += n;
+        if (!cond_factor(op, text, &at, &out->dim2, &out->div2))
+            return 0;
+        out->nfac = 2;
+    }
+    n = 0;
+    if (sscanf(text + at, " %2[<>=!] %lld %n", rel, &a, &n) != 2 || text[at + n])
+        return 0;
+    while (r < 6 && strcmp(rels[r], rel))
+        r++;
+    if (r == 6)
+        return 0;
+    out->rel = (uint8_t)r;
+    out->value = a;
+    return 1;
 }
 
 /* ---- checking the variants ---------------------------------------------------------- */

@@ -16,12 +16,16 @@
 #define LIB_MAX_STEPS 4       /* launches of one sequence variant */
 #define LIB_MAX_WS 4          /* workspace tensors of one sequence variant */
 
-/* an explicit condition of a variant: `DIM REL VALUE` or `DIM % MOD == VALUE` */
+/* an explicit condition of a variant: `TERM REL VALUE` or `DIM % MOD == VALUE`, TERM a
+   factor or a product of two, a factor `DIM` or `cdiv(DIM, N)` (a tile count:
+   `BH * cdiv(S, 192) >= 512`) */
 typedef enum { LC_LT, LC_LE, LC_GT, LC_GE, LC_EQ, LC_NE, LC_MOD } LibRel;
 
 typedef struct {
-    uint8_t dim;              /* index into the op's dims */
+    uint8_t dim;              /* index into the op's dims: the first factor's */
     uint8_t rel;              /* LibRel */
+    uint8_t nfac, dim2;       /* factors (1 or 2; LC_MOD: 1) and the second one's dim */
+    int64_t div, div2;        /* each factor's divisor: cdiv(DIM, div); 1 for a plain DIM */
     int64_t mod, value;
     const char *text;         /* as written: "M <= 64" */
 } LibCond;

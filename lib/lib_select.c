@@ -106,9 +106,17 @@ void lib_cells_sort(LibCell *c, uint32_t n)
 
 /* ---- domains ------------------------------------------------------------------- */
 
+/* cdiv(x, d), d >= 1 */
+static int64_t cond_cdiv(int64_t x, int64_t d)
+{
+    return x / d + (x % d > 0);
+}
+
 int lib_cond_holds(const LibCond *c, const int64_t *dimv)
 {
-    int64_t x = dimv[c->dim];
+    int64_t x = c->rel == LC_MOD ? dimv[c->dim] : cond_cdiv(dimv[c->dim], c->div);
+    if (c->nfac == 2)
+        x *= cond_cdiv(dimv[c->dim2], c->div2);
     switch ((LibRel)c->rel) {
     case LC_LT: return x < c->value;
     case LC_LE: return x <= c->value;

@@ -180,12 +180,12 @@ NodeId dist_thread_part(Lw *w, const LyTile *t, int col)
 }
 
 /* the thread part of an element's implicit coordinates (T[r, c] = ..., store_implicit):
- * thread.x read where the statement stands (NF_FRESH) when CAKE_FRESH is set (an
- * experiment, off by default: docs/tir.md 8.4) */
+ * thread.x read where the statement stands (NF_FRESH) in the body of a `fresh` loop, and
+ * everywhere when CAKE_FRESH is set (an experiment switch: docs/tir.md 10.1) */
 static NodeId implicit_part(Lw *w, const LyTile *t, int col)
 {
     const char *e = getenv("CAKE_FRESH");
-    return thread_part(w, t, col, e && *e && strcmp(e, "0") != 0);
+    return thread_part(w, t, col, w->fresh > 0 || (e && *e && strcmp(e, "0") != 0));
 }
 
 /* an element access T[r, c] with the statement's implicit indices */

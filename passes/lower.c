@@ -36,9 +36,13 @@ static void rewrite_children(Lw *w, NodeId s, LwStmtFn fn)
     case OP_BLOCK:
         lw_rewrite(w, s, fn);
         return;
-    case OP_FOR:
+    case OP_FOR: {
+        uint32_t fresh = (n->flags & NF_FRESH_LOOP) != 0;
+        w->fresh += fresh;
         lw_rewrite(w, n->d, fn);
+        w->fresh -= fresh;
         return;
+    }
     case OP_IF: {
         NodeId then = n->b, els = n->c;
         lw_rewrite(w, then, fn);

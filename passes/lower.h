@@ -16,6 +16,7 @@ struct Lw {
     IrB b;
     Target tg;
     NodeId role;        /* the ROLE whose body is being rewritten, 0 outside roles */
+    uint32_t fresh;     /* `fresh` loops around the statement being rewritten (NF_FRESH_LOOP) */
     void *user;         /* the pass's own state */
     uint32_t errors;
 };
@@ -23,8 +24,9 @@ struct Lw {
 void lw_init(Lw *w, CakeCtx *ctx, Kernel *k, Target tg, void *user);
 
 /* Rewrites every block reachable from `block` (nested blocks first, role
- * bodies with w->role set) by calling fn on each of its statements. The
- * reference block is not visited. */
+ * bodies with w->role set, the bodies of `fresh` loops with w->fresh counting
+ * them) by calling fn on each of its statements. The reference block is not
+ * visited. */
 void lw_rewrite(Lw *w, NodeId block, LwStmtFn fn);
 
 /* the condition under which the issuing thread of the current unit runs a

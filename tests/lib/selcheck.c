@@ -59,9 +59,16 @@ static int64_t seeded(const LibOp *op, uint32_t d, uint64_t *seed)
 
 /* ---- the reference domain: the generic evaluator --------------------------------- */
 
+static int64_t ceil_ref(int64_t x, int64_t d)
+{
+    return (x + d - 1) / d;
+}
+
 static int cond_ref(const LibCond *c, const int64_t *dimv)
 {
     int64_t x = dimv[c->dim];
+    if (c->rel != LC_MOD)
+        x = ceil_ref(x, c->div) * (c->nfac == 2 ? ceil_ref(dimv[c->dim2], c->div2) : 1);
     switch ((LibRel)c->rel) {
     case LC_LT: return x < c->value;
     case LC_LE: return x <= c->value;
