@@ -1,5 +1,4 @@
 /* smem.c — the shared-memory plan (smem.h). */
-#include <stdlib.h>
 #include <string.h>
 #include "smem.h"
 
@@ -10,7 +9,6 @@ typedef struct {
     int64_t warps;
     SmemPlan *p;
     uint32_t cap;
-    uint8_t *done;   /* subtrees walked whole (shared ones are met again) */
 } Walk;
 
 static int64_t sat_mul(int64_t a, int64_t b)
@@ -58,22 +56,17 @@ static void shared(Walk *w, NodeId id, const Node *n)
     add(w, id, bytes, al);
 }
 
-/* 1 when id's subtree was walked whole (no depth cut): a later visit of a
-   shared subtree adds nothing new then (add keeps one slot per declaration) */
-static int walk(Walk *w, NodeId id, int depth)
+/* the walk calls itself for the children there are only (most slots are none) */
+static void walk(Walk *w, NodeId id, int depth)
 {
     const Kernel *k = w->k;
-    if (id >= k->nnodes)
-        return 1;
-    if (depth > 4096)
-        return 0;
-    if (w->done && w->done[id])
-        return 1;
+    if (id >= k->nnodes || depth > 4096)
+        return;
     const Node *n = &k->nodes[id];
     int64_t b;
     switch ((Op)n->op) {
     case OP_REFERENCE:
-        return 1;
+        return;
     case OP_SHARED:
         if (n->a)
             shared(w, id, n);
@@ -93,17 +86,13 @@ static int walk(Walk *w, NodeId id, int depth)
     default:
         break;
     }
-    int whole = 1;
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
         if (kids[i])
-            whole &= walk(w, kids[i], depth + 1);
+            walk(w, kids[i], depth + 1);
     for (uint32_t i = 0, l = n->list, e = n->n; i < e; i++)
         if (k->lists[l + i])
-            whole &= walk(w, k->lists[l + i], depth + 1);
-    if (w->done)
-        w->done[id] = (uint8_t)whole;
-    return whole;
+            walk(w, k->lists[l + i], depth + 1);
 }
 
 void an_smem_plan(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, SmemPlan *out)
@@ -112,11 +101,9 @@ void an_smem_plan(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, Sm
     int64_t threads = ce_block_threads(ctx, k, tg), ws = tg_warp(tg);
     if (threads > tg_info(tg)->max_threads_per_block) /* reported (E0502); no scratch for it */
         threads = 0;
-    /* the plan is made at every cost evaluation: its memo is the heap's, not the arena's */
-    Walk w = {ctx, k, env, threads > 0 ? (threads + ws - 1) / ws : 0, out, 0, calloc(k->nnodes + 1, 1)};
+    Walk w = {ctx, k, env, threads > 0 ? (threads + ws - 1) / ws : 0, out, 0};
     if (k->body)
         walk(&w, k->body, 0);
-    free(w.done);
     SmemItem *it = out->items;
     for (uint32_t i = 1; i < out->n; i++) /* largest alignment first (stable) */
         for (uint32_t j = i; j > 0 && it[j].align > it[j - 1].align; j--) {

@@ -12,41 +12,26 @@
 #include "lower.h"
 #include "smem.h"
 
-typedef struct {
-    CakeCtx *ctx;
-    const Kernel *k;
-    NodeId **maps;
-    uint32_t *n;
-    uint8_t *none;   /* subtrees walked whole that hold no tensor map */
-} Tm;
-
-/* the tensor maps (L_TMAP), in order of declaration (one met twice, twice);
-   1 when id's subtree holds none and was walked whole (no depth cut): a later
-   visit of a shared subtree then pushes nothing and is skipped */
-static int tensor_maps(Tm *t, NodeId id, int depth)
+/* the tensor maps (L_TMAP), in order of declaration; the walk calls itself for
+   the children there are only (most slots are none) */
+static void tensor_maps(CakeCtx *ctx, const Kernel *k, NodeId id, NodeId **maps, uint32_t *n, int depth)
 {
     if (depth > 400)
-        return 0;
-    if (t->none[id])
-        return 1;
-    const Kernel *k = t->k;
+        return;
     const Node *x = &k->nodes[id];
     if (x->op == OP_L_TMAP) {
-        ir_push_node_list(t->ctx, t->maps, t->n, id);
-        return 0;
+        ir_push_node_list(ctx, maps, n, id);
+        return;
     }
     if (x->op == OP_REFERENCE)
-        return 1;
-    int none = 1;
+        return;
     NodeId kids[4] = {x->a, x->b, x->c, x->d};
     for (int i = 0; i < 4; i++)
         if (kids[i])
-            none &= tensor_maps(t, kids[i], depth + 1);
+            tensor_maps(ctx, k, kids[i], maps, n, depth + 1);
     for (uint32_t i = 0, l = x->list, e = x->n; i < e; i++)
         if (k->lists[l + i])
-            none &= tensor_maps(t, k->lists[l + i], depth + 1);
-    t->none[id] = (uint8_t)none;
-    return none;
+            tensor_maps(ctx, k, k->lists[l + i], maps, n, depth + 1);
 }
 
 /* the kernel ABI's parameter order (ir.h KParam): args, dims, tensor maps */
@@ -79,9 +64,8 @@ uint32_t pass_abi(CakeCtx *ctx, Kernel *k, Target tg, uint32_t maxnreg)
                                 (uint32_t)sp.items[i].bytes, (uint32_t)sp.items[i].align};
     p->nsmem = sp.n;
     p->smem_bytes = (uint32_t)sp.total;
-    Tm t = {ctx, k, &p->tmaps, &p->ntmaps, arena_alloc(&ctx->arena, k->nnodes)};
     if (k->body)
-        tensor_maps(&t, k->body, 0);
+        tensor_maps(ctx, k, k->body, &p->tmaps, &p->ntmaps, 0);
     abi_params(ctx, k, p);
     p->block_threads = (uint32_t)ce_block_threads(ctx, k, tg);
     p->maxnreg = maxnreg;

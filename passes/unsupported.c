@@ -53,23 +53,17 @@ typedef struct {
     CakeCtx *ctx;
     Kernel *k;
     Target tg;
-    uint8_t *done;   /* subtrees walked whole (shared ones are met again) */
 } Uw;
 
-/* 1 when id's subtree was walked whole (no depth cut): a later visit of a
-   shared subtree finds nothing new then (what it reported carries NF_ERROR) */
-static int walk(Uw *u, NodeId id, int depth)
+/* the walk calls itself for the children there are only (most slots are none) */
+static void walk(Uw *u, NodeId id, int depth)
 {
     Kernel *k = u->k;
-    if (id >= k->nnodes)
-        return 1;
-    if (depth > 4096)
-        return 0;
-    if (u->done[id])
-        return 1;
+    if (id >= k->nnodes || depth > 4096)
+        return;
     Node *n = ir_get(k, id);
     if (n->op == OP_REFERENCE)
-        return 1;
+        return;
     const char *what = unsupported(k, n, u->tg);
     if (what) {
         if (!(n->flags & NF_ERROR)) {
@@ -79,24 +73,21 @@ static int walk(Uw *u, NodeId id, int depth)
                                   *what ? what : *sp ? ir_fmt(u->ctx, "'%s'", sp) : ir_ops[n->op].name);
             diag_help(u->ctx, d, "docs/tirl.md lists what the lowering passes and code generation cover");
         }
-        return 1;
+        return;
     }
-    int whole = 1;
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
         if (kids[i])
-            whole &= walk(u, kids[i], depth + 1);
+            walk(u, kids[i], depth + 1);
     for (uint32_t i = 0, l = n->list, e = n->n; i < e; i++)
         if (k->lists[l + i])
-            whole &= walk(u, k->lists[l + i], depth + 1);
-    u->done[id] = (uint8_t)whole;
-    return whole;
+            walk(u, k->lists[l + i], depth + 1);
 }
 
 uint32_t pass_unsupported(CakeCtx *ctx, Kernel *k, Target tg)
 {
     uint32_t before = ctx->nerrors;
-    Uw u = {ctx, k, tg, arena_alloc(&ctx->arena, k->nnodes)};
+    Uw u = {ctx, k, tg};
     if (k->body)
         walk(&u, k->body, 0);
     return ctx->nerrors - before;
