@@ -56,7 +56,7 @@ static void shared(Walk *w, NodeId id, const Node *n)
     add(w, id, bytes, al);
 }
 
-/* the walk calls itself for the children there are only (most slots are none) */
+/* the walk calls itself for the children that need a visit only (ir_walk_child) */
 static void walk(Walk *w, NodeId id, int depth)
 {
     const Kernel *k = w->k;
@@ -88,10 +88,10 @@ static void walk(Walk *w, NodeId id, int depth)
     }
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
-        if (kids[i])
+        if (ir_walk_child(k, kids[i]))
             walk(w, kids[i], depth + 1);
     for (uint32_t i = 0, l = n->list, e = n->n; i < e; i++)
-        if (k->lists[l + i])
+        if (ir_walk_child(k, k->lists[l + i]))
             walk(w, k->lists[l + i], depth + 1);
 }
 

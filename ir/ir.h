@@ -503,6 +503,19 @@ static inline uint32_t ir_tensor_align(const Node *gtype)
 }
 uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n); /* copies; returns start */
 static inline NodeId ir_list_at(const Kernel *k, const Node *n, uint32_t i) { return k->lists[n->list + i]; }
+/* a literal or a name with no children: a node the lowering's whole-body walks
+ * (abi, unsupported, roles, the shared-memory plan) have nothing to do at, so
+ * they skip the call for it (most operands of lowered code are such leaves) */
+static inline int ir_plain_leaf(const Node *n)
+{
+    return (n->op == OP_INT || n->op == OP_FLOAT || n->op == OP_BOOL || n->op == OP_NAME) &&
+           !(n->a | n->b | n->c | n->d | n->n);
+}
+/* id is a child such a walk needs to call itself for */
+static inline int ir_walk_child(const Kernel *k, NodeId id)
+{
+    return id && id < k->nnodes && !ir_plain_leaf(&k->nodes[id]);
+}
 TypeId ir_type_add(CakeCtx *ctx, Kernel *k, const Type *t);   /* appends, even a duplicate */
 /* The id of the type equal to *t (every field compared) in k, added when there is
  * none; types appended with ir_type_add are found too. Passes that create typed

@@ -13,7 +13,7 @@
 #include "smem.h"
 
 /* the tensor maps (L_TMAP), in order of declaration; the walk calls itself for
-   the children there are only (most slots are none) */
+   the children that need a visit only (ir_walk_child) */
 static void tensor_maps(CakeCtx *ctx, const Kernel *k, NodeId id, NodeId **maps, uint32_t *n, int depth)
 {
     if (depth > 400)
@@ -27,10 +27,10 @@ static void tensor_maps(CakeCtx *ctx, const Kernel *k, NodeId id, NodeId **maps,
         return;
     NodeId kids[4] = {x->a, x->b, x->c, x->d};
     for (int i = 0; i < 4; i++)
-        if (kids[i])
+        if (ir_walk_child(k, kids[i]))
             tensor_maps(ctx, k, kids[i], maps, n, depth + 1);
     for (uint32_t i = 0, l = x->list, e = x->n; i < e; i++)
-        if (k->lists[l + i])
+        if (ir_walk_child(k, k->lists[l + i]))
             tensor_maps(ctx, k, k->lists[l + i], maps, n, depth + 1);
 }
 

@@ -92,11 +92,11 @@ static void relative(Lw *w, Roles *rs, NodeId id, uint32_t limit, int depth)
     /* the children that need a visit only (most are none, or seen) */
     NodeId kids[4] = {n.a, n.b, n.c, n.d};
     for (int i = 0; i < 4; i++)
-        if (kids[i] && kids[i] < limit && !rs->seen[kids[i]])
+        if (kids[i] < limit && !rs->seen[kids[i]] && ir_walk_child(k, kids[i]))
             relative(w, rs, kids[i], limit, depth + 1);
     for (uint32_t i = 0; i < n.n; i++) {
         NodeId c = k->lists[n.list + i];
-        if (c && c < limit && !rs->seen[c])
+        if (c < limit && !rs->seen[c] && ir_walk_child(k, c))
             relative(w, rs, c, limit, depth + 1);
     }
 }

@@ -55,7 +55,7 @@ typedef struct {
     Target tg;
 } Uw;
 
-/* the walk calls itself for the children there are only (most slots are none) */
+/* the walk calls itself for the children that need a visit only (ir_walk_child) */
 static void walk(Uw *u, NodeId id, int depth)
 {
     Kernel *k = u->k;
@@ -77,10 +77,10 @@ static void walk(Uw *u, NodeId id, int depth)
     }
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
-        if (kids[i])
+        if (ir_walk_child(k, kids[i]))
             walk(u, kids[i], depth + 1);
     for (uint32_t i = 0, l = n->list, e = n->n; i < e; i++)
-        if (k->lists[l + i])
+        if (ir_walk_child(k, k->lists[l + i]))
             walk(u, k->lists[l + i], depth + 1);
 }
 
