@@ -116,20 +116,6 @@ static int pure_expr(Walk *w, NodeId e, int depth)
 
 static void expr_count(Walk *w, NodeId e, double m);
 
-/* an index of a name by literals and names only (most operands of lowered code):
-   counting it adds nothing (expr_count: the name, then the indices, all free) */
-static int plain_index(const Kernel *k, const Node *n)
-{
-    if (!n->a || !ir_plain_leaf(&k->nodes[n->a]))
-        return 0;
-    for (uint32_t i = 0; i < n->n; i++) {
-        NodeId x = k->lists[n->list + i];
-        if (!x || !ir_plain_leaf(&k->nodes[x]))
-            return 0;
-    }
-    return 1;
-}
-
 /* counts expression e executed m times: a pure one from the memo (its work per
    execution, counted at the first visit), the rest node by node */
 static void expr(Walk *w, NodeId e, double m)
@@ -140,8 +126,9 @@ static void expr(Walk *w, NodeId e, double m)
     if (n->op == OP_INT || n->op == OP_FLOAT || n->op == OP_BOOL || n->op == OP_NAME || n->op == OP_COLON ||
         n->op == OP_SPECIAL)
         return;
-    if (n->op == OP_INDEX && plain_index(w->k, n))
-        return;   /* acc[3]: an element of an array, no work (the memo's counts would be zeros) */
+    if (ir_plain_index(w->k, n))
+        return;   /* acc[3]: an element of an array, no work (expr_count: the name, then the
+                     indices, all free; the memo's counts would be zeros) */
     ExprMemo *x = w->arith;
     if (!x || !pure_expr(w, e, 0)) {
         expr_count(w, e, m);
