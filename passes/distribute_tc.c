@@ -180,7 +180,7 @@ static void dist_wgmma(Lw *w, NodeId s, IrList *out)
     for (int slab = 0; slab < d.rows / 64; slab++)
         for (int ks = 0; ks < K / k; ks++)
             for (int n0 = 0; n0 < d.cols; n0 += nchunk) {
-                NodeId *ops = arena_alloc(&b->ctx->arena, 300 * sizeof *ops);
+                NodeId ops[300];   /* copied into the kernel's lists by irb_stmt */
                 uint32_t no = 0;
                 if (!a_regs)
                     ops[no++] = wg_desc(w, &as, &ga, irb_i32(b, 64 * slab), irb_i32(b, k * ks));
