@@ -126,6 +126,9 @@ static void expr(Walk *w, NodeId e, double m)
     if (n->op == OP_INT || n->op == OP_FLOAT || n->op == OP_BOOL || n->op == OP_NAME || n->op == OP_COLON ||
         n->op == OP_SPECIAL)
         return;
+    if (ir_plain_index(w->k, n))
+        return;   /* acc[3]: an element of an array, no work (expr_count: the name, then the
+                     indices, all free; the memo's counts would be zeros) */
     ExprMemo *x = w->arith;
     if (!x || !pure_expr(w, e, 0)) {
         expr_count(w, e, m);

@@ -56,10 +56,11 @@ static void shared(Walk *w, NodeId id, const Node *n)
     add(w, id, bytes, al);
 }
 
+/* the walk calls itself for the children that need a visit only (ir_walk_child) */
 static void walk(Walk *w, NodeId id, int depth)
 {
     const Kernel *k = w->k;
-    if (!id || id >= k->nnodes || depth > 4096)
+    if (id >= k->nnodes || depth > 4096)
         return;
     const Node *n = &k->nodes[id];
     int64_t b;
@@ -87,9 +88,11 @@ static void walk(Walk *w, NodeId id, int depth)
     }
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
-        walk(w, kids[i], depth + 1);
-    for (uint32_t i = 0; i < n->n; i++)
-        walk(w, k->lists[n->list + i], depth + 1);
+        if (ir_walk_child(k, kids[i]))
+            walk(w, kids[i], depth + 1);
+    for (uint32_t i = 0, l = n->list, e = n->n; i < e; i++)
+        if (ir_walk_child(k, k->lists[l + i]))
+            walk(w, k->lists[l + i], depth + 1);
 }
 
 void an_smem_plan(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, SmemPlan *out)
@@ -99,7 +102,8 @@ void an_smem_plan(CakeCtx *ctx, const Kernel *k, Target tg, const CeEnv *env, Sm
     if (threads > tg_info(tg)->max_threads_per_block) /* reported (E0502); no scratch for it */
         threads = 0;
     Walk w = {ctx, k, env, threads > 0 ? (threads + ws - 1) / ws : 0, out, 0};
-    walk(&w, k->body, 0);
+    if (k->body)
+        walk(&w, k->body, 0);
     SmemItem *it = out->items;
     for (uint32_t i = 1; i < out->n; i++) /* largest alignment first (stable) */
         for (uint32_t j = i; j > 0 && it[j].align > it[j - 1].align; j--) {

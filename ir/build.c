@@ -357,7 +357,8 @@ NodeId irb_clone(IrB *b, NodeId id)
     }
     NodeId kids[4] = {src.a, src.b, src.c, src.d};
     for (int i = 0; i < 4; i++)
-        kids[i] = irb_clone(b, kids[i]);
+        if (kids[i])   /* no call for an empty slot: the per-element copies are mostly leaves */
+            kids[i] = irb_clone(b, kids[i]);
     uint32_t list = src.list;
     if (src.n) {
         NodeId tmp[64], *items = src.n <= 64 ? tmp : arena_alloc(&b->ctx->arena, src.n * sizeof *items);

@@ -505,6 +505,36 @@ static inline uint32_t ir_tensor_align(const Node *gtype)
 }
 uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n); /* copies; returns start */
 static inline NodeId ir_list_at(const Kernel *k, const Node *n, uint32_t i) { return k->lists[n->list + i]; }
+/* a literal or a name with no children: a node the lowering's whole-body walks
+ * (abi, unsupported, roles, the shared-memory plan) have nothing to do at, so
+ * they skip the call for it (most operands of lowered code are such leaves, or
+ * indices of them) */
+static inline int ir_plain_leaf(const Node *n)
+{
+    return (n->op == OP_INT || n->op == OP_FLOAT || n->op == OP_BOOL || n->op == OP_NAME) &&
+           !(n->a | n->b | n->c | n->d | n->n);
+}
+/* an index of a plain leaf by plain leaves (acc[3], x[i, 0]): nothing to do there either */
+static inline int ir_plain_index(const Kernel *k, const Node *n)
+{
+    if (n->op != OP_INDEX || !n->a || n->a >= k->nnodes || !ir_plain_leaf(&k->nodes[n->a]) ||
+        (n->b | n->c | n->d))
+        return 0;
+    for (uint32_t i = 0; i < n->n; i++) {
+        NodeId x = k->lists[n->list + i];
+        if (!x || x >= k->nnodes || !ir_plain_leaf(&k->nodes[x]))
+            return 0;
+    }
+    return 1;
+}
+/* id is a child such a walk needs to call itself for */
+static inline int ir_walk_child(const Kernel *k, NodeId id)
+{
+    if (!id || id >= k->nnodes)
+        return 0;
+    const Node *n = &k->nodes[id];
+    return !ir_plain_leaf(n) && !ir_plain_index(k, n);
+}
 TypeId ir_type_add(CakeCtx *ctx, Kernel *k, const Type *t);   /* appends, even a duplicate */
 /* The id of the type equal to *t (every field compared) in k, added when there is
  * none; types appended with ir_type_add are found too. Passes that create typed

@@ -51,7 +51,8 @@ double ir_arg_tolerance(const Kernel *k, uint32_t i)
 
 NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 {
-    k->nodes = arena_grow_raw(&ctx->arena, k->nodes, &k->capnodes, k->nnodes + 1, sizeof *k->nodes);
+    if (k->nnodes + 1 > k->capnodes)   /* the call only when it grows (lowering appends ~20k nodes) */
+        k->nodes = arena_grow_raw(&ctx->arena, k->nodes, &k->capnodes, k->nnodes + 1, sizeof *k->nodes);
     Node *n = &k->nodes[k->nnodes];   /* the room past nnodes is not zeroed: cleared here */
     memset(n, 0, sizeof *n);
     n->op = (uint16_t)op;
@@ -62,9 +63,12 @@ NodeId ir_node(CakeCtx *ctx, Kernel *k, Op op, Span span)
 
 uint32_t ir_list(CakeCtx *ctx, Kernel *k, const NodeId *items, uint32_t n)
 {
-    k->lists = arena_grow_raw(&ctx->arena, k->lists, &k->caplists, k->nlists + n, sizeof *k->lists);
+    if (k->nlists + n > k->caplists)
+        k->lists = arena_grow_raw(&ctx->arena, k->lists, &k->caplists, k->nlists + n, sizeof *k->lists);
     uint32_t start = k->nlists;
-    if (n)
+    if (n == 1)
+        k->lists[start] = items[0];   /* most lists of lowered code: one index */
+    else if (n)
         memcpy(k->lists + start, items, n * sizeof *items);
     k->nlists += n;
     return start;

@@ -291,28 +291,36 @@ static void rows_index(const LyGeo *g, int thr, int e, int64_t *idx)
     *idx = ((int64_t)(e / g->vec) * g->threads + thr) * g->vec + e % g->vec;
 }
 
-void ly_coord(const LyTile *t, int thr, int e, int *row, int *col)
+/* ly_coord on a valid geometry */
+static void coord_geo(const LyGeo *g, int thr, int e, int *row, int *col)
 {
-    LyGeo g;
     *row = *col = -1;
-    if (!ly_geo(t, &g, NULL, 0) || thr < 0 || thr >= g.threads || e < 0 || e >= geo_elems(&g))
+    if (thr < 0 || thr >= g->threads || e < 0 || e >= geo_elems(g))
         return;
-    if (g.atom == AT_ROWS_VEC) {
+    if (g->atom == AT_ROWS_VEC) {
         *row = e;
         *col = 0;
         return;
     }
-    if (g.atom == AT_ROWS) {
+    if (g->atom == AT_ROWS) {
         int64_t idx;
-        rows_index(&g, thr, e, &idx);
-        if (idx < (int64_t)g.rows * g.cols)
-            *row = (int)(idx / g.cols), *col = (int)(idx % g.cols);
+        rows_index(g, thr, e, &idx);
+        if (idx < (int64_t)g->rows * g->cols)
+            *row = (int)(idx / g->cols), *col = (int)(idx % g->cols);
         return;
     }
-    int f = e / g.ept, r, c;
-    atom_coord(&g, thr, e % g.ept, &r, &c);
-    *row = f / g.nfc * g.fr + r;
-    *col = f % g.nfc * g.fc + c;
+    int f = e / g->ept, r, c;
+    atom_coord(g, thr, e % g->ept, &r, &c);
+    *row = f / g->nfc * g->fr + r;
+    *col = f % g->nfc * g->fc + c;
+}
+
+void ly_coord(const LyTile *t, int thr, int e, int *row, int *col)
+{
+    LyGeo g;
+    *row = *col = -1;
+    if (ly_geo(t, &g, NULL, 0))
+        coord_geo(&g, thr, e, row, col);
 }
 
 /* ---- owners: the inverse of each atom ------------------------------------------ */
@@ -513,21 +521,41 @@ void ly_thread_part(const LyTile *t, LyThreadPart *out)
     atom_part(&g, out);
 }
 
+/* ly_elem_base on a valid geometry */
+static void elem_base_geo(const LyGeo *g, int e, int *row0, int *col0)
+{
+    *row0 = *col0 = -1;
+    if (e < 0 || e >= geo_elems(g))
+        return;
+    if (g->atom == AT_ROWS) {   /* thread 0's slot, empty or not: the formula's base */
+        int64_t idx;
+        rows_index(g, 0, e, &idx);
+        int cpr = g->cols / g->vec;
+        if (g->rows == 1 || !cpr)
+            *row0 = 0, *col0 = (int)idx;
+        else
+            *row0 = (int)(idx / g->vec / cpr), *col0 = (int)(idx / g->vec % cpr) * g->vec + e % g->vec;
+        return;
+    }
+    coord_geo(g, 0, e, row0, col0);
+}
+
 void ly_elem_base(const LyTile *t, int e, int *row0, int *col0)
 {
     LyGeo g;
     *row0 = *col0 = -1;
-    if (!ly_geo(t, &g, NULL, 0) || e < 0 || e >= geo_elems(&g))
-        return;
-    if (g.atom == AT_ROWS) {   /* thread 0's slot, empty or not: the formula's base */
-        int64_t idx;
-        rows_index(&g, 0, e, &idx);
-        int cpr = g.cols / g.vec;
-        if (g.rows == 1 || !cpr)
-            *row0 = 0, *col0 = (int)idx;
-        else
-            *row0 = (int)(idx / g.vec / cpr), *col0 = (int)(idx / g.vec % cpr) * g.vec + e % g.vec;
-        return;
+    if (ly_geo(t, &g, NULL, 0))
+        elem_base_geo(&g, e, row0, col0);
+}
+
+int ly_elem_bases(const LyTile *t, int n, int *row0, int *col0)
+{
+    LyGeo g;
+    int ok = ly_geo(t, &g, NULL, 0);
+    for (int e = 0; e < n; e++) {
+        row0[e] = col0[e] = -1;
+        if (ok)
+            elem_base_geo(&g, e, &row0[e], &col0[e]);
     }
-    ly_coord(t, 0, e, row0, col0);
+    return ok;
 }

@@ -218,6 +218,8 @@ typedef struct { LyTerm row[4], col[4]; int nrow, ncol; } LyThreadPart;
 int ly_has_affine(const LyTile *t);   /* 0 only for `rows` tiles with no split */
 void ly_thread_part(const LyTile *t, LyThreadPart *out);
 void ly_elem_base(const LyTile *t, int e, int *row0, int *col0);
+/* ly_elem_base of elements 0 .. n-1 at once (the geometry derived once); 0 when t is not valid */
+int ly_elem_bases(const LyTile *t, int n, int *row0, int *col0);
 
 /* ---- ldmatrix / stmatrix --------------------------------------------------- */
 typedef struct { int nmat; int trans; } LyLdm;

@@ -186,7 +186,7 @@ static Target device_target(const Kernel *k, const char *name)
  * the instance stays at its stage (its deferred coverage check untouched). NULL where
  * lowering has no rule yet (E0902, or any other error of the passes): its
  * diagnostics are dropped and the source level is counted (a note says so). */
-enum { COST_LOW_GROWTH = 24 };
+enum { COST_LOW_GROWTH = 48 };
 
 static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *cinst)
 {
@@ -197,8 +197,9 @@ static const Kernel *lowered(CakeCtx *ctx, const CakeInstance *cinst)
         return inst->cost_low;
     uint32_t nd = ctx->ndiags, ne = ctx->nerrors, nw = ctx->nwarnings;
     Kernel *low = ir_kernel_clone(ctx, inst->k);
-    /* lowering grows the kernel 20-30x (distribute's per-element code: gemm_persistent
-       386 -> 7466 nodes, flash_attn_fwd_pp 929 -> 24493): reserved at once, its node
+    /* lowering grows the kernel 20-40x (distribute's per-element code: gemm_persistent
+       386 -> 7466 nodes, flash_attn_fwd_pp 929 -> 24493, flash_attn_fwd 547 -> 19454:
+       at 24x its arrays were copied once more as they doubled): reserved at once, its node
        and list arrays are not copied at every doubling, and pages never touched cost
        nothing: a fresh block's pages are untouched and a pool's reused block is not
        cleared for them (raw: ir_node clears each node it appends) */

@@ -12,10 +12,11 @@
 #include "lower.h"
 #include "smem.h"
 
-/* the tensor maps (L_TMAP), in order of declaration */
+/* the tensor maps (L_TMAP), in order of declaration; the walk calls itself for
+   the children that need a visit only (ir_walk_child) */
 static void tensor_maps(CakeCtx *ctx, const Kernel *k, NodeId id, NodeId **maps, uint32_t *n, int depth)
 {
-    if (!id || depth > 400)
+    if (depth > 400)
         return;
     const Node *x = &k->nodes[id];
     if (x->op == OP_L_TMAP) {
@@ -26,9 +27,11 @@ static void tensor_maps(CakeCtx *ctx, const Kernel *k, NodeId id, NodeId **maps,
         return;
     NodeId kids[4] = {x->a, x->b, x->c, x->d};
     for (int i = 0; i < 4; i++)
-        tensor_maps(ctx, k, kids[i], maps, n, depth + 1);
-    for (uint32_t i = 0; i < x->n; i++)
-        tensor_maps(ctx, k, k->lists[x->list + i], maps, n, depth + 1);
+        if (ir_walk_child(k, kids[i]))
+            tensor_maps(ctx, k, kids[i], maps, n, depth + 1);
+    for (uint32_t i = 0, l = x->list, e = x->n; i < e; i++)
+        if (ir_walk_child(k, k->lists[l + i]))
+            tensor_maps(ctx, k, k->lists[l + i], maps, n, depth + 1);
 }
 
 /* the kernel ABI's parameter order (ir.h KParam): args, dims, tensor maps */
@@ -61,7 +64,8 @@ uint32_t pass_abi(CakeCtx *ctx, Kernel *k, Target tg, uint32_t maxnreg)
                                 (uint32_t)sp.items[i].bytes, (uint32_t)sp.items[i].align};
     p->nsmem = sp.n;
     p->smem_bytes = (uint32_t)sp.total;
-    tensor_maps(ctx, k, k->body, &p->tmaps, &p->ntmaps, 0);
+    if (k->body)
+        tensor_maps(ctx, k, k->body, &p->tmaps, &p->ntmaps, 0);
     abi_params(ctx, k, p);
     p->block_threads = (uint32_t)ce_block_threads(ctx, k, tg);
     p->maxnreg = maxnreg;

@@ -348,6 +348,19 @@ static Red *reduce(Lw *w, NodeId rn)
 
 /* ---- element expressions -------------------------------------------------------- */
 
+/* has_implicit_elem(e) once per node of the kernel as the pass found it (the source
+   nodes dist_elem meets at every element: the answer depends on e's subtree and the
+   declarations' NF_IMPLICIT only, and the pass does not change either) */
+static int reads_implicit(Lw *w, NodeId e)
+{
+    Dist *d = dist(w);
+    if (e >= d->nimplicit)
+        return has_implicit_elem(w, e, 0);
+    if (!d->implicit[e])
+        d->implicit[e] = has_implicit_elem(w, e, 0) ? 2 : 1;
+    return d->implicit[e] == 2;
+}
+
 /* the scalar value of tile expression e at base coordinates (r, c) of the
  * statement's layout; 0 when e is not something distribute can take apart */
 NodeId dist_elem(Lw *w, NodeId e, int r, int c)
@@ -362,7 +375,7 @@ NodeId dist_elem(Lw *w, NodeId e, int r, int c)
             return 0;
         return dist_at(w, &v, r, c);
     }
-    if (t->kind != TK_TILE && !has_implicit_elem(w, e, 0)) /* a uniform scalar (implicit indices substituted) */
+    if (t->kind != TK_TILE && !reads_implicit(w, e)) /* a uniform scalar (implicit indices substituted) */
         return irb_clone(b, e);
     DType dt = (DType)t->dtype;
     TypeId st = irb_scalar_type(b, dt, 1);
@@ -849,6 +862,8 @@ uint32_t pass_distribute(CakeCtx *ctx, Kernel *k, Target tg)
     Dist d;
     memset(&d, 0, sizeof d);
     d.cvt_pairs = getenv("CAKE_CVT_PAIRS") != NULL;
+    d.nimplicit = k->nnodes;
+    d.implicit = arena_alloc(&ctx->arena, k->nnodes + 1);
     Lw w;
     lw_init(&w, ctx, k, tg, &d);
     lw_rewrite(&w, k->body, stmt);

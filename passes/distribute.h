@@ -45,6 +45,9 @@ typedef struct {
     NodeId imp_r, imp_c;             /* implicit index declarations of the statement */
     uint32_t ntemps;
     int cvt_pairs;                   /* CAKE_CVT_PAIRS: f32 -> 16-bit element pairs converted as one */
+    uint8_t *implicit;               /* per node the pass started with: 0 not yet known, 1 reads no
+                                        element through implicit indices, 2 does (has_implicit_elem) */
+    uint32_t nimplicit;
 } Dist;
 
 Frag *dist_frag(Lw *w, NodeId decl);

@@ -12,14 +12,24 @@
 #include "distribute.h"
 
 
-/* appends the elements of view v for instruction fragment ft at (r0, c0) */
-static int operands(Lw *w, const FView *v, const LyTile *ft, int r0, int c0, NodeId *ops, uint32_t *n)
+/* an instruction fragment's element bases (ly_elem_base), derived once per statement */
+typedef struct { int n, *r, *c; } FBase;
+
+static void fbase(Lw *w, const LyTile *ft, FBase *fb)
 {
     int ne = ly_elems(ft);
-    for (int q = 0; q < ne; q++) {
-        int fr, fc;
-        ly_elem_base(ft, q, &fr, &fc);
-        NodeId x = dist_at(w, v, r0 + fr, c0 + fc);
+    size_t size = (size_t)(ne > 0 ? ne : 1) * sizeof(int);
+    fb->n = ne;
+    fb->r = arena_alloc(&w->b.ctx->arena, size);
+    fb->c = arena_alloc(&w->b.ctx->arena, size);
+    ly_elem_bases(ft, ne, fb->r, fb->c);
+}
+
+/* appends the elements of view v for instruction fragment fb at (r0, c0) */
+static int operands(Lw *w, const FView *v, const FBase *fb, int r0, int c0, NodeId *ops, uint32_t *n)
+{
+    for (int q = 0; q < fb->n; q++) {
+        NodeId x = dist_at(w, v, r0 + fb->r[q], c0 + fb->c[q]);
         if (!x)
             return 0;
         ops[(*n)++] = x;
@@ -57,14 +67,18 @@ static void dist_mma(Lw *w, NodeId s, IrList *out)
     tc_fragment(w->tg, TCF_MMA_SYNC, TC_C, tc, &fd);
     tc_fragment(w->tg, TCF_MMA_SYNC, TC_A, tc, &fa);
     tc_fragment(w->tg, TCF_MMA_SYNC, TC_B, tc, &fb);
+    FBase bd, ba, bb_;
+    fbase(w, &fd, &bd);
+    fbase(w, &fa, &ba);
+    fbase(w, &fb, &bb_);
     for (int ki = 0; ki < a.cols / k; ki++)
         for (int mi = 0; mi < d.rows / 16; mi++)
             for (int ni = 0; ni < d.cols / 8; ni++) {
                 NodeId ops[64];
                 uint32_t no = 0;
-                if (!operands(w, &d, &fd, 16 * mi, 8 * ni, ops, &no) ||
-                    !operands(w, &a, &fa, 16 * mi, k * ki, ops, &no) ||
-                    !operands(w, &bb, &fb, k * ki, 8 * ni, ops, &no)) {
+                if (!operands(w, &d, &bd, 16 * mi, 8 * ni, ops, &no) ||
+                    !operands(w, &a, &ba, 16 * mi, k * ki, ops, &no) ||
+                    !operands(w, &bb, &bb_, k * ki, 8 * ni, ops, &no)) {
                     dist_error(w, s, "mma operands whose fragments do not line up with the instruction");
                     return;
                 }
@@ -160,16 +174,19 @@ static void dist_wgmma(Lw *w, NodeId s, IrList *out)
     LyTile fd, fa;
     tc_fragment(w->tg, TCF_WGMMA, TC_C, tc, &fd);
     tc_fragment(w->tg, TCF_WGMMA, TC_A, tc, &fa);   /* 0 (unused) when A is a descriptor */
+    FBase bd, ba;
+    fbase(w, &fd, &bd);
+    fbase(w, &fa, &ba);
     for (int slab = 0; slab < d.rows / 64; slab++)
         for (int ks = 0; ks < K / k; ks++)
             for (int n0 = 0; n0 < d.cols; n0 += nchunk) {
-                NodeId *ops = arena_alloc(&b->ctx->arena, 300 * sizeof *ops);
+                NodeId ops[300];   /* copied into the kernel's lists by irb_stmt */
                 uint32_t no = 0;
                 if (!a_regs)
                     ops[no++] = wg_desc(w, &as, &ga, irb_i32(b, 64 * slab), irb_i32(b, k * ks));
                 ops[no++] = wg_desc(w, &bs, &gb, irb_i32(b, k * ks), irb_i32(b, n0));
-                if (!operands(w, &d, &fd, 64 * slab, n0, ops, &no) ||
-                    (a_regs && !operands(w, &areg, &fa, 64 * slab, k * ks, ops, &no))) {
+                if (!operands(w, &d, &bd, 64 * slab, n0, ops, &no) ||
+                    (a_regs && !operands(w, &areg, &ba, 64 * slab, k * ks, ops, &no))) {
                     dist_error(w, s, "wgmma operands whose fragments do not line up with the instruction");
                     return;
                 }
@@ -223,14 +240,18 @@ static void dist_mfma(Lw *w, NodeId s, IrList *out)
     tc_fragment(w->tg, TCF_MFMA, TC_C, tc, &fd);
     tc_fragment(w->tg, TCF_MFMA, TC_A, tc, &fa);
     tc_fragment(w->tg, TCF_MFMA, TC_B, tc, &fb);
+    FBase bd, ba, bb_;
+    fbase(w, &fd, &bd);
+    fbase(w, &fa, &ba);
+    fbase(w, &fb, &bb_);
     for (int ki = 0; ki < a.cols / k; ki++)
         for (int mi = 0; mi < d.rows / m; mi++)
             for (int ni = 0; ni < d.cols / m; ni++) {
                 NodeId ops[64];
                 uint32_t no = 0;
-                if (!operands(w, &d, &fd, m * mi, m * ni, ops, &no) ||
-                    !operands(w, &a, &fa, m * mi, k * ki, ops, &no) ||
-                    !operands(w, &bb, &fb, k * ki, m * ni, ops, &no)) {
+                if (!operands(w, &d, &bd, m * mi, m * ni, ops, &no) ||
+                    !operands(w, &a, &ba, m * mi, k * ki, ops, &no) ||
+                    !operands(w, &bb, &bb_, k * ki, m * ni, ops, &no)) {
                     dist_error(w, s, "mfma operands whose fragments do not line up with the instruction");
                     return;
                 }

@@ -89,11 +89,16 @@ static void relative(Lw *w, Roles *rs, NodeId id, uint32_t limit, int depth)
         IrRoleRed rr = {(uint32_t)rs->first_warp, (uint32_t)rs->nwarps, rs->red_barrier};
         k->nodes[id].v.i = ir_role_red_pack(rr);
     }
+    /* the children that need a visit only (most are none, or seen) */
     NodeId kids[4] = {n.a, n.b, n.c, n.d};
     for (int i = 0; i < 4; i++)
-        relative(w, rs, kids[i], limit, depth + 1);
-    for (uint32_t i = 0; i < n.n; i++)
-        relative(w, rs, k->lists[n.list + i], limit, depth + 1);
+        if (kids[i] < limit && !rs->seen[kids[i]] && ir_walk_child(k, kids[i]))
+            relative(w, rs, kids[i], limit, depth + 1);
+    for (uint32_t i = 0; i < n.n; i++) {
+        NodeId c = k->lists[n.list + i];
+        if (c < limit && !rs->seen[c] && ir_walk_child(k, c))
+            relative(w, rs, c, limit, depth + 1);
+    }
 }
 
 uint32_t pass_roles(CakeCtx *ctx, Kernel *k, Target tg, uint32_t *maxnreg)

@@ -49,34 +49,46 @@ static const char *unsupported(const Kernel *k, const Node *n, Target tg)
     return NULL;
 }
 
-static void walk(CakeCtx *ctx, Kernel *k, NodeId id, Target tg, int depth)
+typedef struct {
+    CakeCtx *ctx;
+    Kernel *k;
+    Target tg;
+} Uw;
+
+/* the walk calls itself for the children that need a visit only (ir_walk_child) */
+static void walk(Uw *u, NodeId id, int depth)
 {
-    if (!id || id >= k->nnodes || depth > 4096)
+    Kernel *k = u->k;
+    if (id >= k->nnodes || depth > 4096)
         return;
     Node *n = ir_get(k, id);
     if (n->op == OP_REFERENCE)
         return;
-    const char *what = unsupported(k, n, tg);
+    const char *what = unsupported(k, n, u->tg);
     if (what) {
         if (!(n->flags & NF_ERROR)) {
             n->flags |= NF_ERROR;
             const char *sp = ir_ops[n->op].spelling;
-            Diag *d = diag_report(ctx, E0902, n->span, "not supported by code generation yet: %s",
-                                  *what ? what : *sp ? ir_fmt(ctx, "'%s'", sp) : ir_ops[n->op].name);
-            diag_help(ctx, d, "docs/tirl.md lists what the lowering passes and code generation cover");
+            Diag *d = diag_report(u->ctx, E0902, n->span, "not supported by code generation yet: %s",
+                                  *what ? what : *sp ? ir_fmt(u->ctx, "'%s'", sp) : ir_ops[n->op].name);
+            diag_help(u->ctx, d, "docs/tirl.md lists what the lowering passes and code generation cover");
         }
         return;
     }
     NodeId kids[4] = {n->a, n->b, n->c, n->d};
     for (int i = 0; i < 4; i++)
-        walk(ctx, k, kids[i], tg, depth + 1);
-    for (uint32_t i = 0; i < n->n; i++)
-        walk(ctx, k, k->lists[n->list + i], tg, depth + 1);
+        if (ir_walk_child(k, kids[i]))
+            walk(u, kids[i], depth + 1);
+    for (uint32_t i = 0, l = n->list, e = n->n; i < e; i++)
+        if (ir_walk_child(k, k->lists[l + i]))
+            walk(u, k->lists[l + i], depth + 1);
 }
 
 uint32_t pass_unsupported(CakeCtx *ctx, Kernel *k, Target tg)
 {
     uint32_t before = ctx->nerrors;
-    walk(ctx, k, k->body, tg, 0);
+    Uw u = {ctx, k, tg};
+    if (k->body)
+        walk(&u, k->body, 0);
     return ctx->nerrors - before;
 }
