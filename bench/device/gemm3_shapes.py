@@ -1,4 +1,5 @@
-"""gemm3_shapes.py — the tuning shapes of run_gemm3.sh's `tune` pass: the 26 shapes of
+"""gemm3_shapes.py — the tuning shapes of run_gemm3.sh's `tune` pass: 6 of tall M, N of 96 .. 256
+and long K (first), the 26 shapes of
 bench/device/narrow_tune_shapes.txt that session 8's run_gemm2.sh did not reach (small and
 medium M with N of 150 .. 3300: where the table's narrow-N variants were never timed, and
 their fits extrapolate), then, log-uniform, small M with long K and wide N (bf16) and small M
@@ -37,6 +38,16 @@ def draw(done_path):
             if line not in taken and line not in out and line not in done:
                 out.append(line)
 
+    # first: tall M with N of 96 .. 256 at long K, where the narrow variants' span reaches but
+    # none was timed (the 2026-12-03 call 3 picked narrow_128x48 at M=4079,N=144,K=7672, 1.41x
+    # slower than splitk_bulk_128x160_s4)
+    r0 = random.Random(9302)
+    first = []
+    while len(first) < 6:
+        line = "gemm M=%d,N=%d,K=%d" % (lu(r0, 1024, 16384), 8 * r0.randint(12, 32), lu(r0, 2048, 12288, 8))
+        if line not in taken and line not in out and line not in done and line not in first:
+            first.append(line)
+    out[:0] = first
     r = random.Random(9301)
     add(r, 10, lambda r: "gemm M=%d,N=%d,K=%d" % (lu(r, 2, 512), lu(r, 1024, 12288, 8), lu(r, 1024, 12288, 8)))
     add(r, 6, lambda r: "gemm_fp8 M=%d,N=%d,K=%d" % (lu(r, 16, 128), lu(r, 256, 1024, 16), lu(r, 1024, 8192, 16)))
