@@ -93,17 +93,23 @@ def lines(art, shapes, cakec="cakec"):
                 print(op, shape, v)
 
 
-def every_lines(art, shapes, cakec="cakec"):
+def in_range(art, shapes, cakec):
+    """(op, shape, N, the variants whose domain holds) per shape of SHAPES inside its op's
+    range; prints `OP SHAPE` (the dispatched variant's line) before each"""
     for line in open(shapes):
         if not line.strip() or line.startswith("#"):
             continue
         op, shape = line.split()[:2]
         try:
             hold = holding(cakec, art, op, shape)
-        except (KeyError, ValueError):   # outside the op's range
+        except (KeyError, ValueError):   # outside the op's range (a tuning shape of N's class)
             continue
         print(op, shape)
-        n = int(shape.split(",")[1].split("=")[1])   # N (cross_entropy: V)
+        yield op, shape, int(shape.split(",")[1].split("=")[1]), hold   # N (cross_entropy: V)
+
+
+def every_lines(art, shapes, cakec="cakec"):
+    for op, shape, n, hold in in_range(art, shapes, cakec):
         for v in hold:
             cap = v.rsplit("_n", 1)[1] if "_n" in v else ""
             if not cap.isdigit() or int(cap) <= max(4 * n, 512):
@@ -114,16 +120,7 @@ NEW = ("leanb", "lean_v", "lean16_v")   # fp8_quant_lean's names, and the leanb 
 
 
 def new_lines(art, shapes, cakec="cakec"):
-    for line in open(shapes):
-        if not line.strip() or line.startswith("#"):
-            continue
-        op, shape = line.split()[:2]
-        try:
-            hold = holding(cakec, art, op, shape)
-        except (KeyError, ValueError):   # outside the op's range (a tuning shape of N's class)
-            continue
-        print(op, shape)
-        n = int(shape.split(",")[1].split("=")[1])   # N (cross_entropy: V)
+    for op, shape, n, hold in in_range(art, shapes, cakec):
         for v in hold:
             if op == "fp8_row_quantize" and v.startswith("split_t") and "_v" in v:
                 if n >= 4096:                    # fp8_quant_split.tir: long rows only
