@@ -184,8 +184,7 @@ NodeId dist_thread_part(Lw *w, const LyTile *t, int col)
  * everywhere when CAKE_FRESH is set (an experiment switch: docs/tir.md 10.1) */
 static NodeId implicit_part(Lw *w, const LyTile *t, int col)
 {
-    const char *e = getenv("CAKE_FRESH");
-    return thread_part(w, t, col, w->fresh > 0 || (e && *e && strcmp(e, "0") != 0));
+    return thread_part(w, t, col, w->fresh > 0 || dist(w)->fresh_all);
 }
 
 /* an element access T[r, c] with the statement's implicit indices */
@@ -862,6 +861,8 @@ uint32_t pass_distribute(CakeCtx *ctx, Kernel *k, Target tg)
     Dist d;
     memset(&d, 0, sizeof d);
     d.cvt_pairs = getenv("CAKE_CVT_PAIRS") != NULL;
+    const char *fresh = getenv("CAKE_FRESH");
+    d.fresh_all = fresh && *fresh && strcmp(fresh, "0") != 0;
     d.nimplicit = k->nnodes;
     d.implicit = arena_alloc(&ctx->arena, k->nnodes + 1);
     Lw w;

@@ -45,6 +45,7 @@ typedef struct {
     NodeId imp_r, imp_c;             /* implicit index declarations of the statement */
     uint32_t ntemps;
     int cvt_pairs;                   /* CAKE_CVT_PAIRS: f32 -> 16-bit element pairs converted as one */
+    int fresh_all;                   /* CAKE_FRESH (not "0"): every statement as in a `fresh` loop */
     uint8_t *implicit;               /* per node the pass started with: 0 not yet known, 1 reads no
                                         element through implicit indices, 2 does (has_implicit_elem) */
     uint32_t nimplicit;
