@@ -282,14 +282,15 @@ static void features(const LibOp *op, const LibVariant *v, const Shape *sh, Tile
     }
 }
 
-/* sh lies within LIB_FIT_SPAN of the least and greatest dims v was fitted at, in each of
-   M, N and K (a GEMM family's; the row family and a fit without a span are unbounded) */
+/* sh lies within LIB_FIT_SPAN (the row family: LIB_FIT_SPAN_ROWS) of the least and
+   greatest dims v was fitted at, in each of M, N and K (rows: M and N); a fit without a
+   span is unbounded */
 static int in_span(const LibFit *f, const Shape *sh)
 {
     const double d[3] = {sh->m, sh->n, sh->k};
+    const double x = f->family == LIB_FIT_ROWS ? LIB_FIT_SPAN_ROWS : LIB_FIT_SPAN;
     for (int i = 0; i < 3; i++)
-        if (f->span[i][1] && (d[i] * LIB_FIT_SPAN < (double)f->span[i][0] ||
-                              d[i] > (double)f->span[i][1] * LIB_FIT_SPAN))
+        if (f->span[i][1] && (d[i] * x < (double)f->span[i][0] || d[i] > (double)f->span[i][1] * x))
             return 0;
     return 1;
 }
@@ -330,12 +331,11 @@ void lib_fit_add(const LibOp *op, LibVariant *v, const int64_t *dimv, double ms)
     Tiles c = {{0, 0, 0}, {0, 0, 0}};
     Shape sh = shape_of(op, dimv);
     features(op, v, &sh, &c, f);
-    if (v->fit.family != LIB_FIT_ROWS)
-        for (int i = 0; i < 3; i++) {
-            int64_t d = dimv[op->fit_dim[i]], *s = v->fit.span[i];
-            s[0] = !s[1] || d < s[0] ? d : s[0];
-            s[1] = d > s[1] ? d : s[1];
-        }
+    for (int i = 0; i < 3; i++) {
+        int64_t d = dimv[op->fit_dim[i]], *s = v->fit.span[i];
+        s[0] = !s[1] || d < s[0] ? d : s[0];
+        s[1] = d > s[1] ? d : s[1];
+    }
     for (int i = 0; i < LIB_FIT_TERMS; i++) {
         v->fit.atb[i] += w * f[i] * ms;
         for (int j = 0; j < LIB_FIT_TERMS; j++)

@@ -54,6 +54,7 @@ enum { LIB_GEO_ROWS = LIB_GEO_BM, LIB_GEO_CHUNK = LIB_GEO_BN, LIB_GEO_TPR = LIB_
 #define LIB_FIT_NEAR_BEST 1.05    /* a row variant is fitted only where it came this near the fastest once */
 #define LIB_FIT_GEO_MAX 32768     /* a geometry entry's bound (a split row's chunk of 8192 columns) */
 #define LIB_FIT_SPAN 2.0          /* a GEMM fit predicts within this factor of the dims it was fitted at (docs/library.md, "The fit's span") */
+#define LIB_FIT_SPAN_ROWS 4.0     /* the row family's factor (its M and N) */
 typedef struct {
     uint8_t family;               /* LIB_FIT_*: the manifest's `fit`, NONE without */
     uint8_t ok;                   /* coef holds a fit */
@@ -61,7 +62,7 @@ typedef struct {
     double inv[LIB_GEO__COUNT];   /* 1 / geo (lib_fit_set_geometry) */
     double coef[LIB_FIT_TERMS];   /* ms = coef . features */
     double ata[LIB_FIT_TERMS][LIB_FIT_TERMS], atb[LIB_FIT_TERMS];   /* while folding a table */
-    int64_t span[3][2];           /* the least and greatest M, N, K it was fitted at (a GEMM family; 0: unbounded) */
+    int64_t span[3][2];           /* the least and greatest M, N, K it was fitted at (rows: M, N, N; 0: unbounded) */
     uint32_t npoints;
     uint32_t wins;                /* tuned shapes where it was within LIB_FIT_NEAR_BEST of the fastest */
 } LibFit;

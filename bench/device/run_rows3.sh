@@ -13,7 +13,8 @@
 #            >= 1.0, min and geomean over the shapes that got their static compile, and the
 #            same with the 07:00 sweep's ratio standing in where a shape did not
 # The artifact is the carried one (.carry/python/cake/cake.cakelib) with
-# bench/device/sweep_table_h200.json (the retuned table) folded in. Honours $DEADLINE
+# bench/device/sweep_table_h200.json (the retuned table) folded in; the old call's ratios
+# from $ROWS3_REF (default: session 9's first sweep). Honours $DEADLINE
 # (seconds, default 150). Output under $OUT.
 #   usage (device machine, repo root): bash bench/device/run_rows3.sh
 set -u
@@ -64,5 +65,5 @@ else
 fi
 timeout 10 python3 $D/rows2_table.py slim "$O/lib.jsonl" 2>> "$LOG"
 say "== rows3 (ratio = peer ms / ours, both gated; at $((SECONDS - T0)) s)"
-timeout 10 python3 $D/rows3_table.py "$O/lib.jsonl" "$O/peers.jsonl" bench/results/2026-12-02-s7/sweep_static/sweep.json \
+timeout 10 python3 $D/rows3_table.py "$O/lib.jsonl" "$O/peers.jsonl" "${ROWS3_REF:-bench/results/2026-12-03-s9/round1/sweep/sweep.json}" \
     "$O/rows3_table.md" 2>> "$LOG" | tee -a "$LOG"
