@@ -69,13 +69,17 @@ cross_entropy B=4096,V=32000
 attention_fwd_gqa_d64 BH=128,BHK=128,S=1024 sm90_pingpong3_192x128
 attention_fwd_gqa_d64 BH=256,BHK=256,S=512 sm90_pingpong3_192x128
 attention_fwd_gqa_d64 BH=8,BHK=8,S=1537 sm90_pingpong_128x128
-attention_fwd_gqa_d64 BH=32,BHK=32,S=2880 sm90_pingpong_128x192
+attention_fwd_gqa_d64 BH=8,BHK=8,S=2880 sm90_pingpong_128x192
+attention_fwd_gqa_d64 BH=32,BHK=32,S=2880 sm90_pingpong3_192x128
+attention_fwd_gqa_d64 BH=256,BHK=256,S=256 sm90_pingpong_128x128_short
 attention_fwd_gqa_d64 BH=32,BHK=4,S=2881 sm90_pingpong3_192x128
 attention_fwd_gqa_d64 BH=16,BHK=16,S=16384 sm90_pingpong3_192x128
 attention_fwd_gqa_d64_causal BH=128,BHK=128,S=1024 sm90_pingpong_128x128
 attention_fwd_gqa_d64_causal BH=256,BHK=32,S=2048 sm90_pingpong3_192x128
-attention_fwd_gqa_d64_causal BH=16,BHK=16,S=4096 sm90_pingpong_128x128_few
-attention_fwd_gqa_d64_causal BH=8,BHK=8,S=8192 sm90_pingpong_128x192
+attention_fwd_gqa_d64_causal BH=8,BHK=8,S=4096 sm90_pingpong_128x128_few
+attention_fwd_gqa_d64_causal BH=16,BHK=16,S=4096 sm90_pingpong3_192x128
+attention_fwd_gqa_d64_causal BH=4,BHK=4,S=8192 sm90_pingpong_128x192
+attention_fwd_gqa_d64_causal BH=8,BHK=8,S=8192 sm90_pingpong3_192x128
 attention_fwd_gqa_d64_causal BH=16,BHK=16,S=16384 sm90_pingpong3_192x128
 SHAPES
 exit $fail
