@@ -27,7 +27,8 @@ import torch  # noqa: E402
 T0 = time.time()
 # the dense variants per head dim; the first is the default
 VARIANTS = {128: [("q2", {"QST": 2}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})],
-            64: [("q2", {"QST": 2}), ("bn192", {"QST": 2, "BN": 192}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"})]}
+            64: [("q2", {"QST": 2}), ("bn192", {"QST": 2, "BN": 192}), ("x", {"QST": 2, "FILE": "flash_attn_fwd_ppx"}),
+                 ("pp3", {"FILE": "flash_attn_fwd_pp3"})]}
 # causal only: the pair order (flash_attn_fwd_pp.tir's PAIR = 1: a block takes a head's light
 # and heavy tile in turn, heads in order), per head dim
 # (round 1 on the H200: the pair order won at D = 128, S <= 4096 and lost at D = 64, where
@@ -47,6 +48,9 @@ def pick(D, c, S, BH):
         if c:
             return "p" if S <= 4096 else "q2"
         return "x" if S >= 2048 else "q2"
+    tiles = BH * -(-S // 192)   # pp3's 192-row tiles
+    if (S >= 2048 and tiles >= 256) if c else (S >= 512 and tiles >= 176):
+        return "pp3"
     return "bn192" if S > (4096 if c else 2047) else "q2"
 
 
