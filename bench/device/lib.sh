@@ -22,6 +22,9 @@
 #                       LIMIT seconds; a process that dies on a line (a hang, a device fault)
 #                       gets an error row for it and starts again after it, at most
 #                       $BATCH_STARTS (default 5) starts; its scratch file lives in $A
+#   retable ART         sets LIB: ART with bench/device/sweep_table_h200.json ($TABLE, if set)
+#                       folded in (`lib build ART --table`, written to $A/tuned.cakelib), or ART
+#                       itself, said so, when the fold fails
 if [ -f .carry/libcake-llvm.so.gz ] && [ ! -f .carry/libcake-llvm.so ]; then
     gzip -dc .carry/libcake-llvm.so.gz > .carry/libcake-llvm.so
 fi
@@ -78,4 +81,15 @@ batch() {
         tail -n +$((n + 2)) "$rest" > "$rest.next" && mv "$rest.next" "$rest"
     done
     say "  $starts start(s), $(cnt '"op"' "$out") rows in $(basename "$out") of $total shapes"
+}
+
+retable() {
+    local table=${TABLE:-bench/device/sweep_table_h200.json}
+    LIB=$1
+    if [ -f "$table" ] && t 20 "$C" lib build "$1" --table "$table" -o "$A/tuned.cakelib" >> "${LOG:-/dev/null}" 2>&1; then
+        LIB=$A/tuned.cakelib
+        say "artifact $1 tuned with $table"
+    else
+        say "FAIL: $1 could not be tuned with $table (its own dispatch below)"
+    fi
 }
