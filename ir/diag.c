@@ -10,6 +10,30 @@ const DiagInfo ir_diag_info[DIAG__COUNT] = {
 #undef DIAG
 };
 
+/* a and b are in the same source: one file, or two loads of one path (a library loads a
+   kernel's file once per variant) */
+static int same_source(const CakeCtx *ctx, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return 1;
+    if (a >= ctx->nfiles || b >= ctx->nfiles || !ctx->files[a].path || !ctx->files[b].path)
+        return 0;
+    return !strcmp(ctx->files[a].path, ctx->files[b].path);
+}
+
+/* a note already collected with the same code, place and message (a kernel checked at several
+   bindings, as a library's variants are, reports its value-independent notes once each time) */
+static int repeated_note(const CakeCtx *ctx, const Diag *d)
+{
+    for (uint32_t i = 0; i + 1 < ctx->ndiags; i++) {
+        const Diag *e = &ctx->diags[i];
+        if (e->code == d->code && e->span.lo == d->span.lo && e->span.hi == d->span.hi &&
+            same_source(ctx, e->span.file, d->span.file) && !strcmp(e->msg, d->msg))
+            return 1;
+    }
+    return 0;
+}
+
 Diag *diag_report(CakeCtx *ctx, DiagCode code, Span span, const char *fmt, ...)
 {
     uint8_t sev = ir_diag_info[code].severity;
@@ -29,6 +53,11 @@ Diag *diag_report(CakeCtx *ctx, DiagCode code, Span span, const char *fmt, ...)
     va_start(ap, fmt);
     d->msg = ir_vfmt(ctx, fmt, ap);
     va_end(ap);
+    if (sev == SEV_NOTE && repeated_note(ctx, d)) {
+        ctx->ndiags--;
+        memset(&ctx->diag_sink, 0, sizeof ctx->diag_sink); /* its notes and helps go nowhere */
+        return &ctx->diag_sink;
+    }
     if (sev == SEV_ERROR)
         ctx->nerrors++;
     else if (sev == SEV_WARNING)

@@ -2,7 +2,8 @@
  * "The fitted model"): its f3 is the waves ceil(T / S), so a time made of a fixed cost
  * per wave is fitted exactly; where every tuned shape is one wave, f3 repeats the
  * constant and the fit drops f3 (not f1, the k-tiles) and still ranks by K; a fit predicts
- * only within LIB_FIT_SPAN of the dims it was fitted at (its span). */
+ * only within LIB_FIT_SPAN of the dims it was fitted at (its span), a row variant within
+ * LIB_FIT_SPAN_ROWS of its M and N. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,12 +103,45 @@ static void test_span_bounds_prediction(void **state)
     assert_true(lib_fit_predict(&op, &v, wide) > 0);
 }
 
+/* the row family's span (LIB_FIT_SPAN_ROWS, M and N): a block-per-row variant timed at M of 13
+   .. 45 only (all one wave, as layernorm's leanb1024_v1_n8192 was in session 9's fold) has no
+   prediction at M = 16384, where its waves were never seen */
+static void test_rows_span(void **state)
+{
+    (void)state;
+    LibOp op;
+    LibVariant v;
+    memset(&op, 0, sizeof op);
+    memset(&v, 0, sizeof v);
+    op.fit_dim[0] = 0, op.fit_dim[1] = op.fit_dim[2] = 1;
+    lib_fit_set_sms(&op, 132);
+    v.fit.family = LIB_FIT_ROWS;
+    v.fit.wins = 1;
+    int64_t geo[LIB_GEO__COUNT] = {1, 1, 1024, 1, 2, 1, 1};   /* rows, chunk, TPR, parts, resident */
+    lib_fit_set_geometry(&v.fit, geo);
+    static const int64_t at[][2] = {{13, 2600}, {20, 3300}, {28, 4100}, {37, 5000}, {45, 5800}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        lib_fit_add(&op, &v, at[i], 0.004 + 1e-7 * (double)at[i][1]);
+    lib_fit_solve(&v);
+    assert_true(v.fit.ok);
+    assert_int_equal(v.fit.span[0][0], 13);
+    assert_int_equal(v.fit.span[0][1], 45);
+    int64_t inside[2] = {180, 4000}, long_m[2] = {16384, 4096}, past[2] = {181, 4000};
+    int64_t long_n[2] = {30, 23201}, short_n[2] = {30, 649};
+    assert_true(lib_fit_predict(&op, &v, inside) > 0);    /* 4 x 45 */
+    assert_true(lib_fit_predict(&op, &v, long_m) < 0);
+    assert_true(lib_fit_predict(&op, &v, past) < 0);
+    assert_true(lib_fit_predict(&op, &v, long_n) < 0);    /* N past 4 x 5800 */
+    assert_true(lib_fit_predict(&op, &v, short_n) < 0);   /* N under 2600 / 4 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_waves_fitted),
         cmocka_unit_test(test_one_wave_keeps_ktiles),
         cmocka_unit_test(test_span_bounds_prediction),
+        cmocka_unit_test(test_rows_span),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,8 +14,16 @@ cd "$SRC" || exit 2
 T=$(mktemp -d "${TMPDIR:-/tmp}/cake-library.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 fail=0
-"$C" lib check library || { echo "FAIL: lib check library"; exit 1; }
+"$C" lib check library > "$T/check.txt" 2>&1 || { cat "$T/check.txt"; echo "FAIL: lib check library"; exit 1; }
 echo "ok: every variant of library/ checks"
+# a kernel checked at several bindings (a library's variants) reports each note once
+if grep 'note\[' "$T/check.txt" | sort | uniq -d | grep -q .; then
+    grep 'note\[' "$T/check.txt" | sort | uniq -cd
+    echo "FAIL: lib check library repeats a note"
+    fail=1
+else
+    echo "ok: no note repeated ($(grep -c 'note\[' "$T/check.txt") notes)"
+fi
 t0=$(date +%s)
 "$C" lib build library -o "$T/cake.cakelib" --ptx || { echo "FAIL: lib build library"; exit 1; }
 echo "ok: lib build library in $(( $(date +%s) - t0 )) s, $(wc -c < "$T/cake.cakelib") bytes"
@@ -38,7 +46,8 @@ else
 fi
 # OP SHAPE [VARIANT]: the shape dispatches, and where VARIANT is given it is the pick (the
 # head-dim-64 attention picks the manifest's `when` rules decide, not the cost model:
-# flash_attn_fwd_pp3 from 512 tiles of 192 rows, causal: and S >= 2048, at both sides of each cut)
+# flash_attn_fwd_pp3 from 176 tiles of 192 rows and S >= 512, causal: 256 tiles and S >= 2048,
+# at both sides of each cut)
 while read -r op shape want; do
     if ! "$C" lib select "$T/cake.cakelib" --op "$op" --shape "$shape" > "$T/sel.txt"; then
         echo "FAIL: $op $shape has no variant"
