@@ -10,30 +10,6 @@ const DiagInfo ir_diag_info[DIAG__COUNT] = {
 #undef DIAG
 };
 
-/* a and b are in the same source: one file, or two loads of one path (a library loads a
-   kernel's file once per variant) */
-static int same_source(const CakeCtx *ctx, uint32_t a, uint32_t b)
-{
-    if (a == b)
-        return 1;
-    if (a >= ctx->nfiles || b >= ctx->nfiles || !ctx->files[a].path || !ctx->files[b].path)
-        return 0;
-    return !strcmp(ctx->files[a].path, ctx->files[b].path);
-}
-
-/* a note already collected with the same code, place and message (a kernel checked at several
-   bindings, as a library's variants are, reports its value-independent notes once each time) */
-static int repeated_note(const CakeCtx *ctx, const Diag *d)
-{
-    for (uint32_t i = 0; i + 1 < ctx->ndiags; i++) {
-        const Diag *e = &ctx->diags[i];
-        if (e->code == d->code && e->span.lo == d->span.lo && e->span.hi == d->span.hi &&
-            same_source(ctx, e->span.file, d->span.file) && !strcmp(e->msg, d->msg))
-            return 1;
-    }
-    return 0;
-}
-
 Diag *diag_report(CakeCtx *ctx, DiagCode code, Span span, const char *fmt, ...)
 {
     uint8_t sev = ir_diag_info[code].severity;
@@ -53,11 +29,6 @@ Diag *diag_report(CakeCtx *ctx, DiagCode code, Span span, const char *fmt, ...)
     va_start(ap, fmt);
     d->msg = ir_vfmt(ctx, fmt, ap);
     va_end(ap);
-    if (sev == SEV_NOTE && repeated_note(ctx, d)) {
-        ctx->ndiags--;
-        memset(&ctx->diag_sink, 0, sizeof ctx->diag_sink); /* its notes and helps go nowhere */
-        return &ctx->diag_sink;
-    }
     if (sev == SEV_ERROR)
         ctx->nerrors++;
     else if (sev == SEV_WARNING)
@@ -101,6 +72,48 @@ void diag_fixit(CakeCtx *ctx, Diag *d, Span span, const char *replacement)
     f->span = span;
     f->replacement = arena_strndup(&ctx->arena, replacement, strlen(replacement));
     f->applicability = "machine-applicable";
+}
+
+/* a and b are in the same source: one file, or two loads of one path (a library loads a
+   kernel's file once per variant) */
+static int same_source(const CakeCtx *ctx, uint32_t a, uint32_t b)
+{
+    if (a == b)
+        return 1;
+    if (a >= ctx->nfiles || b >= ctx->nfiles || !ctx->files[a].path || !ctx->files[b].path)
+        return 0;
+    return !strcmp(ctx->files[a].path, ctx->files[b].path);
+}
+
+static int same_place(const CakeCtx *ctx, Span a, Span b)
+{
+    return a.lo == b.lo && a.hi == b.hi && same_source(ctx, a.file, b.file);
+}
+
+static int same_diag(const CakeCtx *ctx, const Diag *a, const Diag *b)
+{
+    if (a->code != b->code || !same_place(ctx, a->span, b->span) || strcmp(a->msg, b->msg) ||
+        a->nnotes != b->nnotes)
+        return 0;
+    for (uint32_t i = 0; i < a->nnotes; i++)
+        if (!same_place(ctx, a->notes[i].span, b->notes[i].span) || strcmp(a->notes[i].msg, b->notes[i].msg))
+            return 0;
+    return 1;
+}
+
+void diag_drop_repeated_notes(CakeCtx *ctx, uint32_t first)
+{
+    uint32_t n = first;
+    for (uint32_t i = first; i < ctx->ndiags; i++) {
+        const Diag *d = &ctx->diags[i];
+        uint32_t j = 0;
+        if (d->severity == SEV_NOTE)
+            while (j < n && !same_diag(ctx, &ctx->diags[j], d))
+                j++;
+        if (d->severity != SEV_NOTE || j == n)
+            ctx->diags[n++] = *d;
+    }
+    ctx->ndiags = n;
 }
 
 static const char *sev_name(uint8_t sev)

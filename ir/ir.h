@@ -462,6 +462,9 @@ void diag_note(CakeCtx *ctx, Diag *d, Span span, const char *fmt, ...)
 void diag_help(CakeCtx *ctx, Diag *d, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void diag_fixit(CakeCtx *ctx, Diag *d, Span span, const char *replacement);
+/* drops each note from index `first` on that repeats an earlier diagnostic (same code, place,
+   message and notes): a kernel checked at several bindings reports its notes once each time */
+void diag_drop_repeated_notes(CakeCtx *ctx, uint32_t first);
 void diag_print_text(const CakeCtx *ctx, FILE *out, int color);
 char *ir_fmt(CakeCtx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 char *ir_vfmt(CakeCtx *ctx, const char *fmt, va_list ap);

@@ -854,7 +854,9 @@ int lib_variants_check(CakeCtx *ctx, CakeLib *lib)
     for (uint32_t i = 0; i < lib->nops; i++)
         for (uint32_t j = 0; j < lib->ops[i].pub.nvariants; j++) {
             LibVariant *v = &lib->ops[i].v[j];
+            uint32_t nd = ctx->ndiags;
             int rc = v->nsteps ? 0 : check_variant(ctx, lib, &lib->ops[i], v, v->at);
+            diag_drop_repeated_notes(ctx, nd);   /* a kernel's notes once, not once per variant */
             if (rc > worst)
                 worst = rc;
         }
