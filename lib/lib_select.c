@@ -114,7 +114,7 @@ static int64_t cond_cdiv(int64_t x, int64_t d)
 
 int lib_cond_holds(const LibCond *c, const int64_t *dimv)
 {
-    int64_t x = c->rel == LC_MOD ? dimv[c->dim] : cond_cdiv(dimv[c->dim], c->div);
+    int64_t x = cond_cdiv(dimv[c->dim], c->div);   /* LC_MOD's divisor is 1: the dim itself */
     if (c->nfac == 2)
         x *= cond_cdiv(dimv[c->dim2], c->div2);
     switch ((LibRel)c->rel) {
