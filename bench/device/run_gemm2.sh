@@ -46,11 +46,7 @@ if [ ! -f "$LIB" ]; then
 fi
 # the sweep's artifact: the carried one retabled with bench/device/sweep_table_h200.json (as
 # run_sweep.sh does), so each --all row's `variant` is the pick the acceptance sweep makes
-if t 20 "$C" lib build "$LIB" --table bench/device/sweep_table_h200.json -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
-    LIB=$A/tuned.cakelib
-else
-    say "FAIL: lib build --table (the picks below are the untuned artifact's)"
-fi
+retable "$LIB"
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes); gpu: $(nvidia-smi --query-gpu=name,clocks.sm --format=csv,noheader 2>&1)"
 BATCH_STARTS=4
 

@@ -36,12 +36,7 @@ if [ ! -f "$LIB" ]; then
     t 60 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
     say "build on the device: exit $?"
 fi
-if t 15 "$C" lib build "$LIB" --table $D/sweep_table_h200.json -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
-    LIB=$A/tuned.cakelib
-    say "artifact tuned with $D/sweep_table_h200.json"
-else
-    say "FAIL: the artifact could not be tuned (untuned dispatch below)"
-fi
+retable "$LIB"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader >> "$LOG" 2>&1
 : > "$O/lib.jsonl"
 : > "$O/peers.jsonl"

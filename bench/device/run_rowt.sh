@@ -19,13 +19,7 @@ D=bench/device
 A=$(mktemp -d "${TMPDIR:-/tmp}/rowt.XXXXXX")
 trap 'rm -rf "$A"' EXIT
 LIB=${ROWT_LIB:-.carry/python/cake/cake.cakelib}
-TABLE=$D/sweep_table_h200.json
-if t 15 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
-    LIB=$A/tuned.cakelib
-    say "artifact tuned with $TABLE"
-else
-    say "FAIL: the artifact could not be tuned with $TABLE (untuned dispatch below)"
-fi
+retable "$LIB"
 : > "$O/tune.jsonl"
 l0=$SECONDS
 BATCH_STARTS=3

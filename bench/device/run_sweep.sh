@@ -70,11 +70,7 @@ fi
 # a tuned table measured here before (sweep.py tune of an earlier lib_all.jsonl): the
 # artifact again with it (no compiling)
 TABLE=${SWEEP_TABLE:-bench/device/sweep_table_h200.json}
-b0=$SECONDS
-if [ -f "$TABLE" ] && t 20 "$C" lib build "$LIB" --table "$TABLE" -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
-    say "tuned with $TABLE in $((SECONDS - b0)) s"
-    LIB=$A/tuned.cakelib
-fi
+retable "$LIB"
 say "artifact: $LIB ($(stat -c %s "$LIB" 2>/dev/null || echo 0) bytes)"
 
 python3 bench/device/sweep.py shapes "${SWEEP_SEED:-2027}" > "$O/shapes.txt"
