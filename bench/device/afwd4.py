@@ -1,7 +1,8 @@
 """afwd4.py — session 10's attention forward probe at short sequences (issue 15): the SKIP
 forms of flash_attn_fwd_pp3.tir and flash_attn_fwd_pp.tir (a warpgroup whose 64 rows see
 none of a causal tile's last KV blocks skips their softmax and P V; SKIP = 2 also their
-Q K^T) beside the library's variants, at the shapes where the library loses to cuDNN.
+Q K^T), D = 128 non-causal at BN = 160 (QST = 1: 224 KiB), and a few existing parameter forms
+beside the library's variants, at the shapes where the library loses to cuDNN.
 
     python3 afwd4.py manifest DIR      DIR/manifest.json: four ops, every variant, no `when`
     python3 afwd4.py lines OUT.txt     the `lib bench --all` lines (losers and neighbours)
@@ -52,6 +53,8 @@ VARIANTS = {
         ("lib:pp128", PP, "D=128,CAUSAL=0"),
         ("pp128_q1", PP, "D=128,CAUSAL=0,QST=1"),
         ("ppx128_q1", PPX, "D=128,CAUSAL=0,QST=1"),
+        ("pp128x160_q1", PP, "D=128,CAUSAL=0,BN=160,QST=1"),
+        ("ppx128x160_q1", PPX, "D=128,CAUSAL=0,BN=160,QST=1"),
     ],
 }
 

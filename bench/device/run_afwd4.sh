@@ -3,7 +3,8 @@
 # SKIP forms of flash_attn_fwd_pp3.tir and flash_attn_fwd_pp.tir (causal: a consumer
 # warpgroup whose 64 rows see none of a tile's last KV blocks skips their softmax and P V,
 # SKIP = 2 also their Q K^T; an empty turn keeps the ring in step) and a few existing
-# parameter forms (PAIR, QST = 1, ppx) beside the library's variants, in one call within
+# parameter forms (PAIR, QST = 1, ppx; D = 128 non-causal BN = 160 with QST = 1, FA3's wider
+# KV block where shared memory allows) beside the library's variants, in one call within
 # $DEADLINE seconds (default 130); builds one small artifact (afwd4.py manifest: the four
 # GQA forward ops, every variant of afwd4.py's VARIANTS, no `when`):
 #   0. build   `lib build` of the afwd4 manifest (seconds)
@@ -51,7 +52,7 @@ j() { echo "$1|$2" >> "$JOBS"; }
 CS="compute-sanitizer --error-exitcode 9"
 NEW="p3s1:$P3:CAUSAL=1,SKIP=1 p3s2:$P3:CAUSAL=1,SKIP=2 p3b64:$P3:CAUSAL=1,BN=64,SKIP=1
      pps2:$PP:D=64,CAUSAL=1,BN=64,SKIP=2 pp128s2:$PP:D=128,CAUSAL=1,BN=64,SKIP=2
-     pp128s2p:$PP:D=128,CAUSAL=1,BN=64,SKIP=2,PAIR=1"
+     pp128s2p:$PP:D=128,CAUSAL=1,BN=64,SKIP=2,PAIR=1 ppx160:examples/flash_attn_fwd_ppx.tir:D=128,CAUSAL=0,BN=160,QST=1"
 for v in $NEW; do
     tag=${v%%:*}; rest=${v#*:}; f=${rest%%:*}; set=${rest#*:}
     j ex_${tag}_ragged "$C run $f --set $set --shape BH=20,BHK=5,S=1000,sm.count=7 --check"
