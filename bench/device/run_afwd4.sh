@@ -77,7 +77,7 @@ runjob() {
 export -f runjob
 export C R
 : > "$R/rc.txt"
-t $(( $(left) * 35 / 100 )) xargs -P 8 -d '\n' -n 1 bash -c 'runjob "$1"' _ < "$JOBS"
+t $(( $(left) * 40 / 100 )) xargs -P 8 -d '\n' -n 1 bash -c 'runjob "$1"' _ < "$JOBS"
 say "== checks done at $((SECONDS - T0)) s: $(awk '$2 == 0' "$R/rc.txt" | wc -l) exit 0 of $(wc -l < "$JOBS")"
 python3 $D/checks_tsv.py "$R" "$JOBS" > "$O/afwd4_checks.tsv" 2>> "$LOG"
 
