@@ -22,6 +22,12 @@
 #                       LIMIT seconds; a process that dies on a line (a hang, a device fault)
 #                       gets an error row for it and starts again after it, at most
 #                       $BATCH_STARTS (default 5) starts; its scratch file lives in $A
+#   warm_torch          imports torch and its compiler in the background (WARMPID; the
+#                       caller's EXIT trap kills it), so the peers start warm
+#   static_peers SECONDS SHAPES OUT
+#                       sweep.py peers at SHAPES into OUT within SECONDS (skipped under 15):
+#                       torch eager and torch.compile specialised to each shape (dynamic=False)
+#                       while the time lasts, no dynamic-shape compile; waits for warm_torch
 #   retable ART         sets LIB: ART with bench/device/sweep_table_h200.json ($TABLE, if set)
 #                       folded in (`lib build ART --table`, written to $A/tuned.cakelib), or ART
 #                       itself, said so, when the fold fails
@@ -92,4 +98,24 @@ retable() {
     else
         say "FAIL: $1 could not be tuned with $table (its own dispatch below)"
     fi
+}
+
+warm_torch() {
+    timeout 60 python3 -c "import torch, torch.nn.functional, torch._dynamo, torch._inductor" > /dev/null 2>&1 &
+    WARMPID=$!
+}
+
+static_peers() {
+    local secs=$1 shapes=$2 out=$3 p0=$SECONDS rc
+    [ -n "${WARMPID:-}" ] && wait "$WARMPID" 2> /dev/null
+    WARMPID=
+    if [ "$secs" -lt 15 ]; then
+        say "no time for the peers"
+        return 124
+    fi
+    SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_WARM_S=0.5 SWEEP_STATIC_UNTIL=$((secs - 4)) \
+        timeout -k 3 "$secs" python3 bench/device/sweep.py peers "$shapes" "$out" >> "${LOG:-/dev/null}" 2>&1
+    rc=$?
+    say "peers: exit $rc in $((SECONDS - p0)) s, $(cnt torch_compile_static "$out") rows with the static compile"
+    return $rc
 }

@@ -25,11 +25,9 @@ LOG=$O/rows3_log.txt
 : > "$LOG"
 D=bench/device
 A=$(mktemp -d "${TMPDIR:-/tmp}/rows3.XXXXXX")
-PP=
 WARMPID=
-trap '[ -n "$PP" ] && kill "$PP" 2> /dev/null; [ -n "$WARMPID" ] && kill "$WARMPID" 2> /dev/null; rm -rf "$A"' EXIT
-timeout 60 python3 -c "import torch, torch.nn.functional, torch._dynamo, torch._inductor" > /dev/null 2>&1 &
-WARMPID=$!
+trap '[ -n "$WARMPID" ] && kill "$WARMPID" 2> /dev/null; rm -rf "$A"' EXIT
+warm_torch
 LIB=${ROWS3_LIB:-.carry/python/cake/cake.cakelib}
 if [ ! -f "$LIB" ]; then
     LIB=$A/lib.cakelib
@@ -44,20 +42,7 @@ l0=$SECONDS
 BATCH_STARTS=3
 batch $(( $(left) * 25 / 100 )) $D/rows3_lines.txt "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
 say "library (checked): in $((SECONDS - l0)) s, $(cnt '"check_ok":true' "$O/lib.jsonl") checks pass of $(cnt '"op"' "$O/lib.jsonl") rows ($(grep -c . $D/rows3_lines.txt) lines)"
-wait "$WARMPID" 2> /dev/null
-WARMPID=
-p0=$SECONDS
-PEER_S=$(( $(left) - 8 ))
-if [ "$PEER_S" -ge 15 ]; then
-    SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_WARM_S=0.5 SWEEP_STATIC_UNTIL=$(( PEER_S - 4 )) \
-        timeout -k 3 "$PEER_S" python3 $D/sweep.py peers $D/rows3_shapes.txt "$O/peers.jsonl" >> "$LOG" 2>&1 &
-    PP=$!
-    wait "$PP"
-    say "peers: exit $? in $((SECONDS - p0)) s, $(cnt torch_compile_static "$O/peers.jsonl") rows with the static compile"
-    PP=
-else
-    say "no time for the peers"
-fi
+static_peers $(( $(left) - 8 )) $D/rows3_shapes.txt "$O/peers.jsonl"
 timeout 10 python3 $D/rows2_table.py slim "$O/lib.jsonl" 2>> "$LOG"
 say "== rows3 (ratio = peer ms / ours, both gated; at $((SECONDS - T0)) s)"
 timeout 10 python3 $D/rows3_table.py "$O/lib.jsonl" "$O/peers.jsonl" "${ROWS3_REF:-bench/results/2026-12-03-s9/round1/sweep/sweep.json}" \

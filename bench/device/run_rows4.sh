@@ -27,11 +27,9 @@ LOG=$O/rows4_log.txt
 : > "$LOG"
 D=bench/device
 A=$(mktemp -d "${TMPDIR:-/tmp}/rows4.XXXXXX")
-PP=
 WARMPID=
-trap '[ -n "$PP" ] && kill "$PP" 2> /dev/null; [ -n "$WARMPID" ] && kill "$WARMPID" 2> /dev/null; rm -rf "$A"' EXIT
-timeout 60 python3 -c "import torch, torch.nn.functional, torch._dynamo, torch._inductor" > /dev/null 2>&1 &
-WARMPID=$!
+trap '[ -n "$WARMPID" ] && kill "$WARMPID" 2> /dev/null; rm -rf "$A"' EXIT
+warm_torch
 LIB=${ROWS4_LIB:-.carry/python/cake/cake.cakelib}
 if [ ! -f "$LIB" ] || ! "$C" lib select "$LIB" --op layernorm --shape M=22465,N=548 --json 2>/dev/null \
         | grep -q '"variant":"rows2_v4_n640"'; then
@@ -40,12 +38,7 @@ if [ ! -f "$LIB" ] || ! "$C" lib select "$LIB" --op layernorm --shape M=22465,N=
     t 40 "$C" lib build library -o "$LIB" -j "$(nproc 2>/dev/null || echo 4)" > "$O/build.txt" 2>&1
     say "build on the device: exit $?"
 fi
-if t 15 "$C" lib build "$LIB" --table $D/sweep_table_h200.json -o "$A/tuned.cakelib" >> "$LOG" 2>&1; then
-    LIB=$A/tuned.cakelib
-    say "artifact tuned with $D/sweep_table_h200.json"
-else
-    say "FAIL: the artifact could not be tuned (untuned dispatch below)"
-fi
+retable "$LIB"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader >> "$LOG" 2>&1
 : > "$O/lib.jsonl"
 : > "$O/tune.jsonl"
@@ -54,20 +47,7 @@ BATCH_STARTS=3
 l0=$SECONDS
 batch $(( $(left) * 25 / 100 )) $D/rows4_loser_lines.txt "$O/lib.jsonl" --check --sample --runs 10 --timeout 5
 say "losers (checked): in $((SECONDS - l0)) s, $(cnt '"check_ok":true' "$O/lib.jsonl") checks pass of $(cnt '"op"' "$O/lib.jsonl") rows ($(grep -c . $D/rows4_loser_lines.txt) lines)"
-wait "$WARMPID" 2> /dev/null
-WARMPID=
-p0=$SECONDS
-PEER_S=$(( $(left) * 40 / 100 ))
-if [ "$PEER_S" -ge 15 ]; then
-    SWEEP_RUNS=10 SWEEP_PEERS_BUDGET=0 SWEEP_WARM_S=0.5 SWEEP_STATIC_UNTIL=$(( PEER_S - 4 )) \
-        timeout -k 3 "$PEER_S" python3 $D/sweep.py peers $D/rows4_losers.txt "$O/peers.jsonl" >> "$LOG" 2>&1 &
-    PP=$!
-    wait "$PP"
-    say "peers: exit $? in $((SECONDS - p0)) s, $(cnt torch_compile_static "$O/peers.jsonl") rows with the static compile"
-    PP=
-else
-    say "no time for the peers"
-fi
+static_peers $(( $(left) * 40 / 100 )) $D/rows4_losers.txt "$O/peers.jsonl"
 u0=$SECONDS
 batch $(( $(left) - 8 )) $D/rows4_tune_lines.txt "$O/tune.jsonl" --check --sample --runs 10 --timeout 5
 say "tuning lines (checked): in $((SECONDS - u0)) s, $(cnt '"check_ok":true' "$O/tune.jsonl") checks pass of $(cnt '"op"' "$O/tune.jsonl") rows ($(grep -c . $D/rows4_tune_lines.txt) lines)"
