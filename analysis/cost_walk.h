@@ -63,6 +63,9 @@ typedef struct {
     double cond_f;
     CostMemo *lines;              /* per global access: lines touched, fewest possible */
     CostMemo *conds;              /* TIR-L: condition fractions of the current role's walk */
+    CostMemo *conds_blocks;       /* TIR-L: those that read no block index, by role, kept over
+                                     the sampled blocks (the same inputs: the same fraction) */
+    uint32_t group;               /* the role being walked (its index; 0 without roles) */
     uint32_t thread_reads;        /* reads of a thread-dependent special register (thread.x,
                                      lane, warp, wg) by the evaluator: a condition that reads
                                      none is uniform over the group, evaluated once */
