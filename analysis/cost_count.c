@@ -138,10 +138,11 @@ static void expr(Walk *w, NodeId e, double m)
     uint32_t at = (uint32_t)(key >> 40) & (EXPR_MEMO - 1);
     for (int probe = 0; probe < 4; probe++, at = (at + 1) & (EXPR_MEMO - 1))
         if (x->key[at] == key) {
-            w->w->alu += x->alu[at] * m;
-            w->w->sfu += x->sfu[at] * m;
-            w->w->shfl += x->shfl[at] * m;
-            w->w->flops_simt += x->flops[at] * m;
+            const ExprWork *c = &x->work[at];
+            w->w->alu += c->alu * m;
+            w->w->sfu += c->sfu * m;
+            w->w->shfl += c->shfl * m;
+            w->w->flops_simt += c->flops * m;
             return;
         } else if (!x->key[at])
             break;
@@ -156,10 +157,7 @@ static void expr(Walk *w, NodeId e, double m)
     real->flops_simt += once.flops_simt * m;
     if (!x->key[at]) {
         x->key[at] = key;
-        x->alu[at] = once.alu;
-        x->sfu[at] = once.sfu;
-        x->shfl[at] = once.shfl;
-        x->flops[at] = once.flops_simt;
+        x->work[at] = (ExprWork){once.alu, once.sfu, once.shfl, once.flops_simt};
     }
 }
 

@@ -114,6 +114,7 @@ static void walk_lowered_block(Walk *w, const Kernel *low, CostProfile *p, const
         w->thread = w->group_first;
         w->cond_f = 1;
         w->conds->cur++;   /* another group of threads: conditions anew */
+        w->group = r;
         w->w = p->nroles ? &p->roles[r].w : block;
         cw_stage_push(w);
         cw_block_stmts(w, low->body, 1);
@@ -139,18 +140,19 @@ int cost_profile(CakeCtx *ctx, const Kernel *k, const Kernel *low, Target tg, co
     w.arg_rw = arena_alloc(&ctx->arena, w.k->nargs + 1);
     /* freed below, not the arena's (one per call); only what marks an entry empty
        is cleared (a generation, a key): the rest is written before it is read */
-    CostMemo *memo = malloc(3 * sizeof *memo);
+    CostMemo *memo = malloc(4 * sizeof *memo);
     if (!memo) {
         snprintf(why, whylen, "out of memory");
         return 0;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         memset(memo[i].gen, 0, sizeof memo[i].gen);
         memo[i].cur = 1;
     }
     w.reuse = &memo[0];
     w.lines = &memo[1];
     w.conds = &memo[2];
+    w.conds_blocks = &memo[3];
     ExprMemo *arith = malloc(sizeof *arith);   /* optional: without it every node is counted */
     uint8_t *pure = arith ? calloc(w.k->nnodes + 1, 1) : NULL;
     if (arith)

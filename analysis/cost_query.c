@@ -187,10 +187,17 @@ double cw_cond_frac(Walk *w, NodeId cond)
         return 1;
     if (w->lowered) {   /* once per statement (its copies) and loop values in a role's walk */
         uint64_t key = cw_memo_key(w, cond, 1);
+        uint64_t by_role = (key ^ ((uint64_t)w->group + 1)) * 1099511628211ull;
         double f;
         if (cw_memo_get(w->conds, key, &f, NULL))
             return f;
-        f = cond_frac_lowered(w, cond);
+        /* one that read no block index at an earlier sampled block: its value */
+        if (!cw_memo_get(w->conds_blocks, by_role ? by_role : 1, &f, NULL)) {
+            uint32_t reads = w->block_reads;
+            f = cond_frac_lowered(w, cond);
+            if (w->block_reads == reads)
+                cw_memo_put(w->conds_blocks, by_role ? by_role : 1, f, 0);
+        }
         cw_memo_put(w->conds, key, f, 0);
         return f;
     }

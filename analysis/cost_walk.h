@@ -25,9 +25,10 @@ typedef struct {
 /* the SIMT work of a pure arithmetic expression (no memory access, no
    reduction, no barrier) per execution, by node and role size: the lowered
    level revisits the same nodes at every sampled block and unrolled iteration */
+typedef struct { double alu, sfu, shfl, flops; } ExprWork;   /* one cache line's half */
 typedef struct {
-    uint64_t key[EXPR_MEMO];
-    double alu[EXPR_MEMO], sfu[EXPR_MEMO], shfl[EXPR_MEMO], flops[EXPR_MEMO];
+    uint64_t key[EXPR_MEMO];      /* apart from the counts: cleared alone, probed in L1 */
+    ExprWork work[EXPR_MEMO];     /* an entry's counts together: one line read per hit */
     uint8_t *pure;                /* per node: 0 not known, 1 pure, 2 not */
 } ExprMemo;
 
@@ -63,6 +64,9 @@ typedef struct {
     double cond_f;
     CostMemo *lines;              /* per global access: lines touched, fewest possible */
     CostMemo *conds;              /* TIR-L: condition fractions of the current role's walk */
+    CostMemo *conds_blocks;       /* TIR-L: those that read no block index, by role, kept over
+                                     the sampled blocks (the same inputs: the same fraction) */
+    uint32_t group;               /* the role being walked (its index; 0 without roles) */
     uint32_t thread_reads;        /* reads of a thread-dependent special register (thread.x,
                                      lane, warp, wg) by the evaluator: a condition that reads
                                      none is uniform over the group, evaluated once */

@@ -24,6 +24,7 @@
 /* the cache: every instance built in this context, newest first */
 typedef struct LibInstances {
     CakeInstance **items; uint32_t n, cap;
+    uint64_t *file_hash; uint8_t *hashed; uint32_t nfiles;   /* source_hash per file, once */
 } LibInstances;
 
 /* ---- kernel lookup ------------------------------------------------------------ */
@@ -98,10 +99,38 @@ static int param_values(CakeCtx *ctx, const Kernel *k, const CeEnv *set, int64_t
     return 1;
 }
 
-static uint64_t source_hash(const CakeCtx *ctx, const Module *m)
+static LibInstances *instances(CakeCtx *ctx)
 {
-    const SourceFile *f = m->file < ctx->nfiles ? &ctx->files[m->file] : NULL;
-    return f ? fnv(14695981039346656037u, f->text, f->len) : (uint64_t)(uintptr_t)m;
+    if (!ctx->instances)
+        ctx->instances = arena_alloc(&ctx->arena, sizeof *ctx->instances);
+    return ctx->instances;
+}
+
+/* the hash of m's source text; a file's text never changes once added, so it
+   is hashed once per context (every cake_instance call asks: 10-25 us a file) */
+static uint64_t source_hash(CakeCtx *ctx, const Module *m)
+{
+    if (m->file >= ctx->nfiles)
+        return (uint64_t)(uintptr_t)m;
+    LibInstances *c = instances(ctx);
+    if (m->file >= c->nfiles) {
+        uint32_t n = ctx->nfiles;
+        uint64_t *h = arena_alloc(&ctx->arena, n * sizeof *h);
+        uint8_t *known = arena_alloc(&ctx->arena, n);
+        if (c->nfiles) {
+            memcpy(h, c->file_hash, c->nfiles * sizeof *h);
+            memcpy(known, c->hashed, c->nfiles);
+        }
+        c->file_hash = h;
+        c->hashed = known;
+        c->nfiles = n;
+    }
+    if (!c->hashed[m->file]) {
+        const SourceFile *f = &ctx->files[m->file];
+        c->file_hash[m->file] = fnv(14695981039346656037u, f->text, f->len);
+        c->hashed[m->file] = 1;
+    }
+    return c->file_hash[m->file];
 }
 
 static int same_key(const CakeInstance *a, const CakeInstance *b)
@@ -122,9 +151,7 @@ static CakeInstance *cache_find(CakeCtx *ctx, const CakeInstance *want)
 
 static void cache_add(CakeCtx *ctx, CakeInstance *inst)
 {
-    if (!ctx->instances)
-        ctx->instances = arena_alloc(&ctx->arena, sizeof *ctx->instances);
-    LibInstances *c = ctx->instances;
+    LibInstances *c = instances(ctx);
     c->items = arena_grow(&ctx->arena, c->items, &c->cap, c->n + 1, sizeof *c->items);
     c->items[c->n++] = inst;
 }
