@@ -289,7 +289,8 @@ static int open_device(CakeCtx *ctx, const Options *o, RunState *rs)
     RtStatus st = rt_open(RT_AUTO, 0, &rs->dev, err, sizeof err);
     if (st != RT_OK) {
         Diag *d = diag_report(ctx, E0973, IR_NOSPAN, "no GPU to run on: %s", err);
-        diag_help(ctx, d, "`cakec check FILE` and `cakec FILE --emit ptx` work without a GPU");
+        diag_help(ctx, d, "`cakec run FILE --sim` checks on the CPU (docs/sim.md); `cakec check FILE` "
+                          "and `cakec FILE --emit ptx` also work without a GPU");
         return 0;
     }
     if (o->timeout)
