@@ -265,8 +265,17 @@ static Cong cong_atom(Bx *b, uint32_t atom, int depth)
         return (Cong){0, mod};
     }
     if (n->op == OP_FOR) {
-        if (n->c && !sy_const(s, n->c, &step))
-            return none;
+        if (n->c && !sy_const(s, n->c, &step)) {
+            /* a step known only up to a congruence (`threads * 8`): every step is a
+               multiple of gcd(r, m) where step = r (mod m), and so is var - lo */
+            Lin ls = lin(b, n->c, 0);
+            if (!ls.ok || ls.den != 1)
+                return none;
+            Cong cs = cong_lin(b, &ls, depth + 1);
+            step = ce_gcd(cs.r, cs.m);
+            if (step <= 1)
+                return none;
+        }
         Lin lo = lin(b, n->a, 0);
         if (!lo.ok || lo.den != 1)
             return none;
