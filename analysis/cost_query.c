@@ -192,11 +192,11 @@ double cw_cond_frac(Walk *w, NodeId cond)
         if (cw_memo_get(w->conds, key, &f, NULL))
             return f;
         /* one that read no block index at an earlier sampled block: its value */
-        if (!cw_memo_get(w->conds_blocks, by_role ? by_role : 1, &f, NULL)) {
+        if (!cw_memo_get(w->conds_blocks, by_role, &f, NULL)) {
             uint32_t reads = w->block_reads;
             f = cond_frac_lowered(w, cond);
             if (w->block_reads == reads)
-                cw_memo_put(w->conds_blocks, by_role ? by_role : 1, f, 0);
+                cw_memo_put(w->conds_blocks, by_role, f, 0);
         }
         cw_memo_put(w->conds, key, f, 0);
         return f;

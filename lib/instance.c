@@ -24,7 +24,7 @@
 /* the cache: every instance built in this context, newest first */
 typedef struct LibInstances {
     CakeInstance **items; uint32_t n, cap;
-    uint64_t *file_hash; uint8_t *hashed; uint32_t nfiles;   /* source_hash per file, once */
+    uint64_t *file_hash; uint32_t capfiles;   /* source_hash per file (0: not taken yet) */
 } LibInstances;
 
 /* ---- kernel lookup ------------------------------------------------------------ */
@@ -113,24 +113,13 @@ static uint64_t source_hash(CakeCtx *ctx, const Module *m)
     if (m->file >= ctx->nfiles)
         return (uint64_t)(uintptr_t)m;
     LibInstances *c = instances(ctx);
-    if (m->file >= c->nfiles) {
-        uint32_t n = ctx->nfiles;
-        uint64_t *h = arena_alloc(&ctx->arena, n * sizeof *h);
-        uint8_t *known = arena_alloc(&ctx->arena, n);
-        if (c->nfiles) {
-            memcpy(h, c->file_hash, c->nfiles * sizeof *h);
-            memcpy(known, c->hashed, c->nfiles);
-        }
-        c->file_hash = h;
-        c->hashed = known;
-        c->nfiles = n;
-    }
-    if (!c->hashed[m->file]) {
+    c->file_hash = arena_grow(&ctx->arena, c->file_hash, &c->capfiles, m->file + 1, sizeof *c->file_hash);
+    uint64_t *h = &c->file_hash[m->file];
+    if (!*h) {   /* a text whose hash is 0 is hashed at every call: the same value */
         const SourceFile *f = &ctx->files[m->file];
-        c->file_hash[m->file] = fnv(14695981039346656037u, f->text, f->len);
-        c->hashed[m->file] = 1;
+        *h = fnv(14695981039346656037u, f->text, f->len);
     }
-    return c->file_hash[m->file];
+    return *h;
 }
 
 static int same_key(const CakeInstance *a, const CakeInstance *b)
