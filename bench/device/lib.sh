@@ -28,6 +28,10 @@
 #                       sweep.py peers at SHAPES into OUT within SECONDS (skipped under 15):
 #                       torch eager and torch.compile specialised to each shape (dynamic=False)
 #                       while the time lasts, no dynamic-shape compile; waits for warm_torch
+#   check_best LIMIT OUT ALL.jsonl...
+#                       the fastest variant of each shape of `lib bench --all` rows
+#                       (gemmx.py best) through `lib bench --check --sample` into OUT within
+#                       LIMIT seconds, and a line of how many passed
 #   retable ART         sets LIB: ART with bench/device/sweep_table_h200.json ($TABLE, if set)
 #                       folded in (`lib build ART --table`, written to $A/tuned.cakelib), or ART
 #                       itself, said so, when the fold fails
@@ -118,4 +122,13 @@ static_peers() {
     rc=$?
     say "peers: exit $rc in $((SECONDS - p0)) s, $(cnt torch_compile_static "$out") rows with the static compile"
     return $rc
+}
+
+check_best() {
+    local lim=$1 out=$2 s0=$SECONDS
+    shift 2
+    python3 bench/device/gemmx.py best "$@" > "$A/best.txt" 2>> "${LOG:-/dev/null}"
+    : > "$out"
+    batch "$lim" "$A/best.txt" "$out" --check --sample --runs 1 --timeout 5
+    say "best-variant checks: $(cnt '"check_ok":true' "$out") ok, $(cnt '"check_ok":false' "$out") FAIL of $(cnt . "$A/best.txt") in $((SECONDS - s0)) s"
 }

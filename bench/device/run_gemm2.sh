@@ -140,11 +140,7 @@ for e in json.load(open(sys.argv[1]))["entries"]:
     batch 6 "$A/ta8.txt" "$O/tune_all.jsonl" --all --runs 5 --timeout 5 ${SKIP:+--skip "$SKIP"}
     say "tune_all: $(cnt '"bench_all"' "$O/tune_all.jsonl") of $(cnt . bench/device/narrow_tune_shapes.txt) shapes in $((SECONDS - s0)) s"
 
-    python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/tune_new.jsonl" > "$A/best.txt" 2>> "$LOG"
-    : > "$O/best_checks.jsonl"
-    s0=$SECONDS
-    batch $(( $(left) - 6 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
-    say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok, $(cnt '"check_ok":false' "$O/best_checks.jsonl") FAIL of $(cnt . "$A/best.txt") in $((SECONDS - s0)) s"
+    check_best $(( $(left) - 6 )) "$O/best_checks.jsonl" "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/tune_new.jsonl"
     say "== gemm2 narrow (at $((SECONDS - T0)) s; ratio = peer ms / ours)"
     timeout 5 python3 bench/device/gemm2.py narrow "$O/losers_all.jsonl" "$O/peers.jsonl" "$O/best_checks.jsonl" \
         "$NEWRE" "$O/narrow.md" 2>&1 | tee -a "$LOG"
@@ -276,11 +272,7 @@ batch $(( $(left) - 22 )) "$A/tune_new.txt" "$O/tune_new.jsonl" --all --runs 5 -
 say "tune (new variants): $(cnt '"bench_all"' "$O/tune_new.jsonl") of $(cnt . "$A/tune_new.txt") shapes timed in $((SECONDS - s0)) s"
 
 # 5. the fastest variant of every timed shape checked: the losers first, then the tuning shapes
-python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/tune_new.jsonl" > "$A/best.txt" 2>> "$LOG"
-: > "$O/best_checks.jsonl"
-s0=$SECONDS
-batch $(( $(left) - 8 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
-say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok of $(cnt '"op"' "$O/best_checks.jsonl") checked ($(cnt . "$A/best.txt") timed) in $((SECONDS - s0)) s"
+check_best $(( $(left) - 8 )) "$O/best_checks.jsonl" "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/tune_new.jsonl"
 
 say "== gemm2 summary (at $((SECONDS - T0)) s; ratio = cuBLAS ms / ours; verdict: gemm2.py)"
 timeout 6 python3 bench/device/gemmx.py summary "$O/losers_all.jsonl" "$O/tune_all.jsonl" "$O/peers.jsonl" \

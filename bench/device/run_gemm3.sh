@@ -55,11 +55,7 @@ batch 38 "$A/t.txt" "$O/tune.jsonl" --all --runs 5 --timeout 5
 batch 10 "$A/t8.txt" "$O/tune.jsonl" --all --runs 5 --timeout 5
 say "tune: $(cnt '"bench_all"' "$O/tune.jsonl") of $(cnt . bench/device/gemm3_tune_shapes.txt) shapes in $((SECONDS - s0)) s"
 
-python3 bench/device/gemmx.py best "$O/tune.jsonl" > "$A/best.txt" 2>> "$LOG"
-: > "$O/best_checks.jsonl"
-s0=$SECONDS
-batch $(( $(left) - 6 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
-say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok, $(cnt '"check_ok":false' "$O/best_checks.jsonl") FAIL of $(cnt . "$A/best.txt") in $((SECONDS - s0)) s"
+check_best $(( $(left) - 6 )) "$O/best_checks.jsonl" "$O/tune.jsonl"
 
 say "== gemm3 (at $((SECONDS - T0)) s; ratio = peer ms / ours; before = the old pick, after = the new)"
 timeout 5 python3 bench/device/gemm2.py before "$O/new.jsonl" "$O/old.jsonl" "$O/peers.jsonl" "$O/before_after.md" 2>&1 | tee -a "$LOG"

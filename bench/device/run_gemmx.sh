@@ -165,11 +165,7 @@ say "cuBLAS: exit $? in $((SECONDS - s0)) s, $(cnt . "$O/peers.jsonl") of $(cnt 
 
 # 5. the fastest variant of every timed shape checked (the one a table from these rows
 #    chooses there): the losers first, then the tuning shapes
-python3 bench/device/gemmx.py best "$O/losers_all.jsonl" "$O/tune_new.jsonl" > "$A/best.txt" 2>> "$LOG"
-: > "$O/best_checks.jsonl"
-s0=$SECONDS
-batch $(( $(left) - 8 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
-say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok of $(cnt '"op"' "$O/best_checks.jsonl") checked ($(cnt . "$A/best.txt") timed) in $((SECONDS - s0)) s"
+check_best $(( $(left) - 8 )) "$O/best_checks.jsonl" "$O/losers_all.jsonl" "$O/tune_new.jsonl"
 
 say "== gemmx summary (at $((SECONDS - T0)) s; ratio = cuBLAS ms / best variant ms)"
 timeout 6 python3 bench/device/gemmx.py summary "$O/losers_all.jsonl" "$O/tune_new.jsonl" "$O/peers.jsonl" \

@@ -22,8 +22,5 @@ s0=$SECONDS
 BATCH_STARTS=3
 batch $(( ($(left) - 10) * 80 / 100 )) "$L" "$O/losers_all.jsonl" --all --runs 5 --timeout 5
 say "all variants: $(cnt '"bench_all"' "$O/losers_all.jsonl") of $(cnt . "$L") shapes in $((SECONDS - s0)) s"
-python3 bench/device/gemmx.py best "$O/losers_all.jsonl" > "$A/best.txt" 2>> "$LOG"
-: > "$O/best_checks.jsonl"
-batch $(( $(left) - 4 )) "$A/best.txt" "$O/best_checks.jsonl" --check --sample --runs 1 --timeout 5
-say "best-variant checks: $(cnt '"check_ok":true' "$O/best_checks.jsonl") ok, $(cnt '"check_ok":false' "$O/best_checks.jsonl") FAIL of $(cnt . "$A/best.txt")"
+check_best $(( $(left) - 4 )) "$O/best_checks.jsonl" "$O/losers_all.jsonl"
 exit 0
