@@ -16,21 +16,12 @@ import json
 import math
 import os
 import random
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import sweep   # noqa: E402
-
-
-def pick(cakec, art, op, shape):
-    p = subprocess.run([cakec, "lib", "select", art, "--op", op, "--shape", shape, "--json"],
-                       capture_output=True, text=True)
-    try:
-        return json.loads(p.stdout)["select"]["variant"]
-    except (ValueError, KeyError):
-        return None
+from gemm3_picks import select   # noqa: E402
 
 
 def neighbour(rng, shape, taken):
@@ -54,7 +45,7 @@ def main(cakec, art, sweep_path, table_path, changed_path, tune_path):
     rng = random.Random(9401)
     changed, tune = [], []
     for r in rows:
-        new = pick(cakec, art, r["op"], r["shape"])
+        new = select(cakec, art, r["op"], r["shape"])[0]
         fresh = new and new != r["variant"]
         if fresh:
             changed.append(f"{r['op']} {r['shape']} {new} {r['variant']}")
